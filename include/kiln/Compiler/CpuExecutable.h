@@ -1,0 +1,82 @@
+//===- CpuExecutable.h - a kiln function compiled for the host -*- C++ -*-===//
+//
+// Compiles one function of a kiln module with -kiln-cpu-pipeline and MLIR's
+// ExecutionEngine (LLVM ORC JIT, -O3, host CPU features) and runs it on host
+// tensors. Results are caller-allocated out-params, so a run allocates only
+// the outputs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_COMPILER_CPUEXECUTABLE_H
+#define KILN_COMPILER_CPUEXECUTABLE_H
+
+#include "kiln/Support/HostTensor.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class ExecutionEngine;
+} // namespace mlir
+
+namespace kiln {
+
+/// The type of one argument or result: element type and shape, with
+/// mlir::ShapedType::kDynamic for dynamic dims.
+struct TensorSignature {
+  DType dtype;
+  std::vector<int64_t> shape;
+  std::string typeString; // "tensor<4x?xf32>"
+};
+
+/// What compilation found, for reports.
+struct CompileStats {
+  /// kiln.fusion_group ops in the entry's module before lowering.
+  int64_t fusionGroups = 0;
+  /// Distinct kernels compiled for them (0 until groups are deduplicated).
+  int64_t uniqueKernels = 0;
+  /// Loop nests (kernels) one call executes, counted after linalg fusion.
+  int64_t kernelLaunches = 0;
+  double compileMs = 0;
+};
+
+class CpuExecutable {
+public:
+  ~CpuExecutable();
+
+  /// Compiles `entry` of `module`. The module is lowered in place. `entry`
+  /// may be empty: then `main`, or else the only public function.
+  static llvm::Expected<std::unique_ptr<CpuExecutable>>
+  compile(mlir::ModuleOp module, llvm::StringRef entry);
+
+  const std::string &getEntryName() const { return entryName; }
+  const std::vector<TensorSignature> &getInputs() const { return inputs; }
+  const std::vector<TensorSignature> &getOutputs() const { return outputs; }
+  const CompileStats &getStats() const { return stats; }
+
+  /// Checks `args` against the signature and runs the function; the results
+  /// are allocated here.
+  llvm::Expected<std::vector<HostTensor>>
+  run(llvm::ArrayRef<HostTensor> args) const;
+
+  /// Picks the entry function of `module`: `name` if given, else `main`, else
+  /// the only public function.
+  static llvm::Expected<std::string> findEntry(mlir::ModuleOp module,
+                                               llvm::StringRef name);
+
+private:
+  CpuExecutable() = default;
+
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+  std::string entryName;
+  std::vector<TensorSignature> inputs, outputs;
+  CompileStats stats;
+};
+
+} // namespace kiln
+
+#endif // KILN_COMPILER_CPUEXECUTABLE_H

@@ -1,0 +1,42 @@
+//===- Passes.td - kiln conversion passes ---------------------*- tablegen -*-===//
+
+#ifndef KILN_CONVERSION_PASSES_TD
+#define KILN_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def KilnLowerToLinalg : Pass<"kiln-lower-to-linalg", "mlir::ModuleOp"> {
+  let summary = "Lower kiln ops and fusion groups to linalg, tensor, arith and math";
+  let description = [{
+    Elementwise ops become `linalg.generic`, reductions `linalg.reduce`,
+    matmul a `linalg.generic` contraction whose indexing maps apply the
+    transpose flags (no transpose is materialized), layout ops become tensor
+    ops and a concat becomes `tensor.empty` plus one `tensor.insert_slice` per
+    operand, so that bufferization writes every producer into one buffer.
+    f16 and bf16 are computed in f32. `kiln.vjp` must have been expanded.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
+    "mlir::math::MathDialect", "mlir::tensor::TensorDialect"
+  ];
+  let statistics = [
+    Statistic<"numLoweredOps", "kiln-lowered-ops", "kiln ops lowered">,
+    Statistic<"numInlinedGroups", "kiln-inlined-groups",
+              "fusion groups lowered in place">
+  ];
+}
+
+def KilnExpandMath : Pass<"kiln-expand-math"> {
+  let summary = "Expand math ops into vectorizable polynomial approximations";
+  let description = [{
+    Rewrites transcendental `math` ops (tanh, exp, log, sin, cos, rsqrt,
+    powf, ...) into arith-only polynomial forms, so that the CPU code calls
+    no scalar libm routine and the loop vectorizer can widen it.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::math::MathDialect",
+    "mlir::vector::VectorDialect"
+  ];
+}
+
+#endif // KILN_CONVERSION_PASSES_TD

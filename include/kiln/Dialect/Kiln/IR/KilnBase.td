@@ -1,0 +1,110 @@
+//===- KilnBase.td - kiln dialect, types and op base classes -*- tablegen -*-===//
+//
+// The dialect definition, the tensor type constraints of the contract
+// (DIALECT.md) and the layered op base classes that the ops in KilnOps.td
+// derive from, so that traits and assembly formats are written once.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_DIALECT_KILN_IR_KILNBASE_TD
+#define KILN_DIALECT_KILN_IR_KILNBASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+def Kiln_Dialect : Dialect {
+  let name = "kiln";
+  let cppNamespace = "::kiln";
+  let summary = "Tensor-level dialect of the kiln lazy-tensor compiler";
+  let description = [{
+    The `kiln` dialect holds the programs that kiln records from lazy tensor
+    code: elementwise math, layout ops, reductions, matmul, the `kiln.vjp`
+    request for reverse-mode derivatives and the `kiln.fusion_group` regions
+    that become one kernel each. Operands never broadcast implicitly.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasConstantMaterializer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+// f16 and bf16 are storage types: lowerings compute them in f32.
+def Kiln_FloatElement : AnyTypeOf<[F32, F64, F16, BF16]>;
+def Kiln_FloatTensor : RankedTensorOf<[F32, F64, F16, BF16]>;
+def Kiln_BoolTensor : RankedTensorOf<[I1]>;
+def Kiln_Tensor : RankedTensorOf<[F32, F64, F16, BF16, I1]>;
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+def Kiln_CmpPredicate : I32EnumAttr<"CmpPredicate", "kiln.cmp predicate", [
+  I32EnumAttrCase<"eq", 0>,
+  I32EnumAttrCase<"ne", 1>,
+  I32EnumAttrCase<"lt", 2>,
+  I32EnumAttrCase<"le", 3>,
+  I32EnumAttrCase<"gt", 4>,
+  I32EnumAttrCase<"ge", 5>
+]> {
+  let cppNamespace = "::kiln";
+  let genSpecializedAttr = 0;
+}
+
+// Written `#kiln<predicate lt>` in the generic form and `lt` in kiln.cmp's
+// custom form.
+def Kiln_CmpPredicateAttr
+    : EnumAttr<Kiln_Dialect, Kiln_CmpPredicate, "predicate">;
+
+//===----------------------------------------------------------------------===//
+// Op base classes
+//===----------------------------------------------------------------------===//
+
+class Kiln_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Kiln_Dialect, mnemonic, traits>;
+
+// Elementwise ops of one float type: T -> T and T, T -> T.
+class Kiln_ElementwiseOp<string mnemonic, list<Trait> traits = []>
+    : Kiln_Op<mnemonic,
+              !listconcat(traits, [Pure, Elementwise,
+                                   SameOperandsAndResultType])>;
+
+class Kiln_UnaryOp<string mnemonic, list<Trait> traits = []>
+    : Kiln_ElementwiseOp<mnemonic, traits> {
+  let arguments = (ins Kiln_FloatTensor:$operand);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+class Kiln_BinaryOp<string mnemonic, list<Trait> traits = []>
+    : Kiln_ElementwiseOp<mnemonic, traits> {
+  let arguments = (ins Kiln_FloatTensor:$lhs, Kiln_FloatTensor:$rhs);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+// Ops that change a tensor's layout or shape; the result type is written
+// out in the custom form so that shapes stay readable.
+class Kiln_ShapeOp<string mnemonic, list<Trait> traits = []>
+    : Kiln_Op<mnemonic, !listconcat(traits, [Pure])> {
+  let results = (outs Kiln_Tensor:$result);
+}
+
+class Kiln_ReduceOp<string mnemonic, list<Trait> traits = []>
+    : Kiln_Op<mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptor])> {
+  let arguments = (ins Kiln_FloatTensor:$operand, DenseI64ArrayAttr:$dims);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = [{
+    $operand `,` `dims` `=` $dims attr-dict `:` type($operand) `->`
+    type($result)
+  }];
+  let hasFolder = 1;
+}
+
+#endif // KILN_DIALECT_KILN_IR_KILNBASE_TD

@@ -1,0 +1,30 @@
+//===- KilnOps.h - kiln dialect ops -----------------------------*- C++ -*-===//
+//
+// The op classes generated from KilnOps.td.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_DIALECT_KILN_IR_KILNOPS_H
+#define KILN_DIALECT_KILN_IR_KILNOPS_H
+
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/RegionKindInterface.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#define GET_OP_CLASSES
+#include "kiln/Dialect/Kiln/IR/KilnOps.h.inc"
+
+namespace kiln {
+/// The number of elements of `type`, or std::nullopt when a dim is dynamic.
+std::optional<int64_t> getStaticElementCount(mlir::ShapedType type);
+} // namespace kiln
+
+#endif // KILN_DIALECT_KILN_IR_KILNOPS_H

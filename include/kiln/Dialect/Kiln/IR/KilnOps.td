@@ -1,0 +1,363 @@
+//===- KilnOps.td - kiln dialect ops -------------------------*- tablegen -*-===//
+//
+// Every op of the contract in DIALECT.md. Names, operands and attribute names
+// are binding; programs use the generic form.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_DIALECT_KILN_IR_KILNOPS_TD
+#define KILN_DIALECT_KILN_IR_KILNOPS_TD
+
+include "kiln/Dialect/Kiln/IR/KilnBase.td"
+include "mlir/Interfaces/CallInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/RegionKindInterface.td"
+
+//===----------------------------------------------------------------------===//
+// Constant
+//===----------------------------------------------------------------------===//
+
+def Kiln_ConstantOp : Kiln_Op<"constant",
+    [ConstantLike, Pure, InferTypeOpAdaptor]> {
+  let summary = "tensor constant";
+  let description = [{
+    A constant tensor. The attribute's type is the result type.
+
+    ```mlir
+    %c = kiln.constant dense<1.0> : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise unary ops
+//===----------------------------------------------------------------------===//
+
+class Kiln_UnaryMathOp<string mnemonic, string formula>
+    : Kiln_UnaryOp<mnemonic> {
+  let summary = "elementwise " # formula;
+  let description = [{
+    Computes `}] # formula # [{` for every element of a float tensor.
+
+    ```mlir
+    %y = kiln.}] # mnemonic # [{ %x : tensor<4x8xf32>
+    ```
+  }];
+}
+
+def Kiln_NegOp : Kiln_UnaryMathOp<"neg", "-x">;
+def Kiln_ExpOp : Kiln_UnaryMathOp<"exp", "exp(x)">;
+def Kiln_LogOp : Kiln_UnaryMathOp<"log", "log(x)">;
+def Kiln_TanhOp : Kiln_UnaryMathOp<"tanh", "tanh(x)">;
+def Kiln_SigmoidOp : Kiln_UnaryMathOp<"sigmoid", "1 / (1 + exp(-x))">;
+def Kiln_ReluOp : Kiln_UnaryMathOp<"relu", "max(x, 0)">;
+def Kiln_SqrtOp : Kiln_UnaryMathOp<"sqrt", "sqrt(x)">;
+def Kiln_RsqrtOp : Kiln_UnaryMathOp<"rsqrt", "1 / sqrt(x)">;
+def Kiln_AbsOp : Kiln_UnaryMathOp<"abs", "|x|">;
+def Kiln_SinOp : Kiln_UnaryMathOp<"sin", "sin(x)">;
+def Kiln_CosOp : Kiln_UnaryMathOp<"cos", "cos(x)">;
+def Kiln_ReciprocalOp : Kiln_UnaryMathOp<"reciprocal", "1 / x">;
+
+//===----------------------------------------------------------------------===//
+// Elementwise binary ops
+//===----------------------------------------------------------------------===//
+
+class Kiln_BinaryMathOp<string mnemonic, string formula,
+                        list<Trait> traits = []>
+    : Kiln_BinaryOp<mnemonic, traits> {
+  let summary = "elementwise " # formula;
+  let description = [{
+    Computes `}] # formula # [{` elementwise. Both operands and the result
+    have the same type; there is no implicit broadcasting.
+
+    ```mlir
+    %z = kiln.}] # mnemonic # [{ %x, %y : tensor<4x8xf32>
+    ```
+  }];
+}
+
+def Kiln_AddOp : Kiln_BinaryMathOp<"add", "x + y", [Commutative]>;
+def Kiln_SubOp : Kiln_BinaryMathOp<"sub", "x - y">;
+def Kiln_MulOp : Kiln_BinaryMathOp<"mul", "x * y", [Commutative]>;
+def Kiln_DivOp : Kiln_BinaryMathOp<"div", "x / y">;
+// max and min propagate NaN (IEEE maximum/minimum).
+def Kiln_MaxOp : Kiln_BinaryMathOp<"max", "max(x, y)", [Commutative]>;
+def Kiln_MinOp : Kiln_BinaryMathOp<"min", "min(x, y)", [Commutative]>;
+def Kiln_PowOp : Kiln_BinaryMathOp<"pow", "x ^ y">;
+
+//===----------------------------------------------------------------------===//
+// Compare, select, convert
+//===----------------------------------------------------------------------===//
+
+def Kiln_CmpOp : Kiln_Op<"cmp", [Pure, Elementwise, InferTypeOpAdaptor,
+                                  AllTypesMatch<["lhs", "rhs"]>]> {
+  let summary = "elementwise comparison";
+  let description = [{
+    Compares two float tensors elementwise and returns an `i1` tensor of the
+    same shape. Comparisons are ordered (false when either side is NaN),
+    except `ne`, which is true when either side is NaN.
+
+    ```mlir
+    %m = kiln.cmp lt, %a, %b : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_CmpPredicateAttr:$predicate,
+                       Kiln_FloatTensor:$lhs, Kiln_FloatTensor:$rhs);
+  let results = (outs Kiln_BoolTensor:$result);
+  let assemblyFormat = "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs)";
+  let hasFolder = 1;
+}
+
+def Kiln_SelectOp : Kiln_Op<"select", [Pure, Elementwise,
+    AllTypesMatch<["on_true", "on_false", "result"]>]> {
+  let summary = "elementwise select";
+  let description = [{
+    `pred ? on_true : on_false`, elementwise. `pred` is an `i1` tensor of the
+    result's shape.
+
+    ```mlir
+    %r = kiln.select %m, %a, %b : tensor<4x8xi1>, tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_BoolTensor:$pred, Kiln_Tensor:$on_true,
+                       Kiln_Tensor:$on_false);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $pred `,` $on_true `,` $on_false attr-dict `:` type($pred) `,`
+    type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kiln_ConvertOp : Kiln_Op<"convert", [Pure, Elementwise]> {
+  let summary = "element type conversion";
+  let description = [{
+    Converts every element to the result's element type; the shape does not
+    change. Floats round to nearest even; `i1` converts to 0.0 / 1.0, and a
+    float converts to `i1` as `x != 0`.
+
+    ```mlir
+    %h = kiln.convert %x : tensor<4x8xf32> -> tensor<4x8xbf16>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$operand);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Shape and layout ops
+//===----------------------------------------------------------------------===//
+
+def Kiln_BroadcastInDimOp : Kiln_ShapeOp<"broadcast_in_dim"> {
+  let summary = "broadcast into a larger shape";
+  let description = [{
+    Operand dim `i` maps to result dim `dims[i]`; `dims` is strictly
+    increasing. The operand's size there is 1 or equal to the result's size.
+    The other result dims are new.
+
+    ```mlir
+    %b = kiln.broadcast_in_dim %bias, dims = [1] : tensor<8xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$operand, DenseI64ArrayAttr:$dims);
+  let assemblyFormat = [{
+    $operand `,` `dims` `=` $dims attr-dict `:` type($operand) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Kiln_ReshapeOp : Kiln_ShapeOp<"reshape"> {
+  let summary = "row-major reshape";
+  let description = [{
+    Reinterprets the elements, in row-major order, with a new shape of the
+    same element count.
+
+    ```mlir
+    %r = kiln.reshape %x : tensor<4x8xf32> -> tensor<32xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$operand);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kiln_TransposeOp : Kiln_ShapeOp<"transpose", [InferTypeOpAdaptor]> {
+  let summary = "dimension permutation";
+  let description = [{
+    `result.shape[i] = operand.shape[perm[i]]`.
+
+    ```mlir
+    %t = kiln.transpose %x, perm = [1, 0] : tensor<4x8xf32> -> tensor<8x4xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$operand, DenseI64ArrayAttr:$perm);
+  let assemblyFormat = [{
+    $operand `,` `perm` `=` $perm attr-dict `:` type($operand) `->`
+    type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Kiln_SliceOp : Kiln_ShapeOp<"slice", [InferTypeOpAdaptor]> {
+  let summary = "unit-stride sub-tensor";
+  let description = [{
+    The sub-tensor that starts at `offsets` and has shape `sizes` (PyTorch
+    `narrow` and `chunk`).
+
+    ```mlir
+    %i = kiln.slice %g, offsets = [0, 8], sizes = [4, 8] : tensor<4x32xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$operand, DenseI64ArrayAttr:$offsets,
+                       DenseI64ArrayAttr:$sizes);
+  let assemblyFormat = [{
+    $operand `,` `offsets` `=` $offsets `,` `sizes` `=` $sizes attr-dict `:`
+    type($operand) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Kiln_ConcatOp : Kiln_ShapeOp<"concat", [InferTypeOpAdaptor]> {
+  let summary = "concatenation along one dim";
+  let description = [{
+    Joins one or more tensors along `dim`. They may differ in size along
+    `dim` only.
+
+    ```mlir
+    %k = kiln.concat %x, %y dim = 1 : tensor<4x8xf32>, tensor<4x3xf32> -> tensor<4x11xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Kiln_Tensor>:$inputs, I64Attr:$dim);
+  let assemblyFormat = [{
+    $inputs `dim` `=` $dim attr-dict `:` type($inputs) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and contractions
+//===----------------------------------------------------------------------===//
+
+def Kiln_ReduceSumOp : Kiln_ReduceOp<"reduce_sum"> {
+  let summary = "sum over dims";
+  let description = [{
+    Sums over `dims` (sorted, unique); those dims are removed.
+
+    ```mlir
+    %r = kiln.reduce_sum %x, dims = [0] : tensor<4x8xf32> -> tensor<8xf32>
+    ```
+  }];
+}
+
+def Kiln_ReduceMaxOp : Kiln_ReduceOp<"reduce_max"> {
+  let summary = "maximum over dims";
+  let description = [{
+    The maximum over `dims` (sorted, unique); those dims are removed. NaN
+    propagates; the maximum of an empty range is -inf.
+
+    ```mlir
+    %r = kiln.reduce_max %x, dims = [1] : tensor<4x8xf32> -> tensor<4xf32>
+    ```
+  }];
+}
+
+def Kiln_MatmulOp : Kiln_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
+  let summary = "matrix product, optionally batched";
+  let description = [{
+    `[M,K] x [K,N] -> [M,N]`, or batched `[B,M,K] x [B,K,N] -> [B,M,N]`,
+    after transposing the last two dims of an operand whose flag is set.
+
+    ```mlir
+    %m = kiln.matmul %x, %w {transpose_b = true} : tensor<4x8xf32>, tensor<16x8xf32> -> tensor<4x16xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$lhs, Kiln_FloatTensor:$rhs,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_a,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_b);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Differentiation and fusion
+//===----------------------------------------------------------------------===//
+
+def Kiln_VjpOp : Kiln_Op<"vjp", [Pure,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "vector-Jacobian product of a function";
+  let description = [{
+    The reverse-mode derivative of `callee` at `args`, contracted with one
+    cotangent per callee result. The operands are the callee's arguments
+    followed by the cotangents; there is one result per index in `wrt`
+    (sorted, unique), typed like that argument. `-kiln-autodiff` expands it.
+
+    ```mlir
+    %g = kiln.vjp @f(%x, %w, %ct) wrt [0] : (tensor<4x8xf32>, tensor<8x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, DenseI64ArrayAttr:$wrt,
+                       Variadic<Kiln_Tensor>:$operands);
+  let results = (outs Variadic<Kiln_FloatTensor>:$grads);
+  let assemblyFormat = [{
+    $callee `(` $operands `)` `wrt` $wrt attr-dict `:`
+    functional-type($operands, results)
+  }];
+}
+
+def Kiln_FusionGroupOp : Kiln_Op<"fusion_group", [
+    IsolatedFromAbove, SingleBlock, RecursiveMemoryEffects,
+    RecursivelySpeculatable]> {
+  let summary = "a group of ops compiled as one kernel";
+  let description = [{
+    The body reads the group's inputs through its block arguments (one per
+    input, same types) and ends in `kiln.yield` of the group's outputs.
+    `-kiln-fuse` forms these; each becomes one compiled kernel.
+
+    ```mlir
+    %r = kiln.fusion_group %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+    ^bb0(%x: tensor<4xf32>, %y: tensor<4xf32>):
+      %s = kiln.add %x, %y : tensor<4xf32>
+      kiln.yield %s : tensor<4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Kiln_Tensor>:$inputs);
+  let results = (outs Variadic<Kiln_Tensor>:$outputs);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` functional-type($inputs, $outputs) $body
+  }];
+  let hasVerifier = 1;
+}
+
+def Kiln_YieldOp : Kiln_Op<"yield", [Pure, Terminator, ReturnLike,
+    HasParent<"FusionGroupOp">]> {
+  let summary = "terminator of kiln.fusion_group";
+  let description = [{
+    Yields the group's outputs.
+
+    ```mlir
+    kiln.yield %a, %b : tensor<4xf32>, tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Kiln_Tensor>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+#endif // KILN_DIALECT_KILN_IR_KILNOPS_TD

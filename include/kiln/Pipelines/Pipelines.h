@@ -1,0 +1,51 @@
+//===- Pipelines.h - kiln pass pipelines and registration -------*- C++ -*-===//
+
+#ifndef KILN_PIPELINES_PIPELINES_H
+#define KILN_PIPELINES_PIPELINES_H
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace kiln {
+
+struct KilnCpuPipelineOptions
+    : public mlir::PassPipelineOptions<KilnCpuPipelineOptions> {
+  Option<bool> parallel{*this, "parallel",
+                        llvm::cl::desc("run parallel loops with OpenMP"),
+                        llvm::cl::init(true)};
+  Option<bool> expandMath{
+      *this, "expand-math",
+      llvm::cl::desc("expand transcendentals into polynomials"),
+      llvm::cl::init(true)};
+};
+
+/// From kiln ops (vjps expanded) to the LLVM dialect for the host: the
+/// tensor stage, then the codegen stage.
+void buildKilnCpuPipeline(mlir::OpPassManager &pm,
+                          const KilnCpuPipelineOptions &options);
+
+/// kiln clean-ups, lowering to linalg on tensors and elementwise fusion.
+/// Each remaining linalg op is one loop nest (kernel).
+void buildKilnCpuTensorPipeline(mlir::OpPassManager &pm);
+
+/// One-shot bufferization with results as out-params, parallel loops on
+/// OpenMP, polynomial math, then the LLVM dialect.
+void buildKilnCpuCodegenPipeline(mlir::OpPassManager &pm,
+                                 const KilnCpuPipelineOptions &options);
+
+/// Registers `-kiln-cpu-pipeline`.
+void registerKilnPipelines();
+
+/// Every kiln pass, every upstream pass and the pipelines.
+void registerAllKilnPasses();
+
+/// The kiln dialect, every upstream dialect and their interface models.
+void registerAllKilnDialects(mlir::DialectRegistry &registry);
+
+/// The LLVM IR translations the JIT needs (builtin, LLVM, OpenMP).
+void registerKilnTranslations(mlir::DialectRegistry &registry);
+
+} // namespace kiln
+
+#endif // KILN_PIPELINES_PIPELINES_H

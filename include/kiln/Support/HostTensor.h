@@ -1,0 +1,78 @@
+//===- HostTensor.h - a dense tensor in host memory -------------*- C++ -*-===//
+//
+// The buffer type that kiln-run, the .npy reader/writer, the reference
+// interpreter and the compiled executables exchange. Row-major, 64-byte
+// aligned storage. No MLIR here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_SUPPORT_HOSTTENSOR_H
+#define KILN_SUPPORT_HOSTTENSOR_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+/// Element types of kiln tensors; f16 and bf16 are storage types.
+enum class DType { F32, F64, F16, BF16, I1 };
+
+/// Bytes per element.
+size_t getDTypeSize(DType dtype);
+/// The MLIR spelling: "f32", "f64", "f16", "bf16", "i1".
+llvm::StringRef getDTypeName(DType dtype);
+/// Parses the MLIR spelling.
+std::optional<DType> parseDTypeName(llvm::StringRef name);
+
+/// Rounds `value` to the nearest value representable in `dtype` (ties to
+/// even); i1 becomes 0 or 1 (`value != 0`).
+double roundToDType(double value, DType dtype);
+
+class HostTensor {
+public:
+  HostTensor() = default;
+  /// A zero-filled tensor.
+  HostTensor(DType dtype, std::vector<int64_t> shape);
+
+  HostTensor(HostTensor &&) = default;
+  HostTensor &operator=(HostTensor &&) = default;
+  HostTensor(const HostTensor &other);
+  HostTensor &operator=(const HostTensor &other);
+
+  DType getDType() const { return dtype; }
+  llvm::ArrayRef<int64_t> getShape() const { return shape; }
+  int64_t getRank() const { return static_cast<int64_t>(shape.size()); }
+  int64_t getNumElements() const { return numElements; }
+  size_t getByteSize() const { return numElements * getDTypeSize(dtype); }
+
+  void *getData() { return storage.get(); }
+  const void *getData() const { return storage.get(); }
+
+  /// Element `index` (row-major) widened to double.
+  double getAsDouble(int64_t index) const;
+  /// Stores `value` rounded to the element type.
+  void setFromDouble(int64_t index, double value);
+
+  /// "tensor<4x8xf32>".
+  std::string getTypeString() const;
+
+private:
+  struct FreeDeleter {
+    void operator()(void *p) const;
+  };
+
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  int64_t numElements = 0;
+  std::unique_ptr<void, FreeDeleter> storage;
+};
+
+} // namespace kiln
+
+#endif // KILN_SUPPORT_HOSTTENSOR_H

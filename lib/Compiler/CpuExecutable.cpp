@@ -1,0 +1,253 @@
+//===- CpuExecutable.cpp - a kiln function compiled for the host ----------===//
+
+#include "kiln/Compiler/CpuExecutable.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Pipelines/Pipelines.h"
+#include "kiln/Reference/Interpreter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <chrono>
+#include <mutex>
+
+#ifndef KILN_LIBOMP_PATH
+#define KILN_LIBOMP_PATH ""
+#endif
+#ifndef KILN_C_RUNNER_UTILS_PATH
+#define KILN_C_RUNNER_UTILS_PATH ""
+#endif
+
+using namespace mlir;
+using namespace kiln;
+
+static llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+static std::string typeToString(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  type.print(os);
+  return s;
+}
+
+CpuExecutable::~CpuExecutable() = default;
+
+llvm::Expected<std::string> CpuExecutable::findEntry(ModuleOp module,
+                                                     StringRef name) {
+  if (!name.empty()) {
+    auto func = module.lookupSymbol<func::FuncOp>(name);
+    if (!func)
+      return makeError("no function @" + name + " in the module");
+    if (func.isExternal())
+      return makeError("@" + name + " has no body");
+    return name.str();
+  }
+  if (auto main = module.lookupSymbol<func::FuncOp>("main"))
+    if (!main.isExternal())
+      return std::string("main");
+  SmallVector<func::FuncOp> publicFuncs;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func.isPublic() && !func.isExternal())
+      publicFuncs.push_back(func);
+  if (publicFuncs.size() != 1)
+    return makeError(
+        "no @main and " + llvm::Twine(publicFuncs.size()) +
+        " public functions: name the entry with --entry");
+  return publicFuncs.front().getSymName().str();
+}
+
+static llvm::Expected<TensorSignature> getSignature(Type type,
+                                                    const llvm::Twine &what,
+                                                    bool requireStatic) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return makeError(what + " has type " + typeToString(type) +
+                     ", not a ranked tensor");
+  llvm::Expected<DType> dtype = reference::getDType(tensor.getElementType());
+  if (!dtype)
+    return makeError(what + ": " + llvm::toString(dtype.takeError()));
+  if (requireStatic && !tensor.hasStaticShape())
+    return makeError(what + " has dynamic shape " + typeToString(type) +
+                     "; results must have static shapes");
+  return TensorSignature{*dtype, tensor.getShape().vec(), typeToString(type)};
+}
+
+/// Runs `pm` on `module`, turning the first error diagnostic into an Error.
+static llvm::Error runPasses(PassManager &pm, ModuleOp module) {
+  std::string firstError;
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error && firstError.empty()) {
+      llvm::raw_string_ostream os(firstError);
+      os << diag.getLocation() << ": " << diag.str();
+    }
+    return success();
+  });
+  if (failed(pm.run(module)))
+    return makeError(firstError.empty() ? "compilation failed" : firstError);
+  return llvm::Error::success();
+}
+
+/// Initializes the JIT target and loads the libraries compiled code calls
+/// (the OpenMP runtime, MLIR's memref helpers) into the process, where the
+/// JIT's process-symbol generator finds them.
+static llvm::Error initializeJit() {
+  static std::once_flag once;
+  static std::string error;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    for (const char *path : {KILN_LIBOMP_PATH, KILN_C_RUNNER_UTILS_PATH}) {
+      std::string message;
+      if (*path &&
+          llvm::sys::DynamicLibrary::LoadLibraryPermanently(path, &message) &&
+          error.empty())
+        error = "cannot load '" + std::string(path) + "': " + message;
+    }
+  });
+  if (!error.empty())
+    return makeError(error);
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<CpuExecutable>>
+CpuExecutable::compile(ModuleOp module, StringRef entry) {
+  auto start = std::chrono::steady_clock::now();
+  DialectRegistry registry;
+  kiln::registerAllKilnDialects(registry);
+  kiln::registerKilnTranslations(registry);
+  module.getContext()->appendDialectRegistry(registry);
+
+  std::unique_ptr<CpuExecutable> exe(new CpuExecutable());
+  llvm::Expected<std::string> name = findEntry(module, entry);
+  if (!name)
+    return name.takeError();
+  exe->entryName = *name;
+  auto func = module.lookupSymbol<func::FuncOp>(exe->entryName);
+  FunctionType type = func.getFunctionType();
+  for (auto [i, input] : llvm::enumerate(type.getInputs())) {
+    auto sig = getSignature(input, "argument " + llvm::Twine(i), false);
+    if (!sig)
+      return sig.takeError();
+    exe->inputs.push_back(std::move(*sig));
+  }
+  for (auto [i, result] : llvm::enumerate(type.getResults())) {
+    auto sig = getSignature(result, "result " + llvm::Twine(i), true);
+    if (!sig)
+      return sig.takeError();
+    exe->outputs.push_back(std::move(*sig));
+  }
+  func.setPublic();
+  func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                UnitAttr::get(module.getContext()));
+
+  module.walk([&](FusionGroupOp) { ++exe->stats.fusionGroups; });
+
+  PassManager tensorStage(module.getContext());
+  kiln::buildKilnCpuTensorPipeline(tensorStage);
+  if (llvm::Error e = runPasses(tensorStage, module))
+    return std::move(e);
+  module.walk([&](linalg::LinalgOp) { ++exe->stats.kernelLaunches; });
+
+  PassManager codegenStage(module.getContext());
+  kiln::buildKilnCpuCodegenPipeline(codegenStage, {});
+  if (llvm::Error e = runPasses(codegenStage, module))
+    return std::move(e);
+
+  if (llvm::Error e = initializeJit())
+    return std::move(e);
+  auto hostBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!hostBuilder)
+    return hostBuilder.takeError();
+  hostBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto optimizerTm = hostBuilder->createTargetMachine();
+  if (!optimizerTm)
+    return optimizerTm.takeError();
+  auto codegenTm = hostBuilder->createTargetMachine();
+  if (!codegenTm)
+    return codegenTm.takeError();
+  auto transformer = makeOptimizingTransformer(3, 0, optimizerTm->get());
+
+  ExecutionEngineOptions options;
+  options.transformer = transformer;
+  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  options.enableGDBNotificationListener = false;
+  options.enablePerfNotificationListener = false;
+  auto engine = ExecutionEngine::create(module, options, std::move(*codegenTm));
+  if (!engine)
+    return makeError("JIT compilation failed: " +
+                     llvm::toString(engine.takeError()));
+  exe->engine = std::move(*engine);
+  exe->stats.compileMs =
+      std::chrono::duration<double, std::milli>(
+          std::chrono::steady_clock::now() - start)
+          .count();
+  return exe;
+}
+
+/// A memref descriptor as the LLVM lowering lays it out: allocated pointer,
+/// aligned pointer, offset, sizes[rank], strides[rank].
+static std::vector<int64_t> makeDescriptor(void *data,
+                                           llvm::ArrayRef<int64_t> shape) {
+  std::vector<int64_t> desc(3 + 2 * shape.size());
+  desc[0] = reinterpret_cast<int64_t>(data);
+  desc[1] = reinterpret_cast<int64_t>(data);
+  desc[2] = 0;
+  int64_t stride = 1;
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 1; i >= 0; --i) {
+    desc[3 + i] = shape[i];
+    desc[3 + shape.size() + i] = stride;
+    stride *= shape[i];
+  }
+  return desc;
+}
+
+llvm::Expected<std::vector<HostTensor>>
+CpuExecutable::run(llvm::ArrayRef<HostTensor> args) const {
+  if (args.size() != inputs.size())
+    return makeError("@" + entryName + " takes " +
+                     llvm::Twine(inputs.size()) + " inputs, got " +
+                     llvm::Twine(args.size()));
+  for (auto [i, arg, sig] : llvm::enumerate(args, inputs)) {
+    bool ok = arg.getDType() == sig.dtype &&
+              arg.getRank() == static_cast<int64_t>(sig.shape.size());
+    for (size_t d = 0; ok && d < sig.shape.size(); ++d)
+      ok = ShapedType::isDynamic(sig.shape[d]) ||
+           sig.shape[d] == arg.getShape()[d];
+    if (!ok)
+      return makeError("input " + llvm::Twine(i) + " is " +
+                       arg.getTypeString() + " but @" + entryName +
+                       " expects " + sig.typeString);
+  }
+  std::vector<HostTensor> results;
+  for (const TensorSignature &sig : outputs)
+    results.emplace_back(sig.dtype, sig.shape);
+
+  std::vector<std::vector<int64_t>> descriptors;
+  descriptors.reserve(args.size() + results.size());
+  for (const HostTensor &arg : args)
+    descriptors.push_back(
+        makeDescriptor(const_cast<void *>(arg.getData()), arg.getShape()));
+  for (HostTensor &result : results)
+    descriptors.push_back(makeDescriptor(result.getData(), result.getShape()));
+  // The C interface takes a pointer to each descriptor; the packed call takes
+  // a pointer to each of those.
+  std::vector<void *> descriptorPtrs, packed;
+  for (auto &desc : descriptors)
+    descriptorPtrs.push_back(desc.data());
+  for (void *&ptr : descriptorPtrs)
+    packed.push_back(&ptr);
+  if (llvm::Error e =
+          engine->invokePacked("_mlir_ciface_" + entryName, packed))
+    return std::move(e);
+  return results;
+}

@@ -1,0 +1,87 @@
+//===- KilnToLinalg.cpp - the -kiln-lower-to-linalg pass --------------------===//
+//
+// Inlines fusion groups in place (each group's ops become one kernel after
+// linalg elementwise fusion), then lowers every kiln op with the patterns of
+// Elementwise.cpp, Shape.cpp, Reduction.cpp and Linear.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
+#include "LoweringUtils.h"
+#include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNLOWERTOLINALG
+#include "kiln/Conversion/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+using namespace kiln;
+
+void kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns) {
+  populateElementwiseLoweringPatterns(patterns);
+  populateShapeLoweringPatterns(patterns);
+  populateReductionLoweringPatterns(patterns);
+  populateLinearLoweringPatterns(patterns);
+}
+
+void kiln::configureKilnToLinalgTarget(ConversionTarget &target) {
+  target.addIllegalDialect<KilnDialect>();
+  target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
+                         math::MathDialect, tensor::TensorDialect>();
+}
+
+/// Replaces a fusion group by its body, with the block arguments replaced by
+/// the group's inputs.
+static void inlineFusionGroup(RewriterBase &rewriter, FusionGroupOp group) {
+  Block &body = group.getBody().front();
+  auto yield = cast<YieldOp>(body.getTerminator());
+  SmallVector<Value> results(yield.getValues());
+  rewriter.eraseOp(yield);
+  rewriter.inlineBlockBefore(&body, group, group.getInputs());
+  rewriter.replaceOp(group, results);
+}
+
+namespace {
+struct KilnLowerToLinalgPass
+    : kiln::impl::KilnLowerToLinalgBase<KilnLowerToLinalgPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    WalkResult unexpanded = module.walk([](VjpOp op) {
+      op.emitOpError("must be expanded by -kiln-autodiff before lowering");
+      return WalkResult::interrupt();
+    });
+    if (unexpanded.wasInterrupted())
+      return signalPassFailure();
+
+    SmallVector<FusionGroupOp> groups;
+    module.walk([&](FusionGroupOp group) { groups.push_back(group); });
+    IRRewriter rewriter(&getContext());
+    // Inner groups first, so that an outer body is complete when inlined.
+    for (FusionGroupOp group : llvm::reverse(groups)) {
+      rewriter.setInsertionPoint(group);
+      inlineFusionGroup(rewriter, group);
+    }
+    numInlinedGroups += groups.size();
+
+    module.walk([&](Operation *op) {
+      if (isa<KilnDialect>(op->getDialect()))
+        ++numLoweredOps;
+    });
+
+    ConversionTarget target(getContext());
+    configureKilnToLinalgTarget(target);
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    RewritePatternSet patterns(&getContext());
+    populateKilnToLinalgPatterns(patterns);
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace

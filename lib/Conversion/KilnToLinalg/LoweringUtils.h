@@ -1,0 +1,61 @@
+//===- LoweringUtils.h - shared helpers of the kiln lowering ---*- C++ -*-===//
+//
+// Private to lib/Conversion/KilnToLinalg: the population functions of each
+// pattern category and the helpers they share.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LIB_CONVERSION_KILNTOLINALG_LOWERINGUTILS_H
+#define KILN_LIB_CONVERSION_KILNTOLINALG_LOWERINGUTILS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace kiln {
+
+using mlir::Location;
+using mlir::OpBuilder;
+using mlir::RankedTensorType;
+using mlir::RewritePatternSet;
+using mlir::Type;
+using mlir::Value;
+using mlir::ValueRange;
+using llvm::ArrayRef;
+using llvm::function_ref;
+
+void populateElementwiseLoweringPatterns(RewritePatternSet &patterns);
+void populateShapeLoweringPatterns(RewritePatternSet &patterns);
+void populateReductionLoweringPatterns(RewritePatternSet &patterns);
+void populateLinearLoweringPatterns(RewritePatternSet &patterns);
+
+/// The element type arithmetic runs in: f16 and bf16 compute in f32.
+Type getComputeType(Type elementType);
+
+/// Extends an f16/bf16 scalar to f32; other scalars are returned as they are.
+Value extendToCompute(OpBuilder &b, Location loc, Value scalar);
+
+/// Converts a scalar to `elementType` (float <-> float, i1 <-> float).
+Value convertScalar(OpBuilder &b, Location loc, Value scalar, Type elementType);
+
+/// `tensor.empty` of `type`, whose dynamic dims are taken from the dims of
+/// `shapeSource` listed in `sourceDims` (one entry per dim of `type`).
+Value createEmpty(OpBuilder &b, Location loc, RankedTensorType type,
+                  Value shapeSource, ArrayRef<int64_t> sourceDims);
+
+/// `tensor.empty` with the shape of `like` (same rank) and `type`'s
+/// element type.
+Value createEmptyLike(OpBuilder &b, Location loc, RankedTensorType type,
+                      Value like);
+
+using ScalarBodyFn =
+    function_ref<Value(OpBuilder &b, Location loc, ValueRange args)>;
+
+/// A parallel `linalg.generic` over `resultType` whose inputs all have the
+/// result's shape; `body` maps the input scalars to the result scalar.
+Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
+                       ValueRange inputs, ScalarBodyFn body);
+
+} // namespace kiln
+
+#endif // KILN_LIB_CONVERSION_KILNTOLINALG_LOWERINGUTILS_H

@@ -1,0 +1,240 @@
+//===- Shape.cpp - kiln constant and layout ops to tensor/linalg ----------===//
+//
+// broadcast_in_dim is a linalg.generic with a projected input map; reshape is
+// collapse_shape + expand_shape; transpose is linalg.transpose; slice is
+// tensor.extract_slice. A concat becomes tensor.empty plus one
+// tensor.insert_slice per operand: after empty-tensor elimination and
+// bufferization each producer writes straight into its part of one buffer
+// (upstream tensor.concat bufferizes to one copy per operand).
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace kiln;
+
+namespace {
+
+struct ConstantLowering : OpConversionPattern<ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ConstantOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto value = dyn_cast<TypedAttr>(op.getValue());
+    if (!value)
+      return rewriter.notifyMatchFailure(op, "constant value is not typed");
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, value);
+    return success();
+  }
+};
+
+struct BroadcastInDimLowering : OpConversionPattern<BroadcastInDimOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(BroadcastInDimOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType operandType = op.getOperand().getType();
+    RankedTensorType resultType = op.getType();
+    ArrayRef<int64_t> dims = op.getDims();
+    MLIRContext *ctx = rewriter.getContext();
+
+    // A dynamic result dim takes its size from the operand dim mapped to it;
+    // a new dynamic dim has no size to take.
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < resultType.getRank(); ++d) {
+      if (!resultType.isDynamicDim(d))
+        continue;
+      const int64_t *it = llvm::find(dims, d);
+      if (it == dims.end() || operandType.getDimSize(it - dims.begin()) == 1)
+        return rewriter.notifyMatchFailure(
+            op, "dynamic result dim has no operand dim to take its size from");
+      dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc,
+                                                   adaptor.getOperand(),
+                                                   it - dims.begin()));
+    }
+    Value init =
+        tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                resultType.getElementType(), dynamicSizes);
+
+    // A size-1 operand dim that expands reads index 0.
+    SmallVector<AffineExpr> exprs;
+    for (auto [i, d] : llvm::enumerate(dims)) {
+      bool expands = operandType.getDimSize(i) == 1 &&
+                     resultType.getDimSize(d) != 1;
+      exprs.push_back(expands ? getAffineConstantExpr(0, ctx)
+                              : getAffineDimExpr(d, ctx));
+    }
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(resultType.getRank(), 0, exprs, ctx),
+        AffineMap::getMultiDimIdentityMap(resultType.getRank(), ctx)};
+    SmallVector<utils::IteratorType> iterators(resultType.getRank(),
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType}, ValueRange{adaptor.getOperand()},
+        ValueRange{init}, maps, iterators,
+        [](OpBuilder &b, Location nestedLoc, ValueRange args) {
+          linalg::YieldOp::create(b, nestedLoc, args[0]);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// All dims of a rank-`rank` tensor in one reassociation group.
+SmallVector<ReassociationIndices> collapseAll(int64_t rank) {
+  if (rank == 0)
+    return {};
+  return {llvm::to_vector(llvm::seq<int64_t>(0, rank))};
+}
+
+struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType from = op.getOperand().getType();
+    RankedTensorType to = op.getType();
+    if (!from.hasStaticShape() || !to.hasStaticShape())
+      return rewriter.notifyMatchFailure(
+          op, "reshape with dynamic dims is not supported yet");
+    Location loc = op.getLoc();
+    Value value = adaptor.getOperand();
+    // Row-major order is what collapse/expand preserve: go through 1-D
+    // (or 0-D when the tensor has one element and either side is 0-D).
+    if (from.getRank() == 0 || to.getRank() == 0) {
+      if (from.getRank() == 0)
+        value = tensor::ExpandShapeOp::create(rewriter, loc, to, value,
+                                              collapseAll(0));
+      else
+        value = tensor::CollapseShapeOp::create(rewriter, loc, to, value,
+                                                collapseAll(0));
+      rewriter.replaceOp(op, value);
+      return success();
+    }
+    auto flat = RankedTensorType::get({from.getNumElements()},
+                                      from.getElementType());
+    if (from.getRank() != 1)
+      value = tensor::CollapseShapeOp::create(rewriter, loc, flat, value,
+                                              collapseAll(from.getRank()));
+    if (to.getRank() != 1)
+      value = tensor::ExpandShapeOp::create(rewriter, loc, to, value,
+                                            collapseAll(to.getRank()));
+    rewriter.replaceOp(op, value);
+    return success();
+  }
+};
+
+struct TransposeLowering : OpConversionPattern<TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value init = createEmpty(rewriter, op.getLoc(), op.getType(),
+                             adaptor.getOperand(), op.getPerm());
+    auto transpose = linalg::TransposeOp::create(
+        rewriter, op.getLoc(), adaptor.getOperand(), init, op.getPerm());
+    rewriter.replaceOp(op, transpose.getResult());
+    return success();
+  }
+};
+
+struct SliceLowering : OpConversionPattern<SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(SliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    for (auto [offset, size] : llvm::zip(op.getOffsets(), op.getSizes())) {
+      offsets.push_back(rewriter.getIndexAttr(offset));
+      sizes.push_back(rewriter.getIndexAttr(size));
+      strides.push_back(rewriter.getIndexAttr(1));
+    }
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, op.getType(), adaptor.getOperand(), offsets, sizes, strides);
+    return success();
+  }
+};
+
+struct ConcatLowering : OpConversionPattern<ConcatOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType resultType = op.getType();
+    int64_t dim = op.getDim();
+    ValueRange inputs = adaptor.getInputs();
+
+    // The size along `dim` is the sum of the operands' sizes; the other
+    // dims are operand 0's.
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < resultType.getRank(); ++d) {
+      if (!resultType.isDynamicDim(d))
+        continue;
+      if (d != dim) {
+        dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc,
+                                                     inputs.front(), d));
+        continue;
+      }
+      Value total = arith::ConstantIndexOp::create(rewriter, loc, 0);
+      for (Value input : inputs)
+        total = arith::AddIOp::create(
+            rewriter, loc, total,
+            tensor::DimOp::create(rewriter, loc, input, dim));
+      dynamicSizes.push_back(total);
+    }
+    Value result =
+        tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                resultType.getElementType(), dynamicSizes);
+
+    OpFoldResult offset = rewriter.getIndexAttr(0);
+    for (Value input : inputs) {
+      SmallVector<OpFoldResult> sizes =
+          tensor::getMixedSizes(rewriter, loc, input);
+      SmallVector<OpFoldResult> offsets(resultType.getRank(),
+                                        rewriter.getIndexAttr(0));
+      SmallVector<OpFoldResult> strides(resultType.getRank(),
+                                        rewriter.getIndexAttr(1));
+      offsets[dim] = offset;
+      result = tensor::InsertSliceOp::create(rewriter, loc, input, result,
+                                             offsets, sizes, strides);
+      std::optional<int64_t> staticOffset = getConstantIntValue(offset);
+      std::optional<int64_t> staticSize = getConstantIntValue(sizes[dim]);
+      if (staticOffset && staticSize) {
+        offset = rewriter.getIndexAttr(*staticOffset + *staticSize);
+      } else {
+        offset = arith::AddIOp::create(
+                     rewriter, loc,
+                     getValueOrCreateConstantIndexOp(rewriter, loc, offset),
+                     getValueOrCreateConstantIndexOp(rewriter, loc,
+                                                     sizes[dim]))
+                     .getResult();
+      }
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void kiln::populateShapeLoweringPatterns(RewritePatternSet &patterns) {
+  patterns.add<ConstantLowering, BroadcastInDimLowering, ReshapeLowering,
+               TransposeLowering, SliceLowering, ConcatLowering>(
+      patterns.getContext());
+}

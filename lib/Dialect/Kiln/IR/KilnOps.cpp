@@ -1,0 +1,415 @@
+//===- KilnOps.cpp - kiln op verifiers and result-type inference ----------===//
+//
+// Every constraint of DIALECT.md is checked here or by the ODS type
+// constraints. Inference functions validate their inputs themselves: the
+// parser calls them before the op is verified, and Debian's LLVM has no
+// assertions to catch a bad access.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace kiln;
+
+std::optional<int64_t> kiln::getStaticElementCount(ShapedType type) {
+  if (!type.hasStaticShape())
+    return std::nullopt;
+  return type.getNumElements();
+}
+
+/// Two dim sizes agree when they are equal or either is dynamic.
+static bool dimsCompatible(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+static RankedTensorType getRankedTensor(Type type) {
+  return dyn_cast_or_null<RankedTensorType>(type);
+}
+
+/// Checks that `dims` is sorted, unique and within [0, rank).
+static LogicalResult verifySortedDims(std::optional<Location> loc,
+                                      ArrayRef<int64_t> dims, int64_t rank,
+                                      StringRef what) {
+  for (auto [i, d] : llvm::enumerate(dims)) {
+    if (d < 0 || d >= rank)
+      return emitOptionalError(loc, what, " ", d, " is out of range for rank ",
+                               rank);
+    if (i > 0 && dims[i - 1] >= d)
+      return emitOptionalError(loc, what,
+                               " must be sorted and unique, got [",
+                               llvm::make_range(dims.begin(), dims.end()), "]");
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ConstantOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &types) {
+  auto value = dyn_cast_or_null<ElementsAttr>(adaptor.getValueAttr());
+  if (!value)
+    return emitOptionalError(loc, "requires an elements attribute 'value'");
+  types.push_back(value.getType());
+  return success();
+}
+
+LogicalResult ConstantOp::verify() {
+  if (getValue().getType() != getType())
+    return emitOpError("value type ")
+           << getValue().getType() << " does not match result type "
+           << getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// CmpOp, SelectOp, ConvertOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CmpOp::inferReturnTypes(MLIRContext *context,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &types) {
+  auto lhs = getRankedTensor(adaptor.getLhs().getType());
+  if (!lhs)
+    return emitOptionalError(loc, "expects ranked tensor operands");
+  types.push_back(lhs.clone(IntegerType::get(context, 1)));
+  return success();
+}
+
+LogicalResult SelectOp::verify() {
+  if (getPred().getType().getShape() != getType().getShape())
+    return emitOpError("predicate shape ")
+           << getPred().getType() << " does not match result type "
+           << getType();
+  return success();
+}
+
+LogicalResult ConvertOp::verify() {
+  if (getOperand().getType().getShape() != getType().getShape())
+    return emitOpError("operand type ")
+           << getOperand().getType() << " and result type " << getType()
+           << " differ in shape";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// BroadcastInDimOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastInDimOp::verify() {
+  RankedTensorType operandType = getOperand().getType();
+  RankedTensorType resultType = getType();
+  if (operandType.getElementType() != resultType.getElementType())
+    return emitOpError("operand and result element types differ");
+  ArrayRef<int64_t> dims = getDims();
+  if (static_cast<int64_t>(dims.size()) != operandType.getRank())
+    return emitOpError("dims has ")
+           << dims.size() << " entries but the operand has rank "
+           << operandType.getRank();
+  for (auto [i, d] : llvm::enumerate(dims)) {
+    if (d < 0 || d >= resultType.getRank())
+      return emitOpError("dim ") << d << " is out of range for result rank "
+                                 << resultType.getRank();
+    if (i > 0 && dims[i - 1] >= d)
+      return emitOpError("dims must be strictly increasing");
+    int64_t from = operandType.getDimSize(i);
+    int64_t to = resultType.getDimSize(d);
+    if (from != 1 && !dimsCompatible(from, to))
+      return emitOpError("operand dim ")
+             << i << " of size " << from << " cannot broadcast to result dim "
+             << d << " of size " << to;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ReshapeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  RankedTensorType operandType = getOperand().getType();
+  RankedTensorType resultType = getType();
+  if (operandType.getElementType() != resultType.getElementType())
+    return emitOpError("operand and result element types differ");
+  std::optional<int64_t> from = getStaticElementCount(operandType);
+  std::optional<int64_t> to = getStaticElementCount(resultType);
+  if (from && to && *from != *to)
+    return emitOpError("operand has ")
+           << *from << " elements but the result has " << *to;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TransposeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto operandType = getRankedTensor(adaptor.getOperand().getType());
+  if (!operandType || !adaptor.getPermAttr())
+    return emitOptionalError(loc, "expects a ranked tensor and a 'perm'");
+  ArrayRef<int64_t> perm = adaptor.getPerm();
+  int64_t rank = operandType.getRank();
+  if (static_cast<int64_t>(perm.size()) != rank)
+    return emitOptionalError(loc, "perm has ", perm.size(),
+                             " entries but the operand has rank ", rank);
+  SmallVector<bool> seen(rank, false);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank || seen[p])
+      return emitOptionalError(loc, "perm is not a permutation of [0, ", rank,
+                               ")");
+    seen[p] = true;
+    shape.push_back(operandType.getDimSize(p));
+  }
+  types.push_back(operandType.clone(shape));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SliceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  auto operandType = getRankedTensor(adaptor.getOperand().getType());
+  if (!operandType || !adaptor.getOffsetsAttr() || !adaptor.getSizesAttr())
+    return emitOptionalError(
+        loc, "expects a ranked tensor, 'offsets' and 'sizes'");
+  ArrayRef<int64_t> offsets = adaptor.getOffsets();
+  ArrayRef<int64_t> sizes = adaptor.getSizes();
+  int64_t rank = operandType.getRank();
+  if (static_cast<int64_t>(offsets.size()) != rank ||
+      static_cast<int64_t>(sizes.size()) != rank)
+    return emitOptionalError(loc, "offsets and sizes need ", rank,
+                             " entries, one per operand dim");
+  for (int64_t i = 0; i < rank; ++i) {
+    if (offsets[i] < 0 || sizes[i] < 0)
+      return emitOptionalError(loc, "slice dim ", i,
+                               " has a negative offset or size");
+    int64_t dim = operandType.getDimSize(i);
+    if (!ShapedType::isDynamic(dim) && offsets[i] + sizes[i] > dim)
+      return emitOptionalError(loc, "slice dim ", i, " [", offsets[i], ", ",
+                               offsets[i] + sizes[i],
+                               ") is out of bounds for size ", dim);
+  }
+  types.push_back(operandType.clone(sizes));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ConcatOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  if (adaptor.getInputs().empty())
+    return emitOptionalError(loc, "expects at least one operand");
+  if (!adaptor.getDimAttr())
+    return emitOptionalError(loc, "expects a 'dim' attribute");
+  auto first = getRankedTensor(adaptor.getInputs().front().getType());
+  if (!first)
+    return emitOptionalError(loc, "expects ranked tensor operands");
+  int64_t rank = first.getRank();
+  int64_t dim = adaptor.getDim();
+  if (dim < 0 || dim >= rank)
+    return emitOptionalError(loc, "dim ", dim, " is out of range for rank ",
+                             rank);
+  SmallVector<int64_t> shape(first.getShape());
+  shape[dim] = 0;
+  for (auto [index, value] : llvm::enumerate(adaptor.getInputs())) {
+    auto type = getRankedTensor(value.getType());
+    if (!type || type.getRank() != rank ||
+        type.getElementType() != first.getElementType())
+      return emitOptionalError(loc, "operand ", index,
+                               " differs from operand 0 in rank or element "
+                               "type");
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t size = type.getDimSize(d);
+      if (d == dim) {
+        shape[d] = ShapedType::isDynamic(shape[d]) || ShapedType::isDynamic(size)
+                       ? ShapedType::kDynamic
+                       : shape[d] + size;
+        continue;
+      }
+      if (!dimsCompatible(shape[d], size))
+        return emitOptionalError(loc, "operand ", index, " has size ", size,
+                                 " in dim ", d, " but operand 0 has ",
+                                 shape[d]);
+      if (ShapedType::isDynamic(shape[d]))
+        shape[d] = size;
+    }
+  }
+  types.push_back(first.clone(shape));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+static LogicalResult inferReduceType(std::optional<Location> loc,
+                                     Type operand, DenseI64ArrayAttr dimsAttr,
+                                     SmallVectorImpl<Type> &types) {
+  auto operandType = getRankedTensor(operand);
+  if (!operandType || !dimsAttr)
+    return emitOptionalError(loc, "expects a ranked tensor and 'dims'");
+  ArrayRef<int64_t> dims = dimsAttr.asArrayRef();
+  if (failed(verifySortedDims(loc, dims, operandType.getRank(),
+                              "reduction dim")))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < operandType.getRank(); ++d)
+    if (!llvm::is_contained(dims, d))
+      shape.push_back(operandType.getDimSize(d));
+  types.push_back(operandType.clone(shape));
+  return success();
+}
+
+LogicalResult ReduceSumOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  return inferReduceType(loc, adaptor.getOperand().getType(),
+                         adaptor.getDimsAttr(), types);
+}
+
+LogicalResult ReduceMaxOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  return inferReduceType(loc, adaptor.getOperand().getType(),
+                         adaptor.getDimsAttr(), types);
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto lhs = getRankedTensor(adaptor.getLhs().getType());
+  auto rhs = getRankedTensor(adaptor.getRhs().getType());
+  if (!lhs || !rhs)
+    return emitOptionalError(loc, "expects ranked tensor operands");
+  if (lhs.getElementType() != rhs.getElementType())
+    return emitOptionalError(loc, "operand element types differ: ",
+                             lhs.getElementType(), " vs ",
+                             rhs.getElementType());
+  int64_t rank = lhs.getRank();
+  if ((rank != 2 && rank != 3) || rhs.getRank() != rank)
+    return emitOptionalError(loc, "expects two 2-D or two 3-D operands, got ",
+                             lhs, " and ", rhs);
+  bool transposeA = adaptor.getTransposeAAttr() &&
+                    adaptor.getTransposeAAttr().getValue();
+  bool transposeB = adaptor.getTransposeBAttr() &&
+                    adaptor.getTransposeBAttr().getValue();
+  int64_t m = lhs.getDimSize(rank - (transposeA ? 1 : 2));
+  int64_t kA = lhs.getDimSize(rank - (transposeA ? 2 : 1));
+  int64_t kB = rhs.getDimSize(rank - (transposeB ? 1 : 2));
+  int64_t n = rhs.getDimSize(rank - (transposeB ? 2 : 1));
+  if (!dimsCompatible(kA, kB))
+    return emitOptionalError(loc, "contraction sizes differ: ", kA, " vs ",
+                             kB);
+  SmallVector<int64_t> shape;
+  if (rank == 3) {
+    int64_t batchA = lhs.getDimSize(0), batchB = rhs.getDimSize(0);
+    if (!dimsCompatible(batchA, batchB))
+      return emitOptionalError(loc, "batch sizes differ: ", batchA, " vs ",
+                               batchB);
+    shape.push_back(ShapedType::isDynamic(batchA) ? batchB : batchA);
+  }
+  shape.push_back(m);
+  shape.push_back(n);
+  types.push_back(lhs.clone(shape));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// VjpOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult VjpOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto callee =
+      symbolTable.lookupNearestSymbolFrom<func::FuncOp>(*this, getCalleeAttr());
+  if (!callee)
+    return emitOpError("callee '")
+           << getCallee() << "' does not name a func.func";
+  FunctionType type = callee.getFunctionType();
+  size_t numArgs = type.getNumInputs(), numResults = type.getNumResults();
+  if (getOperands().size() != numArgs + numResults)
+    return emitOpError("expects ")
+           << numArgs << " arguments and " << numResults
+           << " cotangents for callee '" << getCallee() << "', got "
+           << getOperands().size() << " operands";
+  for (auto [i, value] : llvm::enumerate(getOperands())) {
+    Type expected = i < numArgs ? type.getInput(i) : type.getResult(i - numArgs);
+    if (value.getType() != expected)
+      return emitOpError(i < numArgs ? "argument " : "cotangent ")
+             << (i < numArgs ? i : i - numArgs) << " has type "
+             << value.getType() << " but the callee expects " << expected;
+  }
+  ArrayRef<int64_t> wrt = getWrt();
+  if (failed(verifySortedDims(getLoc(), wrt, numArgs, "wrt index")))
+    return failure();
+  if (wrt.size() != getNumResults())
+    return emitOpError("expects one result per wrt index (")
+           << wrt.size() << "), got " << getNumResults();
+  for (auto [index, result] : llvm::zip(wrt, getResults())) {
+    Type argType = type.getInput(index);
+    if (!isa<FloatType>(cast<ShapedType>(argType).getElementType()))
+      return emitOpError("cannot differentiate with respect to argument ")
+             << index << " of non-float type " << argType;
+    if (result.getType() != argType)
+      return emitOpError("gradient for argument ")
+             << index << " has type " << result.getType()
+             << " but the argument has type " << argType;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// FusionGroupOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult FusionGroupOp::verify() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError("body has ")
+           << body.getNumArguments() << " arguments but the group has "
+           << getInputs().size() << " inputs";
+  for (auto [i, input, arg] :
+       llvm::enumerate(getInputs(), body.getArguments()))
+    if (input.getType() != arg.getType())
+      return emitOpError("body argument ")
+             << i << " has type " << arg.getType() << " but input " << i
+             << " has type " << input.getType();
+  auto yield = body.empty() ? YieldOp() : dyn_cast<YieldOp>(body.back());
+  if (!yield)
+    return emitOpError("body must end in kiln.yield");
+  if (yield.getValues().getTypes() != getResultTypes())
+    return emitOpError("yielded types do not match the group's result types");
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "kiln/Dialect/Kiln/IR/KilnOps.cpp.inc"

@@ -1,0 +1,78 @@
+//===- CpuPipeline.cpp - the -kiln-cpu-pipeline ------------------------------===//
+
+#include "kiln/Conversion/Passes.h"
+#include "kiln/Pipelines/Pipelines.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void kiln::buildKilnCpuPipeline(OpPassManager &pm,
+                                      const KilnCpuPipelineOptions &options) {
+  buildKilnCpuTensorPipeline(pm);
+  buildKilnCpuCodegenPipeline(pm, options);
+}
+
+void kiln::buildKilnCpuTensorPipeline(OpPassManager &pm) {
+  // kiln level: folders and patterns, then linalg on tensors.
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createKilnLowerToLinalg());
+  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void kiln::buildKilnCpuCodegenPipeline(
+    OpPassManager &pm, const KilnCpuPipelineOptions &options) {
+  // Buffers: concat destinations are allocated once and written in place;
+  // results become caller-allocated out-params.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addPass(createCanonicalizerPass());
+  bufferization::buildBufferDeallocationPipeline(pm);
+
+  // Loops: parallel loops over both cores, math as polynomials.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  if (options.expandMath)
+    pm.addNestedPass<func::FuncOp>(createKilnExpandMath());
+  pm.addPass(createCanonicalizerPass());
+  if (options.parallel)
+    pm.addPass(createConvertSCFToOpenMPPass());
+
+  // LLVM dialect. memref goes before scf-to-cf: OpenMP reductions leave
+  // memref.alloca_scope regions that must still hold structured loops.
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertOpenMPToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void kiln::registerKilnPipelines() {
+  PassPipelineRegistration<KilnCpuPipelineOptions>(
+      "kiln-cpu-pipeline",
+      "Lower kiln to the LLVM dialect for the host CPU (OpenMP loops, "
+      "polynomial math, results as out-params)",
+      buildKilnCpuPipeline);
+}

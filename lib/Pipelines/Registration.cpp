@@ -1,0 +1,32 @@
+//===- Registration.cpp - kiln dialect, pass and translation registration -===//
+
+#include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Pipelines/Pipelines.h"
+
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+
+using namespace mlir;
+
+void kiln::registerAllKilnPasses() {
+  registerAllPasses();
+  registerKilnConversionPasses();
+  registerKilnPipelines();
+}
+
+void kiln::registerAllKilnDialects(DialectRegistry &registry) {
+  registry.insert<KilnDialect>();
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+}
+
+void kiln::registerKilnTranslations(DialectRegistry &registry) {
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry);
+}

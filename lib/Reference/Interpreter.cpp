@@ -1,0 +1,579 @@
+//===- Interpreter.cpp - reference evaluator of kiln programs -------------===//
+//
+// Values are dense row-major arrays of doubles tagged with their element
+// type; each op rounds its result to that type. Shapes come from the runtime
+// operands, so dynamic dims work.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Reference/Interpreter.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+#include <functional>
+
+using namespace mlir;
+using namespace kiln;
+using kiln::DType;
+using kiln::HostTensor;
+
+namespace {
+
+struct Buffer {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  std::vector<double> data;
+
+  int64_t size() const { return static_cast<int64_t>(data.size()); }
+};
+
+llvm::Error evalError(Operation *op, const llvm::Twine &message) {
+  std::string name = op ? op->getName().getStringRef().str() : "reference";
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 name + ": " + message);
+}
+
+int64_t product(llvm::ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::vector<int64_t> stridesOf(llvm::ArrayRef<int64_t> shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+/// Calls `fn(flatIndex, multiIndex)` for every element of `shape` in
+/// row-major order.
+void forEachIndex(llvm::ArrayRef<int64_t> shape,
+                  llvm::function_ref<void(int64_t, llvm::ArrayRef<int64_t>)> fn) {
+  int64_t total = product(shape);
+  std::vector<int64_t> index(shape.size(), 0);
+  for (int64_t flat = 0; flat < total; ++flat) {
+    fn(flat, index);
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+}
+
+Buffer makeBuffer(DType dtype, std::vector<int64_t> shape) {
+  Buffer b;
+  b.dtype = dtype;
+  b.data.assign(product(shape), 0.0);
+  b.shape = std::move(shape);
+  return b;
+}
+
+void roundBuffer(Buffer &b) {
+  if (b.dtype == DType::F64)
+    return;
+  for (double &v : b.data)
+    v = kiln::roundToDType(v, b.dtype);
+}
+
+class Interpreter {
+public:
+  explicit Interpreter(ModuleOp module) : symbols(module) {}
+
+  llvm::Expected<std::vector<Buffer>> call(func::FuncOp func,
+                                           std::vector<Buffer> args,
+                                           int depth);
+
+private:
+  llvm::Error evalBlock(Block &block, llvm::DenseMap<Value, Buffer> &env,
+                        std::vector<Buffer> &results, int depth);
+  llvm::Expected<std::vector<Buffer>>
+  evalOp(Operation *op, std::vector<const Buffer *> operands, int depth);
+
+  SymbolTable symbols;
+};
+
+double nanMax(double a, double b) {
+  return std::isnan(a) || std::isnan(b) ? NAN : std::fmax(a, b);
+}
+double nanMin(double a, double b) {
+  return std::isnan(a) || std::isnan(b) ? NAN : std::fmin(a, b);
+}
+
+std::optional<std::function<double(double)>> unaryFunction(Operation *op) {
+  using F = std::function<double(double)>;
+  return llvm::TypeSwitch<Operation *, std::optional<F>>(op)
+      .Case([](NegOp) { return F([](double x) { return -x; }); })
+      .Case([](ExpOp) { return F([](double x) { return std::exp(x); }); })
+      .Case([](LogOp) { return F([](double x) { return std::log(x); }); })
+      .Case([](TanhOp) { return F([](double x) { return std::tanh(x); }); })
+      .Case([](SigmoidOp) {
+        return F([](double x) { return 1.0 / (1.0 + std::exp(-x)); });
+      })
+      .Case([](ReluOp) {
+        return F([](double x) {
+          return std::isnan(x) ? x : (std::signbit(x) ? 0.0 : x);
+        });
+      })
+      .Case([](SqrtOp) { return F([](double x) { return std::sqrt(x); }); })
+      .Case([](RsqrtOp) {
+        return F([](double x) { return 1.0 / std::sqrt(x); });
+      })
+      .Case([](AbsOp) { return F([](double x) { return std::fabs(x); }); })
+      .Case([](SinOp) { return F([](double x) { return std::sin(x); }); })
+      .Case([](CosOp) { return F([](double x) { return std::cos(x); }); })
+      .Case([](ReciprocalOp) { return F([](double x) { return 1.0 / x; }); })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+std::optional<std::function<double(double, double)>>
+binaryFunction(Operation *op) {
+  using F = std::function<double(double, double)>;
+  return llvm::TypeSwitch<Operation *, std::optional<F>>(op)
+      .Case([](AddOp) { return F([](double a, double b) { return a + b; }); })
+      .Case([](SubOp) { return F([](double a, double b) { return a - b; }); })
+      .Case([](MulOp) { return F([](double a, double b) { return a * b; }); })
+      .Case([](DivOp) { return F([](double a, double b) { return a / b; }); })
+      .Case([](MaxOp) { return F(nanMax); })
+      .Case([](MinOp) { return F(nanMin); })
+      .Case([](PowOp) {
+        return F([](double a, double b) { return std::pow(a, b); });
+      })
+      .Case([](CmpOp cmp) {
+        CmpPredicate p = cmp.getPredicate();
+        return F([p](double a, double b) -> double {
+          switch (p) {
+          case CmpPredicate::eq:
+            return a == b;
+          case CmpPredicate::ne:
+            return !(a == b);
+          case CmpPredicate::lt:
+            return a < b;
+          case CmpPredicate::le:
+            return a <= b;
+          case CmpPredicate::gt:
+            return a > b;
+          case CmpPredicate::ge:
+            return a >= b;
+          }
+          return 0.0;
+        });
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+llvm::Expected<Buffer> evalConstant(ConstantOp op) {
+  auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+  if (!dense)
+    return evalError(op, "only dense constants are supported");
+  llvm::Expected<DType> dtype =
+      kiln::reference::getDType(dense.getElementType());
+  if (!dtype)
+    return dtype.takeError();
+  Buffer b = makeBuffer(*dtype, dense.getType().getShape().vec());
+  if (*dtype == DType::I1) {
+    int64_t i = 0;
+    for (bool v : dense.getValues<bool>())
+      b.data[i++] = v;
+  } else {
+    int64_t i = 0;
+    for (APFloat v : dense.getValues<APFloat>())
+      b.data[i++] = v.convertToDouble();
+  }
+  return b;
+}
+
+llvm::Expected<Buffer> evalBroadcast(BroadcastInDimOp op, const Buffer &in) {
+  RankedTensorType resultType = op.getType();
+  ArrayRef<int64_t> dims = op.getDims();
+  std::vector<int64_t> shape = resultType.getShape().vec();
+  for (int64_t d = 0; d < resultType.getRank(); ++d) {
+    if (!resultType.isDynamicDim(d))
+      continue;
+    const int64_t *it = llvm::find(dims, d);
+    if (it == dims.end())
+      return evalError(op, "dynamic result dim " + llvm::Twine(d) +
+                             " has no operand dim");
+    shape[d] = in.shape[it - dims.begin()];
+  }
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (in.shape[i] != 1 && in.shape[i] != shape[d])
+      return evalError(op, "operand dim " + llvm::Twine(i) + " of size " +
+                             llvm::Twine(in.shape[i]) +
+                             " does not broadcast to " +
+                             llvm::Twine(shape[d]));
+  Buffer out = makeBuffer(in.dtype, shape);
+  std::vector<int64_t> inStrides = stridesOf(in.shape);
+  forEachIndex(shape, [&](int64_t flat, ArrayRef<int64_t> index) {
+    int64_t src = 0;
+    for (auto [i, d] : llvm::enumerate(dims))
+      src += (in.shape[i] == 1 ? 0 : index[d]) * inStrides[i];
+    out.data[flat] = in.data[src];
+  });
+  return out;
+}
+
+llvm::Expected<Buffer> evalReshape(ReshapeOp op, const Buffer &in) {
+  RankedTensorType type = op.getType();
+  std::vector<int64_t> shape = type.getShape().vec();
+  int64_t known = 1, dynamicCount = 0;
+  for (int64_t d : shape) {
+    if (ShapedType::isDynamic(d))
+      ++dynamicCount;
+    else
+      known *= d;
+  }
+  if (dynamicCount > 1)
+    return evalError(op, "cannot infer more than one dynamic result dim");
+  if (dynamicCount == 1) {
+    if (known == 0 || in.size() % known != 0)
+      return evalError(op, "cannot infer the dynamic result dim");
+    for (int64_t &d : shape)
+      if (ShapedType::isDynamic(d))
+        d = in.size() / known;
+  }
+  if (product(shape) != in.size())
+    return evalError(op, "element count changes from " +
+                           llvm::Twine(in.size()) + " to " +
+                           llvm::Twine(product(shape)));
+  Buffer out = in;
+  out.shape = shape;
+  return out;
+}
+
+Buffer evalTranspose(TransposeOp op, const Buffer &in) {
+  ArrayRef<int64_t> perm = op.getPerm();
+  std::vector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(in.shape[p]);
+  Buffer out = makeBuffer(in.dtype, shape);
+  std::vector<int64_t> inStrides = stridesOf(in.shape);
+  forEachIndex(shape, [&](int64_t flat, ArrayRef<int64_t> index) {
+    int64_t src = 0;
+    for (auto [i, p] : llvm::enumerate(perm))
+      src += index[i] * inStrides[p];
+    out.data[flat] = in.data[src];
+  });
+  return out;
+}
+
+llvm::Expected<Buffer> evalSlice(SliceOp op, const Buffer &in) {
+  ArrayRef<int64_t> offsets = op.getOffsets(), sizes = op.getSizes();
+  for (size_t d = 0; d < in.shape.size(); ++d)
+    if (offsets[d] + sizes[d] > in.shape[d])
+      return evalError(op, "slice of dim " + llvm::Twine(d) +
+                             " is out of bounds for size " +
+                             llvm::Twine(in.shape[d]));
+  Buffer out = makeBuffer(in.dtype, sizes.vec());
+  std::vector<int64_t> inStrides = stridesOf(in.shape);
+  forEachIndex(sizes, [&](int64_t flat, ArrayRef<int64_t> index) {
+    int64_t src = 0;
+    for (size_t d = 0; d < index.size(); ++d)
+      src += (index[d] + offsets[d]) * inStrides[d];
+    out.data[flat] = in.data[src];
+  });
+  return out;
+}
+
+llvm::Expected<Buffer> evalConcat(ConcatOp op,
+                                  ArrayRef<const Buffer *> inputs) {
+  int64_t dim = op.getDim();
+  std::vector<int64_t> shape = inputs.front()->shape;
+  shape[dim] = 0;
+  for (const Buffer *in : inputs) {
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (static_cast<int64_t>(d) != dim && in->shape[d] != shape[d])
+        return evalError(op, "operands differ in dim " + llvm::Twine(d));
+    shape[dim] += in->shape[dim];
+  }
+  Buffer out = makeBuffer(inputs.front()->dtype, shape);
+  std::vector<int64_t> outStrides = stridesOf(shape);
+  int64_t offset = 0;
+  for (const Buffer *in : inputs) {
+    forEachIndex(in->shape, [&](int64_t flat, ArrayRef<int64_t> index) {
+      int64_t dst = 0;
+      for (size_t d = 0; d < index.size(); ++d)
+        dst += (index[d] + (static_cast<int64_t>(d) == dim ? offset : 0)) *
+               outStrides[d];
+      out.data[dst] = in->data[flat];
+    });
+    offset += in->shape[dim];
+  }
+  return out;
+}
+
+Buffer evalReduce(ArrayRef<int64_t> dims, const Buffer &in, bool isMax) {
+  std::vector<int64_t> shape;
+  for (size_t d = 0; d < in.shape.size(); ++d)
+    if (!llvm::is_contained(dims, static_cast<int64_t>(d)))
+      shape.push_back(in.shape[d]);
+  Buffer out = makeBuffer(in.dtype, shape);
+  std::fill(out.data.begin(), out.data.end(),
+            isMax ? -INFINITY : 0.0);
+  std::vector<int64_t> outStrides = stridesOf(shape);
+  forEachIndex(in.shape, [&](int64_t flat, ArrayRef<int64_t> index) {
+    int64_t dst = 0, k = 0;
+    for (size_t d = 0; d < index.size(); ++d)
+      if (!llvm::is_contained(dims, static_cast<int64_t>(d)))
+        dst += index[d] * outStrides[k++];
+    double &acc = out.data[dst];
+    acc = isMax ? nanMax(acc, in.data[flat]) : acc + in.data[flat];
+  });
+  return out;
+}
+
+llvm::Expected<Buffer> evalMatmul(MatmulOp op, const Buffer &a,
+                                  const Buffer &b) {
+  size_t rank = a.shape.size();
+  bool ta = op.getTransposeA(), tb = op.getTransposeB();
+  int64_t batch = rank == 3 ? a.shape[0] : 1;
+  int64_t m = a.shape[rank - (ta ? 1 : 2)], k = a.shape[rank - (ta ? 2 : 1)];
+  int64_t kb = b.shape[rank - (tb ? 1 : 2)], n = b.shape[rank - (tb ? 2 : 1)];
+  if (k != kb || (rank == 3 && b.shape[0] != batch))
+    return evalError(op, "operand shapes do not match");
+  std::vector<int64_t> shape;
+  if (rank == 3)
+    shape.push_back(batch);
+  shape.push_back(m);
+  shape.push_back(n);
+  Buffer out = makeBuffer(a.dtype, shape);
+  int64_t aRows = a.shape[rank - 2], aCols = a.shape[rank - 1];
+  int64_t bRows = b.shape[rank - 2], bCols = b.shape[rank - 1];
+  for (int64_t p = 0; p < batch; ++p)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0;
+        for (int64_t q = 0; q < k; ++q) {
+          double x = ta ? a.data[p * aRows * aCols + q * aCols + i]
+                        : a.data[p * aRows * aCols + i * aCols + q];
+          double y = tb ? b.data[p * bRows * bCols + j * bCols + q]
+                        : b.data[p * bRows * bCols + q * bCols + j];
+          sum += x * y;
+        }
+        out.data[(p * m + i) * n + j] = sum;
+      }
+  return out;
+}
+
+llvm::Expected<std::vector<Buffer>>
+Interpreter::evalOp(Operation *op, std::vector<const Buffer *> in, int depth) {
+  auto single = [](llvm::Expected<Buffer> b)
+      -> llvm::Expected<std::vector<Buffer>> {
+    if (!b)
+      return b.takeError();
+    std::vector<Buffer> v;
+    v.push_back(std::move(*b));
+    return v;
+  };
+
+  if (auto fn = unaryFunction(op)) {
+    Buffer out = *in[0];
+    for (double &v : out.data)
+      v = (*fn)(v);
+    return single(std::move(out));
+  }
+  if (auto fn = binaryFunction(op)) {
+    if (in[0]->shape != in[1]->shape)
+      return evalError(op, "operand shapes differ");
+    DType dtype = isa<CmpOp>(op) ? DType::I1 : in[0]->dtype;
+    Buffer out = makeBuffer(dtype, in[0]->shape);
+    for (int64_t i = 0; i < out.size(); ++i)
+      out.data[i] = (*fn)(in[0]->data[i], in[1]->data[i]);
+    return single(std::move(out));
+  }
+  return llvm::TypeSwitch<Operation *, llvm::Expected<std::vector<Buffer>>>(op)
+      .Case([&](ConstantOp c) { return single(evalConstant(c)); })
+      .Case([&](SelectOp) -> llvm::Expected<std::vector<Buffer>> {
+        if (in[0]->shape != in[1]->shape || in[1]->shape != in[2]->shape)
+          return evalError(op, "operand shapes differ");
+        Buffer out = *in[1];
+        for (int64_t i = 0; i < out.size(); ++i)
+          out.data[i] = in[0]->data[i] != 0 ? in[1]->data[i] : in[2]->data[i];
+        return single(std::move(out));
+      })
+      .Case([&](ConvertOp c) -> llvm::Expected<std::vector<Buffer>> {
+        llvm::Expected<DType> to =
+            kiln::reference::getDType(c.getType().getElementType());
+        if (!to)
+          return to.takeError();
+        Buffer out = *in[0];
+        out.dtype = *to;
+        return single(std::move(out));
+      })
+      .Case([&](BroadcastInDimOp b) { return single(evalBroadcast(b, *in[0])); })
+      .Case([&](ReshapeOp r) { return single(evalReshape(r, *in[0])); })
+      .Case([&](TransposeOp t) { return single(evalTranspose(t, *in[0])); })
+      .Case([&](SliceOp s) { return single(evalSlice(s, *in[0])); })
+      .Case([&](ConcatOp c) { return single(evalConcat(c, in)); })
+      .Case([&](ReduceSumOp r) {
+        return single(evalReduce(r.getDims(), *in[0], /*isMax=*/false));
+      })
+      .Case([&](ReduceMaxOp r) {
+        return single(evalReduce(r.getDims(), *in[0], /*isMax=*/true));
+      })
+      .Case([&](MatmulOp m) { return single(evalMatmul(m, *in[0], *in[1])); })
+      .Case([&](FusionGroupOp group) -> llvm::Expected<std::vector<Buffer>> {
+        llvm::DenseMap<Value, Buffer> env;
+        for (auto [arg, value] :
+             llvm::zip(group.getBody().getArguments(), in))
+          env[arg] = *value;
+        std::vector<Buffer> results;
+        if (llvm::Error e =
+                evalBlock(group.getBody().front(), env, results, depth))
+          return std::move(e);
+        return results;
+      })
+      .Case([&](func::CallOp callOp) -> llvm::Expected<std::vector<Buffer>> {
+        auto callee = symbols.lookup<func::FuncOp>(callOp.getCallee());
+        if (!callee || callee.isExternal())
+          return evalError(op, "callee @" + callOp.getCallee() +
+                                 " is not a defined func.func");
+        std::vector<Buffer> args;
+        for (const Buffer *b : in)
+          args.push_back(*b);
+        return call(callee, std::move(args), depth + 1);
+      })
+      .Case([&](VjpOp) -> llvm::Expected<std::vector<Buffer>> {
+        return evalError(op, "not supported by the reference interpreter; run "
+                           "-kiln-autodiff first");
+      })
+      .Default([&](Operation *) -> llvm::Expected<std::vector<Buffer>> {
+        return evalError(op, "not supported by the reference interpreter");
+      });
+}
+
+llvm::Error Interpreter::evalBlock(Block &block,
+                                   llvm::DenseMap<Value, Buffer> &env,
+                                   std::vector<Buffer> &results, int depth) {
+  for (Operation &op : block) {
+    if (isa<func::ReturnOp, YieldOp>(op)) {
+      for (Value v : op.getOperands())
+        results.push_back(env.at(v));
+      return llvm::Error::success();
+    }
+    std::vector<const Buffer *> operands;
+    for (Value v : op.getOperands()) {
+      auto it = env.find(v);
+      if (it == env.end())
+        return evalError(&op, "operand is not defined in this block");
+      operands.push_back(&it->second);
+    }
+    llvm::Expected<std::vector<Buffer>> outs = evalOp(&op, operands, depth);
+    if (!outs)
+      return outs.takeError();
+    if (outs->size() != op.getNumResults())
+      return evalError(&op, "produced the wrong number of results");
+    for (auto [value, buffer] : llvm::zip(op.getResults(), *outs)) {
+      roundBuffer(buffer);
+      env[value] = std::move(buffer);
+    }
+  }
+  return evalError(block.getParentOp(), "block has no terminator");
+}
+
+llvm::Expected<std::vector<Buffer>>
+Interpreter::call(func::FuncOp func, std::vector<Buffer> args, int depth) {
+  if (depth > 64)
+    return evalError(func, "call depth exceeds 64 (recursion?)");
+  if (func.isExternal())
+    return evalError(func, "@" + func.getSymName() + " has no body");
+  if (!func.getBody().hasOneBlock())
+    return evalError(func, "@" + func.getSymName() +
+                             " must have a single block");
+  Block &block = func.getBody().front();
+  if (block.getNumArguments() != args.size())
+    return evalError(func, "argument count mismatch");
+  llvm::DenseMap<Value, Buffer> env;
+  for (auto [arg, buffer] : llvm::zip(block.getArguments(), args))
+    env[arg] = std::move(buffer);
+  std::vector<Buffer> results;
+  if (llvm::Error e = evalBlock(block, env, results, depth))
+    return std::move(e);
+  return results;
+}
+
+} // namespace
+
+llvm::Expected<DType> kiln::reference::getDType(Type type) {
+  if (type.isF32())
+    return DType::F32;
+  if (type.isF64())
+    return DType::F64;
+  if (type.isF16())
+    return DType::F16;
+  if (type.isBF16())
+    return DType::BF16;
+  if (type.isInteger(1))
+    return DType::I1;
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  type.print(os);
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "unsupported element type " + name);
+}
+
+llvm::Error kiln::reference::checkMatchesType(const HostTensor &value,
+                                              Type type, StringRef what) {
+  std::string expected;
+  llvm::raw_string_ostream os(expected);
+  type.print(os);
+  auto tensorType = dyn_cast<RankedTensorType>(type);
+  auto mismatch = [&] {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   what + " is " + value.getTypeString() +
+                                       " but " + expected + " is expected");
+  };
+  if (!tensorType)
+    return mismatch();
+  llvm::Expected<DType> dtype = getDType(tensorType.getElementType());
+  if (!dtype)
+    return dtype.takeError();
+  if (*dtype != value.getDType() || tensorType.getRank() != value.getRank())
+    return mismatch();
+  for (auto [want, have] : llvm::zip(tensorType.getShape(), value.getShape()))
+    if (!ShapedType::isDynamic(want) && want != have)
+      return mismatch();
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<HostTensor>>
+kiln::reference::evaluate(func::FuncOp func, ArrayRef<HostTensor> inputs) {
+  FunctionType type = func.getFunctionType();
+  if (inputs.size() != type.getNumInputs())
+    return evalError(func, "@" + func.getSymName() + " takes " +
+                             llvm::Twine(type.getNumInputs()) +
+                             " arguments, got " + llvm::Twine(inputs.size()));
+  std::vector<Buffer> args;
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    if (llvm::Error e = checkMatchesType(input, type.getInput(i),
+                                         "argument " + std::to_string(i)))
+      return std::move(e);
+    Buffer b = makeBuffer(input.getDType(), input.getShape().vec());
+    for (int64_t j = 0; j < b.size(); ++j)
+      b.data[j] = input.getAsDouble(j);
+    args.push_back(std::move(b));
+  }
+  auto module = func->getParentOfType<ModuleOp>();
+  if (!module)
+    return evalError(func, "function is not inside a module");
+  Interpreter interpreter(module);
+  llvm::Expected<std::vector<Buffer>> results =
+      interpreter.call(func, std::move(args), 0);
+  if (!results)
+    return results.takeError();
+  std::vector<HostTensor> outputs;
+  for (Buffer &b : *results) {
+    HostTensor t(b.dtype, b.shape);
+    for (int64_t j = 0; j < b.size(); ++j)
+      t.setFromDouble(j, b.data[j]);
+    outputs.push_back(std::move(t));
+  }
+  return outputs;
+}

@@ -1,0 +1,169 @@
+//===- HostTensor.cpp - a dense tensor in host memory ---------------------===//
+
+#include "kiln/Support/HostTensor.h"
+#include "kiln_rt/kiln_rt.h"
+
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <cstdlib>
+#include "llvm/Support/ErrorHandling.h"
+#include <cstring>
+
+using namespace kiln;
+
+size_t kiln::getDTypeSize(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return 4;
+  case DType::F64:
+    return 8;
+  case DType::F16:
+  case DType::BF16:
+    return 2;
+  case DType::I1:
+    return 1;
+  }
+  return 0;
+}
+
+llvm::StringRef kiln::getDTypeName(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return "f32";
+  case DType::F64:
+    return "f64";
+  case DType::F16:
+    return "f16";
+  case DType::BF16:
+    return "bf16";
+  case DType::I1:
+    return "i1";
+  }
+  return "?";
+}
+
+std::optional<DType> kiln::parseDTypeName(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<DType>>(name)
+      .Case("f32", DType::F32)
+      .Case("f64", DType::F64)
+      .Case("f16", DType::F16)
+      .Case("bf16", DType::BF16)
+      .Case("i1", DType::I1)
+      .Default(std::nullopt);
+}
+
+static const llvm::fltSemantics &getHalfSemantics(DType dtype) {
+  return dtype == DType::F16 ? llvm::APFloat::IEEEhalf()
+                             : llvm::APFloat::BFloat();
+}
+
+double kiln::roundToDType(double value, DType dtype) {
+  switch (dtype) {
+  case DType::F64:
+    return value;
+  case DType::F32:
+    return static_cast<float>(value);
+  case DType::I1:
+    return value != 0.0 ? 1.0 : 0.0;
+  case DType::F16:
+  case DType::BF16: {
+    llvm::APFloat f(value);
+    bool losesInfo = false;
+    f.convert(getHalfSemantics(dtype), llvm::APFloat::rmNearestTiesToEven,
+              &losesInfo);
+    return f.convertToDouble();
+  }
+  }
+  return value;
+}
+
+void HostTensor::FreeDeleter::operator()(void *p) const {
+  kiln_rt_host_free(p);
+}
+
+HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape)
+    : dtype(dtype), shape(std::move(shape)) {
+  numElements = 1;
+  for (int64_t d : this->shape)
+    numElements *= d;
+  // 64-byte alignment suits vector loads. The runtime's allocator keeps the
+  // live-byte count that metrics and leak tests read.
+  void *data = nullptr;
+  if (kiln_rt_host_alloc(getByteSize(), 64, &data) != KILN_RT_OK)
+    llvm::report_bad_alloc_error("kiln: host allocation failed");
+  storage.reset(data);
+}
+
+HostTensor::HostTensor(const HostTensor &other)
+    : HostTensor(other.dtype, other.shape) {
+  std::memcpy(getData(), other.getData(), getByteSize());
+}
+
+HostTensor &HostTensor::operator=(const HostTensor &other) {
+  if (this != &other)
+    *this = HostTensor(other);
+  return *this;
+}
+
+double HostTensor::getAsDouble(int64_t index) const {
+  const char *base = static_cast<const char *>(getData());
+  switch (dtype) {
+  case DType::F32: {
+    float v;
+    std::memcpy(&v, base + 4 * index, 4);
+    return v;
+  }
+  case DType::F64: {
+    double v;
+    std::memcpy(&v, base + 8 * index, 8);
+    return v;
+  }
+  case DType::F16:
+  case DType::BF16: {
+    uint16_t bits;
+    std::memcpy(&bits, base + 2 * index, 2);
+    llvm::APFloat f(getHalfSemantics(dtype), llvm::APInt(16, bits));
+    return f.convertToDouble();
+  }
+  case DType::I1:
+    return base[index] != 0 ? 1.0 : 0.0;
+  }
+  return 0.0;
+}
+
+void HostTensor::setFromDouble(int64_t index, double value) {
+  char *base = static_cast<char *>(getData());
+  switch (dtype) {
+  case DType::F32: {
+    float v = static_cast<float>(value);
+    std::memcpy(base + 4 * index, &v, 4);
+    return;
+  }
+  case DType::F64:
+    std::memcpy(base + 8 * index, &value, 8);
+    return;
+  case DType::F16:
+  case DType::BF16: {
+    llvm::APFloat f(value);
+    bool losesInfo = false;
+    f.convert(getHalfSemantics(dtype), llvm::APFloat::rmNearestTiesToEven,
+              &losesInfo);
+    uint16_t bits =
+        static_cast<uint16_t>(f.bitcastToAPInt().getZExtValue());
+    std::memcpy(base + 2 * index, &bits, 2);
+    return;
+  }
+  case DType::I1:
+    base[index] = value != 0.0 ? 1 : 0;
+    return;
+  }
+}
+
+std::string HostTensor::getTypeString() const {
+  std::string s = "tensor<";
+  for (int64_t d : shape)
+    s += std::to_string(d) + "x";
+  s += getDTypeName(dtype).str() + ">";
+  return s;
+}

@@ -1,0 +1,85 @@
+/*===- host_allocator.c - aligned host allocations with statistics --------===*
+ *
+ * Each block carries a small header in front of the aligned pointer that
+ * records the size and the malloc'ed base, so that frees update the live
+ * byte count exactly.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "kiln_rt/kiln_rt.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct block_header {
+  void *base;
+  size_t bytes;
+} block_header;
+
+static atomic_uint_fast64_t live_bytes;
+static atomic_uint_fast64_t peak_bytes;
+static atomic_uint_fast64_t allocations;
+static atomic_uint_fast64_t frees;
+
+const char *kiln_rt_status_string(kiln_rt_status status) {
+  switch (status) {
+  case KILN_RT_OK:
+    return "ok";
+  case KILN_RT_INVALID_ARGUMENT:
+    return "invalid argument";
+  case KILN_RT_OUT_OF_MEMORY:
+    return "out of memory";
+  case KILN_RT_UNAVAILABLE:
+    return "unavailable";
+  case KILN_RT_INTERNAL:
+    return "internal error";
+  }
+  return "unknown status";
+}
+
+kiln_rt_status kiln_rt_host_alloc(size_t bytes, size_t alignment, void **out) {
+  if (!out)
+    return KILN_RT_INVALID_ARGUMENT;
+  *out = NULL;
+  if (alignment < sizeof(void *) || (alignment & (alignment - 1)) != 0)
+    return KILN_RT_INVALID_ARGUMENT;
+  size_t extra = alignment + sizeof(block_header);
+  if (bytes > SIZE_MAX - extra)
+    return KILN_RT_OUT_OF_MEMORY;
+  char *base = malloc(bytes + extra);
+  if (!base)
+    return KILN_RT_OUT_OF_MEMORY;
+  uintptr_t first = (uintptr_t)(base + sizeof(block_header));
+  char *aligned = (char *)((first + alignment - 1) & ~(uintptr_t)(alignment - 1));
+  block_header header = {base, bytes};
+  memcpy(aligned - sizeof(block_header), &header, sizeof(header));
+  memset(aligned, 0, bytes);
+
+  uint64_t now = atomic_fetch_add(&live_bytes, bytes) + bytes;
+  uint64_t peak = atomic_load(&peak_bytes);
+  while (now > peak && !atomic_compare_exchange_weak(&peak_bytes, &peak, now))
+    ;
+  atomic_fetch_add(&allocations, 1);
+  *out = aligned;
+  return KILN_RT_OK;
+}
+
+void kiln_rt_host_free(void *ptr) {
+  if (!ptr)
+    return;
+  block_header header;
+  memcpy(&header, (char *)ptr - sizeof(block_header), sizeof(header));
+  atomic_fetch_sub(&live_bytes, header.bytes);
+  atomic_fetch_add(&frees, 1);
+  free(header.base);
+}
+
+void kiln_rt_host_get_stats(kiln_rt_host_stats *stats) {
+  if (!stats)
+    return;
+  stats->live_bytes = atomic_load(&live_bytes);
+  stats->peak_bytes = atomic_load(&peak_bytes);
+  stats->allocations = atomic_load(&allocations);
+  stats->frees = atomic_load(&frees);
+}

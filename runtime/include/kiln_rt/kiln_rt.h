@@ -1,0 +1,52 @@
+/*===- kiln_rt.h - kiln runtime, C ABI ------------------------------------===*
+ *
+ * The runtime that compiled kiln programs and the host side link against.
+ * It depends on nothing of kiln's but these headers, and never on MLIR or
+ * LLVM. Every function returns a status; nothing aborts.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef KILN_RT_KILN_RT_H
+#define KILN_RT_KILN_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum kiln_rt_status {
+  KILN_RT_OK = 0,
+  KILN_RT_INVALID_ARGUMENT = 1,
+  KILN_RT_OUT_OF_MEMORY = 2,
+  KILN_RT_UNAVAILABLE = 3,
+  KILN_RT_INTERNAL = 4,
+} kiln_rt_status;
+
+/* A short, static description of `status`. */
+const char *kiln_rt_status_string(kiln_rt_status status);
+
+/* Host memory statistics, for leak checks and metrics. */
+typedef struct kiln_rt_host_stats {
+  uint64_t live_bytes;      /* bytes allocated and not yet freed */
+  uint64_t peak_bytes;      /* largest live_bytes seen */
+  uint64_t allocations;     /* successful allocations so far */
+  uint64_t frees;           /* frees so far */
+} kiln_rt_host_stats;
+
+/* Allocates `bytes` (0 is allowed) aligned to `alignment`, a power of two of
+ * at least sizeof(void*); the memory is zeroed. */
+kiln_rt_status kiln_rt_host_alloc(size_t bytes, size_t alignment, void **out);
+
+/* Frees memory from kiln_rt_host_alloc; NULL is ignored. */
+void kiln_rt_host_free(void *ptr);
+
+/* Thread-safe snapshot of the host allocator's statistics. */
+void kiln_rt_host_get_stats(kiln_rt_host_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_RT_KILN_RT_H */

@@ -1,0 +1,323 @@
+//===- kiln-run.cpp - compile and run a kiln function on .npy data --------===//
+//
+//   kiln-run FILE.mlir [--entry NAME] [--backend cpu|cuda] [--input X.npy]...
+//            [--random-inputs SEED] [--output-dir DIR] [--print]
+//            [--repeat N] [--report] [--check-reference]
+//
+// Every bad input ends with one line on stderr and exit code 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Compiler/CpuExecutable.h"
+#include "kiln/Pipelines/Pipelines.h"
+#include "kiln/Reference/Interpreter.h"
+#include "kiln/Support/Npy.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+using namespace llvm;
+using kiln::HostTensor;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<FILE.mlir>"),
+                                      cl::Required);
+static cl::opt<std::string>
+    entryName("entry", cl::desc("function to run (default: main, or the only "
+                                "public function)"),
+              cl::init(""));
+static cl::opt<std::string> backend("backend", cl::desc("cpu or cuda"),
+                                    cl::init("cpu"));
+static cl::list<std::string>
+    inputs("input", cl::desc(".npy file for the next argument, in order"));
+static cl::opt<int64_t>
+    randomSeed("random-inputs",
+               cl::desc("generate deterministic inputs from SEED"),
+               cl::init(-1));
+static cl::opt<std::string> outputDir("output-dir",
+                                      cl::desc("write DIR/out0.npy, ..."),
+                                      cl::init(""));
+static cl::opt<bool> printOutputs("print", cl::desc("print the results"));
+static cl::opt<int> repeat("repeat", cl::desc("run N times (median time)"),
+                           cl::init(1));
+static cl::opt<bool> report("report",
+                            cl::desc("print one JSON line with timings"));
+static cl::opt<bool> checkReference(
+    "check-reference",
+    cl::desc("compare the results with the reference interpreter"));
+static cl::opt<double> relTolerance("rtol", cl::desc("relative tolerance"),
+                            cl::init(-1));
+static cl::opt<double> absTolerance("atol", cl::desc("absolute tolerance"),
+                            cl::init(-1));
+
+[[noreturn]] static void fail(const Twine &message) {
+  errs() << "kiln-run: error: " << message << "\n";
+  errs().flush();
+  std::exit(1);
+}
+
+/// splitmix64: a tiny generator whose output is the same on every platform.
+static uint64_t nextRandom(uint64_t &state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/// Uniform values in [-1, 1) (i1: 0 or 1) for argument `index`.
+static HostTensor randomTensor(const kiln::TensorSignature &sig,
+                               uint64_t seed, size_t index) {
+  HostTensor t(sig.dtype, sig.shape);
+  uint64_t state = seed * 0x2545F4914F6CDD1Dull + index + 1;
+  for (int64_t i = 0; i < t.getNumElements(); ++i) {
+    uint64_t bits = nextRandom(state);
+    double unit = static_cast<double>(bits >> 11) * 0x1.0p-53;
+    t.setFromDouble(i, sig.dtype == kiln::DType::I1 ? (bits & 1)
+                                                    : 2.0 * unit - 1.0);
+  }
+  return t;
+}
+
+static void printValue(raw_ostream &os, const HostTensor &t, int64_t index) {
+  double v = t.getAsDouble(index);
+  if (t.getDType() == kiln::DType::I1) {
+    os << (v != 0 ? "true" : "false");
+    return;
+  }
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer),
+                t.getDType() == kiln::DType::F64 ? "%.12g" : "%.6g", v);
+  os << buffer;
+}
+
+/// Nested brackets in row-major order, one innermost row per line.
+static void printTensor(raw_ostream &os, const HostTensor &t, size_t dim,
+                        int64_t &index) {
+  if (dim == t.getShape().size()) {
+    printValue(os, t, index++);
+    return;
+  }
+  os << "[";
+  for (int64_t i = 0; i < t.getShape()[dim]; ++i) {
+    if (i > 0) {
+      os << ",";
+      if (dim + 1 < t.getShape().size())
+        os << "\n" << std::string(dim + 1, ' ');
+      else
+        os << " ";
+    }
+    printTensor(os, t, dim + 1, index);
+  }
+  os << "]";
+}
+
+static double defaultTolerance(kiln::DType dtype, bool relative) {
+  switch (dtype) {
+  case kiln::DType::F64:
+    return relative ? 1e-9 : 1e-12;
+  case kiln::DType::F16:
+  case kiln::DType::BF16:
+    return relative ? 2e-2 : 1e-2;
+  default:
+    return relative ? 1e-4 : 1e-5;
+  }
+}
+
+/// Compares `got` with `want` elementwise; NaN matches NaN, inf matches the
+/// same inf. Returns the largest absolute error, or fails.
+static double compareWithReference(size_t index, const HostTensor &got,
+                                   const HostTensor &want) {
+  if (got.getShape() != want.getShape() || got.getDType() != want.getDType())
+    fail("output " + Twine(index) + " is " + got.getTypeString() +
+         " but the reference interpreter gives " + want.getTypeString());
+  double r = relTolerance >= 0 ? relTolerance : defaultTolerance(got.getDType(), true);
+  double a = absTolerance >= 0 ? absTolerance : defaultTolerance(got.getDType(), false);
+  double maxError = 0;
+  for (int64_t i = 0; i < got.getNumElements(); ++i) {
+    double x = got.getAsDouble(i), y = want.getAsDouble(i);
+    if (std::isnan(x) && std::isnan(y))
+      continue;
+    if (std::isinf(y) && x == y)
+      continue;
+    double error = std::fabs(x - y);
+    if (!(error <= a + r * std::fabs(y)))
+      fail("output " + Twine(index) + " differs from the reference at " +
+           "element " + Twine(i) + ": got " + formatv("{0}", x) +
+           ", expected " + formatv("{0}", y));
+    maxError = std::max(maxError, error);
+  }
+  return maxError;
+}
+
+int main(int argc, char **argv) {
+  InitLLVM initLLVM(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "kiln-run: compile and run a kiln function\n");
+
+  if (backend == "cuda")
+    fail("backend 'cuda' is not available: this build of kiln has no CUDA "
+         "runtime yet");
+  if (backend != "cpu")
+    fail("unknown backend '" + backend + "' (expected cpu or cuda)");
+  if (repeat < 1)
+    fail("--repeat must be at least 1");
+  if (!inputs.empty() && randomSeed >= 0)
+    fail("--input and --random-inputs cannot be combined");
+
+  mlir::DialectRegistry registry;
+  kiln::registerAllKilnDialects(registry);
+  kiln::registerKilnTranslations(registry);
+  mlir::MLIRContext context(registry);
+  context.disableMultithreading();
+
+  std::string firstError;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &diag) {
+    if (diag.getSeverity() == mlir::DiagnosticSeverity::Error &&
+        firstError.empty()) {
+      raw_string_ostream os(firstError);
+      os << diag.getLocation() << ": " << diag.str();
+    }
+    return mlir::success();
+  });
+
+  auto file = MemoryBuffer::getFileOrSTDIN(inputFile);
+  if (!file)
+    fail("cannot read '" + inputFile + "': " + file.getError().message());
+  SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(*file), SMLoc());
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+  if (!module)
+    fail(firstError.empty() ? "cannot parse '" + inputFile + "'"
+                            : firstError);
+
+  Expected<std::string> entry =
+      kiln::CpuExecutable::findEntry(*module, entryName);
+  if (!entry)
+    fail(toString(entry.takeError()));
+  auto func = module->lookupSymbol<mlir::func::FuncOp>(*entry);
+  mlir::FunctionType type = func.getFunctionType();
+
+  // Inputs are checked against the signature before anything compiles.
+  std::vector<HostTensor> args;
+  if (randomSeed >= 0) {
+    for (auto [i, argType] : llvm::enumerate(type.getInputs())) {
+      auto tensorType = dyn_cast<mlir::RankedTensorType>(argType);
+      if (!tensorType || !tensorType.hasStaticShape())
+        fail("argument " + Twine(i) +
+             " has a dynamic shape: give --input files instead of "
+             "--random-inputs");
+      Expected<kiln::DType> dtype =
+          kiln::reference::getDType(tensorType.getElementType());
+      if (!dtype)
+        fail("argument " + Twine(i) + ": " + toString(dtype.takeError()));
+      kiln::TensorSignature sig{*dtype, tensorType.getShape().vec(), ""};
+      args.push_back(randomTensor(sig, randomSeed, i));
+    }
+  } else {
+    if (inputs.size() != type.getNumInputs())
+      fail("@" + *entry + " takes " + Twine(type.getNumInputs()) +
+           " inputs, got " + Twine(inputs.size()) + " --input files");
+    for (auto [i, path] : llvm::enumerate(inputs)) {
+      Expected<HostTensor> tensor = kiln::readNpy(path);
+      if (!tensor)
+        fail(toString(tensor.takeError()));
+      if (Error e = kiln::reference::checkMatchesType(
+              *tensor, type.getInput(i),
+              "input " + std::to_string(i) + " ('" + path + "')"))
+        fail(toString(std::move(e)));
+      args.push_back(std::move(*tensor));
+    }
+  }
+
+  // The reference runs on an untouched copy: compilation lowers in place.
+  mlir::OwningOpRef<mlir::ModuleOp> referenceModule;
+  if (checkReference)
+    referenceModule = module->clone();
+
+  Expected<std::unique_ptr<kiln::CpuExecutable>> exe =
+      kiln::CpuExecutable::compile(*module, *entry);
+  if (!exe)
+    fail(toString(exe.takeError()));
+
+  std::vector<double> times;
+  std::vector<HostTensor> results;
+  for (int i = 0; i < repeat; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    Expected<std::vector<HostTensor>> out = (*exe)->run(args);
+    auto end = std::chrono::steady_clock::now();
+    if (!out)
+      fail(toString(out.takeError()));
+    times.push_back(
+        std::chrono::duration<double, std::milli>(end - start).count());
+    results = std::move(*out);
+  }
+  std::sort(times.begin(), times.end());
+  double medianMs = times.size() % 2
+                        ? times[times.size() / 2]
+                        : 0.5 * (times[times.size() / 2 - 1] +
+                                 times[times.size() / 2]);
+
+  if (!outputDir.empty()) {
+    if (std::error_code ec = sys::fs::create_directories(outputDir))
+      fail("cannot create '" + outputDir + "': " + ec.message());
+    for (auto [i, result] : llvm::enumerate(results)) {
+      SmallString<128> path(outputDir);
+      sys::path::append(path, "out" + std::to_string(i) + ".npy");
+      if (Error e = kiln::writeNpy(path, result))
+        fail(toString(std::move(e)));
+    }
+  }
+
+  if (printOutputs) {
+    for (auto [i, result] : llvm::enumerate(results)) {
+      outs() << "out" << i << ": " << result.getTypeString() << "\n";
+      int64_t index = 0;
+      printTensor(outs(), result, 0, index);
+      outs() << "\n";
+    }
+  }
+
+  if (checkReference) {
+    auto refFunc = referenceModule->lookupSymbol<mlir::func::FuncOp>(*entry);
+    Expected<std::vector<HostTensor>> expected =
+        kiln::reference::evaluate(refFunc, args);
+    if (!expected)
+      fail("reference interpreter: " + toString(expected.takeError()));
+    if (expected->size() != results.size())
+      fail("the reference interpreter gives " + Twine(expected->size()) +
+           " outputs, the compiled code " + Twine(results.size()));
+    for (auto [i, got, want] : llvm::enumerate(results, *expected)) {
+      double maxError = compareWithReference(i, got, want);
+      outs() << "reference: out" << i << " " << got.getTypeString()
+             << " matches, max abs error " << format("%.3g", maxError)
+             << "\n";
+    }
+  }
+
+  if (report) {
+    const kiln::CompileStats &stats = (*exe)->getStats();
+    outs() << "{\"entry\": \"" << *entry << "\", \"backend\": \"" << backend
+           << "\", \"compile_ms\": " << format("%.3f", stats.compileMs)
+           << ", \"run_ms\": " << format("%.4f", medianMs)
+           << ", \"repeat\": " << repeat
+           << ", \"fusion_groups\": " << stats.fusionGroups
+           << ", \"unique_kernels\": " << stats.uniqueKernels
+           << ", \"kernel_launches\": " << stats.kernelLaunches
+           << ", \"outputs\": " << results.size() << "}\n";
+  }
+  outs().flush();
+  return 0;
+}

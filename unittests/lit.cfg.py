@@ -1,0 +1,10 @@
+# -*- Python -*-
+# Runs every gtest binary under unittests/ as lit tests.
+
+import lit.formats
+
+config.name = "KILN-Unit"
+config.suffixes = []
+config.test_exec_root = config.unittests_obj_root
+config.test_source_root = config.unittests_obj_root
+config.test_format = lit.formats.GoogleTest(".", "Test")
