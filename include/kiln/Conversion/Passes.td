@@ -26,6 +26,18 @@ def KilnLowerToLinalg : Pass<"kiln-lower-to-linalg", "mlir::ModuleOp"> {
   ];
 }
 
+def KilnFuseLinalgElementwise
+    : Pass<"kiln-fuse-linalg-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Fuse elementwise linalg.generic producers into consumers";
+  let description = [{
+    Upstream's elementwise fusion patterns with kiln's control: a producer
+    fuses into a consumer when all its uses are in that consumer (upstream's
+    test pass requires a single use, so `x * x` would not fuse). A producer
+    used by several ops is not fused, since each would recompute it.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 def KilnExpandMath : Pass<"kiln-expand-math"> {
   let summary = "Expand math ops into vectorizable polynomial approximations";
   let description = [{

@@ -1,0 +1,26 @@
+// RUN: kiln-opt %s -kiln-lower-to-linalg -split-input-file -verify-diagnostics
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+func.func @unexpanded_vjp(%x: tensor<4xf32>, %ct: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.vjp' op must be expanded by -kiln-autodiff before lowering}}
+  %g = kiln.vjp @f(%x, %ct) wrt [0] : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %g : tensor<4xf32>
+}
+
+// -----
+
+func.func @dynamic_reshape(%x: tensor<?x4xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{failed to legalize operation 'kiln.reshape'}}
+  %r = kiln.reshape %x : tensor<?x4xf32> -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+func.func @dynamic_new_dim(%x: tensor<4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{failed to legalize operation 'kiln.broadcast_in_dim'}}
+  %b = kiln.broadcast_in_dim %x, dims = [1] : tensor<4xf32> -> tensor<?x4xf32>
+  return %b : tensor<?x4xf32>
+}
