@@ -1,6 +1,7 @@
 //===- CpuExecutable.cpp - a kiln function compiled for the host ----------===//
 
 #include "kiln/Compiler/CpuExecutable.h"
+#include "kiln/Compiler/Diagnostics.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Reference/Interpreter.h"
@@ -84,17 +85,24 @@ static llvm::Expected<TensorSignature> getSignature(Type type,
 
 /// Runs `pm` on `module`, turning the first error diagnostic into an Error.
 static llvm::Error runPasses(PassManager &pm, ModuleOp module) {
-  std::string firstError;
-  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
-    if (diag.getSeverity() == DiagnosticSeverity::Error && firstError.empty()) {
-      llvm::raw_string_ostream os(firstError);
-      os << diag.getLocation() << ": " << diag.str();
-    }
-    return success();
-  });
+  FirstErrorCollector errors(module.getContext());
   if (failed(pm.run(module)))
-    return makeError(firstError.empty() ? "compilation failed" : firstError);
+    return makeError(errors.getFirstErrorOr("compilation failed"));
   return llvm::Error::success();
+}
+
+/// The functions `entry` calls, directly or not, and `entry`, in call order.
+static SmallVector<func::FuncOp> getReachableFunctions(ModuleOp module,
+                                                       func::FuncOp entry) {
+  SmallVector<func::FuncOp> order = {entry};
+  llvm::SmallPtrSet<Operation *, 8> seen = {entry};
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i].walk([&](func::CallOp call) {
+      auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+      if (callee && seen.insert(callee).second)
+        order.push_back(callee);
+    });
+  return order;
 }
 
 /// Initializes the JIT target and loads the libraries compiled code calls
@@ -146,6 +154,11 @@ CpuExecutable::compile(ModuleOp module, StringRef entry) {
       return sig.takeError();
     exe->outputs.push_back(std::move(*sig));
   }
+  // Only the entry stays public, so that symbol DCE drops what it does not
+  // call and nothing else is compiled.
+  for (auto other : module.getOps<func::FuncOp>())
+    if (other != func && !other.isExternal())
+      other.setPrivate();
   func.setPublic();
   func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                 UnitAttr::get(module.getContext()));
@@ -156,7 +169,13 @@ CpuExecutable::compile(ModuleOp module, StringRef entry) {
   kiln::buildKilnCpuTensorPipeline(tensorStage);
   if (llvm::Error e = runPasses(tensorStage, module))
     return std::move(e);
-  module.walk([&](linalg::LinalgOp) { ++exe->stats.kernelLaunches; });
+  // The entry may have been renamed or removed only on error; look it up
+  // again, since passes may have rebuilt it.
+  func = module.lookupSymbol<func::FuncOp>(exe->entryName);
+  if (!func)
+    return makeError("@" + exe->entryName + " disappeared during lowering");
+  for (func::FuncOp reachable : getReachableFunctions(module, func))
+    reachable.walk([&](linalg::LinalgOp) { ++exe->stats.kernelLaunches; });
 
   PassManager codegenStage(module.getContext());
   kiln::buildKilnCpuCodegenPipeline(codegenStage, {});

@@ -22,6 +22,7 @@ void kiln::buildKilnCpuPipeline(OpPassManager &pm,
 
 void kiln::buildKilnCpuTensorPipeline(OpPassManager &pm) {
   // kiln level: folders and patterns, then linalg on tensors.
+  pm.addPass(createSymbolDCEPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createKilnLowerToLinalg());

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Compiler/CpuExecutable.h"
+#include "kiln/Compiler/Diagnostics.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Reference/Interpreter.h"
 #include "kiln/Support/Npy.h"
@@ -182,15 +183,7 @@ int main(int argc, char **argv) {
   mlir::MLIRContext context(registry);
   context.disableMultithreading();
 
-  std::string firstError;
-  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &diag) {
-    if (diag.getSeverity() == mlir::DiagnosticSeverity::Error &&
-        firstError.empty()) {
-      raw_string_ostream os(firstError);
-      os << diag.getLocation() << ": " << diag.str();
-    }
-    return mlir::success();
-  });
+  kiln::FirstErrorCollector errors(&context);
 
   auto file = MemoryBuffer::getFileOrSTDIN(inputFile);
   if (!file)
@@ -200,8 +193,7 @@ int main(int argc, char **argv) {
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
   if (!module)
-    fail(firstError.empty() ? "cannot parse '" + inputFile + "'"
-                            : firstError);
+    fail(errors.getFirstErrorOr("cannot parse '" + inputFile + "'"));
 
   Expected<std::string> entry =
       kiln::CpuExecutable::findEntry(*module, entryName);
