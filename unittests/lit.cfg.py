@@ -7,4 +7,4 @@ config.name = "KILN-Unit"
 config.suffixes = []
 config.test_exec_root = config.unittests_obj_root
 config.test_source_root = config.unittests_obj_root
-config.test_format = lit.formats.GoogleTest(".", "Test")
+config.test_format = lit.formats.GoogleTest(".", "Tests")

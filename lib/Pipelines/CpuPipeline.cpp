@@ -34,7 +34,7 @@ void kiln::buildKilnCpuTensorPipeline(OpPassManager &pm) {
 void kiln::buildKilnCpuCodegenPipeline(
     OpPassManager &pm, const KilnCpuPipelineOptions &options) {
   // Buffers: concat destinations are allocated once and written in place;
-  // results become caller-allocated out-params.
+  // results become caller-allocated out-params, one buffer each.
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -45,6 +45,7 @@ void kiln::buildKilnCpuCodegenPipeline(
   // canonicalizer drops the self-copies bufferization leaves behind.
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createKilnDistinctReturns());
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;

@@ -267,7 +267,7 @@ Buffer evalTranspose(TransposeOp op, const Buffer &in) {
 llvm::Expected<Buffer> evalSlice(SliceOp op, const Buffer &in) {
   ArrayRef<int64_t> offsets = op.getOffsets(), sizes = op.getSizes();
   for (size_t d = 0; d < in.shape.size(); ++d)
-    if (offsets[d] + sizes[d] > in.shape[d])
+    if (offsets[d] > in.shape[d] || sizes[d] > in.shape[d] - offsets[d])
       return evalError(op, "slice of dim " + llvm::Twine(d) +
                              " is out of bounds for size " +
                              llvm::Twine(in.shape[d]));

@@ -1,0 +1,205 @@
+//===- InterpreterTest.cpp - the reference interpreter ----------------------===//
+//
+// Known values for every op family, plus the error paths.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Reference/Interpreter.h"
+#include "kiln/Pipelines/Pipelines.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "gtest/gtest.h"
+
+#include <cmath>
+
+using namespace kiln;
+
+namespace {
+
+class InterpreterTest : public ::testing::Test {
+protected:
+  InterpreterTest() {
+    mlir::DialectRegistry registry;
+    kiln::registerAllKilnDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  /// Parses `source` and evaluates @main on `inputs`.
+  llvm::Expected<std::vector<HostTensor>>
+  run(llvm::StringRef source, std::vector<HostTensor> inputs) {
+    module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+    if (!module)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "parse failed");
+    auto func = module->lookupSymbol<mlir::func::FuncOp>("main");
+    return reference::evaluate(func, inputs);
+  }
+
+  static HostTensor tensor(DType dtype, std::vector<int64_t> shape,
+                           std::vector<double> values) {
+    HostTensor t(dtype, std::move(shape));
+    for (size_t i = 0; i < values.size(); ++i)
+      t.setFromDouble(i, values[i]);
+    return t;
+  }
+
+  static std::vector<double> values(const HostTensor &t) {
+    std::vector<double> v;
+    for (int64_t i = 0; i < t.getNumElements(); ++i)
+      v.push_back(t.getAsDouble(i));
+    return v;
+  }
+
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+};
+
+TEST_F(InterpreterTest, Elementwise) {
+  auto out = run(R"mlir(
+    func.func @main(%x: tensor<3xf32>, %y: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xi1>, tensor<3xf32>) {
+      %r = kiln.relu %x : tensor<3xf32>
+      %s = kiln.sigmoid %y : tensor<3xf32>
+      %p = kiln.pow %y, %y : tensor<3xf32>
+      %m = kiln.max %x, %y : tensor<3xf32>
+      %c = kiln.cmp lt, %x, %y : tensor<3xf32>
+      %sel = kiln.select %c, %x, %y : tensor<3xi1>, tensor<3xf32>
+      return %r, %s, %p, %m, %c, %sel : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xi1>, tensor<3xf32>
+    })mlir",
+                 {tensor(DType::F32, {3}, {-1, 0, 2}),
+                  tensor(DType::F32, {3}, {0, 1, 2})});
+  ASSERT_TRUE(static_cast<bool>(out)) << llvm::toString(out.takeError());
+  EXPECT_EQ(values((*out)[0]), (std::vector<double>{0, 0, 2}));
+  EXPECT_EQ((*out)[1].getAsDouble(0), 0.5);
+  EXPECT_EQ(values((*out)[2]), (std::vector<double>{1, 1, 4}));
+  EXPECT_EQ(values((*out)[3]), (std::vector<double>{0, 1, 2}));
+  EXPECT_EQ((*out)[4].getDType(), DType::I1);
+  EXPECT_EQ(values((*out)[4]), (std::vector<double>{1, 1, 0}));
+  EXPECT_EQ(values((*out)[5]), (std::vector<double>{-1, 0, 2}));
+}
+
+TEST_F(InterpreterTest, MaxPropagatesNaN) {
+  auto out = run(R"mlir(
+    func.func @main(%x: tensor<2xf64>, %y: tensor<2xf64>) -> (tensor<2xf64>, tensor<f64>) {
+      %m = kiln.max %x, %y : tensor<2xf64>
+      %r = kiln.reduce_max %x, dims = [0] : tensor<2xf64> -> tensor<f64>
+      return %m, %r : tensor<2xf64>, tensor<f64>
+    })mlir",
+                 {tensor(DType::F64, {2}, {NAN, 1}),
+                  tensor(DType::F64, {2}, {0, 2})});
+  ASSERT_TRUE(static_cast<bool>(out)) << llvm::toString(out.takeError());
+  EXPECT_TRUE(std::isnan((*out)[0].getAsDouble(0)));
+  EXPECT_EQ((*out)[0].getAsDouble(1), 2.0);
+  EXPECT_TRUE(std::isnan((*out)[1].getAsDouble(0)));
+}
+
+TEST_F(InterpreterTest, LayoutOps) {
+  auto out = run(R"mlir(
+    func.func @main(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> (tensor<3x2xf32>, tensor<2x3xf32>, tensor<2x2xf32>, tensor<2x5xf32>, tensor<6xf32>) {
+      %t = kiln.transpose %x, perm = [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+      %bb = kiln.broadcast_in_dim %b, dims = [1] : tensor<3xf32> -> tensor<2x3xf32>
+      %s = kiln.slice %x, offsets = [0, 1], sizes = [2, 2] : tensor<2x3xf32> -> tensor<2x2xf32>
+      %k = kiln.concat %x, %s dim = 1 : tensor<2x3xf32>, tensor<2x2xf32> -> tensor<2x5xf32>
+      %r = kiln.reshape %x : tensor<2x3xf32> -> tensor<6xf32>
+      return %t, %bb, %s, %k, %r : tensor<3x2xf32>, tensor<2x3xf32>, tensor<2x2xf32>, tensor<2x5xf32>, tensor<6xf32>
+    })mlir",
+                 {tensor(DType::F32, {2, 3}, {0, 1, 2, 3, 4, 5}),
+                  tensor(DType::F32, {3}, {10, 20, 30})});
+  ASSERT_TRUE(static_cast<bool>(out)) << llvm::toString(out.takeError());
+  EXPECT_EQ(values((*out)[0]), (std::vector<double>{0, 3, 1, 4, 2, 5}));
+  EXPECT_EQ(values((*out)[1]), (std::vector<double>{10, 20, 30, 10, 20, 30}));
+  EXPECT_EQ(values((*out)[2]), (std::vector<double>{1, 2, 4, 5}));
+  EXPECT_EQ(values((*out)[3]),
+            (std::vector<double>{0, 1, 2, 1, 2, 3, 4, 5, 4, 5}));
+  EXPECT_EQ((*out)[4].getShape().vec(), (std::vector<int64_t>{6}));
+}
+
+TEST_F(InterpreterTest, ReductionsAndMatmul) {
+  auto out = run(R"mlir(
+    func.func @main(%x: tensor<2x3xf32>, %w: tensor<2x3xf32>) -> (tensor<3xf32>, tensor<2xf32>, tensor<2x2xf32>, tensor<3x3xf32>) {
+      %s = kiln.reduce_sum %x, dims = [0] : tensor<2x3xf32> -> tensor<3xf32>
+      %m = kiln.reduce_max %x, dims = [1] : tensor<2x3xf32> -> tensor<2xf32>
+      %p = kiln.matmul %x, %w {transpose_b = true} : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x2xf32>
+      %q = kiln.matmul %x, %w {transpose_a = true} : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<3x3xf32>
+      return %s, %m, %p, %q : tensor<3xf32>, tensor<2xf32>, tensor<2x2xf32>, tensor<3x3xf32>
+    })mlir",
+                 {tensor(DType::F32, {2, 3}, {1, 2, 3, 4, 5, 6}),
+                  tensor(DType::F32, {2, 3}, {1, 0, 0, 0, 1, 0})});
+  ASSERT_TRUE(static_cast<bool>(out)) << llvm::toString(out.takeError());
+  EXPECT_EQ(values((*out)[0]), (std::vector<double>{5, 7, 9}));
+  EXPECT_EQ(values((*out)[1]), (std::vector<double>{3, 6}));
+  EXPECT_EQ(values((*out)[2]), (std::vector<double>{1, 2, 4, 5}));
+  // x^T w: column i of x times row j of w.
+  EXPECT_EQ(values((*out)[3]),
+            (std::vector<double>{1, 4, 0, 2, 5, 0, 3, 6, 0}));
+}
+
+TEST_F(InterpreterTest, BatchedMatmulConvertConstantAndGroups) {
+  auto out = run(R"mlir(
+    func.func @helper(%a: tensor<2xf32>) -> tensor<2xf32> {
+      %n = kiln.neg %a : tensor<2xf32>
+      return %n : tensor<2xf32>
+    }
+    func.func @main(%a: tensor<2x1x2xf32>, %b: tensor<2x2x1xf32>) -> (tensor<2x1x1xf32>, tensor<2xf16>, tensor<2xf32>) {
+      %m = kiln.matmul %a, %b : tensor<2x1x2xf32>, tensor<2x2x1xf32> -> tensor<2x1x1xf32>
+      %c = kiln.constant dense<[1.0, 0.1]> : tensor<2xf32>
+      %h = kiln.convert %c : tensor<2xf32> -> tensor<2xf16>
+      %g = kiln.fusion_group %c : (tensor<2xf32>) -> tensor<2xf32> {
+      ^bb0(%x: tensor<2xf32>):
+        %e = kiln.exp %x : tensor<2xf32>
+        kiln.yield %e : tensor<2xf32>
+      }
+      %n = func.call @helper(%g) : (tensor<2xf32>) -> tensor<2xf32>
+      return %m, %h, %n : tensor<2x1x1xf32>, tensor<2xf16>, tensor<2xf32>
+    })mlir",
+                 {tensor(DType::F32, {2, 1, 2}, {1, 2, 3, 4}),
+                  tensor(DType::F32, {2, 2, 1}, {1, 1, 2, 2})});
+  ASSERT_TRUE(static_cast<bool>(out)) << llvm::toString(out.takeError());
+  EXPECT_EQ(values((*out)[0]), (std::vector<double>{3, 14}));
+  EXPECT_EQ((*out)[1].getDType(), DType::F16);
+  EXPECT_EQ((*out)[1].getAsDouble(1), roundToDType(0.1f, DType::F16));
+  EXPECT_EQ((*out)[2].getAsDouble(0), -static_cast<double>(
+                                          static_cast<float>(std::exp(1.0))));
+}
+
+TEST_F(InterpreterTest, DynamicDimsTakeTheInputSize) {
+  auto out = run(R"mlir(
+    func.func @main(%x: tensor<?x2xf32>) -> tensor<?xf32> {
+      %s = kiln.reduce_sum %x, dims = [1] : tensor<?x2xf32> -> tensor<?xf32>
+      return %s : tensor<?xf32>
+    })mlir",
+                 {tensor(DType::F32, {3, 2}, {1, 1, 2, 2, 3, 3})});
+  ASSERT_TRUE(static_cast<bool>(out)) << llvm::toString(out.takeError());
+  EXPECT_EQ(values((*out)[0]), (std::vector<double>{2, 4, 6}));
+}
+
+TEST_F(InterpreterTest, RejectsBadInputsAndVjp) {
+  const char *source = R"mlir(
+    func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+      return %x : tensor<2xf32>
+    }
+    func.func @main(%x: tensor<2xf32>, %ct: tensor<2xf32>) -> tensor<2xf32> {
+      %g = kiln.vjp @f(%x, %ct) wrt [0] : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+      return %g : tensor<2xf32>
+    })mlir";
+  auto wrongCount = run(source, {tensor(DType::F32, {2}, {1, 2})});
+  ASSERT_FALSE(static_cast<bool>(wrongCount));
+  EXPECT_NE(llvm::toString(wrongCount.takeError()).find("takes 2 arguments"),
+            std::string::npos);
+
+  auto wrongType = run(source, {tensor(DType::F64, {2}, {1, 2}),
+                                tensor(DType::F32, {2}, {1, 2})});
+  ASSERT_FALSE(static_cast<bool>(wrongType));
+  EXPECT_NE(llvm::toString(wrongType.takeError())
+                .find("argument 0 is tensor<2xf64> but tensor<2xf32>"),
+            std::string::npos);
+
+  auto vjp = run(source, {tensor(DType::F32, {2}, {1, 2}),
+                          tensor(DType::F32, {2}, {1, 1})});
+  ASSERT_FALSE(static_cast<bool>(vjp));
+  EXPECT_NE(llvm::toString(vjp.takeError()).find("kiln.vjp: not supported"),
+            std::string::npos);
+}
+
+} // namespace

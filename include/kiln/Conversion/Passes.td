@@ -38,6 +38,17 @@ def KilnFuseLinalgElementwise
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def KilnDistinctReturns : Pass<"kiln-distinct-returns", "mlir::func::FuncOp"> {
+  let summary = "Give every returned buffer its own allocation";
+  let description = [{
+    Runs after bufferization. A function that returns one buffer twice (as
+    written, or after CSE merged two identical computations) cannot hand it
+    to two out-params, and upstream's results-to-out-params pass does not
+    handle it. Each repeated return operand is copied into a fresh buffer.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def KilnExpandMath : Pass<"kiln-expand-math"> {
   let summary = "Expand math ops into vectorizable polynomial approximations";
   let description = [{

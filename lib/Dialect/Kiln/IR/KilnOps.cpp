@@ -30,6 +30,23 @@ static bool dimsCompatible(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
 }
 
+/// Inferred and declared result types agree when they differ only where one
+/// of them has a dynamic dim: `tensor<?x4xf32>` may be declared as
+/// `tensor<5x4xf32>` when the operands pin the size at run time, and the
+/// other way round.
+static bool areCompatibleResultTypes(TypeRange inferred, TypeRange declared) {
+  if (inferred.size() != declared.size())
+    return false;
+  for (auto [a, b] : llvm::zip(inferred, declared)) {
+    auto ta = dyn_cast<RankedTensorType>(a);
+    auto tb = dyn_cast<RankedTensorType>(b);
+    if (!ta || !tb || ta.getElementType() != tb.getElementType() ||
+        failed(verifyCompatibleShape(ta, tb)))
+      return false;
+  }
+  return true;
+}
+
 static RankedTensorType getRankedTensor(Type type) {
   return dyn_cast_or_null<RankedTensorType>(type);
 }
@@ -142,8 +159,14 @@ LogicalResult ReshapeOp::verify() {
   RankedTensorType resultType = getType();
   if (operandType.getElementType() != resultType.getElementType())
     return emitOpError("operand and result element types differ");
-  std::optional<int64_t> from = getStaticElementCount(operandType);
-  std::optional<int64_t> to = getStaticElementCount(resultType);
+  // A static zero dim makes the count zero whatever the dynamic dims are.
+  auto count = [](RankedTensorType type) -> std::optional<int64_t> {
+    if (llvm::is_contained(type.getShape(), 0))
+      return 0;
+    return getStaticElementCount(type);
+  };
+  std::optional<int64_t> from = count(operandType);
+  std::optional<int64_t> to = count(resultType);
   if (from && to && *from != *to)
     return emitOpError("operand has ")
            << *from << " elements but the result has " << *to;
@@ -203,10 +226,12 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
       return emitOptionalError(loc, "slice dim ", i,
                                " has a negative offset or size");
     int64_t dim = operandType.getDimSize(i);
-    if (!ShapedType::isDynamic(dim) && offsets[i] + sizes[i] > dim)
-      return emitOptionalError(loc, "slice dim ", i, " [", offsets[i], ", ",
-                               offsets[i] + sizes[i],
-                               ") is out of bounds for size ", dim);
+    // Written to avoid overflowing offset + size.
+    if (!ShapedType::isDynamic(dim) &&
+        (offsets[i] > dim || sizes[i] > dim - offsets[i]))
+      return emitOptionalError(loc, "slice dim ", i, " at offset ", offsets[i],
+                               " of size ", sizes[i],
+                               " is out of bounds for size ", dim);
   }
   types.push_back(operandType.clone(sizes));
   return success();
@@ -369,8 +394,14 @@ LogicalResult VjpOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
              << value.getType() << " but the callee expects " << expected;
   }
   ArrayRef<int64_t> wrt = getWrt();
-  if (failed(verifySortedDims(getLoc(), wrt, numArgs, "wrt index")))
-    return failure();
+  for (auto [i, index] : llvm::enumerate(wrt)) {
+    if (index < 0 || index >= static_cast<int64_t>(numArgs))
+      return emitOpError("wrt index ")
+             << index << " is out of range for a callee with " << numArgs
+             << " arguments";
+    if (i > 0 && wrt[i - 1] >= index)
+      return emitOpError("wrt indices must be sorted and unique");
+  }
   if (wrt.size() != getNumResults())
     return emitOpError("expects one result per wrt index (")
            << wrt.size() << "), got " << getNumResults();
@@ -409,6 +440,40 @@ LogicalResult FusionGroupOp::verify() {
   if (yield.getValues().getTypes() != getResultTypes())
     return emitOpError("yielded types do not match the group's result types");
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Result-type compatibility of the ops with inference
+//===----------------------------------------------------------------------===//
+
+bool CmpOp::isCompatibleReturnTypes(TypeRange inferred,
+                                   TypeRange declared) {
+  return areCompatibleResultTypes(inferred, declared);
+}
+
+bool TransposeOp::isCompatibleReturnTypes(TypeRange inferred,
+                                         TypeRange declared) {
+  return areCompatibleResultTypes(inferred, declared);
+}
+
+bool ConcatOp::isCompatibleReturnTypes(TypeRange inferred,
+                                      TypeRange declared) {
+  return areCompatibleResultTypes(inferred, declared);
+}
+
+bool ReduceSumOp::isCompatibleReturnTypes(TypeRange inferred,
+                                         TypeRange declared) {
+  return areCompatibleResultTypes(inferred, declared);
+}
+
+bool ReduceMaxOp::isCompatibleReturnTypes(TypeRange inferred,
+                                         TypeRange declared) {
+  return areCompatibleResultTypes(inferred, declared);
+}
+
+bool MatmulOp::isCompatibleReturnTypes(TypeRange inferred,
+                                      TypeRange declared) {
+  return areCompatibleResultTypes(inferred, declared);
 }
 
 #define GET_OP_CLASSES

@@ -97,7 +97,8 @@ class Kiln_ShapeOp<string mnemonic, list<Trait> traits = []>
 }
 
 class Kiln_ReduceOp<string mnemonic, list<Trait> traits = []>
-    : Kiln_Op<mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptor])> {
+    : Kiln_Op<mnemonic, !listconcat(traits,
+              [Pure, InferTypeOpAdaptorWithIsCompatible])> {
   let arguments = (ins Kiln_FloatTensor:$operand, DenseI64ArrayAttr:$dims);
   let results = (outs Kiln_FloatTensor:$result);
   let assemblyFormat = [{

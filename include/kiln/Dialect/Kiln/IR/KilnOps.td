@@ -95,7 +95,8 @@ def Kiln_PowOp : Kiln_BinaryMathOp<"pow", "x ^ y">;
 // Compare, select, convert
 //===----------------------------------------------------------------------===//
 
-def Kiln_CmpOp : Kiln_Op<"cmp", [Pure, Elementwise, InferTypeOpAdaptor,
+def Kiln_CmpOp : Kiln_Op<"cmp", [Pure, Elementwise,
+    InferTypeOpAdaptorWithIsCompatible,
                                   AllTypesMatch<["lhs", "rhs"]>]> {
   let summary = "elementwise comparison";
   let description = [{
@@ -195,7 +196,8 @@ def Kiln_ReshapeOp : Kiln_ShapeOp<"reshape"> {
   let hasFolder = 1;
 }
 
-def Kiln_TransposeOp : Kiln_ShapeOp<"transpose", [InferTypeOpAdaptor]> {
+def Kiln_TransposeOp : Kiln_ShapeOp<"transpose",
+    [InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "dimension permutation";
   let description = [{
     `result.shape[i] = operand.shape[perm[i]]`.
@@ -231,7 +233,8 @@ def Kiln_SliceOp : Kiln_ShapeOp<"slice", [InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
-def Kiln_ConcatOp : Kiln_ShapeOp<"concat", [InferTypeOpAdaptor]> {
+def Kiln_ConcatOp : Kiln_ShapeOp<"concat",
+    [InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "concatenation along one dim";
   let description = [{
     Joins one or more tensors along `dim`. They may differ in size along
@@ -275,7 +278,8 @@ def Kiln_ReduceMaxOp : Kiln_ReduceOp<"reduce_max"> {
   }];
 }
 
-def Kiln_MatmulOp : Kiln_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
+def Kiln_MatmulOp : Kiln_Op<"matmul", [Pure,
+    InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "matrix product, optionally batched";
   let description = [{
     `[M,K] x [K,N] -> [M,N]`, or batched `[B,M,K] x [B,K,N] -> [B,M,N]`,
