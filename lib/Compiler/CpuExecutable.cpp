@@ -163,7 +163,8 @@ CpuExecutable::compile(ModuleOp module, StringRef entry) {
   func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                 UnitAttr::get(module.getContext()));
 
-  module.walk([&](FusionGroupOp) { ++exe->stats.fusionGroups; });
+  for (func::FuncOp reachable : getReachableFunctions(module, func))
+    reachable.walk([&](FusionGroupOp) { ++exe->stats.fusionGroups; });
 
   PassManager tensorStage(module.getContext());
   kiln::buildKilnCpuTensorPipeline(tensorStage);
@@ -206,6 +207,13 @@ CpuExecutable::compile(ModuleOp module, StringRef entry) {
     return makeError("JIT compilation failed: " +
                      llvm::toString(engine.takeError()));
   exe->engine = std::move(*engine);
+  // Look the entry up now: ORC compiles on first lookup, and that belongs
+  // to compile time, not to the first run.
+  auto entryFn = exe->engine->lookupPacked("_mlir_ciface_" + exe->entryName);
+  if (!entryFn)
+    return makeError("JIT compilation failed: " +
+                     llvm::toString(entryFn.takeError()));
+  exe->entryFunction = *entryFn;
   exe->stats.compileMs =
       std::chrono::duration<double, std::milli>(
           std::chrono::steady_clock::now() - start)
@@ -265,8 +273,6 @@ CpuExecutable::run(llvm::ArrayRef<HostTensor> args) const {
     descriptorPtrs.push_back(desc.data());
   for (void *&ptr : descriptorPtrs)
     packed.push_back(&ptr);
-  if (llvm::Error e =
-          engine->invokePacked("_mlir_ciface_" + entryName, packed))
-    return std::move(e);
+  entryFunction(packed.data());
   return results;
 }

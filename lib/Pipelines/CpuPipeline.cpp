@@ -63,8 +63,9 @@ void kiln::buildKilnCpuCodegenPipeline(
 
   // LLVM dialect. memref goes before scf-to-cf: OpenMP reductions leave
   // memref.alloca_scope regions that must still hold structured loops.
-  pm.addPass(createLowerAffinePass());
+  // expand-strided-metadata computes offsets with affine.apply.
   pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertMathToLLVMPass());

@@ -58,6 +58,15 @@ static const llvm::fltSemantics &getHalfSemantics(DType dtype) {
                              : llvm::APFloat::BFloat();
 }
 
+/// `value` rounded to f16 or bf16 (ties to even).
+static llvm::APFloat toHalf(double value, DType dtype) {
+  llvm::APFloat f(value);
+  bool losesInfo = false;
+  f.convert(getHalfSemantics(dtype), llvm::APFloat::rmNearestTiesToEven,
+            &losesInfo);
+  return f;
+}
+
 double kiln::roundToDType(double value, DType dtype) {
   switch (dtype) {
   case DType::F64:
@@ -67,13 +76,8 @@ double kiln::roundToDType(double value, DType dtype) {
   case DType::I1:
     return value != 0.0 ? 1.0 : 0.0;
   case DType::F16:
-  case DType::BF16: {
-    llvm::APFloat f(value);
-    bool losesInfo = false;
-    f.convert(getHalfSemantics(dtype), llvm::APFloat::rmNearestTiesToEven,
-              &losesInfo);
-    return f.convertToDouble();
-  }
+  case DType::BF16:
+    return toHalf(value, dtype).convertToDouble();
   }
   return value;
 }
@@ -145,12 +149,8 @@ void HostTensor::setFromDouble(int64_t index, double value) {
     return;
   case DType::F16:
   case DType::BF16: {
-    llvm::APFloat f(value);
-    bool losesInfo = false;
-    f.convert(getHalfSemantics(dtype), llvm::APFloat::rmNearestTiesToEven,
-              &losesInfo);
-    uint16_t bits =
-        static_cast<uint16_t>(f.bitcastToAPInt().getZExtValue());
+    uint16_t bits = static_cast<uint16_t>(
+        toHalf(value, dtype).bitcastToAPInt().getZExtValue());
     std::memcpy(base + 2 * index, &bits, 2);
     return;
   }

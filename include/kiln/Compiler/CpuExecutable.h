@@ -72,6 +72,8 @@ private:
   CpuExecutable() = default;
 
   std::unique_ptr<mlir::ExecutionEngine> engine;
+  /// The packed wrapper of the entry's C interface.
+  void (*entryFunction)(void **) = nullptr;
   std::string entryName;
   std::vector<TensorSignature> inputs, outputs;
   CompileStats stats;

@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace kiln;
 
@@ -72,6 +74,42 @@ struct BinaryLowering : OpConversionPattern<OpTy> {
 
   ScalarBinaryFn fn;
 };
+
+/// C's pow for the cases ML programs meet: powf on |x| (which the math
+/// expansion turns into exp(y * log|x|)), then the sign for a negative base
+/// with an integral exponent, NaN for a negative base with a fractional one,
+/// and pow(x, 0) = 1 for every x.
+Value buildPow(OpBuilder &b, Location loc, Value x, Value y) {
+  Type type = x.getType();
+  Value zero = floatConstant(b, loc, type, 0.0);
+  Value one = floatConstant(b, loc, type, 1.0);
+  Value half = floatConstant(b, loc, type, 0.5);
+  Value two = floatConstant(b, loc, type, 2.0);
+  Value nan = floatConstant(b, loc, type, std::nan(""));
+  Value magnitude =
+      math::PowFOp::create(b, loc, math::AbsFOp::create(b, loc, x), y);
+  Value floorY = math::FloorOp::create(b, loc, y);
+  Value isIntegral =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, floorY, y);
+  // y - 2 * floor(y / 2) is 1 for odd integers.
+  Value halfFloor = math::FloorOp::create(
+      b, loc, arith::MulFOp::create(b, loc, y, half));
+  Value parity = arith::SubFOp::create(
+      b, loc, y, arith::MulFOp::create(b, loc, two, halfFloor));
+  Value isOdd =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, parity, one);
+  Value negated = arith::NegFOp::create(b, loc, magnitude);
+  Value negativeBase = arith::SelectOp::create(
+      b, loc, isIntegral,
+      arith::SelectOp::create(b, loc, isOdd, negated, magnitude), nan);
+  Value isNegative =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, zero);
+  Value result =
+      arith::SelectOp::create(b, loc, isNegative, negativeBase, magnitude);
+  Value yIsZero =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, y, zero);
+  return arith::SelectOp::create(b, loc, yIsZero, one, result);
+}
 
 arith::CmpFPredicate toArith(CmpPredicate predicate) {
   switch (predicate) {
@@ -233,10 +271,7 @@ void kiln::populateElementwiseLoweringPatterns(
       ctx, [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
         return arith::MinimumFOp::create(b, loc, x, y);
       });
-  patterns.add<BinaryLowering<PowOp>>(
-      ctx, [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
-        return math::PowFOp::create(b, loc, x, y);
-      });
+  patterns.add<BinaryLowering<PowOp>>(ctx, buildPow);
 
   patterns.add<CmpLowering, SelectLowering, ConvertLowering>(ctx);
 }

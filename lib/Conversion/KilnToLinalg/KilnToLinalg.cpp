@@ -46,6 +46,37 @@ static void inlineFusionGroup(RewriterBase &rewriter, FusionGroupOp group) {
   rewriter.replaceOp(group, results);
 }
 
+/// Reports the kiln ops whose dynamic dims leave a size unknowable; the
+/// patterns cannot lower them.
+static LogicalResult checkLowerable(ModuleOp module) {
+  WalkResult result = module.walk([](Operation *op) {
+    if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+      if (reshape.getType().getNumDynamicDims() > 1) {
+        reshape.emitOpError("with more than one dynamic result dim cannot be "
+                            "lowered: their sizes are ambiguous");
+        return WalkResult::interrupt();
+      }
+    }
+    if (auto broadcast = dyn_cast<BroadcastInDimOp>(op)) {
+      RankedTensorType operandType = broadcast.getOperand().getType();
+      RankedTensorType resultType = broadcast.getType();
+      ArrayRef<int64_t> dims = broadcast.getDims();
+      for (int64_t d = 0; d < resultType.getRank(); ++d) {
+        if (!resultType.isDynamicDim(d))
+          continue;
+        const int64_t *it = llvm::find(dims, d);
+        if (it == dims.end() || operandType.getDimSize(it - dims.begin()) == 1) {
+          broadcast.emitOpError("dynamic result dim ")
+              << d << " has no operand dim to take its size from";
+          return WalkResult::interrupt();
+        }
+      }
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 namespace {
 struct KilnLowerToLinalgPass
     : kiln::impl::KilnLowerToLinalgBase<KilnLowerToLinalgPass> {
@@ -57,7 +88,7 @@ struct KilnLowerToLinalgPass
       op.emitOpError("must be expanded by -kiln-autodiff before lowering");
       return WalkResult::interrupt();
     });
-    if (unexpanded.wasInterrupted())
+    if (unexpanded.wasInterrupted() || failed(checkLowerable(module)))
       return signalPassFailure();
 
     SmallVector<FusionGroupOp> groups;

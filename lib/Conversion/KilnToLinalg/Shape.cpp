@@ -91,6 +91,13 @@ struct BroadcastInDimLowering : OpConversionPattern<BroadcastInDimOp> {
   }
 };
 
+/// `value` as `type`, with a tensor.cast only when the types differ.
+Value castTo(OpBuilder &b, Location loc, Value value, Type type) {
+  if (value.getType() == type)
+    return value;
+  return tensor::CastOp::create(b, loc, type, value);
+}
+
 /// All dims of a rank-`rank` tensor in one reassociation group.
 SmallVector<ReassociationIndices> collapseAll(int64_t rank) {
   if (rank == 0)
@@ -106,32 +113,64 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType from = op.getOperand().getType();
     RankedTensorType to = op.getType();
-    if (!from.hasStaticShape() || !to.hasStaticShape())
-      return rewriter.notifyMatchFailure(
-          op, "reshape with dynamic dims is not supported yet");
+    if (to.getNumDynamicDims() > 1)
+      return rewriter.notifyMatchFailure(op, "ambiguous dynamic result dims");
     Location loc = op.getLoc();
     Value value = adaptor.getOperand();
     // Row-major order is what collapse/expand preserve: go through 1-D
     // (or 0-D when the tensor has one element and either side is 0-D).
-    if (from.getRank() == 0 || to.getRank() == 0) {
-      if (from.getRank() == 0)
-        value = tensor::ExpandShapeOp::create(rewriter, loc, to, value,
-                                              collapseAll(0));
-      else
-        value = tensor::CollapseShapeOp::create(rewriter, loc, to, value,
-                                                collapseAll(0));
-      rewriter.replaceOp(op, value);
+    if (from.getRank() == 0) {
+      // One element: expand to the (all-ones) result shape.
+      auto staticTo = RankedTensorType::get(
+          SmallVector<int64_t>(to.getRank(), 1), to.getElementType());
+      value = tensor::ExpandShapeOp::create(rewriter, loc, staticTo, value,
+                                            collapseAll(0));
+      rewriter.replaceOp(op, castTo(rewriter, loc, value, to));
       return success();
     }
-    auto flat = RankedTensorType::get({from.getNumElements()},
-                                      from.getElementType());
+    if (to.getRank() == 0 && from.hasStaticShape()) {
+      rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, to, value,
+                                                           collapseAll(0));
+      return success();
+    }
+    int64_t count = from.hasStaticShape() ? from.getNumElements()
+                                          : ShapedType::kDynamic;
+    auto flat = RankedTensorType::get({count}, from.getElementType());
     if (from.getRank() != 1)
       value = tensor::CollapseShapeOp::create(rewriter, loc, flat, value,
                                               collapseAll(from.getRank()));
-    if (to.getRank() != 1)
-      value = tensor::ExpandShapeOp::create(rewriter, loc, to, value,
-                                            collapseAll(to.getRank()));
-    rewriter.replaceOp(op, value);
+    else
+      value = castTo(rewriter, loc, value, flat);
+    if (to.getRank() == 0) {
+      auto one = RankedTensorType::get({1}, to.getElementType());
+      value = castTo(rewriter, loc, value, one);
+      rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, to, value,
+                                                           collapseAll(0));
+      return success();
+    }
+    if (to.getRank() == 1) {
+      rewriter.replaceOp(op, castTo(rewriter, loc, value, to));
+      return success();
+    }
+    // The one dynamic result dim is the element count over the static dims.
+    SmallVector<OpFoldResult> outputShape;
+    int64_t staticProduct = 1;
+    for (int64_t d : to.getShape())
+      if (!ShapedType::isDynamic(d))
+        staticProduct *= d;
+    for (int64_t d : to.getShape()) {
+      if (!ShapedType::isDynamic(d)) {
+        outputShape.push_back(rewriter.getIndexAttr(d));
+        continue;
+      }
+      Value total = tensor::DimOp::create(rewriter, loc, value, 0);
+      Value divisor = arith::ConstantIndexOp::create(rewriter, loc,
+                                                     staticProduct);
+      outputShape.push_back(
+          arith::DivUIOp::create(rewriter, loc, total, divisor).getResult());
+    }
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+        op, to, value, collapseAll(to.getRank()), outputShape);
     return success();
   }
 };

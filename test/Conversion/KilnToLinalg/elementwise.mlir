@@ -47,7 +47,11 @@ func.func @unary_f32(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // CHECK: arith.divf {{.*}} : f64
 // CHECK: arith.maximumf {{.*}} : f64
 // CHECK: arith.minimumf {{.*}} : f64
-// CHECK: math.powf {{.*}} : f64
+// CHECK: %[[ABS:.+]] = math.absf
+// CHECK: math.powf %[[ABS]], {{.*}} : f64
+// CHECK: math.floor
+// CHECK: arith.cmpf olt
+// CHECK: arith.select
 func.func @binary_f64(%x: tensor<16xf64>, %y: tensor<16xf64>) -> tensor<16xf64> {
   %0 = kiln.add %x, %y : tensor<16xf64>
   %1 = kiln.sub %0, %y : tensor<16xf64>

@@ -89,3 +89,19 @@ func.func @concat_dynamic(%x: tensor<?x8xf32>, %y: tensor<2x8xf32>) -> tensor<?x
   %0 = kiln.concat %x, %y dim = 0 : tensor<?x8xf32>, tensor<2x8xf32> -> tensor<?x8xf32>
   return %0 : tensor<?x8xf32>
 }
+
+// -----
+
+// A dynamic reshape collapses to 1-D and expands again; the one dynamic
+// result dim is the element count divided by the static dims.
+// CHECK-LABEL: func @reshape_dynamic
+// CHECK-SAME: (%[[X:.+]]: tensor<?x8xf32>)
+// CHECK: %[[F:.+]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1]] : tensor<?x8xf32> into tensor<?xf32>
+// CHECK: %[[N:.+]] = tensor.dim %[[F]], %{{.*}} : tensor<?xf32>
+// CHECK: %[[C4:.+]] = arith.constant 4 : index
+// CHECK: %[[D:.+]] = arith.divui %[[N]], %[[C4]] : index
+// CHECK: tensor.expand_shape %[[F]] {{\[\[}}0, 1]] output_shape [%[[D]], 4] : tensor<?xf32> into tensor<?x4xf32>
+func.func @reshape_dynamic(%x: tensor<?x8xf32>) -> tensor<?x4xf32> {
+  %0 = kiln.reshape %x : tensor<?x8xf32> -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}

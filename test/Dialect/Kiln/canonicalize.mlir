@@ -352,3 +352,16 @@ func.func @cse(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %b = kiln.tanh %x : tensor<4xf32>
   return %a, %b : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// broadcast of broadcast does not compose when the intermediate is the only
+// source of a dynamic result dim's size.
+// CHECK-LABEL: func @broadcast_broadcast_dynamic
+// CHECK: %[[A:.+]] = kiln.broadcast_in_dim %{{.*}}, dims = [1] : tensor<8xf32> -> tensor<5x8xf32>
+// CHECK: kiln.broadcast_in_dim %[[A]], dims = [0, 1] : tensor<5x8xf32> -> tensor<?x8xf32>
+func.func @broadcast_broadcast_dynamic(%b: tensor<8xf32>) -> tensor<?x8xf32> {
+  %a = kiln.broadcast_in_dim %b, dims = [1] : tensor<8xf32> -> tensor<5x8xf32>
+  %c = kiln.broadcast_in_dim %a, dims = [0, 1] : tensor<5x8xf32> -> tensor<?x8xf32>
+  return %c : tensor<?x8xf32>
+}
