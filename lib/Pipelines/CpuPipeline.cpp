@@ -55,6 +55,7 @@ void kiln::buildKilnCpuCodegenPipeline(
 
   // Loops: parallel loops over both cores, math as polynomials.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createKilnSerializeInnerLoops());
   if (options.expandMath)
     pm.addNestedPass<func::FuncOp>(createKilnExpandMath());
   pm.addPass(createCanonicalizerPass());

@@ -49,6 +49,21 @@ def KilnDistinctReturns : Pass<"kiln-distinct-returns", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def KilnSerializeInnerLoops
+    : Pass<"kiln-serialize-inner-loops", "mlir::func::FuncOp"> {
+  let summary = "Keep the outer dims of each parallel loop parallel and run "
+                "the innermost dim as a sequential loop";
+  let description = [{
+    `-convert-linalg-to-parallel-loops` makes every parallel dim of a linalg
+    op one multi-dim `scf.parallel`; OpenMP then collapses them into a single
+    index, whose div/mod address arithmetic defeats LLVM's loop vectorizer.
+    This pass turns `scf.parallel (i, j)` into `scf.parallel (i) { scf.for j }`:
+    threads split the outer dims and the contiguous innermost loop
+    vectorizes.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect"];
+}
+
 def KilnExpandMath : Pass<"kiln-expand-math"> {
   let summary = "Expand math ops into vectorizable polynomial approximations";
   let description = [{
