@@ -256,8 +256,12 @@ CpuExecutable::run(llvm::ArrayRef<HostTensor> args) const {
                        " expects " + sig.typeString);
   }
   std::vector<HostTensor> results;
-  for (const TensorSignature &sig : outputs)
-    results.emplace_back(sig.dtype, sig.shape);
+  for (const TensorSignature &sig : outputs) {
+    llvm::Expected<HostTensor> result = HostTensor::create(sig.dtype, sig.shape);
+    if (!result)
+      return result.takeError();
+    results.push_back(std::move(*result));
+  }
 
   std::vector<std::vector<int64_t>> descriptors;
   descriptors.reserve(args.size() + results.size());

@@ -86,17 +86,46 @@ void HostTensor::FreeDeleter::operator()(void *p) const {
   kiln_rt_host_free(p);
 }
 
-HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape)
-    : dtype(dtype), shape(std::move(shape)) {
-  numElements = 1;
-  for (int64_t d : this->shape)
-    numElements *= d;
+HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape,
+                       int64_t numElements, void *data)
+    : dtype(dtype), shape(std::move(shape)), numElements(numElements),
+      storage(data) {}
+
+llvm::Expected<HostTensor> HostTensor::create(DType dtype,
+                                              std::vector<int64_t> shape) {
+  auto fail = [&](const llvm::Twine &why) {
+    std::string dims;
+    for (int64_t d : shape)
+      dims += std::to_string(d) + "x";
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot allocate tensor<" + dims +
+                                       getDTypeName(dtype) + ">: " + why);
+  };
+  // Cap the element count well below overflow of the byte size.
+  constexpr int64_t maxElements = int64_t(1) << 56;
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return fail("negative dim");
+    if (d != 0 && count > maxElements / d)
+      return fail("too many elements");
+    count *= d;
+  }
   // 64-byte alignment suits vector loads. The runtime's allocator keeps the
   // live-byte count that metrics and leak tests read.
   void *data = nullptr;
-  if (kiln_rt_host_alloc(getByteSize(), 64, &data) != KILN_RT_OK)
-    llvm::report_bad_alloc_error("kiln: host allocation failed");
-  storage.reset(data);
+  kiln_rt_status status =
+      kiln_rt_host_alloc(count * getDTypeSize(dtype), 64, &data);
+  if (status != KILN_RT_OK)
+    return fail(kiln_rt_status_string(status));
+  return HostTensor(dtype, std::move(shape), count, data);
+}
+
+HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape) {
+  llvm::Expected<HostTensor> tensor = create(dtype, std::move(shape));
+  if (!tensor)
+    llvm::report_fatal_error(tensor.takeError());
+  *this = std::move(*tensor);
 }
 
 HostTensor::HostTensor(const HostTensor &other)

@@ -146,7 +146,10 @@ llvm::Expected<HostTensor> kiln::parseNpy(StringRef bytes) {
     return npyError("data has " + llvm::Twine(data.size()) +
                     " bytes but the header describes " +
                     llvm::Twine(expected));
-  HostTensor tensor(*dtype, std::move(*shape));
+  llvm::Expected<HostTensor> created = HostTensor::create(*dtype, *shape);
+  if (!created)
+    return created.takeError();
+  HostTensor tensor = std::move(*created);
   if (expected)
     std::memcpy(tensor.getData(), data.data(), expected);
   if (*dtype == DType::I1) {

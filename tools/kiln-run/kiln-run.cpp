@@ -80,7 +80,10 @@ static uint64_t nextRandom(uint64_t &state) {
 /// Uniform values in [-1, 1) (i1: 0 or 1) for argument `index`.
 static HostTensor randomTensor(const kiln::TensorSignature &sig,
                                uint64_t seed, size_t index) {
-  HostTensor t(sig.dtype, sig.shape);
+  Expected<HostTensor> created = HostTensor::create(sig.dtype, sig.shape);
+  if (!created)
+    fail("argument " + Twine(index) + ": " + toString(created.takeError()));
+  HostTensor t = std::move(*created);
   uint64_t state = seed * 0x2545F4914F6CDD1Dull + index + 1;
   for (int64_t i = 0; i < t.getNumElements(); ++i) {
     uint64_t bits = nextRandom(state);
@@ -207,7 +210,9 @@ int main(int argc, char **argv) {
   if (randomSeed >= 0) {
     for (auto [i, argType] : llvm::enumerate(type.getInputs())) {
       auto tensorType = dyn_cast<mlir::RankedTensorType>(argType);
-      if (!tensorType || !tensorType.hasStaticShape())
+      if (!tensorType)
+        fail("argument " + Twine(i) + " is not a ranked tensor");
+      if (!tensorType.hasStaticShape())
         fail("argument " + Twine(i) +
              " has a dynamic shape: give --input files instead of "
              "--random-inputs");

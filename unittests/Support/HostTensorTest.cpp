@@ -75,3 +75,20 @@ TEST(HostTensorTest, DTypeNames) {
 }
 
 } // namespace
+
+namespace {
+TEST(HostTensorTest, CreateReportsBadShapes) {
+  llvm::Expected<HostTensor> negative = HostTensor::create(DType::F32, {-1});
+  ASSERT_FALSE(static_cast<bool>(negative));
+  EXPECT_NE(llvm::toString(negative.takeError()).find("negative dim"),
+            std::string::npos);
+  llvm::Expected<HostTensor> huge =
+      HostTensor::create(DType::F64, {int64_t(1) << 40, int64_t(1) << 40});
+  ASSERT_FALSE(static_cast<bool>(huge));
+  EXPECT_NE(llvm::toString(huge.takeError()).find("too many elements"),
+            std::string::npos);
+  llvm::Expected<HostTensor> empty = HostTensor::create(DType::F32, {0, 5});
+  ASSERT_TRUE(static_cast<bool>(empty));
+  EXPECT_EQ(empty->getNumElements(), 0);
+}
+} // namespace

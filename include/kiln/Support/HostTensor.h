@@ -11,6 +11,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
 #include <cstdint>
 #include <memory>
@@ -37,8 +38,14 @@ double roundToDType(double value, DType dtype);
 class HostTensor {
 public:
   HostTensor() = default;
-  /// A zero-filled tensor.
+  /// A zero-filled tensor. Aborts when memory runs out; use create() where
+  /// the shape comes from user input.
   HostTensor(DType dtype, std::vector<int64_t> shape);
+
+  /// A zero-filled tensor, or an error for a negative dim, an element count
+  /// that overflows, or an allocation that fails.
+  static llvm::Expected<HostTensor> create(DType dtype,
+                                           std::vector<int64_t> shape);
 
   HostTensor(HostTensor &&) = default;
   HostTensor &operator=(HostTensor &&) = default;
@@ -63,6 +70,10 @@ public:
   std::string getTypeString() const;
 
 private:
+  /// Takes ownership of `data` (from kiln_rt_host_alloc).
+  HostTensor(DType dtype, std::vector<int64_t> shape, int64_t numElements,
+             void *data);
+
   struct FreeDeleter {
     void operator()(void *p) const;
   };
