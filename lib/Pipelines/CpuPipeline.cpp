@@ -1,6 +1,7 @@
 //===- CpuPipeline.cpp - the -kiln-cpu-pipeline ------------------------------===//
 
 #include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Pipelines/Pipelines.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -21,7 +22,8 @@ void kiln::buildKilnCpuPipeline(OpPassManager &pm,
 }
 
 void kiln::buildKilnCpuTensorPipeline(OpPassManager &pm) {
-  // kiln level: folders and patterns, then linalg on tensors.
+  // kiln level: derivatives, folders and patterns, then linalg on tensors.
+  pm.addPass(createKilnAutodiff());
   pm.addPass(createSymbolDCEPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

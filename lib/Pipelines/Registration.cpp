@@ -2,6 +2,7 @@
 
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Pipelines/Pipelines.h"
 
 #include "mlir/InitAllDialects.h"
@@ -16,6 +17,7 @@ using namespace mlir;
 void kiln::registerAllKilnPasses() {
   registerAllPasses();
   registerKilnConversionPasses();
+  registerKilnTransformsPasses();
   registerKilnPipelines();
 }
 

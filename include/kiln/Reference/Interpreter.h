@@ -20,8 +20,9 @@
 namespace kiln::reference {
 
 /// Evaluates `func` on `inputs` (one per argument, matching its type; dynamic
-/// dims take the input's size). Supports every kiln op except kiln.vjp, plus
-/// func.call and func.return.
+/// dims take the input's size). Supports every kiln op, func.call and
+/// func.return. kiln.vjp is evaluated by central finite differences of its
+/// callee in double precision, independently of -kiln-autodiff.
 llvm::Expected<std::vector<HostTensor>>
 evaluate(mlir::func::FuncOp func, llvm::ArrayRef<HostTensor> inputs);
 

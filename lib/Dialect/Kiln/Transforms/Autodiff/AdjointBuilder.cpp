@@ -1,0 +1,157 @@
+//===- AdjointBuilder.cpp - adjoint accumulation for reverse sweeps ---------===//
+
+#include "AutodiffInternals.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+using namespace kiln;
+
+bool AdjointBuilder::needsAdjoint(Operation *op, unsigned index) const {
+  return isDifferentiableOperand(op, index) &&
+         activity.isActive(op->getOperand(index));
+}
+
+void AdjointBuilder::add(Value v, Value contribution) {
+  auto [it, inserted] = adjoints.try_emplace(v, contribution);
+  if (!inserted)
+    it->second = AddOp::create(builder, contribution.getLoc(), it->second,
+                               contribution);
+}
+
+void AdjointBuilder::addSlice(Value v, SliceOp slice, Value ct) {
+  slices[v].push_back({llvm::to_vector(slice.getOffsets()),
+                       llvm::to_vector(slice.getSizes()), ct});
+}
+
+Value AdjointBuilder::splat(Location loc, RankedTensorType type,
+                            double value) {
+  if (!type.hasStaticShape())
+    return nullptr;
+  auto elementType = cast<FloatType>(type.getElementType());
+  return ConstantOp::create(
+      builder, loc, type,
+      DenseElementsAttr::get(type, FloatAttr::get(elementType, value)));
+}
+
+Value AdjointBuilder::zeros(Location loc, RankedTensorType type) {
+  return splat(loc, type, 0.0);
+}
+
+FailureOr<Value> AdjointBuilder::take(Value v, Location loc) {
+  Value result = adjoints.lookup(v);
+  adjoints.erase(v);
+  auto it = slices.find(v);
+  if (it == slices.end())
+    return result;
+  SmallVector<SliceContribution> parts = std::move(it->second);
+  slices.erase(it);
+  FailureOr<Value> joined = joinSlices(v, loc, parts);
+  if (failed(joined))
+    return failure();
+  if (!result)
+    return *joined;
+  return AddOp::create(builder, loc, result, *joined).getResult();
+}
+
+/// The dims in which a slice at `offsets` of `sizes` does not cover all of
+/// `shape`.
+static SmallVector<int64_t> getSlicedDims(ArrayRef<int64_t> shape,
+                                          ArrayRef<int64_t> offsets,
+                                          ArrayRef<int64_t> sizes) {
+  SmallVector<int64_t> dims;
+  for (auto [d, offset, size] : llvm::enumerate(offsets, sizes))
+    if (offset != 0 || size != shape[d])
+      dims.push_back(d);
+  return dims;
+}
+
+Value AdjointBuilder::padSlice(Location loc, RankedTensorType type,
+                               const SliceContribution &part) {
+  Value current = part.ct;
+  for (int64_t d : getSlicedDims(type.getShape(), part.offsets, part.sizes)) {
+    auto currentType = cast<RankedTensorType>(current.getType());
+    int64_t offset = part.offsets[d];
+    int64_t after = type.getDimSize(d) - offset - part.sizes[d];
+    SmallVector<Value> pieces;
+    auto gap = [&](int64_t size) {
+      SmallVector<int64_t> shape(currentType.getShape());
+      shape[d] = size;
+      pieces.push_back(zeros(loc, currentType.clone(shape)));
+    };
+    if (offset > 0)
+      gap(offset);
+    pieces.push_back(current);
+    if (after > 0)
+      gap(after);
+    SmallVector<int64_t> shape(currentType.getShape());
+    shape[d] = type.getDimSize(d);
+    current = ConcatOp::create(builder, loc, currentType.clone(shape), pieces,
+                               builder.getI64IntegerAttr(d));
+  }
+  return current;
+}
+
+FailureOr<Value>
+AdjointBuilder::joinSlices(Value v, Location loc,
+                           ArrayRef<SliceContribution> parts) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (!type.hasStaticShape())
+    return failure();
+
+  // Chunks along one dim that do not overlap: one concat, zeros only in the
+  // gaps.
+  std::optional<int64_t> commonDim;
+  bool singleDim = true;
+  for (const SliceContribution &part : parts) {
+    SmallVector<int64_t> dims =
+        getSlicedDims(type.getShape(), part.offsets, part.sizes);
+    if (dims.size() != 1 || (commonDim && *commonDim != dims.front())) {
+      singleDim = false;
+      break;
+    }
+    commonDim = dims.front();
+  }
+  if (singleDim && commonDim) {
+    int64_t d = *commonDim;
+    SmallVector<SliceContribution> sorted(parts);
+    llvm::stable_sort(sorted, [&](const auto &a, const auto &b) {
+      return a.offsets[d] < b.offsets[d];
+    });
+    bool disjoint = true;
+    for (size_t i = 1; i < sorted.size(); ++i)
+      disjoint &= sorted[i].offsets[d] >=
+                  sorted[i - 1].offsets[d] + sorted[i - 1].sizes[d];
+    if (disjoint) {
+      SmallVector<Value> pieces;
+      int64_t position = 0;
+      auto gap = [&](int64_t size) {
+        SmallVector<int64_t> shape(type.getShape());
+        shape[d] = size;
+        pieces.push_back(zeros(loc, type.clone(shape)));
+      };
+      for (const SliceContribution &part : sorted) {
+        int64_t offset = part.offsets[d];
+        if (offset > position)
+          gap(offset - position);
+        pieces.push_back(part.ct);
+        position = offset + part.sizes[d];
+      }
+      if (position < type.getDimSize(d))
+        gap(type.getDimSize(d) - position);
+      if (pieces.size() == 1)
+        return pieces.front();
+      return ConcatOp::create(builder, loc, type, pieces,
+                              builder.getI64IntegerAttr(d))
+          .getResult();
+    }
+  }
+
+  // Otherwise pad each part to the full shape and sum.
+  Value sum;
+  for (const SliceContribution &part : parts) {
+    Value padded = padSlice(loc, type, part);
+    sum = sum ? AddOp::create(builder, loc, sum, padded).getResult() : padded;
+  }
+  return sum;
+}

@@ -1,0 +1,394 @@
+//===- Autodiff.cpp - the -kiln-autodiff pass -------------------------------===//
+//
+// Each kiln.vjp expands in four steps:
+//  1. Flatten: clone the callee into a scratch function with its calls and
+//     fusion groups inlined, so the body is one block of kiln ops.
+//  2. Analyse: activity (ActivityAnalysis.cpp) over that body.
+//  3. Sweep: walk the body backwards and apply the VJP rule of every op
+//     with a non-zero result adjoint (VjpRules.cpp), appending the adjoint
+//     ops to the scratch function, which then returns the gradients.
+//  4. Inline the scratch function at the vjp and erase it.
+// vjps are expanded innermost first: a vjp waits until nothing it calls
+// contains a vjp, so gradients of gradients differentiate plain kiln ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AutodiffInternals.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNAUTODIFF
+#include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+using namespace kiln;
+
+namespace {
+
+/// Counts the ops a builder inserts.
+struct CountingListener : public OpBuilder::Listener {
+  void notifyOperationInserted(Operation *,
+                               OpBuilder::InsertPoint) override {
+    ++count;
+  }
+  int64_t count = 0;
+};
+
+struct ExpansionStats {
+  int64_t adjointOps = 0;
+  int64_t prunedEdges = 0;
+  int64_t prunedOps = 0;
+};
+
+class Expander {
+public:
+  Expander(ModuleOp module, bool prune) : module(module), prune(prune) {}
+
+  /// The functions `root` reaches through func.call and kiln.vjp, or
+  /// failure (with a diagnostic on `user`) for recursion and calls to
+  /// functions without a body.
+  FailureOr<SmallVector<func::FuncOp>> getClosure(func::FuncOp root,
+                                                  Operation *user);
+
+  /// Whether anything `vjp` differentiates still contains a vjp.
+  FailureOr<bool> isReady(VjpOp vjp);
+
+  LogicalResult expand(VjpOp vjp, ExpansionStats &stats);
+
+private:
+  FailureOr<func::FuncOp> flatten(VjpOp vjp, func::FuncOp callee);
+  LogicalResult buildGradients(VjpOp vjp, func::FuncOp scratch,
+                               ExpansionStats &stats);
+
+  ModuleOp module;
+  bool prune;
+};
+
+} // namespace
+
+FailureOr<SmallVector<func::FuncOp>>
+Expander::getClosure(func::FuncOp root, Operation *user) {
+  SmallVector<func::FuncOp> order;
+  llvm::SmallPtrSet<Operation *, 8> done, onStack;
+  // Depth-first, with the stack kept explicit to report the cycle.
+  std::function<LogicalResult(func::FuncOp)> visit =
+      [&](func::FuncOp func) -> LogicalResult {
+    if (done.contains(func))
+      return success();
+    if (!onStack.insert(func).second)
+      return user->emitOpError("cannot differentiate recursive function @")
+             << func.getSymName();
+    if (func.isExternal())
+      return user->emitOpError("cannot differentiate through @")
+             << func.getSymName() << ", which has no body";
+    WalkResult walk = func.walk([&](Operation *op) {
+      StringRef callee;
+      if (auto call = dyn_cast<func::CallOp>(op))
+        callee = call.getCallee();
+      else if (auto vjp = dyn_cast<VjpOp>(op))
+        callee = vjp.getCallee();
+      else if (isa<CallOpInterface>(op)) {
+        op->emitOpError("is a call that -kiln-autodiff cannot follow");
+        return WalkResult::interrupt();
+      } else
+        return WalkResult::advance();
+      auto target = module.lookupSymbol<func::FuncOp>(callee);
+      if (!target) {
+        user->emitOpError("cannot differentiate through unknown function @")
+            << callee;
+        return WalkResult::interrupt();
+      }
+      return failed(visit(target)) ? WalkResult::interrupt()
+                                   : WalkResult::advance();
+    });
+    onStack.erase(func);
+    if (walk.wasInterrupted())
+      return failure();
+    done.insert(func);
+    order.push_back(func);
+    return success();
+  };
+  if (failed(visit(root)))
+    return failure();
+  return order;
+}
+
+FailureOr<bool> Expander::isReady(VjpOp vjp) {
+  auto callee = module.lookupSymbol<func::FuncOp>(vjp.getCallee());
+  if (!callee)
+    return vjp.emitOpError("callee @") << vjp.getCallee() << " not found";
+  FailureOr<SmallVector<func::FuncOp>> closure = getClosure(callee, vjp);
+  if (failed(closure))
+    return failure();
+  for (func::FuncOp func : *closure) {
+    bool hasVjp = false;
+    func.walk([&](VjpOp) { hasVjp = true; });
+    if (hasVjp)
+      return false;
+  }
+  return true;
+}
+
+/// Inlines `call` (single-block callee) in place.
+static void inlineCall(func::CallOp call, func::FuncOp callee) {
+  OpBuilder b(call);
+  IRMapping mapping;
+  Block &body = callee.getBody().front();
+  mapping.map(body.getArguments(), call.getOperands());
+  for (Operation &op : body.without_terminator())
+    b.clone(op, mapping);
+  for (auto [result, value] :
+       llvm::zip(call.getResults(), body.getTerminator()->getOperands()))
+    result.replaceAllUsesWith(mapping.lookupOrDefault(value));
+  call.erase();
+}
+
+/// Inlines `group`'s body in place.
+static void inlineGroup(FusionGroupOp group) {
+  OpBuilder b(group);
+  IRMapping mapping;
+  Block &body = group.getBody().front();
+  mapping.map(body.getArguments(), group.getInputs());
+  for (Operation &op : body.without_terminator())
+    b.clone(op, mapping);
+  for (auto [result, value] :
+       llvm::zip(group.getResults(), body.getTerminator()->getOperands()))
+    result.replaceAllUsesWith(mapping.lookupOrDefault(value));
+  group.erase();
+}
+
+FailureOr<func::FuncOp> Expander::flatten(VjpOp vjp, func::FuncOp callee) {
+  OpBuilder b(module.getBodyRegion());
+  b.setInsertionPointToEnd(module.getBody());
+  auto scratch = cast<func::FuncOp>(b.clone(*callee));
+  scratch.setPrivate();
+  scratch.setSymName((callee.getSymName() + "__kiln_vjp_scratch").str());
+  auto fail = [&](const Twine &message) -> FailureOr<func::FuncOp> {
+    scratch.erase();
+    return vjp.emitOpError(message);
+  };
+  if (!scratch.getBody().hasOneBlock())
+    return fail("callee @" + callee.getSymName() +
+                " must have a single block");
+
+  // Inline until no call or group is left; the closure check ruled out
+  // recursion, so this ends.
+  while (true) {
+    SmallVector<Operation *> pending;
+    scratch.walk([&](Operation *op) {
+      if (isa<func::CallOp, FusionGroupOp>(op))
+        pending.push_back(op);
+    });
+    if (pending.empty())
+      break;
+    for (Operation *op : pending) {
+      if (auto group = dyn_cast<FusionGroupOp>(op)) {
+        inlineGroup(group);
+        continue;
+      }
+      auto call = cast<func::CallOp>(op);
+      auto target = module.lookupSymbol<func::FuncOp>(call.getCallee());
+      if (!target || !target.getBody().hasOneBlock())
+        return fail("cannot inline call to @" + call.getCallee());
+      inlineCall(call, target);
+    }
+  }
+
+  for (Operation &op : scratch.getBody().front().without_terminator()) {
+    if (!hasVjpRule(&op))
+      return fail("cannot differentiate '" + op.getName().getStringRef() +
+                  "': it has no derivative rule");
+    for (Type type : op.getResultTypes()) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (!tensor || !tensor.hasStaticShape())
+        return fail("cannot differentiate '" + op.getName().getStringRef() +
+                    "' with a dynamic shape; -kiln-autodiff needs static "
+                    "shapes");
+    }
+  }
+  for (Type type : scratch.getFunctionType().getInputs()) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape())
+      return fail("cannot differentiate @" + callee.getSymName() +
+                  ": its arguments need static shapes");
+  }
+  return scratch;
+}
+
+/// Erases the pure ops of `block` whose results are unused; returns how many.
+static int64_t eraseDeadOps(Block &block) {
+  // Backwards, so that a chain of dead ops goes in one sweep.
+  SmallVector<Operation *> ops;
+  for (Operation &op : block.without_terminator())
+    ops.push_back(&op);
+  int64_t erased = 0;
+  for (Operation *op : llvm::reverse(ops))
+    if (op->use_empty() && isPure(op)) {
+      op->erase();
+      ++erased;
+    }
+  return erased;
+}
+
+LogicalResult Expander::buildGradients(VjpOp vjp, func::FuncOp scratch,
+                                       ExpansionStats &stats) {
+  Block &body = scratch.getBody().front();
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  FunctionType type = scratch.getFunctionType();
+  unsigned numArgs = type.getNumInputs();
+
+  // A cotangent that is a zero constant at the vjp stays a symbolic zero.
+  SmallVector<bool> liveResults;
+  for (Value ct : vjp.getOperands().drop_front(numArgs)) {
+    DenseElementsAttr dense;
+    bool zero = matchPattern(ct, m_Constant(&dense)) && dense.isSplat() &&
+                isa<FloatType>(dense.getElementType()) &&
+                dense.getSplatValue<APFloat>().isZero();
+    liveResults.push_back(!zero);
+  }
+
+  SmallVector<int64_t> wrt(vjp.getWrt());
+  SmallVector<int64_t> differentiated = wrt;
+  if (!prune) // the naive derivation builds every argument's gradient
+    differentiated = llvm::to_vector(llvm::seq<int64_t>(0, numArgs));
+  ActivityAnalysis activity(body, differentiated, liveResults, prune);
+
+  // Cotangents become block arguments after the callee's arguments.
+  SmallVector<Value> cotangents;
+  for (Type resultType : type.getResults())
+    cotangents.push_back(body.addArgument(resultType, scratch.getLoc()));
+
+  OpBuilder b(ret);
+  CountingListener counter;
+  b.setListener(&counter);
+  AdjointBuilder adjoints(b, activity);
+  for (auto [value, ct, live] :
+       llvm::zip(ret.getOperands(), cotangents, liveResults))
+    if (live && activity.isActive(value))
+      adjoints.add(value, ct);
+
+  SmallVector<Operation *> forward;
+  for (Operation &op : body.without_terminator())
+    forward.push_back(&op);
+  for (Operation *op : llvm::reverse(forward)) {
+    SmallVector<Value> resultAdjoints;
+    bool any = false;
+    for (Value result : op->getResults()) {
+      FailureOr<Value> adjoint = adjoints.take(result, op->getLoc());
+      if (failed(adjoint))
+        return vjp.emitOpError("cannot join the adjoints of a sliced value");
+      resultAdjoints.push_back(*adjoint);
+      any |= static_cast<bool>(*adjoint);
+    }
+    for (unsigned i = 0; i < op->getNumOperands(); ++i)
+      if (isDifferentiableOperand(op, i) && !activity.isActive(op->getOperand(i)))
+        ++stats.prunedEdges;
+    if (!any)
+      continue;
+    if (failed(applyVjpRule(op, resultAdjoints, adjoints)))
+      return vjp.emitOpError("no VJP rule for '")
+             << op->getName() << "'";
+  }
+
+  SmallVector<Value> grads;
+  for (int64_t index : wrt) {
+    Value arg = body.getArgument(index);
+    FailureOr<Value> adjoint = adjoints.take(arg, scratch.getLoc());
+    if (failed(adjoint))
+      return vjp.emitOpError("cannot join the adjoints of a sliced argument");
+    Value grad = *adjoint;
+    if (!grad)
+      grad = adjoints.zeros(scratch.getLoc(),
+                            cast<RankedTensorType>(arg.getType()));
+    grads.push_back(grad);
+  }
+  stats.adjointOps += counter.count;
+  b.setListener(nullptr);
+
+  func::ReturnOp::create(b, ret.getLoc(), grads);
+  ret.erase();
+  SmallVector<Type> gradTypes;
+  for (Value g : grads)
+    gradTypes.push_back(g.getType());
+  scratch.setFunctionType(
+      FunctionType::get(scratch.getContext(), body.getArgumentTypes(),
+                        gradTypes));
+  // Forward values that no adjoint needs are never emitted. The naive
+  // derivation keeps everything it built.
+  if (prune)
+    stats.prunedOps += eraseDeadOps(body);
+  return success();
+}
+
+LogicalResult Expander::expand(VjpOp vjp, ExpansionStats &stats) {
+  auto callee = module.lookupSymbol<func::FuncOp>(vjp.getCallee());
+  FailureOr<func::FuncOp> scratch = flatten(vjp, callee);
+  if (failed(scratch))
+    return failure();
+  if (failed(buildGradients(vjp, *scratch, stats))) {
+    scratch->erase();
+    return failure();
+  }
+
+  // Inline the gradient function at the vjp.
+  OpBuilder b(vjp);
+  IRMapping mapping;
+  Block &body = scratch->getBody().front();
+  mapping.map(body.getArguments(), vjp.getOperands());
+  for (Operation &op : body.without_terminator())
+    b.clone(op, mapping);
+  for (auto [result, value] :
+       llvm::zip(vjp.getResults(), body.getTerminator()->getOperands()))
+    result.replaceAllUsesWith(mapping.lookupOrDefault(value));
+  vjp.erase();
+  scratch->erase();
+  return success();
+}
+
+namespace {
+struct KilnAutodiffPass : kiln::impl::KilnAutodiffBase<KilnAutodiffPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    Expander expander(module, prune);
+    ExpansionStats stats;
+    while (true) {
+      SmallVector<VjpOp> vjps;
+      module.walk([&](VjpOp vjp) { vjps.push_back(vjp); });
+      if (vjps.empty())
+        break;
+      VjpOp next;
+      for (VjpOp vjp : vjps) {
+        FailureOr<bool> ready = expander.isReady(vjp);
+        if (failed(ready))
+          return signalPassFailure();
+        if (*ready) {
+          next = vjp;
+          break;
+        }
+      }
+      if (!next) {
+        vjps.front().emitOpError(
+            "differentiates a function that (transitively) differentiates "
+            "itself");
+        return signalPassFailure();
+      }
+      if (failed(expander.expand(next, stats)))
+        return signalPassFailure();
+      ++numVjpsExpanded;
+    }
+    numAdjointOps += stats.adjointOps;
+    numPrunedEdges += stats.prunedEdges;
+    numPrunedOps += stats.prunedOps;
+  }
+};
+} // namespace

@@ -1,0 +1,135 @@
+//===- AutodiffInternals.h - pieces of -kiln-autodiff ------------*- C++ -*-===//
+//
+// Private to lib/Dialect/Kiln/Transforms/Autodiff: the activity analysis,
+// the adjoint accumulator and the per-op VJP rules.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LIB_DIALECT_KILN_TRANSFORMS_AUTODIFF_AUTODIFFINTERNALS_H
+#define KILN_LIB_DIALECT_KILN_TRANSFORMS_AUTODIFF_AUTODIFFINTERNALS_H
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace kiln {
+
+using mlir::Block;
+using mlir::Location;
+using mlir::LogicalResult;
+using mlir::OpBuilder;
+using mlir::Operation;
+using mlir::RankedTensorType;
+using mlir::Type;
+using mlir::Value;
+using llvm::ArrayRef;
+
+//===----------------------------------------------------------------------===//
+// Differentiability
+//===----------------------------------------------------------------------===//
+
+/// Whether `op` carries derivatives from operand `index` to its results:
+/// false for cmp, constant, a select's predicate and conversions to or from
+/// i1, and for anything that is not a float tensor.
+bool isDifferentiableOperand(Operation *op, unsigned index);
+
+/// Whether a derivative rule exists for `op` (every kiln op but vjp,
+/// fusion_group and yield, which the expansion removes first).
+bool hasVjpRule(Operation *op);
+
+//===----------------------------------------------------------------------===//
+// Activity analysis
+//===----------------------------------------------------------------------===//
+
+/// Activity of the values of one flattened function body (a single block of
+/// kiln ops ending in func.return).
+class ActivityAnalysis {
+public:
+  /// `wrt`: the argument indices to differentiate; `liveResults`: the
+  /// results whose cotangent may be non-zero. With `prune` false every
+  /// float value that reaches a live result is active (naive derivation).
+  ActivityAnalysis(Block &body, ArrayRef<int64_t> wrt,
+                   ArrayRef<bool> liveResults, bool prune);
+
+  /// Depends on a wrt argument through differentiable edges.
+  bool isVaried(Value v) const { return varied.contains(v); }
+  /// Some live result depends on it through differentiable edges.
+  bool isUseful(Value v) const { return useful.contains(v); }
+  /// Gets an adjoint.
+  bool isActive(Value v) const {
+    return isUseful(v) && (!prune || isVaried(v));
+  }
+
+private:
+  bool prune;
+  llvm::DenseSet<Value> varied, useful;
+};
+
+//===----------------------------------------------------------------------===//
+// Adjoint accumulation
+//===----------------------------------------------------------------------===//
+
+/// Holds the adjoints of a reverse sweep. A missing entry is a symbolic
+/// zero: nothing is ever built to add or multiply a zero. Contributions
+/// through slices are kept apart and joined when the adjoint is taken, so
+/// that the adjoint of a value read as disjoint chunks is a concat of the
+/// chunk adjoints (zeros only in the gaps), never a sum of zero-padded
+/// tensors.
+class AdjointBuilder {
+public:
+  AdjointBuilder(OpBuilder &builder, const ActivityAnalysis &activity)
+      : builder(builder), activity(activity) {}
+
+  OpBuilder &getBuilder() { return builder; }
+
+  /// Whether operand `index` of `op` gets an adjoint contribution.
+  bool needsAdjoint(Operation *op, unsigned index) const;
+
+  /// Adds `contribution` (of `v`'s type) to the adjoint of `v`.
+  void add(Value v, Value contribution);
+
+  /// Records the adjoint `ct` of `slice`, a slice of `v`.
+  void addSlice(Value v, SliceOp slice, Value ct);
+
+  /// The adjoint of `v` with every contribution joined, or null for zero.
+  /// Fails when slice contributions cannot be joined (dynamic shapes).
+  mlir::FailureOr<Value> take(Value v, Location loc);
+
+  /// A zero tensor of `type` (static shapes only), or null.
+  Value zeros(Location loc, RankedTensorType type);
+
+  /// A splat constant of `type`'s element type, shaped like `type`.
+  Value splat(Location loc, RankedTensorType type, double value);
+
+private:
+  /// The adjoint `ct` of the slice of the value at `offsets`.
+  struct SliceContribution {
+    llvm::SmallVector<int64_t> offsets, sizes;
+    Value ct;
+  };
+  mlir::FailureOr<Value> joinSlices(Value v, Location loc,
+                                    ArrayRef<SliceContribution> parts);
+  Value padSlice(Location loc, RankedTensorType type,
+                 const SliceContribution &part);
+
+  OpBuilder &builder;
+  const ActivityAnalysis &activity;
+  llvm::DenseMap<Value, Value> adjoints;
+  llvm::MapVector<Value, llvm::SmallVector<SliceContribution>> slices;
+};
+
+//===----------------------------------------------------------------------===//
+// VJP rules
+//===----------------------------------------------------------------------===//
+
+/// Adds to `adjoints` the contributions of `op`'s operands, given the
+/// adjoints of its results (null for a zero adjoint; at least one is not).
+LogicalResult applyVjpRule(Operation *op, ArrayRef<Value> resultAdjoints,
+                           AdjointBuilder &adjoints);
+
+} // namespace kiln
+
+#endif // KILN_LIB_DIALECT_KILN_TRANSFORMS_AUTODIFF_AUTODIFFINTERNALS_H

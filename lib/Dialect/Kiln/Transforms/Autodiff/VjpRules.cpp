@@ -1,0 +1,381 @@
+//===- VjpRules.cpp - the VJP rule of every kiln op -------------------------===//
+//
+// Given the adjoints of an op's results, each rule adds the contributions of
+// the operands that need one (AdjointBuilder::needsAdjoint). Rules reuse the
+// forward values (y = the op's result) where that is cheaper than the
+// textbook form, and express matmul adjoints with transpose flags, never
+// with transpose ops.
+//
+// Tie rules (documented in the op descriptions too):
+// - relu: the derivative at 0 is 0 (as PyTorch's threshold_backward).
+// - abs: the derivative at 0 is 0 (sign(0) = 0).
+// - max / min: where x == y the cotangent is split evenly, half to each side
+//   (as JAX); NaN operands get none.
+// - reduce_max: the cotangent is split evenly among all elements equal to
+//   the maximum (as PyTorch's amax and JAX).
+// - pow: d/dy of x^y is taken as 0 where x <= 0 (log x is undefined there).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AutodiffInternals.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace kiln;
+
+namespace {
+
+/// Small builder helpers for one rule application.
+class RuleBuilder {
+public:
+  RuleBuilder(Operation *op, AdjointBuilder &adjoints)
+      : op(op), adjoints(adjoints), b(adjoints.getBuilder()),
+        loc(op->getLoc()) {}
+
+  /// Adds `build()` to operand `index`'s adjoint when it needs one.
+  void contribute(unsigned index, function_ref<Value()> build) {
+    if (adjoints.needsAdjoint(op, index))
+      adjoints.add(op->getOperand(index), build());
+  }
+
+  Value add(Value x, Value y) { return AddOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return SubOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return MulOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return DivOp::create(b, loc, x, y); }
+  Value neg(Value x) { return NegOp::create(b, loc, x); }
+
+  /// A constant shaped like `like`.
+  Value constant(Value like, double value) {
+    return adjoints.splat(loc, cast<RankedTensorType>(like.getType()), value);
+  }
+
+  Value compare(CmpPredicate predicate, Value x, Value y) {
+    return CmpOp::create(b, loc, predicate, x, y);
+  }
+
+  /// 1.0 where `mask`, else 0.0, in `like`'s type.
+  Value indicator(Value mask, Value like) {
+    return ConvertOp::create(b, loc, like.getType(), mask);
+  }
+
+  /// `ct` where `mask`, else 0.
+  Value keepWhere(Value mask, Value ct) {
+    return SelectOp::create(b, loc, mask, ct, constant(ct, 0.0));
+  }
+
+  Value broadcast(Value x, RankedTensorType type, ArrayRef<int64_t> dims) {
+    return BroadcastInDimOp::create(b, loc, type, x,
+                                    b.getDenseI64ArrayAttr(dims));
+  }
+
+  Value reduceSum(Value x, ArrayRef<int64_t> dims) {
+    if (dims.empty())
+      return x;
+    return ReduceSumOp::create(b, loc, x, b.getDenseI64ArrayAttr(dims));
+  }
+
+  Value reshape(Value x, Type type) {
+    if (x.getType() == type)
+      return x;
+    return ReshapeOp::create(b, loc, type, x);
+  }
+
+  Value matmul(Value x, Value y, bool transposeX, bool transposeY,
+               Type type) {
+    return MatmulOp::create(b, loc, type, x, y, b.getBoolAttr(transposeX),
+                            b.getBoolAttr(transposeY));
+  }
+
+  Operation *op;
+  AdjointBuilder &adjoints;
+  OpBuilder &b;
+  Location loc;
+};
+
+/// The dims of a rank-`rank` tensor not in `dims`.
+SmallVector<int64_t> complementDims(int64_t rank, ArrayRef<int64_t> dims) {
+  SmallVector<int64_t> kept;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(dims, d))
+      kept.push_back(d);
+  return kept;
+}
+
+/// Elementwise T -> T ops: the adjoint of x from ct, x and y = op(x).
+LogicalResult unaryRule(RuleBuilder &r, Value ct) {
+  Operation *op = r.op;
+  Value x = op->getOperand(0), y = op->getResult(0);
+  auto rule = [&](function_ref<Value()> build) {
+    r.contribute(0, build);
+    return success();
+  };
+  return TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](NegOp) { return rule([&] { return r.neg(ct); }); })
+      .Case([&](ExpOp) { return rule([&] { return r.mul(ct, y); }); })
+      .Case([&](LogOp) { return rule([&] { return r.div(ct, x); }); })
+      .Case([&](TanhOp) {
+        // ct * (1 - y^2)
+        return rule([&] {
+          return r.mul(ct, r.sub(r.constant(y, 1.0), r.mul(y, y)));
+        });
+      })
+      .Case([&](SigmoidOp) {
+        // ct * y * (1 - y)
+        return rule([&] {
+          return r.mul(r.mul(ct, y), r.sub(r.constant(y, 1.0), y));
+        });
+      })
+      .Case([&](ReluOp) {
+        return rule([&] {
+          return r.keepWhere(r.compare(CmpPredicate::gt, x, r.constant(x, 0.0)),
+                             ct);
+        });
+      })
+      .Case([&](SqrtOp) {
+        // ct / (2 sqrt(x))
+        return rule([&] { return r.div(ct, r.add(y, y)); });
+      })
+      .Case([&](RsqrtOp) {
+        // -ct / 2 * x^(-3/2) = -ct / 2 * y^3
+        return rule([&] {
+          Value y3 = r.mul(r.mul(y, y), y);
+          return r.mul(r.mul(ct, y3), r.constant(y, -0.5));
+        });
+      })
+      .Case([&](AbsOp) {
+        // ct * sign(x), with sign(0) = 0.
+        return rule([&] {
+          Value zero = r.constant(x, 0.0);
+          Value sign =
+              r.sub(r.indicator(r.compare(CmpPredicate::gt, x, zero), x),
+                    r.indicator(r.compare(CmpPredicate::lt, x, zero), x));
+          return r.mul(ct, sign);
+        });
+      })
+      .Case([&](SinOp) {
+        return rule([&] {
+          return r.mul(ct, CosOp::create(r.b, r.loc, x).getResult());
+        });
+      })
+      .Case([&](CosOp) {
+        return rule([&] {
+          return r.neg(r.mul(ct, SinOp::create(r.b, r.loc, x).getResult()));
+        });
+      })
+      .Case([&](ReciprocalOp) {
+        // -ct / x^2 = -ct * y^2
+        return rule([&] { return r.neg(r.mul(ct, r.mul(y, y))); });
+      })
+      .Default([](Operation *) { return failure(); });
+}
+
+/// max / min: the winner takes ct, ties split it evenly.
+void extremumRule(RuleBuilder &r, Value ct, CmpPredicate wins) {
+  Value x = r.op->getOperand(0), y = r.op->getOperand(1);
+  auto share = [&](Value self, Value other) {
+    Value winner = r.indicator(r.compare(wins, self, other), self);
+    Value tie = r.indicator(r.compare(CmpPredicate::eq, self, other), self);
+    return r.mul(ct, r.add(winner, r.mul(tie, r.constant(self, 0.5))));
+  };
+  r.contribute(0, [&] { return share(x, y); });
+  r.contribute(1, [&] { return share(y, x); });
+}
+
+LogicalResult binaryRule(RuleBuilder &r, Value ct) {
+  Operation *op = r.op;
+  Value x = op->getOperand(0), y = op->getOperand(1), z = op->getResult(0);
+  return TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](AddOp) {
+        r.contribute(0, [&] { return ct; });
+        r.contribute(1, [&] { return ct; });
+        return success();
+      })
+      .Case([&](SubOp) {
+        r.contribute(0, [&] { return ct; });
+        r.contribute(1, [&] { return r.neg(ct); });
+        return success();
+      })
+      .Case([&](MulOp) {
+        r.contribute(0, [&] { return r.mul(ct, y); });
+        r.contribute(1, [&] { return r.mul(ct, x); });
+        return success();
+      })
+      .Case([&](DivOp) {
+        // d/dx = ct / y; d/dy = -ct * x / y^2 = -(ct / y) * z.
+        Value ctOverY;
+        auto getCtOverY = [&] {
+          if (!ctOverY)
+            ctOverY = r.div(ct, y);
+          return ctOverY;
+        };
+        r.contribute(0, getCtOverY);
+        r.contribute(1, [&] { return r.neg(r.mul(getCtOverY(), z)); });
+        return success();
+      })
+      .Case([&](MaxOp) {
+        extremumRule(r, ct, CmpPredicate::gt);
+        return success();
+      })
+      .Case([&](MinOp) {
+        extremumRule(r, ct, CmpPredicate::lt);
+        return success();
+      })
+      .Case([&](PowOp) {
+        // d/dx = ct * y * x^(y-1); d/dy = ct * z * log(x) where x > 0.
+        r.contribute(0, [&] {
+          Value power = PowOp::create(r.b, r.loc, x,
+                                      r.sub(y, r.constant(y, 1.0)));
+          return r.mul(ct, r.mul(y, power));
+        });
+        r.contribute(1, [&] {
+          Value logX = LogOp::create(r.b, r.loc, x);
+          Value positive = r.compare(CmpPredicate::gt, x, r.constant(x, 0.0));
+          return r.keepWhere(positive, r.mul(ct, r.mul(z, logX)));
+        });
+        return success();
+      })
+      .Default([](Operation *) { return failure(); });
+}
+
+LogicalResult matmulRule(RuleBuilder &r, MatmulOp op, Value ct) {
+  // C = op(A) op(B), op(M) = M^T when its flag is set.
+  Value a = op.getLhs(), bMat = op.getRhs();
+  bool ta = op.getTransposeA(), tb = op.getTransposeB();
+  // dA: ta ? op(B) ct^T : ct op(B)^T.
+  r.contribute(0, [&] {
+    if (!ta)
+      return r.matmul(ct, bMat, false, !tb, a.getType());
+    return r.matmul(bMat, ct, tb, true, a.getType());
+  });
+  // dB: tb ? ct^T op(A) : op(A)^T ct.
+  r.contribute(1, [&] {
+    if (!tb)
+      return r.matmul(a, ct, !ta, false, bMat.getType());
+    return r.matmul(ct, a, true, ta, bMat.getType());
+  });
+  return success();
+}
+
+LogicalResult broadcastRule(RuleBuilder &r, BroadcastInDimOp op, Value ct) {
+  // Sum over the new dims and over the size-1 dims that expanded, then put
+  // the unit dims back with a reshape.
+  RankedTensorType operandType = op.getOperand().getType();
+  RankedTensorType resultType = op.getType();
+  ArrayRef<int64_t> dims = op.getDims();
+  SmallVector<int64_t> reduced;
+  for (int64_t d = 0; d < resultType.getRank(); ++d) {
+    const int64_t *it = llvm::find(dims, d);
+    if (it == dims.end() ||
+        (operandType.getDimSize(it - dims.begin()) == 1 &&
+         resultType.getDimSize(d) != 1))
+      reduced.push_back(d);
+  }
+  r.contribute(0, [&] {
+    return r.reshape(r.reduceSum(ct, reduced), operandType);
+  });
+  return success();
+}
+
+LogicalResult reduceMaxRule(RuleBuilder &r, ReduceMaxOp op, Value ct) {
+  // Every element equal to the maximum gets ct / (number of such elements).
+  RankedTensorType type = op.getOperand().getType();
+  SmallVector<int64_t> kept = complementDims(type.getRank(), op.getDims());
+  r.contribute(0, [&] {
+    Value x = op.getOperand();
+    Value maximum = r.broadcast(op.getResult(), type, kept);
+    Value hits = r.indicator(r.compare(CmpPredicate::eq, x, maximum), x);
+    Value count = r.reduceSum(hits, op.getDims());
+    return r.mul(hits, r.broadcast(r.div(ct, count), type, kept));
+  });
+  return success();
+}
+
+} // namespace
+
+LogicalResult kiln::applyVjpRule(Operation *op, ArrayRef<Value> resultAdjoints,
+                                 AdjointBuilder &adjoints) {
+  RuleBuilder r(op, adjoints);
+  Value ct = resultAdjoints.empty() ? Value() : resultAdjoints.front();
+  if (op->getNumOperands() == 1 && isa<NegOp, ExpOp, LogOp, TanhOp, SigmoidOp,
+                                       ReluOp, SqrtOp, RsqrtOp, AbsOp, SinOp,
+                                       CosOp, ReciprocalOp>(op))
+    return unaryRule(r, ct);
+  if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp>(op))
+    return binaryRule(r, ct);
+  return TypeSwitch<Operation *, LogicalResult>(op)
+      .Case<ConstantOp, CmpOp>([](Operation *) { return success(); })
+      .Case([&](SelectOp select) {
+        r.contribute(1, [&] { return r.keepWhere(select.getPred(), ct); });
+        r.contribute(2, [&] {
+          return SelectOp::create(r.b, r.loc, select.getPred(),
+                                  r.constant(ct, 0.0), ct)
+              .getResult();
+        });
+        return success();
+      })
+      .Case([&](ConvertOp convert) {
+        r.contribute(0, [&] {
+          return ConvertOp::create(r.b, r.loc, convert.getOperand().getType(),
+                                   ct)
+              .getResult();
+        });
+        return success();
+      })
+      .Case([&](BroadcastInDimOp broadcast) {
+        return broadcastRule(r, broadcast, ct);
+      })
+      .Case([&](ReduceSumOp reduce) {
+        RankedTensorType type = reduce.getOperand().getType();
+        r.contribute(0, [&] {
+          return r.broadcast(ct, type,
+                             complementDims(type.getRank(), reduce.getDims()));
+        });
+        return success();
+      })
+      .Case([&](ReduceMaxOp reduce) { return reduceMaxRule(r, reduce, ct); })
+      .Case([&](ReshapeOp reshape) {
+        r.contribute(0, [&] {
+          return r.reshape(ct, reshape.getOperand().getType());
+        });
+        return success();
+      })
+      .Case([&](TransposeOp transpose) {
+        ArrayRef<int64_t> perm = transpose.getPerm();
+        SmallVector<int64_t> inverse(perm.size());
+        for (auto [i, p] : llvm::enumerate(perm))
+          inverse[p] = i;
+        r.contribute(0, [&] {
+          return TransposeOp::create(r.b, r.loc, ct,
+                                     r.b.getDenseI64ArrayAttr(inverse))
+              .getResult();
+        });
+        return success();
+      })
+      .Case([&](SliceOp slice) {
+        if (adjoints.needsAdjoint(op, 0))
+          adjoints.addSlice(slice.getOperand(), slice, ct);
+        return success();
+      })
+      .Case([&](ConcatOp concat) {
+        int64_t dim = concat.getDim();
+        int64_t offset = 0;
+        RankedTensorType ctType = cast<RankedTensorType>(ct.getType());
+        for (auto [i, input] : llvm::enumerate(concat.getInputs())) {
+          auto type = cast<RankedTensorType>(input.getType());
+          r.contribute(i, [&] {
+            SmallVector<int64_t> offsets(ctType.getRank(), 0);
+            offsets[dim] = offset;
+            return SliceOp::create(r.b, r.loc, ct,
+                                   r.b.getDenseI64ArrayAttr(offsets),
+                                   r.b.getDenseI64ArrayAttr(type.getShape()))
+                .getResult();
+          });
+          offset += type.getDimSize(dim);
+        }
+        return success();
+      })
+      .Case([&](MatmulOp matmul) { return matmulRule(r, matmul, ct); })
+      .Default([](Operation *) { return failure(); });
+}
