@@ -1,8 +1,8 @@
-func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
-  %t = kiln.tanh %x : tensor<2xf32>
-  return %t : tensor<2xf32>
+func.func @f(%x: tensor<2xf32>, %ct: tensor<2xf32>) -> tensor<2xf32> {
+  %g = kiln.vjp @f(%x, %ct, %ct) wrt [0] : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %g : tensor<2xf32>
 }
 func.func @main(%x: tensor<2xf32>, %ct: tensor<2xf32>) -> tensor<2xf32> {
-  %g = kiln.vjp @f(%x, %ct) wrt [0] : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %g = kiln.vjp @f(%x, %ct, %ct) wrt [0] : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   return %g : tensor<2xf32>
 }
