@@ -1,0 +1,73 @@
+// RUN: kiln-opt %s -kiln-autodiff -split-input-file -verify-diagnostics
+
+func.func @f(%x: tensor<2xf32>, %ct: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'kiln.vjp' op cannot differentiate recursive function @f}}
+  %g = kiln.vjp @f(%x, %ct, %ct) wrt [0] : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %g : tensor<2xf32>
+}
+
+// -----
+
+func.func private @external(%x: tensor<2xf32>) -> tensor<2xf32>
+func.func @calls_external(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %y = func.call @external(%x) : (tensor<2xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+func.func @main(%x: tensor<2xf32>, %ct: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'kiln.vjp' op cannot differentiate through @external, which has no body}}
+  %g = kiln.vjp @calls_external(%x, %ct) wrt [0] : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %g : tensor<2xf32>
+}
+
+// -----
+
+func.func @a(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %y = func.call @b(%x) : (tensor<2xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+func.func @b(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %y = func.call @a(%x) : (tensor<2xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+func.func @main(%x: tensor<2xf32>, %ct: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'kiln.vjp' op cannot differentiate recursive function @a}}
+  %g = kiln.vjp @a(%x, %ct) wrt [0] : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %g : tensor<2xf32>
+}
+
+// -----
+
+func.func @uses_arith(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %y = arith.addf %x, %x : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+func.func @main(%x: tensor<2xf32>, %ct: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'kiln.vjp' op cannot differentiate 'arith.addf': it has no derivative rule}}
+  %g = kiln.vjp @uses_arith(%x, %ct) wrt [0] : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %g : tensor<2xf32>
+}
+
+// -----
+
+func.func @dynamic(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %y = kiln.tanh %x : tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+func.func @main(%x: tensor<?xf32>, %ct: tensor<?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{'kiln.vjp' op cannot differentiate 'kiln.tanh' with a dynamic shape; -kiln-autodiff needs static shapes}}
+  %g = kiln.vjp @dynamic(%x, %ct) wrt [0] : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  return %g : tensor<?xf32>
+}
+
+// -----
+
+func.func @two_blocks(%x: tensor<2xf32>) -> tensor<2xf32> {
+  cf.br ^bb1
+^bb1:
+  return %x : tensor<2xf32>
+}
+func.func @main(%x: tensor<2xf32>, %ct: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'kiln.vjp' op callee @two_blocks must have a single block}}
+  %g = kiln.vjp @two_blocks(%x, %ct) wrt [0] : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %g : tensor<2xf32>
+}
