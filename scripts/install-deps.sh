@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(cmake ninja-build clang-22 llvm-22-dev llvm-22-tools libmlir-22-dev
           mlir-22-tools libomp-22-dev libgtest-dev python3 python3-numpy
-          python3-pytest pybind11-dev)
+          python3-pytest pybind11-dev libopenblas-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

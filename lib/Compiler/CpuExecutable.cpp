@@ -5,6 +5,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Reference/Interpreter.h"
+#include "kiln_rt/kiln_rt_blas.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -166,8 +167,12 @@ CpuExecutable::compile(ModuleOp module, StringRef entry) {
   for (func::FuncOp reachable : getReachableFunctions(module, func))
     reachable.walk([&](FusionGroupOp) { ++exe->stats.fusionGroups; });
 
+  // Matmuls go to the BLAS when the runtime found one; the generated loops
+  // are the fallback.
+  kiln::KilnCpuPipelineOptions pipelineOptions;
+  pipelineOptions.blas = kiln_rt_blas_available() != 0;
   PassManager tensorStage(module.getContext());
-  kiln::buildKilnCpuTensorPipeline(tensorStage);
+  kiln::buildKilnCpuTensorPipeline(tensorStage, pipelineOptions);
   if (llvm::Error e = runPasses(tensorStage, module))
     return std::move(e);
   // The entry may have been renamed or removed only on error; look it up
@@ -179,7 +184,7 @@ CpuExecutable::compile(ModuleOp module, StringRef entry) {
     reachable.walk([&](linalg::LinalgOp) { ++exe->stats.kernelLaunches; });
 
   PassManager codegenStage(module.getContext());
-  kiln::buildKilnCpuCodegenPipeline(codegenStage, {});
+  kiln::buildKilnCpuCodegenPipeline(codegenStage, pipelineOptions);
   if (llvm::Error e = runPasses(codegenStage, module))
     return std::move(e);
 

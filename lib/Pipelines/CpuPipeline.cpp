@@ -17,17 +17,20 @@ using namespace mlir;
 
 void kiln::buildKilnCpuPipeline(OpPassManager &pm,
                                       const KilnCpuPipelineOptions &options) {
-  buildKilnCpuTensorPipeline(pm);
+  buildKilnCpuTensorPipeline(pm, options);
   buildKilnCpuCodegenPipeline(pm, options);
 }
 
-void kiln::buildKilnCpuTensorPipeline(OpPassManager &pm) {
+void kiln::buildKilnCpuTensorPipeline(OpPassManager &pm,
+                                      const KilnCpuPipelineOptions &options) {
   // kiln level: derivatives, folders and patterns, then linalg on tensors.
   pm.addPass(createKilnAutodiff());
   pm.addPass(createSymbolDCEPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  pm.addPass(createKilnLowerToLinalg());
+  KilnLowerToLinalgOptions lowering;
+  lowering.blas = options.blas;
+  pm.addPass(createKilnLowerToLinalg(lowering));
   pm.addNestedPass<func::FuncOp>(createKilnFuseLinalgElementwise());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -48,6 +51,7 @@ void kiln::buildKilnCpuCodegenPipeline(
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createKilnDistinctReturns());
+  pm.addPass(createKilnLinalgToRuntimeCalls());
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;

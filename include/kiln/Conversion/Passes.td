@@ -19,6 +19,11 @@ def KilnLowerToLinalg : Pass<"kiln-lower-to-linalg", "mlir::ModuleOp"> {
     "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
     "mlir::math::MathDialect", "mlir::tensor::TensorDialect"
   ];
+  let options = [
+    Option<"blas", "blas", "bool", /*default=*/"false",
+           "lower f32/f64 matmuls to kiln_rt_matmul_* runtime calls (a BLAS "
+           "found at run time) instead of generated loops">
+  ];
   let statistics = [
     Statistic<"numLoweredOps", "kiln-lowered-ops", "kiln ops lowered">,
     Statistic<"numInlinedGroups", "kiln-inlined-groups",
@@ -62,6 +67,21 @@ def KilnSerializeInnerLoops
     vectorizes.
   }];
   let dependentDialects = ["mlir::scf::SCFDialect"];
+}
+
+def KilnLinalgToRuntimeCalls
+    : Pass<"kiln-linalg-to-runtime-calls", "mlir::ModuleOp"> {
+  let summary = "Turn linalg ops marked with a kiln_rt_* library_call into "
+                "runtime calls";
+  let description = [{
+    Runs after bufferization. A `linalg.generic` whose `library_call` names
+    a kiln runtime entry point becomes a `func.call` of it, with every
+    operand cast to a fully dynamic strided memref, so that one declaration
+    serves every shape and layout (upstream's -convert-linalg-to-std
+    declares one function type per static shape).
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::memref::MemRefDialect"];
 }
 
 def KilnExpandMath : Pass<"kiln-expand-math"> {

@@ -14,6 +14,10 @@ struct KilnCpuPipelineOptions
   Option<bool> parallel{*this, "parallel",
                         llvm::cl::desc("run parallel loops with OpenMP"),
                         llvm::cl::init(true)};
+  Option<bool> blas{*this, "blas",
+                    llvm::cl::desc("call the runtime's BLAS for f32/f64 "
+                                   "matmuls"),
+                    llvm::cl::init(false)};
   Option<bool> expandMath{
       *this, "expand-math",
       llvm::cl::desc("expand transcendentals into polynomials"),
@@ -25,9 +29,11 @@ struct KilnCpuPipelineOptions
 void buildKilnCpuPipeline(mlir::OpPassManager &pm,
                           const KilnCpuPipelineOptions &options);
 
-/// kiln clean-ups, lowering to linalg on tensors and elementwise fusion.
-/// Each remaining linalg op is one loop nest (kernel).
-void buildKilnCpuTensorPipeline(mlir::OpPassManager &pm);
+/// Derivatives, kiln clean-ups, lowering to linalg on tensors and
+/// elementwise fusion. Each remaining linalg op is one loop nest (kernel)
+/// or one runtime call.
+void buildKilnCpuTensorPipeline(mlir::OpPassManager &pm,
+                                const KilnCpuPipelineOptions &options);
 
 /// One-shot bufferization with results as out-params, parallel loops on
 /// OpenMP, polynomial math, then the LLVM dialect.

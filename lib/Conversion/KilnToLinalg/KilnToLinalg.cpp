@@ -22,11 +22,12 @@ namespace kiln {
 using namespace mlir;
 using namespace kiln;
 
-void kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns) {
+void kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns,
+                                        const KilnToLinalgOptions &options) {
   populateElementwiseLoweringPatterns(patterns);
   populateShapeLoweringPatterns(patterns);
   populateReductionLoweringPatterns(patterns);
-  populateLinearLoweringPatterns(patterns);
+  populateLinearLoweringPatterns(patterns, options.matmulLibraryCalls);
 }
 
 void kiln::configureKilnToLinalgTarget(ConversionTarget &target) {
@@ -110,7 +111,9 @@ struct KilnLowerToLinalgPass
     configureKilnToLinalgTarget(target);
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
-    populateKilnToLinalgPatterns(patterns);
+    KilnToLinalgOptions options;
+    options.matmulLibraryCalls = blas;
+    populateKilnToLinalgPatterns(patterns, options);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       signalPassFailure();
   }

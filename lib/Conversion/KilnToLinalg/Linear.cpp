@@ -19,7 +19,8 @@ using namespace kiln;
 namespace {
 
 struct MatmulLowering : OpConversionPattern<MatmulOp> {
-  using OpConversionPattern::OpConversionPattern;
+  MatmulLowering(MLIRContext *context, bool libraryCalls)
+      : OpConversionPattern(context), libraryCalls(libraryCalls) {}
 
   LogicalResult
   matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
@@ -86,6 +87,17 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
           Value sum = arith::AddFOp::create(b, nestedLoc, args[2], product);
           linalg::YieldOp::create(b, nestedLoc, sum);
         });
+    // f32/f64 products go to the runtime's BLAS entry point; the generic
+    // stays a complete description of the computation either way.
+    if (libraryCalls && computeType == elementType &&
+        (elementType.isF32() || elementType.isF64())) {
+      std::string name = std::string("kiln_rt_") +
+                         (batched ? "batch_matmul_" : "matmul_") +
+                         (elementType.isF32() ? "f32_" : "f64_") +
+                         (op.getTransposeA() ? "t" : "n") +
+                         (op.getTransposeB() ? "t" : "n");
+      contraction.setLibraryCallAttr(rewriter.getStringAttr(name));
+    }
     Value result = contraction.getResult(0);
     if (computeType != elementType)
       result = buildElementwise(rewriter, loc, resultType, {result},
@@ -97,10 +109,13 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     rewriter.replaceOp(op, result);
     return success();
   }
+
+  bool libraryCalls;
 };
 
 } // namespace
 
-void kiln::populateLinearLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<MatmulLowering>(patterns.getContext());
+void kiln::populateLinearLoweringPatterns(RewritePatternSet &patterns,
+                                          bool matmulLibraryCalls) {
+  patterns.add<MatmulLowering>(patterns.getContext(), matmulLibraryCalls);
 }

@@ -27,7 +27,8 @@ using llvm::function_ref;
 void populateElementwiseLoweringPatterns(RewritePatternSet &patterns);
 void populateShapeLoweringPatterns(RewritePatternSet &patterns);
 void populateReductionLoweringPatterns(RewritePatternSet &patterns);
-void populateLinearLoweringPatterns(RewritePatternSet &patterns);
+void populateLinearLoweringPatterns(RewritePatternSet &patterns,
+                                    bool matmulLibraryCalls);
 
 /// The element type arithmetic runs in: f16 and bf16 compute in f32.
 Type getComputeType(Type elementType);

@@ -8,9 +8,16 @@
 
 namespace kiln {
 
+struct KilnToLinalgOptions {
+  /// Mark f32/f64 matmuls with a kiln_rt_* library_call (a BLAS at run
+  /// time) instead of leaving them to loop generation.
+  bool matmulLibraryCalls = false;
+};
+
 /// Adds the patterns that lower every kiln op except kiln.vjp,
 /// kiln.fusion_group and kiln.yield to linalg, tensor, arith and math.
-void populateKilnToLinalgPatterns(mlir::RewritePatternSet &patterns);
+void populateKilnToLinalgPatterns(mlir::RewritePatternSet &patterns,
+                                  const KilnToLinalgOptions &options = {});
 
 /// Configures `target` so that no kiln op is legal.
 void configureKilnToLinalgTarget(mlir::ConversionTarget &target);

@@ -1,0 +1,84 @@
+//===- RuntimeCalls.cpp - the -kiln-linalg-to-runtime-calls pass -------------===//
+//
+// linalg.generic {library_call = "kiln_rt_..."} on memrefs
+//   -> func.call @kiln_rt_...(memref<?x?xT, strided<[?, ?], offset: ?>>...)
+// with one private declaration per name carrying llvm.emit_c_interface, so
+// the runtime receives pointers to strided memref descriptors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Conversion/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNLINALGTORUNTIMECALLS
+#include "kiln/Conversion/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+
+/// memref<?x...x?xT, strided<[?, ...], offset: ?>> of `type`'s rank.
+static MemRefType getFullyDynamic(MemRefType type) {
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> shape(rank, ShapedType::kDynamic);
+  SmallVector<int64_t> strides(rank, ShapedType::kDynamic);
+  auto layout = StridedLayoutAttr::get(type.getContext(),
+                                       ShapedType::kDynamic, strides);
+  return MemRefType::get(shape, type.getElementType(), layout,
+                         type.getMemorySpace());
+}
+
+namespace {
+struct KilnLinalgToRuntimeCallsPass
+    : kiln::impl::KilnLinalgToRuntimeCallsBase<KilnLinalgToRuntimeCallsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<linalg::GenericOp> calls;
+    module.walk([&](linalg::GenericOp op) {
+      std::optional<StringRef> name = op.getLibraryCall();
+      if (name && name->starts_with("kiln_rt_"))
+        calls.push_back(op);
+    });
+    for (linalg::GenericOp op : calls) {
+      if (!op.hasPureBufferSemantics()) {
+        op.emitOpError("runtime call on tensors: run after bufferization");
+        return signalPassFailure();
+      }
+      OpBuilder b(op);
+      SmallVector<Value> operands;
+      SmallVector<Type> types;
+      for (Value operand : op->getOperands()) {
+        auto type = cast<MemRefType>(operand.getType());
+        MemRefType dynamic = getFullyDynamic(type);
+        operands.push_back(
+            memref::CastOp::create(b, op.getLoc(), dynamic, operand));
+        types.push_back(dynamic);
+      }
+      StringRef name = *op.getLibraryCall();
+      auto declaration = symbols.lookup<func::FuncOp>(name);
+      FunctionType fnType = b.getFunctionType(types, {});
+      if (!declaration) {
+        OpBuilder moduleBuilder = OpBuilder::atBlockBegin(module.getBody());
+        declaration =
+            func::FuncOp::create(moduleBuilder, op.getLoc(), name, fnType);
+        declaration.setPrivate();
+        declaration->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                             UnitAttr::get(&getContext()));
+        symbols.insert(declaration);
+      } else if (declaration.getFunctionType() != fnType) {
+        op.emitOpError("runtime call @")
+            << name << " does not match its declaration";
+        return signalPassFailure();
+      }
+      func::CallOp::create(b, op.getLoc(), declaration, operands);
+      op.erase();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,71 @@
+/*===- kiln_rt_blas.h - matrix products for compiled CPU code -------------===*
+ *
+ * kiln.matmul on the CPU calls these. They use a CBLAS found at run time
+ * (OpenBLAS first, then the system libblas) through dlopen, so nothing
+ * links against a BLAS, and fall back to a plain loop for layouts a BLAS
+ * cannot take or when none is installed. KILN_BLAS=0 in the environment
+ * disables the BLAS.
+ *
+ * Each entry point computes C += op(A) op(B), with op the transpose named
+ * by the suffix (n: none, t: transposed; first letter A, second B), on
+ * strided memref descriptors as MLIR's C interface passes them.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef KILN_RT_KILN_RT_BLAS_H
+#define KILN_RT_KILN_RT_BLAS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 1 when a CBLAS with sgemm and dgemm was loaded, else 0. */
+int kiln_rt_blas_available(void);
+
+/* The library that was loaded, or "" when none was. */
+const char *kiln_rt_blas_library(void);
+
+/* Strided memref descriptors of rank 2 and 3 (MLIR's layout). */
+typedef struct kiln_rt_memref2d_f32 {
+  float *allocated, *aligned;
+  int64_t offset, sizes[2], strides[2];
+} kiln_rt_memref2d_f32;
+typedef struct kiln_rt_memref3d_f32 {
+  float *allocated, *aligned;
+  int64_t offset, sizes[3], strides[3];
+} kiln_rt_memref3d_f32;
+typedef struct kiln_rt_memref2d_f64 {
+  double *allocated, *aligned;
+  int64_t offset, sizes[2], strides[2];
+} kiln_rt_memref2d_f64;
+typedef struct kiln_rt_memref3d_f64 {
+  double *allocated, *aligned;
+  int64_t offset, sizes[3], strides[3];
+} kiln_rt_memref3d_f64;
+
+#define KILN_RT_DECLARE_MATMUL(T, FLAGS)                                       \
+  void _mlir_ciface_kiln_rt_matmul_##T##_##FLAGS(                              \
+      kiln_rt_memref2d_##T *a, kiln_rt_memref2d_##T *b,                        \
+      kiln_rt_memref2d_##T *c);                                                \
+  void _mlir_ciface_kiln_rt_batch_matmul_##T##_##FLAGS(                        \
+      kiln_rt_memref3d_##T *a, kiln_rt_memref3d_##T *b,                        \
+      kiln_rt_memref3d_##T *c);
+
+KILN_RT_DECLARE_MATMUL(f32, nn)
+KILN_RT_DECLARE_MATMUL(f32, nt)
+KILN_RT_DECLARE_MATMUL(f32, tn)
+KILN_RT_DECLARE_MATMUL(f32, tt)
+KILN_RT_DECLARE_MATMUL(f64, nn)
+KILN_RT_DECLARE_MATMUL(f64, nt)
+KILN_RT_DECLARE_MATMUL(f64, tn)
+KILN_RT_DECLARE_MATMUL(f64, tt)
+
+#undef KILN_RT_DECLARE_MATMUL
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_RT_KILN_RT_BLAS_H */
