@@ -19,6 +19,7 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
 
 #ifndef KILN_LIBOMP_PATH
@@ -113,6 +114,10 @@ static llvm::Error initializeJit() {
   static std::once_flag once;
   static std::string error;
   std::call_once(once, [] {
+    // OpenMP threads spin 200 ms after a parallel region by default, which
+    // steals the cores from the BLAS threads of the next matmul. 1 ms keeps
+    // back-to-back kernels warm without that. A user's setting wins.
+    setenv("KMP_BLOCKTIME", "1", /*overwrite=*/0);
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     for (const char *path : {KILN_LIBOMP_PATH, KILN_C_RUNNER_UTILS_PATH}) {
@@ -129,7 +134,8 @@ static llvm::Error initializeJit() {
 }
 
 llvm::Expected<std::unique_ptr<CpuExecutable>>
-CpuExecutable::compile(ModuleOp module, StringRef entry) {
+CpuExecutable::compile(ModuleOp module, StringRef entry,
+                       const CompileOptions &options) {
   auto start = std::chrono::steady_clock::now();
   DialectRegistry registry;
   kiln::registerAllKilnDialects(registry);
@@ -170,7 +176,8 @@ CpuExecutable::compile(ModuleOp module, StringRef entry) {
   // Matmuls go to the BLAS when the runtime found one; the generated loops
   // are the fallback.
   kiln::KilnCpuPipelineOptions pipelineOptions;
-  pipelineOptions.blas = kiln_rt_blas_available() != 0;
+  pipelineOptions.blas = options.blas.value_or(kiln_rt_blas_available() != 0);
+  pipelineOptions.prune = options.autodiffPrune;
   PassManager tensorStage(module.getContext());
   kiln::buildKilnCpuTensorPipeline(tensorStage, pipelineOptions);
   if (llvm::Error e = runPasses(tensorStage, module))
@@ -202,12 +209,13 @@ CpuExecutable::compile(ModuleOp module, StringRef entry) {
     return codegenTm.takeError();
   auto transformer = makeOptimizingTransformer(3, 0, optimizerTm->get());
 
-  ExecutionEngineOptions options;
-  options.transformer = transformer;
-  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  options.enableGDBNotificationListener = false;
-  options.enablePerfNotificationListener = false;
-  auto engine = ExecutionEngine::create(module, options, std::move(*codegenTm));
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  engineOptions.enableGDBNotificationListener = false;
+  engineOptions.enablePerfNotificationListener = false;
+  auto engine =
+      ExecutionEngine::create(module, engineOptions, std::move(*codegenTm));
   if (!engine)
     return makeError("JIT compilation failed: " +
                      llvm::toString(engine.takeError()));

@@ -24,7 +24,9 @@ void kiln::buildKilnCpuPipeline(OpPassManager &pm,
 void kiln::buildKilnCpuTensorPipeline(OpPassManager &pm,
                                       const KilnCpuPipelineOptions &options) {
   // kiln level: derivatives, folders and patterns, then linalg on tensors.
-  pm.addPass(createKilnAutodiff());
+  KilnAutodiffOptions autodiff;
+  autodiff.prune = options.prune;
+  pm.addPass(createKilnAutodiff(autodiff));
   pm.addPass(createSymbolDCEPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -58,6 +58,14 @@ static cl::opt<bool> report("report",
 static cl::opt<bool> checkReference(
     "check-reference",
     cl::desc("compare the results with the reference interpreter"));
+static cl::opt<bool> autodiffPrune(
+    "autodiff-prune",
+    cl::desc("dead-edge elimination in -kiln-autodiff (=false: the naive "
+             "derivation, for measuring)"),
+    cl::init(true));
+static cl::opt<std::string>
+    blasMode("blas", cl::desc("matmuls through a BLAS: auto, on or off"),
+             cl::init("auto"));
 static cl::opt<double> relTolerance("rtol", cl::desc("relative tolerance"),
                             cl::init(-1));
 static cl::opt<double> absTolerance("atol", cl::desc("absolute tolerance"),
@@ -244,8 +252,16 @@ int main(int argc, char **argv) {
   if (checkReference)
     referenceModule = module->clone();
 
+  kiln::CompileOptions compileOptions;
+  compileOptions.autodiffPrune = autodiffPrune;
+  if (blasMode == "on")
+    compileOptions.blas = true;
+  else if (blasMode == "off")
+    compileOptions.blas = false;
+  else if (blasMode != "auto")
+    fail("--blas must be auto, on or off");
   Expected<std::unique_ptr<kiln::CpuExecutable>> exe =
-      kiln::CpuExecutable::compile(*module, *entry);
+      kiln::CpuExecutable::compile(*module, *entry, compileOptions);
   if (!exe)
     fail(toString(exe.takeError()));
 

@@ -16,6 +16,7 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,14 @@ struct CompileStats {
   double compileMs = 0;
 };
 
+/// How to compile.
+struct CompileOptions {
+  /// Dead-edge elimination in -kiln-autodiff; false is the naive derivation.
+  bool autodiffPrune = true;
+  /// Matmuls through the runtime's BLAS: by default when one was found.
+  std::optional<bool> blas;
+};
+
 class CpuExecutable {
 public:
   ~CpuExecutable();
@@ -51,7 +60,8 @@ public:
   /// Compiles `entry` of `module`. The module is lowered in place. `entry`
   /// may be empty: then `main`, or else the only public function.
   static llvm::Expected<std::unique_ptr<CpuExecutable>>
-  compile(mlir::ModuleOp module, llvm::StringRef entry);
+  compile(mlir::ModuleOp module, llvm::StringRef entry,
+          const CompileOptions &options = {});
 
   const std::string &getEntryName() const { return entryName; }
   const std::vector<TensorSignature> &getInputs() const { return inputs; }

@@ -16,8 +16,9 @@ def KilnLowerToLinalg : Pass<"kiln-lower-to-linalg", "mlir::ModuleOp"> {
     f16 and bf16 are computed in f32. `kiln.vjp` must have been expanded.
   }];
   let dependentDialects = [
-    "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
-    "mlir::math::MathDialect", "mlir::tensor::TensorDialect"
+    "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
+    "mlir::linalg::LinalgDialect", "mlir::math::MathDialect",
+    "mlir::tensor::TensorDialect"
   ];
   let options = [
     Option<"blas", "blas", "bool", /*default=*/"false",

@@ -14,6 +14,10 @@ struct KilnCpuPipelineOptions
   Option<bool> parallel{*this, "parallel",
                         llvm::cl::desc("run parallel loops with OpenMP"),
                         llvm::cl::init(true)};
+  Option<bool> prune{*this, "prune",
+                     llvm::cl::desc("dead-edge elimination in -kiln-autodiff "
+                                    "(false: the naive derivation)"),
+                     llvm::cl::init(true)};
   Option<bool> blas{*this, "blas",
                     llvm::cl::desc("call the runtime's BLAS for f32/f64 "
                                    "matmuls"),

@@ -10,6 +10,7 @@
 #include "LoweringUtils.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Support/PassStatistics.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/PatternMatch.h"
@@ -32,8 +33,10 @@ void kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns,
 
 void kiln::configureKilnToLinalgTarget(ConversionTarget &target) {
   target.addIllegalDialect<KilnDialect>();
-  target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
-                         math::MathDialect, tensor::TensorDialect>();
+  target.addLegalDialect<arith::ArithDialect,
+                         bufferization::BufferizationDialect,
+                         linalg::LinalgDialect, math::MathDialect,
+                         tensor::TensorDialect>();
 }
 
 /// Replaces a fusion group by its body, with the block arguments replaced by
@@ -100,12 +103,16 @@ struct KilnLowerToLinalgPass
       rewriter.setInsertionPoint(group);
       inlineFusionGroup(rewriter, group);
     }
-    numInlinedGroups += groups.size();
+    addPassStatistic(getName(), numInlinedGroups, "kiln-inlined-groups",
+                     "fusion groups lowered in place", groups.size());
 
+    int64_t kilnOps = 0;
     module.walk([&](Operation *op) {
       if (isa<KilnDialect>(op->getDialect()))
-        ++numLoweredOps;
+        ++kilnOps;
     });
+    addPassStatistic(getName(), numLoweredOps, "kiln-lowered-ops",
+                     "kiln ops lowered", kilnOps);
 
     ConversionTarget target(getContext());
     configureKilnToLinalgTarget(target);

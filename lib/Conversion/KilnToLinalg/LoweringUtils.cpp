@@ -3,6 +3,7 @@
 #include "LoweringUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -52,6 +53,12 @@ Value kiln::createEmpty(OpBuilder &b, Location loc, RankedTensorType type,
           tensor::DimOp::create(b, loc, shapeSource, sourceDims[d]));
   return tensor::EmptyOp::create(b, loc, type.getShape(),
                                  type.getElementType(), dynamicSizes);
+}
+
+Value kiln::createAccumulator(OpBuilder &b, Location loc,
+                              RankedTensorType type,
+                              ValueRange dynamicSizes) {
+  return bufferization::AllocTensorOp::create(b, loc, type, dynamicSizes);
 }
 
 Value kiln::createEmptyLike(OpBuilder &b, Location loc,

@@ -44,6 +44,13 @@ Value convertScalar(OpBuilder &b, Location loc, Value scalar, Type elementType);
 Value createEmpty(OpBuilder &b, Location loc, RankedTensorType type,
                   Value shapeSource, ArrayRef<int64_t> sourceDims);
 
+/// A fresh tensor for an accumulator that is filled and then updated in
+/// place (matmul and reduction inits). `bufferization.alloc_tensor` rather
+/// than `tensor.empty`: CSE would merge equal empties and their fills, and
+/// bufferization would then copy the shared filled buffer for every user.
+Value createAccumulator(OpBuilder &b, Location loc, RankedTensorType type,
+                        mlir::ValueRange dynamicSizes);
+
 /// `tensor.empty` with the shape of `like` (same rank) and `type`'s
 /// element type.
 Value createEmptyLike(OpBuilder &b, Location loc, RankedTensorType type,

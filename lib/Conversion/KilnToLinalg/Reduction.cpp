@@ -53,7 +53,12 @@ struct ReductionLowering : OpConversionPattern<OpTy> {
       if (!llvm::is_contained(dims, d))
         keptDims.push_back(d);
     auto accType = resultType.clone(computeType);
-    Value init = createEmpty(rewriter, loc, accType, input, keptDims);
+    SmallVector<Value> dynamicSizes;
+    for (auto [d, source] : llvm::enumerate(keptDims))
+      if (accType.isDynamicDim(d))
+        dynamicSizes.push_back(
+            tensor::DimOp::create(rewriter, loc, input, source));
+    Value init = createAccumulator(rewriter, loc, accType, dynamicSizes);
     double identity = kind == ReductionKind::Sum
                           ? 0.0
                           : -std::numeric_limits<double>::infinity();

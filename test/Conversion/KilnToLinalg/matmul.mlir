@@ -1,6 +1,8 @@
 // RUN: kiln-opt %s -kiln-lower-to-linalg -split-input-file | FileCheck %s
 
-// The transpose flags only change indexing maps: no transpose is made.
+// The transpose flags only change indexing maps: no transpose is made. The
+// accumulator is a bufferization.alloc_tensor, which CSE does not merge, so
+// that matmuls of one shape never share (and copy) a filled buffer.
 // CHECK-DAG: #[[A:.+]] = affine_map<(d0, d1, d2) -> (d0, d2)>
 // CHECK-DAG: #[[AT:.+]] = affine_map<(d0, d1, d2) -> (d2, d0)>
 // CHECK-DAG: #[[B:.+]] = affine_map<(d0, d1, d2) -> (d2, d1)>
@@ -8,7 +10,8 @@
 // CHECK-DAG: #[[C:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-LABEL: func @matmul_2d
 // CHECK-NOT: linalg.transpose
-// CHECK: linalg.fill
+// CHECK: %[[ACC:.+]] = bufferization.alloc_tensor() : tensor<4x16xf32>
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[ACC]] : tensor<4x16xf32>)
 // CHECK: linalg.generic {indexing_maps = [#[[A]], #[[B]], #[[C]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<8x16xf32>)
 // CHECK: arith.mulf
 // CHECK: arith.addf
@@ -56,7 +59,7 @@ func.func @matmul_f16(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>) -> tensor<4x4xf1
 // CHECK-LABEL: func @matmul_dynamic
 // CHECK-SAME: (%[[A:.+]]: tensor<?x8xf32>
 // CHECK: %[[M:.+]] = tensor.dim %[[A]], %{{.*}} : tensor<?x8xf32>
-// CHECK: tensor.empty(%[[M]]) : tensor<?x16xf32>
+// CHECK: bufferization.alloc_tensor(%[[M]]) : tensor<?x16xf32>
 func.func @matmul_dynamic(%a: tensor<?x8xf32>, %b: tensor<8x16xf32>) -> tensor<?x16xf32> {
   %0 = kiln.matmul %a, %b : tensor<?x8xf32>, tensor<8x16xf32> -> tensor<?x16xf32>
   return %0 : tensor<?x16xf32>

@@ -2,7 +2,7 @@
 
 // reduce_sum: fill with 0, linalg.reduce with addf.
 // CHECK-LABEL: func @reduce_sum
-// CHECK: %[[E:.+]] = tensor.empty() : tensor<8xf32>
+// CHECK: %[[E:.+]] = bufferization.alloc_tensor() : tensor<8xf32>
 // CHECK: %[[Z:.+]] = arith.constant 0.000000e+00 : f32
 // CHECK: %[[F:.+]] = linalg.fill ins(%[[Z]] : f32) outs(%[[E]] : tensor<8xf32>)
 // CHECK: linalg.reduce ins(%{{.*}} : tensor<4x8xf32>) outs(%[[F]] : tensor<8xf32>) dimensions = [0]
@@ -43,7 +43,7 @@ func.func @reduce_bf16(%x: tensor<4x8xbf16>) -> tensor<4xbf16> {
 // CHECK-LABEL: func @reduce_dynamic
 // CHECK-SAME: (%[[X:.+]]: tensor<?x8xf32>)
 // CHECK: %[[D:.+]] = tensor.dim %[[X]], %{{.*}} : tensor<?x8xf32>
-// CHECK: tensor.empty(%[[D]]) : tensor<?xf32>
+// CHECK: bufferization.alloc_tensor(%[[D]]) : tensor<?xf32>
 func.func @reduce_dynamic(%x: tensor<?x8xf32>) -> tensor<?xf32> {
   %0 = kiln.reduce_sum %x, dims = [1] : tensor<?x8xf32> -> tensor<?xf32>
   return %0 : tensor<?xf32>

@@ -15,6 +15,7 @@
 
 #include "AutodiffInternals.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Support/PassStatistics.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -361,6 +362,7 @@ struct KilnAutodiffPass : kiln::impl::KilnAutodiffBase<KilnAutodiffPass> {
     ModuleOp module = getOperation();
     Expander expander(module, prune);
     ExpansionStats stats;
+    int64_t expanded = 0;
     while (true) {
       SmallVector<VjpOp> vjps;
       module.walk([&](VjpOp vjp) { vjps.push_back(vjp); });
@@ -384,11 +386,20 @@ struct KilnAutodiffPass : kiln::impl::KilnAutodiffBase<KilnAutodiffPass> {
       }
       if (failed(expander.expand(next, stats)))
         return signalPassFailure();
-      ++numVjpsExpanded;
+      ++expanded;
     }
-    numAdjointOps += stats.adjointOps;
-    numPrunedEdges += stats.prunedEdges;
-    numPrunedOps += stats.prunedOps;
+    StringRef name = getName();
+    addPassStatistic(name, numVjpsExpanded, "kiln-vjps-expanded",
+                     "kiln.vjp ops expanded", expanded);
+    addPassStatistic(name, numAdjointOps, "kiln-adjoint-ops",
+                     "ops created by the reverse sweeps", stats.adjointOps);
+    addPassStatistic(
+        name, numPrunedEdges, "kiln-pruned-edges",
+        "operand adjoints not built because the operand is inactive",
+        stats.prunedEdges);
+    addPassStatistic(name, numPrunedOps, "kiln-pruned-ops",
+                     "forward ops not emitted because no adjoint needs them",
+                     stats.prunedOps);
   }
 };
 } // namespace
