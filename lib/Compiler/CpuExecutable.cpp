@@ -187,13 +187,16 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   func = module.lookupSymbol<func::FuncOp>(exe->entryName);
   if (!func)
     return makeError("@" + exe->entryName + " disappeared during lowering");
-  for (func::FuncOp reachable : getReachableFunctions(module, func))
-    reachable.walk([&](linalg::LinalgOp) { ++exe->stats.kernelLaunches; });
 
   PassManager codegenStage(module.getContext());
   kiln::buildKilnCpuCodegenPipeline(codegenStage, pipelineOptions);
   if (llvm::Error e = runPasses(codegenStage, module))
     return std::move(e);
+  // -kiln-outline-kernels counted the kernels.
+  if (auto launches = module->getAttrOfType<IntegerAttr>("kiln.kernel_launches"))
+    exe->stats.kernelLaunches = launches.getInt();
+  if (auto unique = module->getAttrOfType<IntegerAttr>("kiln.unique_kernels"))
+    exe->stats.uniqueKernels = unique.getInt();
 
   if (llvm::Error e = initializeJit())
     return std::move(e);

@@ -62,6 +62,8 @@ void kiln::buildKilnCpuCodegenPipeline(
   bufferization::buildBufferDeallocationPipeline(pm);
 
   // Loops: parallel loops over both cores, math as polynomials.
+  // One function per distinct loop nest; calls in the entry.
+  pm.addPass(createKilnOutlineKernels());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createKilnSerializeInnerLoops());
   if (options.expandMath)

@@ -2,16 +2,20 @@
 // RUN: kiln-opt %s -kiln-lower-to-linalg -kiln-fuse-linalg-elementwise -canonicalize -eliminate-empty-tensors -one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" -cse -canonicalize -split-input-file | FileCheck %s --check-prefix=BUF
 
 // The whole pipeline ends in the LLVM dialect (plus OpenMP ops in LLVM
-// types), runs the loops in parallel, and calls no libm routine: tanh, exp
-// and log are polynomials.
+// types). The entry calls one kernel function per loop nest; each kernel
+// runs its loops in parallel and calls no libm routine: tanh, exp and log
+// are polynomials.
 // CHECK-LABEL: llvm.func @lstm_like
+// CHECK: llvm.call @kiln_kernel_0(
+// CHECK: llvm.call @kiln_kernel_1(
+// CHECK-LABEL: llvm.func @_mlir_ciface_lstm_like
+// CHECK-LABEL: llvm.func @kiln_kernel_0
+// CHECK-SAME: attributes {kiln.kernel, passthrough = ["noinline"]
 // CHECK: omp.parallel
 // CHECK: omp.wsloop
 // CHECK-NOT: llvm.call @{{(tanh|exp|log|expf|tanhf|logf)}}
 // CHECK-NOT: math.
 // CHECK-NOT: linalg.
-// CHECK-NOT: memref.alloc
-// CHECK-LABEL: llvm.func @_mlir_ciface_lstm_like
 func.func @lstm_like(%x: tensor<64x128xf32>, %c: tensor<64x128xf32>) -> tensor<64x256xf32> attributes {llvm.emit_c_interface} {
   %s = kiln.sigmoid %x : tensor<64x128xf32>
   %t = kiln.tanh %c : tensor<64x128xf32>

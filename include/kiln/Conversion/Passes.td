@@ -85,6 +85,28 @@ def KilnLinalgToRuntimeCalls
                            "mlir::memref::MemRefDialect"];
 }
 
+def KilnOutlineKernels : Pass<"kiln-outline-kernels", "mlir::ModuleOp"> {
+  let summary = "Outline each linalg op on buffers into a kernel function, "
+                "one function per structurally equal kernel";
+  let description = [{
+    Runs after bufferization. Every linalg op becomes a call of a private
+    `kiln_kernel_N` function that holds it (constants it uses are cloned in,
+    everything else is an argument). Kernels that print the same, which is
+    equality up to value names and locations, share one function: an
+    unrolled network compiles each distinct loop nest once, and LLVM sees
+    small functions instead of one huge one. Kernels are `noinline` so that
+    stays true. The module gets `kiln.kernel_launches` (calls per run,
+    runtime library calls included) and `kiln.unique_kernels`.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+  let statistics = [
+    Statistic<"numLaunches", "kiln-kernel-launches",
+              "kernel and runtime calls per run">,
+    Statistic<"numUniqueKernels", "kiln-unique-kernels",
+              "kernel functions compiled">
+  ];
+}
+
 def KilnExpandMath : Pass<"kiln-expand-math"> {
   let summary = "Expand math ops into vectorizable polynomial approximations";
   let description = [{
