@@ -203,7 +203,7 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   auto hostBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!hostBuilder)
     return hostBuilder.takeError();
-  hostBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  hostBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Default);
   auto optimizerTm = hostBuilder->createTargetMachine();
   if (!optimizerTm)
     return optimizerTm.takeError();
@@ -214,7 +214,7 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
 
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;
-  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Default;
   engineOptions.enableGDBNotificationListener = false;
   engineOptions.enablePerfNotificationListener = false;
   auto engine =

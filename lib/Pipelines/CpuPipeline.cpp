@@ -42,7 +42,7 @@ void kiln::buildKilnCpuCodegenPipeline(
     OpPassManager &pm, const KilnCpuPipelineOptions &options) {
   // Buffers: concat destinations are allocated once and written in place;
   // results become caller-allocated out-params, one buffer each.
-  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  pm.addPass(createKilnEliminateEmptyTensors());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =

@@ -107,6 +107,18 @@ def KilnOutlineKernels : Pass<"kiln-outline-kernels", "mlir::ModuleOp"> {
   ];
 }
 
+def KilnEliminateEmptyTensors
+    : Pass<"kiln-eliminate-empty-tensors", "mlir::ModuleOp"> {
+  let summary = "Upstream empty-tensor elimination, only where a subset "
+                "insertion can use it";
+  let description = [{
+    Lets each producer of a concat part write straight into its slice of the
+    concat's destination (upstream `-eliminate-empty-tensors`). That runs a
+    whole one-shot analysis; modules without any `tensor.insert_slice`, the
+    only subset insertion kiln emits, have nothing to gain and skip it.
+  }];
+}
+
 def KilnExpandMath : Pass<"kiln-expand-math"> {
   let summary = "Expand math ops into vectorizable polynomial approximations";
   let description = [{
