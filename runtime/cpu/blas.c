@@ -32,6 +32,10 @@ static void load_blas(void) {
   const char *env = getenv("KILN_BLAS");
   if (env && strcmp(env, "0") == 0)
     return;
+  /* OpenBLAS workers spin about 2^28 cycles after each GEMM, taking the
+   * cores from the OpenMP kernels that follow; make them sleep at once.
+   * A user's setting wins. */
+  setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
   static const char *const candidates[] = {"libopenblas.so.0", "libopenblas.so",
                                            "libblas.so.3", NULL};
   for (const char *const *name = candidates; *name; ++name) {

@@ -76,3 +76,41 @@ TEST(HostAllocatorTest, ThreadSafeCounts) {
 }
 
 } // namespace
+
+namespace {
+TEST(BufferCacheTest, FreedBuffersAreReused) {
+  kiln_rt_buffer_cache_trim();
+  kiln_rt_buffer_cache_stats before, after;
+  kiln_rt_buffer_cache_get_stats(&before);
+  void *a = _mlir_memref_to_llvm_aligned_alloc(64, 1 << 20);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % 64, 0u);
+  std::memset(a, 1, 1 << 20);
+  _mlir_memref_to_llvm_free(a);
+  // The same size class comes back from the cache.
+  void *b = _mlir_memref_to_llvm_alloc((1 << 20) - 100);
+  EXPECT_EQ(b, a);
+  kiln_rt_buffer_cache_get_stats(&after);
+  EXPECT_EQ(after.hits, before.hits + 1);
+  EXPECT_EQ(after.misses, before.misses + 1);
+  EXPECT_EQ(after.live_bytes, before.live_bytes + (1 << 20));
+  _mlir_memref_to_llvm_free(b);
+  kiln_rt_buffer_cache_get_stats(&after);
+  EXPECT_EQ(after.cached_bytes, before.cached_bytes + (1 << 20));
+  kiln_rt_buffer_cache_trim();
+  kiln_rt_buffer_cache_get_stats(&after);
+  EXPECT_EQ(after.cached_bytes, 0u);
+}
+
+TEST(BufferCacheTest, LargeAlignmentsAndNull) {
+  void *p = _mlir_memref_to_llvm_aligned_alloc(4096, 100);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 4096, 0u);
+  _mlir_memref_to_llvm_free(p);
+  _mlir_memref_to_llvm_free(nullptr);
+  void *small = _mlir_memref_to_llvm_alloc(1);
+  ASSERT_NE(small, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(small) % 64, 0u);
+  _mlir_memref_to_llvm_free(small);
+}
+} // namespace

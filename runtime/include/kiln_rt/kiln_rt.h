@@ -45,6 +45,27 @@ void kiln_rt_host_free(void *ptr);
 /* Thread-safe snapshot of the host allocator's statistics. */
 void kiln_rt_host_get_stats(kiln_rt_host_stats *stats);
 
+/* Buffers of compiled code: a cache of freed blocks by size class, so that
+ * a program that runs again reuses its buffers instead of mapping and
+ * faulting in fresh pages every run. Compiled code reaches it through
+ * MLIR's generic allocation functions (_mlir_memref_to_llvm_alloc,
+ * _mlir_memref_to_llvm_aligned_alloc, _mlir_memref_to_llvm_free). */
+typedef struct kiln_rt_buffer_cache_stats {
+  uint64_t hits;          /* allocations served from the cache */
+  uint64_t misses;        /* allocations that went to the system */
+  uint64_t cached_bytes;  /* bytes held in the cache now */
+  uint64_t live_bytes;    /* bytes handed out and not yet freed */
+} kiln_rt_buffer_cache_stats;
+
+void kiln_rt_buffer_cache_get_stats(kiln_rt_buffer_cache_stats *stats);
+
+/* Returns every cached block to the system. */
+void kiln_rt_buffer_cache_trim(void);
+
+void *_mlir_memref_to_llvm_alloc(size_t size);
+void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
+void _mlir_memref_to_llvm_free(void *ptr);
+
 #ifdef __cplusplus
 }
 #endif
