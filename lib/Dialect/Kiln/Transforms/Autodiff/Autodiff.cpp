@@ -138,32 +138,18 @@ FailureOr<bool> Expander::isReady(VjpOp vjp) {
   return true;
 }
 
-/// Inlines `call` (single-block callee) in place.
-static void inlineCall(func::CallOp call, func::FuncOp callee) {
-  OpBuilder b(call);
+/// Replaces `site` by a copy of `body`'s ops with its arguments bound to
+/// `inputs`; `site`'s results become the values `body` yields or returns.
+static void inlineBlockAt(Operation *site, Block &body, ValueRange inputs) {
+  OpBuilder b(site);
   IRMapping mapping;
-  Block &body = callee.getBody().front();
-  mapping.map(body.getArguments(), call.getOperands());
+  mapping.map(body.getArguments(), inputs);
   for (Operation &op : body.without_terminator())
     b.clone(op, mapping);
   for (auto [result, value] :
-       llvm::zip(call.getResults(), body.getTerminator()->getOperands()))
+       llvm::zip(site->getResults(), body.getTerminator()->getOperands()))
     result.replaceAllUsesWith(mapping.lookupOrDefault(value));
-  call.erase();
-}
-
-/// Inlines `group`'s body in place.
-static void inlineGroup(FusionGroupOp group) {
-  OpBuilder b(group);
-  IRMapping mapping;
-  Block &body = group.getBody().front();
-  mapping.map(body.getArguments(), group.getInputs());
-  for (Operation &op : body.without_terminator())
-    b.clone(op, mapping);
-  for (auto [result, value] :
-       llvm::zip(group.getResults(), body.getTerminator()->getOperands()))
-    result.replaceAllUsesWith(mapping.lookupOrDefault(value));
-  group.erase();
+  site->erase();
 }
 
 FailureOr<func::FuncOp> Expander::flatten(VjpOp vjp, func::FuncOp callee) {
@@ -192,14 +178,14 @@ FailureOr<func::FuncOp> Expander::flatten(VjpOp vjp, func::FuncOp callee) {
       break;
     for (Operation *op : pending) {
       if (auto group = dyn_cast<FusionGroupOp>(op)) {
-        inlineGroup(group);
+        inlineBlockAt(group, group.getBody().front(), group.getInputs());
         continue;
       }
       auto call = cast<func::CallOp>(op);
       auto target = module.lookupSymbol<func::FuncOp>(call.getCallee());
       if (!target || !target.getBody().hasOneBlock())
         return fail("cannot inline call to @" + call.getCallee());
-      inlineCall(call, target);
+      inlineBlockAt(call, target.getBody().front(), call.getOperands());
     }
   }
 
@@ -340,16 +326,7 @@ LogicalResult Expander::expand(VjpOp vjp, ExpansionStats &stats) {
   }
 
   // Inline the gradient function at the vjp.
-  OpBuilder b(vjp);
-  IRMapping mapping;
-  Block &body = scratch->getBody().front();
-  mapping.map(body.getArguments(), vjp.getOperands());
-  for (Operation &op : body.without_terminator())
-    b.clone(op, mapping);
-  for (auto [result, value] :
-       llvm::zip(vjp.getResults(), body.getTerminator()->getOperands()))
-    result.replaceAllUsesWith(mapping.lookupOrDefault(value));
-  vjp.erase();
+  inlineBlockAt(vjp, scratch->getBody().front(), vjp.getOperands());
   scratch->erase();
   return success();
 }
