@@ -137,6 +137,12 @@ llvm::Expected<std::unique_ptr<CpuExecutable>>
 CpuExecutable::compile(ModuleOp module, StringRef entry,
                        const CompileOptions &options) {
   auto start = std::chrono::steady_clock::now();
+  auto lap = [last = start]() mutable {
+    auto now = std::chrono::steady_clock::now();
+    double ms = std::chrono::duration<double, std::milli>(now - last).count();
+    last = now;
+    return ms;
+  };
   DialectRegistry registry;
   kiln::registerAllKilnDialects(registry);
   kiln::registerKilnTranslations(registry);
@@ -182,6 +188,7 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   kiln::buildKilnCpuTensorPipeline(tensorStage, pipelineOptions);
   if (llvm::Error e = runPasses(tensorStage, module))
     return std::move(e);
+  exe->stats.tensorPassesMs = lap();
   // The entry may have been renamed or removed only on error; look it up
   // again, since passes may have rebuilt it.
   func = module.lookupSymbol<func::FuncOp>(exe->entryName);
@@ -192,6 +199,7 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   kiln::buildKilnCpuCodegenPipeline(codegenStage, pipelineOptions);
   if (llvm::Error e = runPasses(codegenStage, module))
     return std::move(e);
+  exe->stats.codegenPassesMs = lap();
   // -kiln-outline-kernels counted the kernels.
   if (auto launches = module->getAttrOfType<IntegerAttr>("kiln.kernel_launches"))
     exe->stats.kernelLaunches = launches.getInt();
@@ -223,6 +231,7 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
     return makeError("JIT compilation failed: " +
                      llvm::toString(engine.takeError()));
   exe->engine = std::move(*engine);
+  exe->stats.llvmOptMs = lap();
   // Look the entry up now: ORC compiles on first lookup, and that belongs
   // to compile time, not to the first run.
   auto entryFn = exe->engine->lookupPacked("_mlir_ciface_" + exe->entryName);
@@ -230,6 +239,7 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
     return makeError("JIT compilation failed: " +
                      llvm::toString(entryFn.takeError()));
   exe->entryFunction = *entryFn;
+  exe->stats.machineCodeMs = lap();
   exe->stats.compileMs =
       std::chrono::duration<double, std::milli>(
           std::chrono::steady_clock::now() - start)

@@ -324,6 +324,12 @@ int main(int argc, char **argv) {
     const kiln::CompileStats &stats = (*exe)->getStats();
     outs() << "{\"entry\": \"" << *entry << "\", \"backend\": \"" << backend
            << "\", \"compile_ms\": " << format("%.3f", stats.compileMs)
+           << ", \"compile_breakdown_ms\": {\"tensor_passes\": "
+           << format("%.1f", stats.tensorPassesMs)
+           << ", \"codegen_passes\": " << format("%.1f", stats.codegenPassesMs)
+           << ", \"llvm_opt\": " << format("%.1f", stats.llvmOptMs)
+           << ", \"machine_code\": " << format("%.1f", stats.machineCodeMs)
+           << "}"
            << ", \"run_ms\": " << format("%.4f", medianMs)
            << ", \"repeat\": " << repeat
            << ", \"fusion_groups\": " << stats.fusionGroups

@@ -43,6 +43,11 @@ struct CompileStats {
   /// Loop nests (kernels) one call executes, counted after linalg fusion.
   int64_t kernelLaunches = 0;
   double compileMs = 0;
+  /// Where compileMs went: kiln and linalg passes on tensors, the passes
+  /// down to the LLVM dialect, LLVM IR translation and optimization, and
+  /// machine code generation.
+  double tensorPassesMs = 0, codegenPassesMs = 0, llvmOptMs = 0,
+         machineCodeMs = 0;
 };
 
 /// How to compile.

@@ -95,7 +95,8 @@ def KilnOutlineKernels : Pass<"kiln-outline-kernels", "mlir::ModuleOp"> {
     equality up to value names and locations, share one function: an
     unrolled network compiles each distinct loop nest once, and LLVM sees
     small functions instead of one huge one. Kernels are `noinline` so that
-    stays true. The module gets `kiln.kernel_launches` (calls per run,
+    stays true; the host functions, which now only sequence calls and
+    buffers, are `optnone` so that LLVM compiles them quickly. The module gets `kiln.kernel_launches` (calls per run,
     runtime library calls included) and `kiln.unique_kernels`.
   }];
   let dependentDialects = ["mlir::func::FuncDialect"];

@@ -2,9 +2,9 @@
 //
 // linalg op on buffers  ->  func.call @kiln_kernel_N(operands)
 //
-// The kernel key is the printed kernel function with a fixed name: printing
-// numbers values in order and omits locations, and attribute dictionaries
-// are sorted, so equal keys mean alpha-equivalent kernels.
+// Kernels are compared with OperationEquivalence, ignoring locations and
+// value names (block arguments match by position): equal kernels are
+// alpha-equivalent. A structural hash buckets the candidates.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,10 +13,11 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
-#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/DenseMap.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNOUTLINEKERNELS
@@ -34,15 +35,29 @@ static bool isClonableConstant(Value value) {
          def->hasTrait<OpTrait::ConstantLike>();
 }
 
-/// The kernel text used as the deduplication key (the kernel still has its
-/// placeholder name when this runs).
-static std::string getKernelKey(func::FuncOp kernel) {
-  std::string key;
-  llvm::raw_string_ostream os(key);
-  OpPrintingFlags flags;
-  flags.printGenericOpForm();
-  kernel->print(os, flags);
-  return key;
+/// A hash of the kernel's one op (name, attributes, types; operands by
+/// position), to bucket candidates before the full comparison.
+static llvm::hash_code hashKernel(func::FuncOp kernel) {
+  Operation &op = kernel.getBody().front().front();
+  Operation *body = &op;
+  // The cloned constants come first; hash the linalg op itself.
+  for (Operation &candidate : kernel.getBody().front())
+    if (isa<linalg::LinalgOp>(candidate))
+      body = &candidate;
+  return llvm::hash_combine(
+      kernel.getFunctionType(),
+      OperationEquivalence::computeHash(
+          body, OperationEquivalence::ignoreHashValue,
+          OperationEquivalence::ignoreHashValue,
+          OperationEquivalence::IgnoreLocations));
+}
+
+/// Whether two kernels are equal up to value names and locations.
+static bool areEquivalentKernels(func::FuncOp a, func::FuncOp b) {
+  return a.getFunctionType() == b.getFunctionType() &&
+         OperationEquivalence::isRegionEquivalentTo(
+             &a.getBody(), &b.getBody(),
+             OperationEquivalence::IgnoreLocations);
 }
 
 namespace {
@@ -54,7 +69,7 @@ struct KilnOutlineKernelsPass
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     SymbolTable symbols(module);
-    llvm::StringMap<func::FuncOp> kernelsByKey;
+    llvm::DenseMap<llvm::hash_code, SmallVector<func::FuncOp, 1>> buckets;
     int64_t launches = 0, uniqueKernels = 0;
 
     SmallVector<func::FuncOp> funcs;
@@ -97,9 +112,13 @@ struct KilnOutlineKernelsPass
         b.clone(*op, mapping);
         func::ReturnOp::create(b, op.getLoc());
 
-        std::string key = getKernelKey(kernel);
-        auto [it, inserted] = kernelsByKey.try_emplace(key, kernel);
-        if (inserted) {
+        SmallVector<func::FuncOp, 1> &bucket = buckets[hashKernel(kernel)];
+        func::FuncOp existing;
+        for (func::FuncOp candidate : bucket)
+          if (areEquivalentKernels(candidate, kernel))
+            existing = candidate;
+        if (!existing) {
+          bucket.push_back(kernel);
           kernel.setPrivate();
           kernel->setAttr(kKernelAttr, UnitAttr::get(ctx));
           // LLVM would otherwise inline every copy back into the caller.
@@ -109,7 +128,7 @@ struct KilnOutlineKernelsPass
           symbols.insert(kernel);
         } else {
           kernel.erase();
-          kernel = it->second;
+          kernel = existing;
         }
         OpBuilder callBuilder(op);
         func::CallOp::create(callBuilder, op.getLoc(), kernel, args);
@@ -117,6 +136,15 @@ struct KilnOutlineKernelsPass
         ++launches;
       }
     }
+
+    // What stays in the host functions only sequences launches and
+    // buffers: LLVM need not optimize it, and its fast instruction selector
+    // generates it several times faster (a deep network's entry makes
+    // hundreds of calls).
+    for (func::FuncOp func : funcs)
+      func->setAttr("passthrough",
+                    ArrayAttr::get(ctx, {StringAttr::get(ctx, "noinline"),
+                                         StringAttr::get(ctx, "optnone")}));
 
     // Runtime library calls are launches too.
     module.walk([&](func::CallOp call) {
