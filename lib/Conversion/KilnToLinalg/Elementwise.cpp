@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
 
@@ -20,60 +21,10 @@ using namespace kiln;
 
 namespace {
 
-using ScalarUnaryFn = Value (*)(OpBuilder &, Location, Value);
-using ScalarBinaryFn = Value (*)(OpBuilder &, Location, Value, Value);
 
 Value floatConstant(OpBuilder &b, Location loc, Type type, double value) {
   return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
 }
-
-/// Lowers a float T -> T op through a scalar function in the compute type.
-template <typename OpTy>
-struct UnaryLowering : OpConversionPattern<OpTy> {
-  UnaryLowering(MLIRContext *context, ScalarUnaryFn fn)
-      : OpConversionPattern<OpTy>(context), fn(fn) {}
-
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = op.getType();
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), type, {adaptor.getOperand()},
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          Value x = extendToCompute(b, loc, args[0]);
-          return convertScalar(b, loc, fn(b, loc, x), type.getElementType());
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-
-  ScalarUnaryFn fn;
-};
-
-/// Lowers a float T, T -> T op through a scalar function in the compute type.
-template <typename OpTy>
-struct BinaryLowering : OpConversionPattern<OpTy> {
-  BinaryLowering(MLIRContext *context, ScalarBinaryFn fn)
-      : OpConversionPattern<OpTy>(context), fn(fn) {}
-
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = op.getType();
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), type, {adaptor.getLhs(), adaptor.getRhs()},
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          Value x = extendToCompute(b, loc, args[0]);
-          Value y = extendToCompute(b, loc, args[1]);
-          return convertScalar(b, loc, fn(b, loc, x, y),
-                               type.getElementType());
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-
-  ScalarBinaryFn fn;
-};
 
 /// C's pow for the cases ML programs meet: powf on |x| (which the math
 /// expansion turns into exp(y * log|x|)), then the sign for a negative base
@@ -129,54 +80,67 @@ arith::CmpFPredicate toArith(CmpPredicate predicate) {
   llvm_unreachable("unknown kiln.cmp predicate");
 }
 
-struct CmpLowering : OpConversionPattern<CmpOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// The scalar form of a float T -> T op, in the compute type.
+Value unaryScalar(OpBuilder &b, Location loc, Operation *op, Value x) {
+  return TypeSwitch<Operation *, Value>(op)
+      .Case([&](NegOp) { return arith::NegFOp::create(b, loc, x); })
+      .Case([&](ExpOp) { return math::ExpOp::create(b, loc, x); })
+      .Case([&](LogOp) { return math::LogOp::create(b, loc, x); })
+      .Case([&](TanhOp) { return math::TanhOp::create(b, loc, x); })
+      .Case([&](SigmoidOp) -> Value {
+        // 1 / (1 + exp(-x)): exp overflows to inf for very negative x,
+        // which gives the correct limit 0.
+        Value one = floatConstant(b, loc, x.getType(), 1.0);
+        Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+        return arith::DivFOp::create(b, loc, one,
+                                     arith::AddFOp::create(b, loc, one, e));
+      })
+      .Case([&](ReluOp) -> Value {
+        // maximumf propagates NaN and orders -0 below +0.
+        return arith::MaximumFOp::create(
+            b, loc, x, floatConstant(b, loc, x.getType(), 0.0));
+      })
+      .Case([&](SqrtOp) { return math::SqrtOp::create(b, loc, x); })
+      .Case([&](RsqrtOp) { return math::RsqrtOp::create(b, loc, x); })
+      .Case([&](AbsOp) { return math::AbsFOp::create(b, loc, x); })
+      .Case([&](SinOp) { return math::SinOp::create(b, loc, x); })
+      .Case([&](CosOp) { return math::CosOp::create(b, loc, x); })
+      .Case([&](ReciprocalOp) -> Value {
+        return arith::DivFOp::create(
+            b, loc, floatConstant(b, loc, x.getType(), 1.0), x);
+      })
+      .Default([](Operation *) { return Value(); });
+}
+
+/// The scalar form of a float T, T -> T op, in the compute type.
+Value binaryScalar(OpBuilder &b, Location loc, Operation *op, Value x,
+                   Value y) {
+  return TypeSwitch<Operation *, Value>(op)
+      .Case([&](AddOp) { return arith::AddFOp::create(b, loc, x, y); })
+      .Case([&](SubOp) { return arith::SubFOp::create(b, loc, x, y); })
+      .Case([&](MulOp) { return arith::MulFOp::create(b, loc, x, y); })
+      .Case([&](DivOp) { return arith::DivFOp::create(b, loc, x, y); })
+      .Case([&](MaxOp) { return arith::MaximumFOp::create(b, loc, x, y); })
+      .Case([&](MinOp) { return arith::MinimumFOp::create(b, loc, x, y); })
+      .Case([&](PowOp) { return buildPow(b, loc, x, y); })
+      .Default([](Operation *) { return Value(); });
+}
+
+/// Lowers any elementwise kiln op to one parallel linalg.generic.
+struct ElementwiseLowering : ConversionPattern {
+  ElementwiseLowering(MLIRContext *context)
+      : ConversionPattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
 
   LogicalResult
-  matchAndRewrite(CmpOp op, OpAdaptor adaptor,
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
-    arith::CmpFPredicate predicate = toArith(op.getPredicate());
+    if (!isElementwiseKilnOp(op))
+      return rewriter.notifyMatchFailure(op, "not an elementwise kiln op");
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
     Value result = buildElementwise(
-        rewriter, op.getLoc(), op.getType(),
-        {adaptor.getLhs(), adaptor.getRhs()},
-        [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
-          return arith::CmpFOp::create(b, loc, predicate,
-                                       extendToCompute(b, loc, args[0]),
-                                       extendToCompute(b, loc, args[1]));
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
-struct SelectLowering : OpConversionPattern<SelectOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(SelectOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), op.getType(),
-        {adaptor.getPred(), adaptor.getOnTrue(), adaptor.getOnFalse()},
-        [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
-          return arith::SelectOp::create(b, loc, args[0], args[1], args[2]);
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
-struct ConvertLowering : OpConversionPattern<ConvertOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(ConvertOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Type to = op.getType().getElementType();
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), op.getType(), {adaptor.getOperand()},
+        rewriter, op->getLoc(), type, operands,
         [&](OpBuilder &b, Location loc, ValueRange args) {
-          return convertScalar(b, loc, args[0], to);
+          return buildElementwiseScalar(b, loc, op, args);
         });
     rewriter.replaceOp(op, result);
     return success();
@@ -185,93 +149,39 @@ struct ConvertLowering : OpConversionPattern<ConvertOp> {
 
 } // namespace
 
-void kiln::populateElementwiseLoweringPatterns(
-    RewritePatternSet &patterns) {
-  MLIRContext *ctx = patterns.getContext();
-  // Unary ops, as scalar functions in the compute type.
-  patterns.add<UnaryLowering<NegOp>>(
-      ctx, [](OpBuilder &b, Location loc, Value x) -> Value {
-        return arith::NegFOp::create(b, loc, x);
-      });
-  patterns.add<UnaryLowering<ExpOp>>(
-      ctx, [](OpBuilder &b, Location loc, Value x) -> Value {
-        return math::ExpOp::create(b, loc, x);
-      });
-  patterns.add<UnaryLowering<LogOp>>(
-      ctx, [](OpBuilder &b, Location loc, Value x) -> Value {
-        return math::LogOp::create(b, loc, x);
-      });
-  patterns.add<UnaryLowering<TanhOp>>(
-      ctx, [](OpBuilder &b, Location loc, Value x) -> Value {
-        return math::TanhOp::create(b, loc, x);
-      });
-  patterns.add<UnaryLowering<SigmoidOp>>(
-      ctx, [](OpBuilder &b, Location loc, Value x) -> Value {
-        // 1 / (1 + exp(-x)): exp overflows to inf for very negative x,
-        // which gives the correct limit 0.
-        Value one = floatConstant(b, loc, x.getType(), 1.0);
-        Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
-        return arith::DivFOp::create(b, loc, one,
-                                     arith::AddFOp::create(b, loc, one, e));
-      });
-  patterns.add<UnaryLowering<ReluOp>>(
-      ctx, [](OpBuilder &b, Location loc, Value x) -> Value {
-        // maximumf propagates NaN and orders -0 below +0.
-        return arith::MaximumFOp::create(
-            b, loc, x, floatConstant(b, loc, x.getType(), 0.0));
-      });
-  patterns.add<UnaryLowering<SqrtOp>>(
-      ctx, [](OpBuilder &b, Location loc, Value x) -> Value {
-        return math::SqrtOp::create(b, loc, x);
-      });
-  patterns.add<UnaryLowering<RsqrtOp>>(
-      ctx, [](OpBuilder &b, Location loc, Value x) -> Value {
-        return math::RsqrtOp::create(b, loc, x);
-      });
-  patterns.add<UnaryLowering<AbsOp>>(
-      ctx, [](OpBuilder &b, Location loc, Value x) -> Value {
-        return math::AbsFOp::create(b, loc, x);
-      });
-  patterns.add<UnaryLowering<SinOp>>(
-      ctx, [](OpBuilder &b, Location loc, Value x) -> Value {
-        return math::SinOp::create(b, loc, x);
-      });
-  patterns.add<UnaryLowering<CosOp>>(
-      ctx, [](OpBuilder &b, Location loc, Value x) -> Value {
-        return math::CosOp::create(b, loc, x);
-      });
-  patterns.add<UnaryLowering<ReciprocalOp>>(
-      ctx, [](OpBuilder &b, Location loc, Value x) -> Value {
-        return arith::DivFOp::create(
-            b, loc, floatConstant(b, loc, x.getType(), 1.0), x);
-      });
+bool kiln::isElementwiseKilnOp(Operation *op) {
+  return isa<KilnDialect>(op->getDialect()) &&
+         op->hasTrait<OpTrait::Elementwise>();
+}
 
-  // Binary ops.
-  patterns.add<BinaryLowering<AddOp>>(
-      ctx, [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
-        return arith::AddFOp::create(b, loc, x, y);
+Value kiln::buildElementwiseScalar(OpBuilder &b, Location loc, Operation *op,
+                                   ValueRange args) {
+  return TypeSwitch<Operation *, Value>(op)
+      .Case([&](CmpOp cmp) -> Value {
+        return arith::CmpFOp::create(b, loc, toArith(cmp.getPredicate()),
+                                     extendToCompute(b, loc, args[0]),
+                                     extendToCompute(b, loc, args[1]));
+      })
+      .Case([&](SelectOp) -> Value {
+        return arith::SelectOp::create(b, loc, args[0], args[1], args[2]);
+      })
+      .Case([&](ConvertOp convert) {
+        return convertScalar(b, loc, args[0], convert.getType().getElementType());
+      })
+      .Default([&](Operation *) -> Value {
+        // Float ops compute in f32 for f16/bf16 and round once.
+        Type elementType =
+            cast<RankedTensorType>(op->getResult(0).getType()).getElementType();
+        SmallVector<Value> wide;
+        for (Value arg : args)
+          wide.push_back(extendToCompute(b, loc, arg));
+        Value result = wide.size() == 1
+                           ? unaryScalar(b, loc, op, wide[0])
+                           : binaryScalar(b, loc, op, wide[0], wide[1]);
+        return convertScalar(b, loc, result, elementType);
       });
-  patterns.add<BinaryLowering<SubOp>>(
-      ctx, [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
-        return arith::SubFOp::create(b, loc, x, y);
-      });
-  patterns.add<BinaryLowering<MulOp>>(
-      ctx, [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
-        return arith::MulFOp::create(b, loc, x, y);
-      });
-  patterns.add<BinaryLowering<DivOp>>(
-      ctx, [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
-        return arith::DivFOp::create(b, loc, x, y);
-      });
-  patterns.add<BinaryLowering<MaxOp>>(
-      ctx, [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
-        return arith::MaximumFOp::create(b, loc, x, y);
-      });
-  patterns.add<BinaryLowering<MinOp>>(
-      ctx, [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
-        return arith::MinimumFOp::create(b, loc, x, y);
-      });
-  patterns.add<BinaryLowering<PowOp>>(ctx, buildPow);
+}
 
-  patterns.add<CmpLowering, SelectLowering, ConvertLowering>(ctx);
+void kiln::populateElementwiseLoweringPatterns(RewritePatternSet &patterns) {
+  patterns.add<ElementwiseLowering>(patterns.getContext());
 }

@@ -30,6 +30,16 @@ void populateReductionLoweringPatterns(RewritePatternSet &patterns);
 void populateLinearLoweringPatterns(RewritePatternSet &patterns,
                                     bool matmulLibraryCalls);
 
+/// Whether `op` is a kiln op with the Elementwise trait (the unary and
+/// binary math ops, cmp, select, convert).
+bool isElementwiseKilnOp(mlir::Operation *op);
+
+/// The scalar computation of elementwise kiln op `op` on the scalars
+/// `args` (one per operand, in the operands' element types); the result is
+/// in `op`'s element type.
+Value buildElementwiseScalar(OpBuilder &b, Location loc, mlir::Operation *op,
+                             ValueRange args);
+
 /// The element type arithmetic runs in: f16 and bf16 compute in f32.
 Type getComputeType(Type elementType);
 
