@@ -176,8 +176,11 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                 UnitAttr::get(module.getContext()));
 
+  // Groups written in the program count, and so do the ones -kiln-fuse
+  // forms (it records them on the module).
   for (func::FuncOp reachable : getReachableFunctions(module, func))
     reachable.walk([&](FusionGroupOp) { ++exe->stats.fusionGroups; });
+  int64_t writtenGroups = exe->stats.fusionGroups;
 
   // Matmuls go to the BLAS when the runtime found one; the generated loops
   // are the fallback.
@@ -189,6 +192,8 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   if (llvm::Error e = runPasses(tensorStage, module))
     return std::move(e);
   exe->stats.tensorPassesMs = lap();
+  if (auto formed = module->getAttrOfType<IntegerAttr>("kiln.fusion_groups"))
+    exe->stats.fusionGroups = writtenGroups + formed.getInt();
   // The entry may have been renamed or removed only on error; look it up
   // again, since passes may have rebuilt it.
   func = module.lookupSymbol<func::FuncOp>(exe->entryName);

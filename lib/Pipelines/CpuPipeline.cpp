@@ -30,6 +30,7 @@ void kiln::buildKilnCpuTensorPipeline(OpPassManager &pm,
   pm.addPass(createSymbolDCEPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(createKilnFuse());
   KilnLowerToLinalgOptions lowering;
   lowering.blas = options.blas;
   pm.addPass(createKilnLowerToLinalg(lowering));

@@ -41,4 +41,25 @@ def KilnAutodiff : Pass<"kiln-autodiff", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::func::FuncDialect"];
 }
 
+def KilnFuse : Pass<"kiln-fuse", "mlir::ModuleOp"> {
+  let summary = "Form kiln.fusion_group regions, one kernel each";
+  let description = [{
+    Greedily and deterministically (program order) merges producers into
+    consumers: elementwise ops, cmp, select and convert fuse with each other;
+    broadcast_in_dim and slice of group inputs are entry nodes (the kernel
+    reads a view); a slice of a value computed in the group fuses when every
+    use of the producer is such a slice (the producer is evaluated at the
+    sliced indices); a concat whose result is not read in the group is an
+    exit node; reduce_sum and reduce_max end a group. A producer used
+    outside its group becomes an extra output. matmul, reshape, transpose
+    and constants stay outside. Merges that would create a cycle through an
+    op outside the group are refused. Afterwards every elementwise,
+    broadcast, slice, concat and reduction op is in exactly one group.
+  }];
+  let statistics = [
+    Statistic<"numGroups", "kiln-fusion-groups", "fusion groups formed">,
+    Statistic<"numFusedOps", "kiln-fused-ops", "ops placed in fusion groups">
+  ];
+}
+
 #endif // KILN_DIALECT_KILN_TRANSFORMS_PASSES_TD

@@ -1,0 +1,275 @@
+//===- Fuse.cpp - the -kiln-fuse pass ----------------------------------------===//
+//
+// Groups are sets of ops with a common iteration domain (the shape the
+// kernel loops over). Ops are visited in program order; each starts in its
+// own group and is merged with the groups of its fusible producers when
+// (1) the domains agree, or the producer's group is read only through
+// slices of the consumer's domain; (2) the producer may feed a consumer in
+// the same group (a concat or a reduction ends its group); and (3) no path
+// leaves the merged group and comes back, which would be a cycle.
+// The groups then become kiln.fusion_group ops and the block is put back in
+// topological order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Support/PassStatistics.h"
+
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNFUSE
+#include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+using namespace kiln;
+
+namespace {
+
+bool isFusible(Operation *op) {
+  return isa<KilnDialect>(op->getDialect()) &&
+         (op->hasTrait<OpTrait::Elementwise>() ||
+          isa<BroadcastInDimOp, SliceOp, ConcatOp, ReduceSumOp, ReduceMaxOp>(
+              op));
+}
+
+/// The shape a kernel loops over for `op`, or none when `op` cannot share
+/// a domain with anything (a concat of unequal parts).
+std::optional<SmallVector<int64_t>> getDomain(Operation *op) {
+  if (auto concat = dyn_cast<ConcatOp>(op)) {
+    auto first = cast<RankedTensorType>(concat.getInputs().front().getType());
+    for (Value input : concat.getInputs())
+      if (input.getType() != first)
+        return std::nullopt;
+    return SmallVector<int64_t>(first.getShape());
+  }
+  if (isa<ReduceSumOp, ReduceMaxOp>(op))
+    return SmallVector<int64_t>(
+        cast<RankedTensorType>(op->getOperand(0).getType()).getShape());
+  return SmallVector<int64_t>(
+      cast<RankedTensorType>(op->getResult(0).getType()).getShape());
+}
+
+class Grouping {
+public:
+  explicit Grouping(Block &block) : block(block) {
+    for (Operation &op : block)
+      if (isFusible(&op)) {
+        fusible.push_back(&op);
+        groupOf[&op] = groups.size();
+        Group group;
+        group.members.insert(&op);
+        group.domain = getDomain(&op);
+        groups.push_back(std::move(group));
+      }
+  }
+
+  void run() {
+    for (Operation *consumer : fusible)
+      for (Value operand : consumer->getOperands()) {
+        Operation *producer = operand.getDefiningOp();
+        if (producer && groupOf.count(producer))
+          tryMerge(producer, consumer);
+      }
+  }
+
+  /// Groups in program order of their first op, each in program order.
+  SmallVector<SmallVector<Operation *>> getGroups() {
+    SmallVector<SmallVector<Operation *>> result;
+    llvm::DenseMap<unsigned, unsigned> index;
+    for (Operation *op : fusible) {
+      unsigned g = find(groupOf[op]);
+      auto [it, inserted] = index.try_emplace(g, result.size());
+      if (inserted)
+        result.emplace_back();
+      result[it->second].push_back(op);
+    }
+    return result;
+  }
+
+private:
+  struct Group {
+    llvm::SetVector<Operation *> members;
+    std::optional<SmallVector<int64_t>> domain;
+  };
+
+  unsigned find(unsigned g) {
+    while (parent.count(g))
+      g = parent[g];
+    return g;
+  }
+  Group &groupFor(Operation *op) { return groups[find(groupOf[op])]; }
+
+  /// Every use of every value of `group` is a slice whose result has
+  /// shape `domain`.
+  bool readOnlyThroughSlices(Group &group, ArrayRef<int64_t> domain) {
+    for (Operation *op : group.members)
+      for (Operation *user : op->getUsers()) {
+        if (group.members.contains(user))
+          continue;
+        auto slice = dyn_cast<SliceOp>(user);
+        if (!slice || slice.getType().getShape() != domain)
+          return false;
+      }
+    return true;
+  }
+
+  /// Whether a path from `from` reaches `to` through ops outside both. A
+  /// group is one node of the graph once it is built, so entering any
+  /// member of another group continues from all of its members.
+  bool reachesThroughOutside(Group &from, Group &to) {
+    SmallVector<Operation *> stack;
+    llvm::SmallPtrSet<Operation *, 32> seen;
+    llvm::SmallDenseSet<unsigned, 8> seenGroups;
+    auto pushUsers = [&](Operation *op) -> bool {
+      for (Operation *user : op->getUsers()) {
+        if (to.members.contains(user))
+          return true;
+        if (!from.members.contains(user))
+          stack.push_back(user);
+      }
+      return false;
+    };
+    for (Operation *op : from.members)
+      if (pushUsers(op))
+        return true;
+    while (!stack.empty()) {
+      Operation *op = stack.pop_back_val();
+      if (!seen.insert(op).second)
+        continue;
+      auto it = groupOf.find(op);
+      if (it == groupOf.end()) {
+        if (pushUsers(op))
+          return true;
+        continue;
+      }
+      unsigned g = find(it->second);
+      if (!seenGroups.insert(g).second)
+        continue;
+      for (Operation *member : groups[g].members) {
+        seen.insert(member);
+        if (pushUsers(member))
+          return true;
+      }
+    }
+    return false;
+  }
+
+  void tryMerge(Operation *producer, Operation *consumer) {
+    unsigned pg = find(groupOf[producer]), cg = find(groupOf[consumer]);
+    if (pg == cg)
+      return;
+    // A concat is an exit and a reduction an epilogue: nothing in their
+    // group reads them. Broadcasts read group inputs only.
+    if (isa<ConcatOp, ReduceSumOp, ReduceMaxOp>(producer) ||
+        isa<BroadcastInDimOp>(consumer))
+      return;
+    Group &p = groups[pg], &c = groups[cg];
+    if (!p.domain || !c.domain)
+      return;
+    bool sameDomain = *p.domain == *c.domain;
+    bool slicedProducer = isa<SliceOp>(consumer) &&
+                          readOnlyThroughSlices(p, *c.domain);
+    if (!sameDomain && !slicedProducer)
+      return;
+    // A group read through slices must not also have outputs of its own
+    // domain; a group with a reduction or concat keeps its domain.
+    if (reachesThroughOutside(p, c) || reachesThroughOutside(c, p))
+      return;
+    for (Operation *op : p.members)
+      c.members.insert(op);
+    p.members.clear();
+    parent[pg] = cg;
+  }
+
+  Block &block;
+  SmallVector<Operation *> fusible;
+  llvm::DenseMap<Operation *, unsigned> groupOf;
+  SmallVector<Group> groups;
+  llvm::DenseMap<unsigned, unsigned> parent;
+};
+
+/// Replaces the ops of `members` (in program order) by one fusion group.
+FusionGroupOp buildGroup(ArrayRef<Operation *> members) {
+  llvm::SmallPtrSet<Operation *, 16> inGroup(members.begin(), members.end());
+  llvm::SetVector<Value> inputs;
+  SmallVector<Value> outputs;
+  for (Operation *op : members) {
+    for (Value operand : op->getOperands())
+      if (!inGroup.contains(operand.getDefiningOp()))
+        inputs.insert(operand);
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+            return !inGroup.contains(user);
+          }))
+        outputs.push_back(result);
+  }
+
+  Operation *last = members.back();
+  OpBuilder b(last->getContext());
+  b.setInsertionPointAfter(last);
+  SmallVector<Type> outputTypes;
+  for (Value v : outputs)
+    outputTypes.push_back(v.getType());
+  auto group = FusionGroupOp::create(b, last->getLoc(), outputTypes,
+                                     inputs.getArrayRef());
+  Block *body = b.createBlock(&group.getBody());
+  IRMapping mapping;
+  for (Value input : inputs)
+    mapping.map(input, body->addArgument(input.getType(), input.getLoc()));
+  for (Operation *op : members)
+    b.clone(*op, mapping);
+  SmallVector<Value> yielded;
+  for (Value v : outputs)
+    yielded.push_back(mapping.lookup(v));
+  YieldOp::create(b, last->getLoc(), yielded);
+
+  for (auto [old, replacement] : llvm::zip(outputs, group.getResults()))
+    old.replaceUsesWithIf(replacement, [&](OpOperand &use) {
+      return !inGroup.contains(use.getOwner());
+    });
+  for (Operation *op : llvm::reverse(members))
+    op->erase();
+  return group;
+}
+
+struct KilnFusePass : kiln::impl::KilnFuseBase<KilnFusePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    int64_t groupCount = 0, opCount = 0;
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal() || !func.getBody().hasOneBlock())
+        continue;
+      Block &block = func.getBody().front();
+      Grouping grouping(block);
+      grouping.run();
+      for (SmallVector<Operation *> &members : grouping.getGroups()) {
+        buildGroup(members);
+        ++groupCount;
+        opCount += members.size();
+      }
+      // Group ops sit at their last member; users that came earlier move
+      // after them. The merges kept the graph of groups acyclic.
+      if (!sortTopologically(&block)) {
+        func.emitError("kiln-fuse formed a cycle of fusion groups");
+        return signalPassFailure();
+      }
+    }
+    getOperation()->setAttr(
+        "kiln.fusion_groups",
+        Builder(&getContext()).getI64IntegerAttr(groupCount));
+    addPassStatistic(getName(), numGroups, "kiln-fusion-groups",
+                     "fusion groups formed", groupCount);
+    addPassStatistic(getName(), numFusedOps, "kiln-fused-ops",
+                     "ops placed in fusion groups", opCount);
+  }
+};
+
+} // namespace
