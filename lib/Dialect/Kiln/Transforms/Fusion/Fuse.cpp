@@ -136,9 +136,12 @@ private:
       }
       return false;
     };
+    // Direct edges between the two are what the merge absorbs; only paths
+    // that leave through some other op can close a cycle.
     for (Operation *op : from.members)
-      if (pushUsers(op))
-        return true;
+      for (Operation *user : op->getUsers())
+        if (!from.members.contains(user) && !to.members.contains(user))
+          stack.push_back(user);
     while (!stack.empty()) {
       Operation *op = stack.pop_back_val();
       if (!seen.insert(op).second)
