@@ -1,0 +1,121 @@
+// RUN: kiln-opt %s -kiln-fuse -split-input-file | FileCheck %s
+// RUN: kiln-opt %s -kiln-fuse -split-input-file -mlir-pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
+
+// The LSTM cell's pointwise part is one group: the four gate slices of the
+// gates tensor are entry nodes, and h' and c' are its two outputs.
+// CHECK-LABEL: func @lstm_forward
+// CHECK: %[[G:.+]]:2 = kiln.fusion_group %arg0, %arg1 : (tensor<4x32xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK-COUNT-4: kiln.slice
+// CHECK: kiln.yield
+// CHECK-NOT: kiln.fusion_group
+// CHECK: return %[[G]]#1, %[[G]]#0
+// STATS: KilnFuse
+// STATS: kiln-fusion-groups
+func.func @lstm_forward(%gates: tensor<4x32xf32>, %c: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %i0 = kiln.slice %gates, offsets = [0, 0], sizes = [4, 8] : tensor<4x32xf32> -> tensor<4x8xf32>
+  %f0 = kiln.slice %gates, offsets = [0, 8], sizes = [4, 8] : tensor<4x32xf32> -> tensor<4x8xf32>
+  %g0 = kiln.slice %gates, offsets = [0, 16], sizes = [4, 8] : tensor<4x32xf32> -> tensor<4x8xf32>
+  %o0 = kiln.slice %gates, offsets = [0, 24], sizes = [4, 8] : tensor<4x32xf32> -> tensor<4x8xf32>
+  %i = kiln.sigmoid %i0 : tensor<4x8xf32>
+  %f = kiln.sigmoid %f0 : tensor<4x8xf32>
+  %g = kiln.tanh %g0 : tensor<4x8xf32>
+  %o = kiln.sigmoid %o0 : tensor<4x8xf32>
+  %fc = kiln.mul %f, %c : tensor<4x8xf32>
+  %ig = kiln.mul %i, %g : tensor<4x8xf32>
+  %c2 = kiln.add %fc, %ig : tensor<4x8xf32>
+  %tc = kiln.tanh %c2 : tensor<4x8xf32>
+  %h2 = kiln.mul %o, %tc : tensor<4x8xf32>
+  return %h2, %c2 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// chunk(x @ W + b): the bias add is evaluated at the sliced indices, so the
+// add, its broadcast entry, the slices and the gate math are one group.
+// CHECK-LABEL: func @chunk_of_computed
+// CHECK: kiln.matmul
+// CHECK: kiln.fusion_group
+// CHECK: kiln.broadcast_in_dim
+// CHECK: kiln.add
+// CHECK: kiln.slice
+// CHECK: kiln.slice
+// CHECK: kiln.yield
+// CHECK-NOT: kiln.fusion_group
+// CHECK: return
+func.func @chunk_of_computed(%x: tensor<4x16xf32>, %w: tensor<16x16xf32>, %b: tensor<16xf32>) -> tensor<4x8xf32> {
+  %m = kiln.matmul %x, %w : tensor<4x16xf32>, tensor<16x16xf32> -> tensor<4x16xf32>
+  %bb = kiln.broadcast_in_dim %b, dims = [1] : tensor<16xf32> -> tensor<4x16xf32>
+  %s = kiln.add %m, %bb : tensor<4x16xf32>
+  %lo = kiln.slice %s, offsets = [0, 0], sizes = [4, 8] : tensor<4x16xf32> -> tensor<4x8xf32>
+  %hi = kiln.slice %s, offsets = [0, 8], sizes = [4, 8] : tensor<4x16xf32> -> tensor<4x8xf32>
+  %a = kiln.sigmoid %lo : tensor<4x8xf32>
+  %t = kiln.tanh %hi : tensor<4x8xf32>
+  %r = kiln.mul %a, %t : tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// A concat whose result is not read in the group is its exit node.
+// CHECK-LABEL: func @concat_exit
+// CHECK: %[[G:.+]] = kiln.fusion_group
+// CHECK: %[[K:.+]] = kiln.concat
+// CHECK-NEXT: kiln.yield %[[K]] : tensor<4x24xf32>
+// CHECK: return %[[G]]
+func.func @concat_exit(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x24xf32> {
+  %x = kiln.tanh %a : tensor<4x8xf32>
+  %y = kiln.mul %a, %b : tensor<4x8xf32>
+  %z = kiln.exp %b : tensor<4x8xf32>
+  %k = kiln.concat %x, %y, %z dim = 1 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x24xf32>
+  return %k : tensor<4x24xf32>
+}
+
+// -----
+
+// A producer also used outside its group is an extra output, not computed
+// twice.
+// CHECK-LABEL: func @multi_output
+// CHECK: %[[G:.+]]:2 = kiln.fusion_group
+// CHECK-COUNT-1: kiln.tanh
+// CHECK: kiln.yield
+// CHECK: kiln.matmul %[[G]]#{{[01]}}
+func.func @multi_output(%a: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %t = kiln.tanh %a : tensor<4x4xf32>
+  %s = kiln.mul %t, %t : tensor<4x4xf32>
+  %m = kiln.matmul %t, %w : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  return %s, %m : tensor<4x4xf32>, tensor<4x4xf32>
+}
+
+// -----
+
+// A reduction ends its group (bias gradient as an epilogue).
+// CHECK-LABEL: func @reduction_epilogue
+// CHECK: kiln.fusion_group
+// CHECK: kiln.mul
+// CHECK: kiln.reduce_sum
+// CHECK: kiln.yield
+// CHECK-NOT: kiln.fusion_group
+// CHECK: return
+func.func @reduction_epilogue(%a: tensor<8x4xf32>, %b: tensor<8x4xf32>) -> tensor<4xf32> {
+  %m = kiln.mul %a, %b : tensor<8x4xf32>
+  %r = kiln.reduce_sum %m, dims = [0] : tensor<8x4xf32> -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// A diamond through a matmul: merging %t's and %u's groups would create a
+// cycle through the matmul, so they stay apart.
+// CHECK-LABEL: func @diamond_through_matmul
+// CHECK: %[[A:.+]] = kiln.fusion_group
+// CHECK: kiln.tanh
+// CHECK: kiln.yield
+// CHECK: %[[M:.+]] = kiln.matmul %[[A]], %arg1
+// CHECK: kiln.fusion_group %[[A]], %[[M]]
+// CHECK: kiln.add
+func.func @diamond_through_matmul(%a: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %t = kiln.tanh %a : tensor<4x4xf32>
+  %m = kiln.matmul %t, %w : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  %u = kiln.add %t, %m : tensor<4x4xf32>
+  return %u : tensor<4x4xf32>
+}
