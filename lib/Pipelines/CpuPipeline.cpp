@@ -34,6 +34,9 @@ void kiln::buildKilnCpuTensorPipeline(OpPassManager &pm,
   KilnLowerToLinalgOptions lowering;
   lowering.blas = options.blas;
   pm.addPass(createKilnLowerToLinalg(lowering));
+  // Before CSE, which would merge the equal tensor.empty outputs of a
+  // kernel's concat parts so that only one could be written in place.
+  pm.addPass(createKilnEliminateEmptyTensors());
   pm.addNestedPass<func::FuncOp>(createKilnFuseLinalgElementwise());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -43,7 +46,6 @@ void kiln::buildKilnCpuCodegenPipeline(
     OpPassManager &pm, const KilnCpuPipelineOptions &options) {
   // Buffers: concat destinations are allocated once and written in place;
   // results become caller-allocated out-params, one buffer each.
-  pm.addPass(createKilnEliminateEmptyTensors());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -53,6 +55,7 @@ void kiln::buildKilnCpuCodegenPipeline(
   // canonicalizer drops the self-copies bufferization leaves behind.
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createKilnElideCopies());
   pm.addNestedPass<func::FuncOp>(createKilnDistinctReturns());
   pm.addPass(createKilnLinalgToRuntimeCalls());
   bufferization::BufferResultsToOutParamsPassOptions outParams;

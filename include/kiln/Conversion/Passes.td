@@ -27,8 +27,10 @@ def KilnLowerToLinalg : Pass<"kiln-lower-to-linalg", "mlir::ModuleOp"> {
   ];
   let statistics = [
     Statistic<"numLoweredOps", "kiln-lowered-ops", "kiln ops lowered">,
+    Statistic<"numKernelGroups", "kiln-kernel-groups",
+              "fusion groups lowered to one linalg.generic">,
     Statistic<"numInlinedGroups", "kiln-inlined-groups",
-              "fusion groups lowered in place">
+              "fusion groups lowered op by op">
   ];
 }
 
@@ -118,6 +120,21 @@ def KilnEliminateEmptyTensors
     whole one-shot analysis; modules without any `tensor.insert_slice`, the
     only subset insertion kiln emits, have nothing to gain and skip it.
   }];
+}
+
+def KilnElideCopies : Pass<"kiln-elide-copies", "mlir::func::FuncOp"> {
+  let summary = "Write kernel outputs straight into the view they are "
+                "copied to";
+  let description = [{
+    Runs after bufferization. `%t = memref.alloc; <kernel writes %t>;
+    memref.copy %t, %view` becomes `<kernel writes %view>` when %t has no
+    other use, %view is a static subview of a fresh allocation that nothing
+    else reads until the copy, and every other region of that allocation the
+    kernel touches is disjoint from %view. One-shot bufferization cannot
+    prove the parts of a multi-output kernel's concat exit disjoint; this
+    makes each part a write into its slice of the one destination.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
 def KilnExpandMath : Pass<"kiln-expand-math"> {

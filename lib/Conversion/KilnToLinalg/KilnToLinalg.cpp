@@ -99,12 +99,19 @@ struct KilnLowerToLinalgPass
     module.walk([&](FusionGroupOp group) { groups.push_back(group); });
     IRRewriter rewriter(&getContext());
     // Inner groups first, so that an outer body is complete when inlined.
+    int64_t kernels = 0;
     for (FusionGroupOp group : llvm::reverse(groups)) {
+      if (succeeded(lowerFusionGroupToKernel(rewriter, group))) {
+        ++kernels;
+        continue;
+      }
       rewriter.setInsertionPoint(group);
       inlineFusionGroup(rewriter, group);
     }
+    addPassStatistic(getName(), numKernelGroups, "kiln-kernel-groups",
+                     "fusion groups lowered to one linalg.generic", kernels);
     addPassStatistic(getName(), numInlinedGroups, "kiln-inlined-groups",
-                     "fusion groups lowered in place", groups.size());
+                     "fusion groups lowered op by op", groups.size() - kernels);
 
     int64_t kilnOps = 0;
     module.walk([&](Operation *op) {

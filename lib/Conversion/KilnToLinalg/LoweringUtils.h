@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 namespace kiln {
 
@@ -29,6 +30,12 @@ void populateShapeLoweringPatterns(RewritePatternSet &patterns);
 void populateReductionLoweringPatterns(RewritePatternSet &patterns);
 void populateLinearLoweringPatterns(RewritePatternSet &patterns,
                                     bool matmulLibraryCalls);
+
+/// Lowers `group` to one linalg.generic over its iteration domain when its
+/// ops share one static domain (see FusionGroup.cpp); fails, changing
+/// nothing the caller sees, otherwise.
+mlir::LogicalResult lowerFusionGroupToKernel(mlir::RewriterBase &rewriter,
+                                             FusionGroupOp group);
 
 /// Whether `op` is a kiln op with the Elementwise trait (the unary and
 /// binary math ops, cmp, select, convert).

@@ -1,0 +1,180 @@
+//===- ElideCopies.cpp - the -kiln-elide-copies pass -------------------------===//
+//
+//   %t = memref.alloc()                       %v = memref.subview %d[o][s][1]
+//   linalg.generic ... outs(..., %t, ...)  -> linalg.generic outs(..., %v, ...)
+//   %v = memref.subview %d[o][s][1]
+//   memref.copy %t, %v
+//
+// Safe when: %t is used only by ops before the copy (which write it) and by
+// the copy; %d is a memref.alloc in the same block; between %t's first use
+// and the copy, %d is used only through static unit-stride subviews that are
+// disjoint from %v (so moving the writes earlier cannot be observed).
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Conversion/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNELIDECOPIES
+#include "kiln/Conversion/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+
+namespace {
+
+struct Box {
+  SmallVector<int64_t> offsets, sizes;
+};
+
+/// The region a static, unit-stride subview covers in its source.
+std::optional<Box> getBox(memref::SubViewOp view) {
+  Box box;
+  SmallVector<OpFoldResult> offsets = view.getMixedOffsets();
+  SmallVector<OpFoldResult> sizes = view.getMixedSizes();
+  SmallVector<OpFoldResult> strides = view.getMixedStrides();
+  for (auto [offset, size, stride] : llvm::zip(offsets, sizes, strides)) {
+    std::optional<int64_t> o = getConstantIntValue(offset);
+    std::optional<int64_t> s = getConstantIntValue(size);
+    std::optional<int64_t> t = getConstantIntValue(stride);
+    if (!o || !s || t != 1)
+      return std::nullopt;
+    box.offsets.push_back(*o);
+    box.sizes.push_back(*s);
+  }
+  return box;
+}
+
+bool areDisjoint(const Box &a, const Box &b) {
+  for (size_t d = 0; d < a.offsets.size(); ++d)
+    if (a.offsets[d] + a.sizes[d] <= b.offsets[d] ||
+        b.offsets[d] + b.sizes[d] <= a.offsets[d])
+      return true;
+  return false;
+}
+
+/// The allocation `v` views and the absolute box it covers there, following
+/// static unit-stride subviews; none for anything else.
+std::optional<std::pair<Value, Box>> getRootBox(Value v) {
+  SmallVector<memref::SubViewOp> chain;
+  while (auto view = v.getDefiningOp<memref::SubViewOp>()) {
+    chain.push_back(view);
+    v = view.getSource();
+  }
+  auto type = dyn_cast<MemRefType>(v.getType());
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  Box box;
+  box.offsets.assign(type.getRank(), 0);
+  box.sizes.assign(type.getShape().begin(), type.getShape().end());
+  for (memref::SubViewOp view : llvm::reverse(chain)) {
+    std::optional<Box> inner = getBox(view);
+    // Rank-reducing views are not followed.
+    if (!inner || inner->offsets.size() != box.offsets.size())
+      return std::nullopt;
+    for (size_t d = 0; d < box.offsets.size(); ++d) {
+      box.offsets[d] += inner->offsets[d];
+      box.sizes[d] = inner->sizes[d];
+    }
+  }
+  return std::make_pair(v, box);
+}
+
+bool elide(memref::CopyOp copy) {
+  auto temp = copy.getSource().getDefiningOp<memref::AllocOp>();
+  auto view = copy.getTarget().getDefiningOp<memref::SubViewOp>();
+  if (!temp || !view || temp->getBlock() != copy->getBlock() ||
+      view->getBlock() != copy->getBlock() ||
+      temp.getType().getShape() != view.getType().getShape())
+    return false;
+  std::optional<std::pair<Value, Box>> target = getRootBox(view);
+  if (!target || !target->first.getDefiningOp<memref::AllocOp>())
+    return false;
+  Value dest = target->first;
+  // The temporary's first use; all its uses come before the copy.
+  Operation *first = nullptr;
+  for (Operation *user : temp->getUsers()) {
+    if (user == copy)
+      continue;
+    if (user->getBlock() != copy->getBlock() || !user->isBeforeInBlock(copy))
+      return false;
+    if (!first || user->isBeforeInBlock(first))
+      first = user;
+  }
+  if (!first || !dest.getDefiningOp()->isBeforeInBlock(first))
+    return false;
+  // Nothing from the first use to the copy may touch the destination's
+  // target region: every operand there that views the destination must
+  // view a disjoint static box.
+  for (Operation *op = first; op != copy.getOperation();
+       op = op->getNextNode()) {
+    WalkResult walk = op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands()) {
+        if (operand == copy.getTarget() && op != view.getOperation())
+          return WalkResult::interrupt();
+        std::optional<std::pair<Value, Box>> root = getRootBox(operand);
+        if (root && root->first == dest &&
+            !areDisjoint(root->second, target->second) &&
+            !isa<memref::SubViewOp>(nested))
+          return WalkResult::interrupt();
+        if (!root && operand != temp.getResult()) {
+          // An unknown alias of the destination is not safe.
+          Value base = operand;
+          while (auto v = base.getDefiningOp<memref::SubViewOp>())
+            base = v.getSource();
+          if (base == dest)
+            return WalkResult::interrupt();
+        }
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return false;
+  }
+  // The view (and the views it is taken from) must exist before the first
+  // use of the temporary.
+  SmallVector<memref::SubViewOp> chain;
+  for (Value v = view.getResult(); auto sub = v.getDefiningOp<memref::SubViewOp>();
+       v = sub.getSource())
+    chain.push_back(sub);
+  for (memref::SubViewOp sub : llvm::reverse(chain)) {
+    if (sub->isBeforeInBlock(first))
+      continue;
+    for (Value operand : sub->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        if (def->getBlock() == copy->getBlock() && !def->isBeforeInBlock(first) &&
+            !isa<memref::SubViewOp>(def))
+          return false;
+    sub->moveBefore(first);
+  }
+  if (temp.getType() != view.getType())
+    for (Operation *user : temp->getUsers())
+      if (user != copy && !isa<linalg::LinalgOp>(user))
+        return false;
+  temp.getResult().replaceUsesWithIf(view.getResult(), [&](OpOperand &use) {
+    return use.getOwner() != copy;
+  });
+  copy->erase();
+  temp->erase();
+  return true;
+}
+
+} // namespace
+
+namespace {
+struct KilnElideCopiesPass
+    : kiln::impl::KilnElideCopiesBase<KilnElideCopiesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<memref::CopyOp> copies;
+    getOperation().walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+    for (memref::CopyOp copy : copies)
+      elide(copy);
+  }
+};
+
+} // namespace

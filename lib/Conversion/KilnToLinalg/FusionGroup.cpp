@@ -1,0 +1,370 @@
+//===- FusionGroup.cpp - a kiln.fusion_group as one linalg.generic ----------===//
+//
+// A group whose ops share one static iteration domain D becomes a single
+// parallel linalg.generic over D with one output per yielded value:
+// - a group input read by an elementwise op is an input of shape D (an
+//   extract_slice view when read at an offset);
+// - a slice moves the point where its operand is evaluated: a slice of an
+//   input is a view, a slice of an in-group producer evaluates that
+//   producer at the sliced indices;
+// - a broadcast of an input is an input with a projected indexing map;
+// - a splat constant input is a scalar constant in the body;
+// - a concat exit gets one output per part, written into a view of one
+//   destination and inserted back at the same place, which bufferizes to
+//   in-place writes into one buffer.
+// Groups that do not fit (reductions, unequal concat parts, dynamic
+// shapes) are lowered op by op instead.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace kiln;
+
+namespace {
+
+using Offsets = SmallVector<int64_t>;
+
+/// Reads of values from outside the group: an input tensor (already a view
+/// of the right region) with the map that reads it over the domain.
+struct Leaf {
+  Value tensor;
+  AffineMap map;
+};
+
+class KernelBuilder {
+public:
+  KernelBuilder(FusionGroupOp group, ArrayRef<int64_t> domain)
+      : group(group), domain(domain.begin(), domain.end()) {}
+
+  /// Collects the leaves of every output; fails when the group does not fit.
+  LogicalResult plan(OpBuilder &b);
+
+  /// Emits the generic and replaces the group.
+  void build(RewriterBase &rewriter);
+
+private:
+  struct Output {
+    Value value;            // the in-group value computed over the domain
+    int64_t concat = -1;    // index into concats when this is a part
+    int64_t concatDim = 0;  // where it goes in that concat
+    int64_t concatOffset = 0;
+  };
+
+  LogicalResult collect(OpBuilder &b, Value v, const Offsets &offsets);
+  Value emit(OpBuilder &b, Location loc, Value v, const Offsets &offsets,
+             ValueRange leafArgs);
+  Value outerValue(Value inner) {
+    auto arg = dyn_cast<BlockArgument>(inner);
+    if (arg && arg.getOwner() == &group.getBody().front())
+      return group.getInputs()[arg.getArgNumber()];
+    return nullptr;
+  }
+
+  FusionGroupOp group;
+  SmallVector<int64_t> domain;
+  SmallVector<Leaf> leaves;
+  std::map<std::pair<void *, Offsets>, unsigned> leafIndex;
+  std::map<std::pair<void *, Offsets>, Value> scalars;
+  SmallVector<Output> outputs;
+  SmallVector<ConcatOp> concats;
+  // Which group result each output, or concat, produces.
+  SmallVector<int64_t> resultOfOutput, resultOfConcat;
+};
+
+std::optional<double> getSplatValue(Value v) {
+  DenseElementsAttr dense;
+  if (!matchPattern(v, m_Constant(&dense)) || !dense.isSplat() ||
+      !isa<FloatType>(dense.getElementType()))
+    return std::nullopt;
+  return dense.getSplatValue<APFloat>().convertToDouble();
+}
+
+LogicalResult KernelBuilder::collect(OpBuilder &b, Value v,
+                                     const Offsets &offsets) {
+  auto key = std::make_pair(v.getAsOpaquePointer(), offsets);
+  if (leafIndex.count(key) || scalars.count(key))
+    return success();
+  MLIRContext *ctx = b.getContext();
+  Location loc = group.getLoc();
+  int64_t rank = domain.size();
+  if (Value outer = outerValue(v)) {
+    if (getSplatValue(outer)) {
+      scalars[key] = nullptr; // a constant in the body
+      return success();
+    }
+    // A view of the input over the domain at `offsets`.
+    auto type = cast<RankedTensorType>(outer.getType());
+    if (type.getRank() != rank || !type.hasStaticShape())
+      return failure();
+    Value view = outer;
+    if (llvm::any_of(offsets, [](int64_t o) { return o != 0; }) ||
+        type.getShape() != ArrayRef<int64_t>(domain)) {
+      SmallVector<OpFoldResult> offs, sizes, strides;
+      for (int64_t d = 0; d < rank; ++d) {
+        offs.push_back(b.getIndexAttr(offsets[d]));
+        sizes.push_back(b.getIndexAttr(domain[d]));
+        strides.push_back(b.getIndexAttr(1));
+      }
+      view = tensor::ExtractSliceOp::create(b, loc, outer, offs, sizes,
+                                            strides);
+    }
+    leafIndex[key] = leaves.size();
+    leaves.push_back({view, AffineMap::getMultiDimIdentityMap(rank, ctx)});
+    return success();
+  }
+  Operation *op = v.getDefiningOp();
+  if (!op)
+    return failure();
+  if (auto slice = dyn_cast<SliceOp>(op)) {
+    Offsets inner(offsets);
+    for (int64_t d = 0; d < rank; ++d)
+      inner[d] += slice.getOffsets()[d];
+    return collect(b, slice.getOperand(), inner);
+  }
+  if (auto broadcast = dyn_cast<BroadcastInDimOp>(op)) {
+    Value outer = outerValue(broadcast.getOperand());
+    if (!outer)
+      return failure();
+    if (getSplatValue(outer)) {
+      scalars[key] = nullptr;
+      return success();
+    }
+    auto type = cast<RankedTensorType>(outer.getType());
+    if (!type.hasStaticShape() ||
+        !broadcast.getType().hasStaticShape())
+      return failure();
+    // Slice the operand to the region the domain reads, then project.
+    SmallVector<OpFoldResult> offs, sizes, strides;
+    SmallVector<AffineExpr> exprs;
+    SmallVector<int64_t> viewShape;
+    for (auto [k, d] : llvm::enumerate(broadcast.getDims())) {
+      bool expands = type.getDimSize(k) == 1 &&
+                     broadcast.getType().getDimSize(d) != 1;
+      int64_t size = expands ? 1 : domain[d];
+      offs.push_back(b.getIndexAttr(expands ? 0 : offsets[d]));
+      sizes.push_back(b.getIndexAttr(size));
+      strides.push_back(b.getIndexAttr(1));
+      viewShape.push_back(size);
+      exprs.push_back(expands ? getAffineConstantExpr(0, ctx)
+                              : getAffineDimExpr(d, ctx));
+    }
+    Value view = outer;
+    if (ArrayRef<int64_t>(viewShape) != type.getShape() ||
+        llvm::any_of(offs, [](OpFoldResult o) {
+          return getConstantIntValue(o) != 0;
+        }))
+      view = tensor::ExtractSliceOp::create(b, loc, outer, offs, sizes,
+                                            strides);
+    leafIndex[key] = leaves.size();
+    leaves.push_back({view, AffineMap::get(rank, 0, exprs, ctx)});
+    return success();
+  }
+  if (!isElementwiseKilnOp(op))
+    return failure();
+  auto shape = cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+  if (shape.size() != domain.size())
+    return failure();
+  for (Value operand : op->getOperands())
+    if (failed(collect(b, operand, offsets)))
+      return failure();
+  scalars[key] = nullptr; // emitted in the body
+  return success();
+}
+
+Value KernelBuilder::emit(OpBuilder &b, Location loc, Value v,
+                          const Offsets &offsets, ValueRange leafArgs) {
+  auto key = std::make_pair(v.getAsOpaquePointer(), offsets);
+  auto leaf = leafIndex.find(key);
+  if (leaf != leafIndex.end())
+    return leafArgs[leaf->second];
+  Value &cached = scalars[key];
+  if (cached)
+    return cached;
+  Value outer = outerValue(v);
+  Operation *op = outer ? nullptr : v.getDefiningOp();
+  if (auto broadcast = dyn_cast_or_null<BroadcastInDimOp>(op))
+    outer = outerValue(broadcast.getOperand());
+  if (outer) { // a splat constant
+    Type elementType = cast<RankedTensorType>(v.getType()).getElementType();
+    cached = arith::ConstantOp::create(
+        b, loc, b.getFloatAttr(elementType, *getSplatValue(outer)));
+    return cached;
+  }
+  if (auto slice = dyn_cast<SliceOp>(op)) {
+    Offsets inner(offsets);
+    for (size_t d = 0; d < inner.size(); ++d)
+      inner[d] += slice.getOffsets()[d];
+    return cached = emit(b, loc, slice.getOperand(), inner, leafArgs);
+  }
+  SmallVector<Value> args;
+  for (Value operand : op->getOperands())
+    args.push_back(emit(b, loc, operand, offsets, leafArgs));
+  return cached = buildElementwiseScalar(b, loc, op, args);
+}
+
+LogicalResult KernelBuilder::plan(OpBuilder &b) {
+  auto yield = cast<YieldOp>(group.getBody().front().getTerminator());
+  Offsets zero(domain.size(), 0);
+  for (auto [index, value] : llvm::enumerate(yield.getValues())) {
+    if (auto concat = value.getDefiningOp<ConcatOp>()) {
+      int64_t offset = 0;
+      for (Value part : concat.getInputs()) {
+        auto type = cast<RankedTensorType>(part.getType());
+        if (type.getShape() != ArrayRef<int64_t>(domain))
+          return failure();
+        resultOfOutput.push_back(-1);
+        outputs.push_back({part, static_cast<int64_t>(concats.size()),
+                           static_cast<int64_t>(concat.getDim()), offset});
+        offset += type.getDimSize(concat.getDim());
+        if (failed(collect(b, part, zero)))
+          return failure();
+      }
+      concats.push_back(concat);
+      resultOfConcat.push_back(static_cast<int64_t>(index));
+      continue;
+    }
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getShape() != ArrayRef<int64_t>(domain) || outerValue(value))
+      return failure();
+    resultOfOutput.push_back(static_cast<int64_t>(index));
+    outputs.push_back({value});
+    if (failed(collect(b, value, zero)))
+      return failure();
+  }
+  return success();
+}
+
+void KernelBuilder::build(RewriterBase &rewriter) {
+  Location loc = group.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  int64_t rank = domain.size();
+  SmallVector<Value> inputs, inits;
+  SmallVector<AffineMap> maps;
+  for (const Leaf &leaf : leaves) {
+    inputs.push_back(leaf.tensor);
+    maps.push_back(leaf.map);
+  }
+  // Each concat is one destination; its parts are written into views of it
+  // (all taken from the original destination, which dominates the kernel)
+  // and inserted back at the same places, which bufferizes in place.
+  SmallVector<Value> destinations;
+  for (ConcatOp concat : concats) {
+    RankedTensorType type = concat.getType();
+    destinations.push_back(tensor::EmptyOp::create(
+        rewriter, loc, type.getShape(), type.getElementType()));
+  }
+  auto partPlace = [&](const Output &out) {
+    SmallVector<OpFoldResult> offs(rank, rewriter.getIndexAttr(0)), sizes,
+        strides(rank, rewriter.getIndexAttr(1));
+    offs[out.concatDim] = rewriter.getIndexAttr(out.concatOffset);
+    for (int64_t d : domain)
+      sizes.push_back(rewriter.getIndexAttr(d));
+    return std::make_tuple(offs, sizes, strides);
+  };
+  SmallVector<Type> resultTypes;
+  for (const Output &out : outputs) {
+    auto type = RankedTensorType::get(
+        domain, cast<RankedTensorType>(out.value.getType()).getElementType());
+    if (out.concat >= 0) {
+      auto [offs, sizes, strides] = partPlace(out);
+      inits.push_back(tensor::ExtractSliceOp::create(
+          rewriter, loc, type, destinations[out.concat], offs, sizes,
+          strides));
+    } else {
+      inits.push_back(tensor::EmptyOp::create(rewriter, loc, domain,
+                                              type.getElementType()));
+    }
+    resultTypes.push_back(type);
+    maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
+  }
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  Offsets zero(rank, 0);
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, resultTypes, inputs, inits, maps, iterators,
+      [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
+        ValueRange leafArgs = args.take_front(leaves.size());
+        SmallVector<Value> results;
+        for (const Output &out : outputs)
+          results.push_back(emit(b, nestedLoc, out.value, zero, leafArgs));
+        linalg::YieldOp::create(b, nestedLoc, results);
+      });
+
+  SmallVector<Value> replacements(group.getNumResults());
+  for (auto [i, out] : llvm::enumerate(outputs))
+    if (resultOfOutput[i] >= 0)
+      replacements[resultOfOutput[i]] = generic.getResult(i);
+  for (auto [c, concat] : llvm::enumerate(concats)) {
+    Value dest = destinations[c];
+    for (auto [i, out] : llvm::enumerate(outputs)) {
+      if (out.concat != static_cast<int64_t>(c))
+        continue;
+      auto [offs, sizes, strides] = partPlace(out);
+      dest = tensor::InsertSliceOp::create(rewriter, loc, generic.getResult(i),
+                                           dest, offs, sizes, strides);
+    }
+    replacements[resultOfConcat[c]] = dest;
+  }
+  rewriter.replaceOp(group, replacements);
+}
+
+/// The one static domain the group's ops share, if any.
+std::optional<SmallVector<int64_t>> getGroupDomain(FusionGroupOp group) {
+  std::optional<SmallVector<int64_t>> domain;
+  for (Operation &op : group.getBody().front().without_terminator()) {
+    // Values read only through slices take the slices' domain.
+    if (!op.use_empty() && llvm::all_of(op.getUsers(), [](Operation *user) {
+          return isa<SliceOp>(user);
+        }))
+      continue;
+    SmallVector<int64_t> shape;
+    if (auto concat = dyn_cast<ConcatOp>(op))
+      shape.assign(cast<RankedTensorType>(concat.getInputs().front().getType())
+                       .getShape()
+                       .begin(),
+                   cast<RankedTensorType>(concat.getInputs().front().getType())
+                       .getShape()
+                       .end());
+    else if (isa<ReduceSumOp, ReduceMaxOp>(op))
+      return std::nullopt;
+    else {
+      auto type = cast<RankedTensorType>(op.getResult(0).getType());
+      if (!type.hasStaticShape())
+        return std::nullopt;
+      shape.assign(type.getShape().begin(), type.getShape().end());
+    }
+    if (domain && *domain != shape)
+      return std::nullopt;
+    domain = shape;
+  }
+  return domain;
+}
+
+} // namespace
+
+LogicalResult kiln::lowerFusionGroupToKernel(RewriterBase &rewriter,
+                                             FusionGroupOp group) {
+  std::optional<SmallVector<int64_t>> domain = getGroupDomain(group);
+  if (!domain || domain->empty())
+    return failure();
+  KernelBuilder builder(group, *domain);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(group);
+  // Planning creates views; on failure they are left unused and removed by
+  // the canonicalizer.
+  if (failed(builder.plan(rewriter)))
+    return failure();
+  builder.build(rewriter);
+  return success();
+}

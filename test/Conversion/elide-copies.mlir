@@ -1,0 +1,47 @@
+// RUN: kiln-opt %s -kiln-elide-copies -split-input-file | FileCheck %s
+
+// A kernel output copied into a slice of a fresh destination is written
+// there directly.
+// CHECK-LABEL: func @concat_parts
+// CHECK: %[[D:.+]] = memref.alloc() : memref<4x16xf32>
+// CHECK-DAG: %[[L:.+]] = memref.subview %[[D]][0, 0] [4, 8] [1, 1]
+// CHECK-DAG: %[[R:.+]] = memref.subview %[[D]][0, 8] [4, 8] [1, 1]
+// CHECK: linalg.generic {{.*}} outs(%[[L]], %[[R]] :
+// CHECK-NOT: memref.copy
+// CHECK-NOT: memref.alloc
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @concat_parts(%a: memref<4x8xf32>) -> memref<4x16xf32> {
+  %d = memref.alloc() : memref<4x16xf32>
+  %l = memref.subview %d[0, 0] [4, 8] [1, 1] : memref<4x16xf32> to memref<4x8xf32, strided<[16, 1]>>
+  %t = memref.alloc() : memref<4x8xf32>
+  linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%a : memref<4x8xf32>) outs(%l, %t : memref<4x8xf32, strided<[16, 1]>>, memref<4x8xf32>) {
+  ^bb0(%x: f32, %o1: f32, %o2: f32):
+    %e = math.exp %x : f32
+    linalg.yield %x, %e : f32, f32
+  }
+  %r = memref.subview %d[0, 8] [4, 8] [1, 1] : memref<4x16xf32> to memref<4x8xf32, strided<[16, 1], offset: 8>>
+  memref.copy %t, %r : memref<4x8xf32> to memref<4x8xf32, strided<[16, 1], offset: 8>>
+  return %d : memref<4x16xf32>
+}
+
+// -----
+
+// Not when the destination region is read in between: moving the write
+// earlier would change what the reader sees.
+// CHECK-LABEL: func @read_in_between
+// CHECK: memref.copy %{{.*}}, %{{.*}} : memref<4x8xf32, strided<[16, 1]>> to memref<4x8xf32>
+// CHECK: memref.copy %[[T:.+]], %[[V:.+]] : memref<1x16xf32> to memref<1x16xf32, strided<[16, 1]>>
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @read_in_between(%a: memref<1x16xf32>, %out: memref<4x8xf32>) -> memref<4x16xf32> {
+  %d = memref.alloc() : memref<4x16xf32>
+  %left = memref.subview %d[0, 0] [4, 8] [1, 1] : memref<4x16xf32> to memref<4x8xf32, strided<[16, 1]>>
+  %t = memref.alloc() : memref<1x16xf32>
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%a : memref<1x16xf32>) outs(%t : memref<1x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  memref.copy %left, %out : memref<4x8xf32, strided<[16, 1]>> to memref<4x8xf32>
+  %row = memref.subview %d[0, 0] [1, 16] [1, 1] : memref<4x16xf32> to memref<1x16xf32, strided<[16, 1]>>
+  memref.copy %t, %row : memref<1x16xf32> to memref<1x16xf32, strided<[16, 1]>>
+  return %d : memref<4x16xf32>
+}
