@@ -94,14 +94,22 @@ static blas_view view_of(int64_t rows, int64_t cols, int64_t s0, int64_t s1) {
   return v;
 }
 
-/* C (m x n) += op(A) op(B), with op(A) m x k, on raw strided pointers. */
+/* C (m x n) = op(A) op(B) + (accumulate ? C : 0), with op(A) m x k, on raw
+ * strided pointers. Without accumulate, C's old contents are never read. */
 #define KILN_RT_DEFINE_GEMM(T, CBLAS)                                          \
   static void gemm_##T(int ta, int tb, int64_t m, int64_t n, int64_t k,        \
                        const T *a, int64_t as0, int64_t as1, const T *b,       \
                        int64_t bs0, int64_t bs1, T *c, int64_t cs0,            \
-                       int64_t cs1) {                                          \
-    if (m == 0 || n == 0 || k == 0)                                            \
+                       int64_t cs1, int accumulate) {                          \
+    if (m == 0 || n == 0)                                                      \
       return;                                                                  \
+    if (k == 0) {                                                              \
+      if (!accumulate)                                                         \
+        for (int64_t i = 0; i < m; ++i)                                        \
+          for (int64_t j = 0; j < n; ++j)                                      \
+            c[i * cs0 + j * cs1] = 0;                                          \
+      return;                                                                  \
+    }                                                                          \
     if (kiln_rt_blas_available()) {                                            \
       blas_view va = view_of(ta ? k : m, ta ? m : k, as0, as1);                \
       blas_view vb = view_of(tb ? n : k, tb ? k : n, bs0, bs1);                \
@@ -109,8 +117,8 @@ static blas_view view_of(int64_t rows, int64_t cols, int64_t s0, int64_t s1) {
       if (va.ok && vb.ok && vc.ok && !vc.flip) {                               \
         CBLAS(CBLAS_ROW_MAJOR, (ta ^ va.flip) ? CBLAS_TRANS : CBLAS_NO_TRANS,  \
               (tb ^ vb.flip) ? CBLAS_TRANS : CBLAS_NO_TRANS, (int)m, (int)n,   \
-              (int)k, (T)1, a, (int)va.lead, b, (int)vb.lead, (T)1, c,         \
-              (int)vc.lead);                                                   \
+              (int)k, (T)1, a, (int)va.lead, b, (int)vb.lead,                  \
+              (T)(accumulate ? 1 : 0), c, (int)vc.lead);                       \
         return;                                                                \
       }                                                                        \
     }                                                                          \
@@ -122,7 +130,8 @@ static blas_view view_of(int64_t rows, int64_t cols, int64_t s0, int64_t s1) {
           T y = tb ? b[j * bs0 + p * bs1] : b[p * bs0 + j * bs1];              \
           sum += x * y;                                                        \
         }                                                                      \
-        c[i * cs0 + j * cs1] += sum;                                           \
+        T *out = &c[i * cs0 + j * cs1];                                        \
+        *out = accumulate ? *out + sum : sum;                                  \
       }                                                                        \
   }
 
@@ -131,17 +140,17 @@ static blas_view view_of(int64_t rows, int64_t cols, int64_t s0, int64_t s1) {
 KILN_RT_DEFINE_GEMM(float, blas_call_sgemm)
 KILN_RT_DEFINE_GEMM(double, blas_call_dgemm)
 
-#define KILN_RT_DEFINE_MATMUL(T, CT, FLAGS, TA, TB)                            \
-  void _mlir_ciface_kiln_rt_matmul_##T##_##FLAGS(                              \
-      kiln_rt_memref2d_##T *a, kiln_rt_memref2d_##T *b,                        \
-      kiln_rt_memref2d_##T *c) {                                               \
+#define KILN_RT_DEFINE_MATMUL_VARIANT(T, CT, NAME, TA, TB, ACC)               \
+  void _mlir_ciface_kiln_rt_matmul_##T##_##NAME(kiln_rt_memref2d_##T *a,       \
+                                                kiln_rt_memref2d_##T *b,       \
+                                                kiln_rt_memref2d_##T *c) {     \
     int64_t k = TA ? a->sizes[0] : a->sizes[1];                                \
     gemm_##CT(TA, TB, c->sizes[0], c->sizes[1], k, a->aligned + a->offset,     \
               a->strides[0], a->strides[1], b->aligned + b->offset,            \
               b->strides[0], b->strides[1], c->aligned + c->offset,            \
-              c->strides[0], c->strides[1]);                                   \
+              c->strides[0], c->strides[1], ACC);                              \
   }                                                                            \
-  void _mlir_ciface_kiln_rt_batch_matmul_##T##_##FLAGS(                        \
+  void _mlir_ciface_kiln_rt_batch_matmul_##T##_##NAME(                         \
       kiln_rt_memref3d_##T *a, kiln_rt_memref3d_##T *b,                        \
       kiln_rt_memref3d_##T *c) {                                               \
     int64_t k = TA ? a->sizes[1] : a->sizes[2];                                \
@@ -152,8 +161,12 @@ KILN_RT_DEFINE_GEMM(double, blas_call_dgemm)
                 b->aligned + b->offset + batch * b->strides[0],                \
                 b->strides[1], b->strides[2],                                  \
                 c->aligned + c->offset + batch * c->strides[0],                \
-                c->strides[1], c->strides[2]);                                 \
+                c->strides[1], c->strides[2], ACC);                            \
   }
+
+#define KILN_RT_DEFINE_MATMUL(T, CT, FLAGS, TA, TB)                            \
+  KILN_RT_DEFINE_MATMUL_VARIANT(T, CT, FLAGS, TA, TB, 1)                       \
+  KILN_RT_DEFINE_MATMUL_VARIANT(T, CT, FLAGS##_set, TA, TB, 0)
 
 KILN_RT_DEFINE_MATMUL(f32, float, nn, 0, 0)
 KILN_RT_DEFINE_MATMUL(f32, float, nt, 0, 1)

@@ -9,17 +9,18 @@
 // TENSOR: linalg.generic {{.*}}library_call = "kiln_rt_batch_matmul_f64_nn"
 
 // After bufferization they become calls with fully dynamic strided memrefs,
-// one declaration per entry point whatever the shapes.
-// CHECK-DAG: func.func private @kiln_rt_matmul_f32_nt(memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>) attributes {llvm.emit_c_interface}
-// CHECK-DAG: func.func private @kiln_rt_matmul_f32_tn(
-// CHECK-DAG: func.func private @kiln_rt_batch_matmul_f64_nn(memref<?x?x?xf64, strided<[?, ?, ?], offset: ?>>
+// one declaration per entry point whatever the shapes. The zero fill of each
+// accumulator folds into the call: the `_set` entry points overwrite.
+// CHECK-DAG: func.func private @kiln_rt_matmul_f32_nt_set(memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @kiln_rt_matmul_f32_tn_set(
+// CHECK-DAG: func.func private @kiln_rt_batch_matmul_f64_nn_set(memref<?x?x?xf64, strided<[?, ?, ?], offset: ?>>
 // CHECK-LABEL: func @matmuls
-// CHECK: linalg.fill
+// CHECK-NOT: linalg.fill
 // CHECK: %[[A:.+]] = memref.cast %{{.*}} : memref<4x8xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
-// CHECK: call @kiln_rt_matmul_f32_nt(%[[A]],
-// CHECK: call @kiln_rt_matmul_f32_nt(
-// CHECK: call @kiln_rt_matmul_f32_tn(
-// CHECK: call @kiln_rt_batch_matmul_f64_nn(
+// CHECK: call @kiln_rt_matmul_f32_nt_set(%[[A]],
+// CHECK: call @kiln_rt_matmul_f32_nt_set(
+// CHECK: call @kiln_rt_matmul_f32_tn_set(
+// CHECK: call @kiln_rt_batch_matmul_f64_nn_set(
 // CHECK-NOT: linalg.generic
 func.func @matmuls(%a: tensor<4x8xf32>, %b: tensor<16x8xf32>, %c: tensor<2x8xf32>, %d: tensor<2x3x4xf64>, %e: tensor<2x4x5xf64>, %f: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x2xf32>, tensor<8x16xf32>, tensor<2x3x5xf64>) {
   %0 = kiln.matmul %a, %b {transpose_b = true} : tensor<4x8xf32>, tensor<16x8xf32> -> tensor<4x16xf32>
@@ -39,4 +40,28 @@ func.func @matmuls(%a: tensor<4x8xf32>, %b: tensor<16x8xf32>, %c: tensor<2x8xf32
 func.func @half(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>) -> tensor<4x4xf16> {
   %0 = kiln.matmul %a, %b : tensor<4x8xf16>, tensor<8x4xf16> -> tensor<4x4xf16>
   return %0 : tensor<4x4xf16>
+}
+
+// -----
+
+// An accumulator that is not a fresh zero fill keeps the accumulating entry.
+// TENSOR-LABEL: func @accumulate
+// CHECK-LABEL: func @accumulate
+// CHECK: linalg.fill
+// CHECK: memref.copy
+// CHECK: call @kiln_rt_matmul_f32_nn(
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @accumulate(%x: memref<4x8xf32>, %y: memref<8x4xf32>, %c: memref<4x4xf32>, %init: memref<4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x4xf32>)
+  memref.copy %init, %c : memref<4x4xf32> to memref<4x4xf32>
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], library_call = "kiln_rt_matmul_f32_nn"} ins(%x, %y : memref<4x8xf32>, memref<8x4xf32>) outs(%c : memref<4x4xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
 }

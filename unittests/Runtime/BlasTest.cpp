@@ -115,3 +115,30 @@ TEST(BlasTest, ReportsTheLibrary) {
 }
 
 } // namespace
+
+namespace {
+TEST(BlasTest, SetVariantsOverwrite) {
+  // C starts as NaN: the _set entry points never read it.
+  std::vector<float> a = {1, 2, 3, 4}, b = {1, 0, 0, 1};
+  for (int useBlasLayout : {1, 0}) {
+    std::vector<float> c(4 * (useBlasLayout ? 1 : 2), NAN);
+    int64_t cs1 = useBlasLayout ? 1 : 2; // stride 2: the plain loop
+    kiln_rt_memref2d_f32 da = {a.data(), a.data(), 0, {2, 2}, {2, 1}};
+    kiln_rt_memref2d_f32 db = {b.data(), b.data(), 0, {2, 2}, {2, 1}};
+    kiln_rt_memref2d_f32 dc = {c.data(), c.data(), 0, {2, 2}, {2 * cs1, cs1}};
+    _mlir_ciface_kiln_rt_matmul_f32_nn_set(&da, &db, &dc);
+    EXPECT_EQ(c[0], 1);
+    EXPECT_EQ(c[cs1], 2);
+    EXPECT_EQ(c[2 * cs1], 3);
+    EXPECT_EQ(c[3 * cs1], 4);
+  }
+  // An empty contraction sets C to zero.
+  std::vector<float> c(4, NAN);
+  kiln_rt_memref2d_f32 da = {a.data(), a.data(), 0, {2, 0}, {2, 1}};
+  kiln_rt_memref2d_f32 db = {b.data(), b.data(), 0, {0, 2}, {2, 1}};
+  kiln_rt_memref2d_f32 dc = {c.data(), c.data(), 0, {2, 2}, {2, 1}};
+  _mlir_ciface_kiln_rt_matmul_f32_nn_set(&da, &db, &dc);
+  for (float v : c)
+    EXPECT_EQ(v, 0.0f);
+}
+} // namespace

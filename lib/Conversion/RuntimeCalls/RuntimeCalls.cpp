@@ -31,6 +31,33 @@ static MemRefType getFullyDynamic(MemRefType type) {
                          type.getMemorySpace());
 }
 
+/// The linalg.fill of 0 that last wrote `op`'s (only) output, when nothing
+/// else uses that buffer in between.
+static linalg::FillOp getZeroFillOf(linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1)
+    return nullptr;
+  Value out = op.getDpsInitOperand(0)->get();
+  Operation *prev = op->getPrevNode();
+  for (; prev; prev = prev->getPrevNode()) {
+    auto fill = dyn_cast<linalg::FillOp>(prev);
+    if (fill && fill.getDpsInitOperand(0)->get() == out) {
+      auto zero = fill.getInputs().front().getDefiningOp<arith::ConstantOp>();
+      auto value = zero ? dyn_cast<FloatAttr>(zero.getValue()) : FloatAttr();
+      if (!value || !value.getValue().isZero())
+        return nullptr;
+      return fill;
+    }
+    if (llvm::is_contained(prev->getOperands(), out))
+      return nullptr;
+    // A view of the output between the fill and the call could alias it.
+    for (Value operand : prev->getOperands())
+      if (operand.getDefiningOp() &&
+          llvm::is_contained(operand.getDefiningOp()->getOperands(), out))
+        return nullptr;
+  }
+  return nullptr;
+}
+
 namespace {
 struct KilnLinalgToRuntimeCallsPass
     : kiln::impl::KilnLinalgToRuntimeCallsBase<KilnLinalgToRuntimeCallsPass> {
@@ -50,6 +77,14 @@ struct KilnLinalgToRuntimeCallsPass
         op.emitOpError("runtime call on tensors: run after bufferization");
         return signalPassFailure();
       }
+      // A zero fill of the output right before the call is folded into the
+      // call: the `_set` entry points overwrite instead of accumulating.
+      std::string name = op.getLibraryCall()->str();
+      if (linalg::FillOp fill = getZeroFillOf(op))
+        if (name.find("matmul") != std::string::npos) {
+          fill.erase();
+          name += "_set";
+        }
       OpBuilder b(op);
       SmallVector<Value> operands;
       SmallVector<Type> types;
@@ -60,7 +95,6 @@ struct KilnLinalgToRuntimeCallsPass
             memref::CastOp::create(b, op.getLoc(), dynamic, operand));
         types.push_back(dynamic);
       }
-      StringRef name = *op.getLibraryCall();
       auto declaration = symbols.lookup<func::FuncOp>(name);
       FunctionType fnType = b.getFunctionType(types, {});
       if (!declaration) {

@@ -8,7 +8,8 @@
  *
  * Each entry point computes C += op(A) op(B), with op the transpose named
  * by the suffix (n: none, t: transposed; first letter A, second B), on
- * strided memref descriptors as MLIR's C interface passes them.
+ * strided memref descriptors as MLIR's C interface passes them. The `_set`
+ * variants compute C = op(A) op(B) without reading C.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -50,6 +51,12 @@ typedef struct kiln_rt_memref3d_f64 {
       kiln_rt_memref2d_##T *a, kiln_rt_memref2d_##T *b,                        \
       kiln_rt_memref2d_##T *c);                                                \
   void _mlir_ciface_kiln_rt_batch_matmul_##T##_##FLAGS(                        \
+      kiln_rt_memref3d_##T *a, kiln_rt_memref3d_##T *b,                        \
+      kiln_rt_memref3d_##T *c);                                                \
+  void _mlir_ciface_kiln_rt_matmul_##T##_##FLAGS##_set(                        \
+      kiln_rt_memref2d_##T *a, kiln_rt_memref2d_##T *b,                        \
+      kiln_rt_memref2d_##T *c);                                                \
+  void _mlir_ciface_kiln_rt_batch_matmul_##T##_##FLAGS##_set(                  \
       kiln_rt_memref3d_##T *a, kiln_rt_memref3d_##T *b,                        \
       kiln_rt_memref3d_##T *c);
 
