@@ -18,6 +18,7 @@ void kiln::registerAllKilnPasses() {
   registerAllPasses();
   registerKilnConversionPasses();
   registerKilnTransformsPasses();
+  registerExportFusionGraphPass();
   registerKilnPipelines();
 }
 

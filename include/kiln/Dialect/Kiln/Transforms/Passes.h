@@ -17,6 +17,10 @@ namespace kiln {
 #define GEN_PASS_REGISTRATION
 #include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
 
+/// Registers -kiln-export-fusion-graph=FILE (its option string is the
+/// file, which a declarative pass option cannot express).
+void registerExportFusionGraphPass();
+
 } // namespace kiln
 
 #endif // KILN_DIALECT_KILN_TRANSFORMS_PASSES_H

@@ -1,0 +1,1 @@
+"""Tools that work on kiln's outputs (the fusion graph viewer)."""
