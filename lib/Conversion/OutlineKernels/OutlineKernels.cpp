@@ -95,10 +95,31 @@ struct KilnOutlineKernelsPass
         SmallVector<Value> args, constants;
         for (Value v : used)
           (isClonableConstant(v) ? constants : args).push_back(v);
+        SmallVector<Value> originals(args);
 
+        // Views of one buffer at different places differ only in their
+        // static offset: pass them with a dynamic offset so that their
+        // kernels are one (an unrolled loop reads its steps at different
+        // offsets).
+        OpBuilder castBuilder(op);
         SmallVector<Type> argTypes;
-        for (Value v : args)
+        for (Value &v : args) {
+          auto type = dyn_cast<MemRefType>(v.getType());
+          SmallVector<int64_t> strides;
+          int64_t offset;
+          if (type && type.getRank() > 0 &&
+              succeeded(type.getStridesAndOffset(strides, offset)) &&
+              !ShapedType::isDynamic(offset)) {
+            // Identity layouts too: a buffer and a view of the same shape
+            // and strides then share a kernel.
+            auto general = MemRefType::get(
+                type.getShape(), type.getElementType(),
+                StridedLayoutAttr::get(ctx, ShapedType::kDynamic, strides),
+                type.getMemorySpace());
+            v = memref::CastOp::create(castBuilder, op.getLoc(), general, v);
+          }
           argTypes.push_back(v.getType());
+        }
         OpBuilder moduleBuilder = OpBuilder::atBlockEnd(module.getBody());
         auto kernel = func::FuncOp::create(
             moduleBuilder, op.getLoc(), "kiln_kernel",
@@ -106,7 +127,9 @@ struct KilnOutlineKernelsPass
         Block *body = kernel.addEntryBlock();
         OpBuilder b = OpBuilder::atBlockEnd(body);
         IRMapping mapping;
-        mapping.map(args, body->getArguments());
+        // Inside, the op works on the arguments in their general types
+        // (linalg ops take any strided layout).
+        mapping.map(originals, body->getArguments());
         for (Value c : constants)
           mapping.map(c, b.clone(*c.getDefiningOp())->getResult(0));
         b.clone(*op, mapping);
