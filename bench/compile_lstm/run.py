@@ -80,13 +80,19 @@ def main():
         path = os.path.join(tmp, "lstm.mlir")
         with open(path, "w") as f:
             f.write(source(args.steps, args.b, args.i, args.h))
-        r = subprocess.run([os.path.join(args.build, "bin", "kiln-run"), path,
-                            "--random-inputs", "1", "--repeat", "5", "--report"],
-                           capture_output=True, text=True, check=True)
-        rep = json.loads(r.stdout.strip().splitlines()[-1])
+        def run(*flags):
+            r = subprocess.run([os.path.join(args.build, "bin", "kiln-run"),
+                                path, "--random-inputs", "1", "--repeat", "5",
+                                "--report", *flags],
+                               capture_output=True, text=True, check=True)
+            return json.loads(r.stdout.strip().splitlines()[-1])
+        rep = run()
         for k in ("compile_ms", "compile_breakdown_ms", "run_ms", "fusion_groups",
                   "unique_kernels", "kernel_launches"):
             out[k] = rep[k]
+        nodedup = run("--kernel-dedup=false")
+        out["no_dedup_compile_ms"] = nodedup["compile_ms"]
+        out["no_dedup_unique_kernels"] = nodedup["unique_kernels"]
     out["pytorch_2018_compile_s"] = 2.3
     out["pytorch_2018_kernels"] = 7
     print(json.dumps(out))

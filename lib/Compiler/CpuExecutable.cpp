@@ -187,6 +187,7 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   kiln::KilnCpuPipelineOptions pipelineOptions;
   pipelineOptions.blas = options.blas.value_or(kiln_rt_blas_available() != 0);
   pipelineOptions.prune = options.autodiffPrune;
+  pipelineOptions.kernelDedup = options.kernelDedup;
   PassManager tensorStage(module.getContext());
   kiln::buildKilnCpuTensorPipeline(tensorStage, pipelineOptions);
   if (llvm::Error e = runPasses(tensorStage, module))

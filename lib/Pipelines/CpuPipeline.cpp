@@ -71,7 +71,9 @@ void kiln::buildKilnCpuCodegenPipeline(
 
   // Loops: parallel loops over both cores, math as polynomials.
   // One function per distinct loop nest; calls in the entry.
-  pm.addPass(createKilnOutlineKernels());
+  KilnOutlineKernelsOptions outline;
+  outline.dedup = options.kernelDedup;
+  pm.addPass(createKilnOutlineKernels(outline));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createKilnSerializeInnerLoops());
   if (options.expandMath)

@@ -1,4 +1,5 @@
 // RUN: kiln-opt %s -kiln-outline-kernels | FileCheck %s
+// RUN: kiln-opt %s -kiln-outline-kernels=dedup=false | FileCheck %s --check-prefix=NODEDUP
 
 // Each linalg op becomes a call of a kernel function; equal kernels (equal
 // up to value names) share one function, constants are cloned in, and the
@@ -22,6 +23,12 @@
 // CHECK-NEXT: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT: linalg.fill ins(%[[ZERO]] : f32)
 // CHECK-NOT: func private @kiln_kernel_2
+
+// Without deduplication every launch has its own kernel.
+// NODEDUP: module attributes {kiln.kernel_launches = 4 : i64, kiln.unique_kernels = 3 : i64}
+// NODEDUP: call @kiln_kernel_0(
+// NODEDUP: call @kiln_kernel_1(
+// NODEDUP: call @kiln_kernel_2(
 #map = affine_map<(d0, d1) -> (d0, d1)>
 func.func private @kiln_rt_matmul_f32_nn(memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>)
 func.func @main(%a: memref<4x8xf32>, %b: memref<4x8xf32>, %c: memref<4x8xf32>, %d: memref<?x?xf32, strided<[?, ?], offset: ?>>) {

@@ -63,6 +63,11 @@ static cl::opt<bool> autodiffPrune(
     cl::desc("dead-edge elimination in -kiln-autodiff (=false: the naive "
              "derivation, for measuring)"),
     cl::init(true));
+static cl::opt<bool> kernelDedup(
+    "kernel-dedup",
+    cl::desc("compile equal kernels once (=false: one per launch, for "
+             "measuring)"),
+    cl::init(true));
 static cl::opt<std::string>
     blasMode("blas", cl::desc("matmuls through a BLAS: auto, on or off"),
              cl::init("auto"));
@@ -254,6 +259,7 @@ int main(int argc, char **argv) {
 
   kiln::CompileOptions compileOptions;
   compileOptions.autodiffPrune = autodiffPrune;
+  compileOptions.kernelDedup = kernelDedup;
   if (blasMode == "on")
     compileOptions.blas = true;
   else if (blasMode == "off")

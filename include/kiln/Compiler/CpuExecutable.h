@@ -56,6 +56,8 @@ struct CompileOptions {
   bool autodiffPrune = true;
   /// Matmuls through the runtime's BLAS: by default when one was found.
   std::optional<bool> blas;
+  /// Compile equal kernels once; false gives one function per launch.
+  bool kernelDedup = true;
 };
 
 class CpuExecutable {

@@ -102,6 +102,11 @@ def KilnOutlineKernels : Pass<"kiln-outline-kernels", "mlir::ModuleOp"> {
     runtime library calls included) and `kiln.unique_kernels`.
   }];
   let dependentDialects = ["mlir::func::FuncDialect"];
+  let options = [
+    Option<"dedup", "dedup", "bool", /*default=*/"true",
+           "share one function between equal kernels (false: one per launch, "
+           "for measuring)">
+  ];
   let statistics = [
     Statistic<"numLaunches", "kiln-kernel-launches",
               "kernel and runtime calls per run">,

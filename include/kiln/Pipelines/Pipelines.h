@@ -22,6 +22,10 @@ struct KilnCpuPipelineOptions
                     llvm::cl::desc("call the runtime's BLAS for f32/f64 "
                                    "matmuls"),
                     llvm::cl::init(false)};
+  Option<bool> kernelDedup{
+      *this, "kernel-dedup",
+      llvm::cl::desc("compile equal kernels once (false: for measuring)"),
+      llvm::cl::init(true)};
   Option<bool> expandMath{
       *this, "expand-math",
       llvm::cl::desc("expand transcendentals into polynomials"),

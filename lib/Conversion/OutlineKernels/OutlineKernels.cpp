@@ -137,9 +137,10 @@ struct KilnOutlineKernelsPass
 
         SmallVector<func::FuncOp, 1> &bucket = buckets[hashKernel(kernel)];
         func::FuncOp existing;
-        for (func::FuncOp candidate : bucket)
-          if (areEquivalentKernels(candidate, kernel))
-            existing = candidate;
+        if (dedup)
+          for (func::FuncOp candidate : bucket)
+            if (areEquivalentKernels(candidate, kernel))
+              existing = candidate;
         if (!existing) {
           bucket.push_back(kernel);
           kernel.setPrivate();
