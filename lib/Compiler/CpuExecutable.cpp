@@ -2,6 +2,7 @@
 
 #include "kiln/Compiler/CpuExecutable.h"
 #include "kiln/Compiler/Diagnostics.h"
+#include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Reference/Interpreter.h"
@@ -14,6 +15,7 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/TargetSelect.h"
@@ -133,6 +135,70 @@ static llvm::Error initializeJit() {
   return llvm::Error::success();
 }
 
+/// Moves the kernels (`kiln.kernel` functions) of `module`, an LLVM-dialect
+/// module, into a module of their own, which it returns, and leaves
+/// declarations of them in `module`. `kernelNames` gets their names.
+static OwningOpRef<ModuleOp>
+splitOffKernels(ModuleOp module, llvm::SmallVectorImpl<std::string> &kernelNames) {
+  OwningOpRef<ModuleOp> kernels = module.clone();
+  for (auto func : kernels->getOps<LLVM::LLVMFuncOp>()) {
+    if (func.isExternal())
+      continue;
+    if (!func->hasAttr("kiln.kernel")) {
+      // Kernels call nothing of the host; a declaration suffices.
+      func.eraseBody();
+      func.setLinkage(LLVM::Linkage::External);
+      continue;
+    }
+    // Looked up by name from the host's engine.
+    func.setLinkage(LLVM::Linkage::External);
+    kernelNames.push_back(func.getName().str());
+  }
+  for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
+    if (func.isExternal() || !func->hasAttr("kiln.kernel"))
+      continue;
+    func.eraseBody();
+    func.setLinkage(LLVM::Linkage::External);
+  }
+  return kernels;
+}
+
+/// A JIT for `module`: optimized (-O3, then the default code generator) or
+/// not (the -O0 code generator alone).
+static llvm::Expected<std::unique_ptr<ExecutionEngine>>
+createEngine(ModuleOp module, bool optimize) {
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    return builder.takeError();
+  llvm::CodeGenOptLevel level =
+      optimize ? llvm::CodeGenOptLevel::Default : llvm::CodeGenOptLevel::None;
+  builder->setCodeGenOptLevel(level);
+  auto codegenTm = builder->createTargetMachine();
+  if (!codegenTm)
+    return codegenTm.takeError();
+  // Both are used during create(): the options hold a function_ref.
+  std::unique_ptr<llvm::TargetMachine> optimizerTm;
+  std::function<llvm::Error(llvm::Module *)> optimizeModule;
+  ExecutionEngineOptions engineOptions;
+  if (optimize) {
+    auto tm = builder->createTargetMachine();
+    if (!tm)
+      return tm.takeError();
+    optimizerTm = std::move(*tm);
+    optimizeModule = makeOptimizingTransformer(3, 0, optimizerTm.get());
+    engineOptions.transformer = optimizeModule;
+  }
+  engineOptions.jitCodeGenOptLevel = level;
+  engineOptions.enableGDBNotificationListener = false;
+  engineOptions.enablePerfNotificationListener = false;
+  auto engine =
+      ExecutionEngine::create(module, engineOptions, std::move(*codegenTm));
+  if (!engine)
+    return makeError("JIT compilation failed: " +
+                     llvm::toString(engine.takeError()));
+  return std::move(*engine);
+}
+
 llvm::Expected<std::unique_ptr<CpuExecutable>>
 CpuExecutable::compile(ModuleOp module, StringRef entry,
                        const CompileOptions &options) {
@@ -203,6 +269,10 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
 
   PassManager codegenStage(module.getContext());
   kiln::buildKilnCpuCodegenPipeline(codegenStage, pipelineOptions);
+  // Only the JIT calls the entry, through its C wrapper: let the wrapper be
+  // the entry, so that no call passes every descriptor field as a scalar.
+  codegenStage.addPass(kiln::createKilnMergeEntryWrappers());
+  codegenStage.addPass(createCanonicalizerPass());
   if (llvm::Error e = runPasses(codegenStage, module))
     return std::move(e);
   exe->stats.codegenPassesMs = lap();
@@ -214,32 +284,41 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
 
   if (llvm::Error e = initializeJit())
     return std::move(e);
-  auto hostBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!hostBuilder)
-    return hostBuilder.takeError();
-  hostBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Default);
-  auto optimizerTm = hostBuilder->createTargetMachine();
-  if (!optimizerTm)
-    return optimizerTm.takeError();
-  auto codegenTm = hostBuilder->createTargetMachine();
-  if (!codegenTm)
-    return codegenTm.takeError();
-  auto transformer = makeOptimizingTransformer(3, 0, optimizerTm->get());
-
-  ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = transformer;
-  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Default;
-  engineOptions.enableGDBNotificationListener = false;
-  engineOptions.enablePerfNotificationListener = false;
-  auto engine =
-      ExecutionEngine::create(module, engineOptions, std::move(*codegenTm));
-  if (!engine)
-    return makeError("JIT compilation failed: " +
-                     llvm::toString(engine.takeError()));
-  exe->engine = std::move(*engine);
+  // Kernels get LLVM's full optimization; the host code, which only
+  // sequences calls and buffers, the fast -O0 code generator. Long live
+  // ranges across hundreds of calls make the optimizing register allocator
+  // the costliest part of compiling a deep network otherwise.
+  llvm::SmallVector<std::string> kernelNames;
+  OwningOpRef<ModuleOp> kernelModule = splitOffKernels(module, kernelNames);
+  if (!kernelNames.empty()) {
+    auto kernelEngine = createEngine(*kernelModule, /*optimize=*/true);
+    if (!kernelEngine)
+      return kernelEngine.takeError();
+    exe->kernelEngine = std::move(*kernelEngine);
+  }
+  auto hostEngine = createEngine(module, /*optimize=*/false);
+  if (!hostEngine)
+    return hostEngine.takeError();
+  exe->engine = std::move(*hostEngine);
   exe->stats.llvmOptMs = lap();
-  // Look the entry up now: ORC compiles on first lookup, and that belongs
-  // to compile time, not to the first run.
+
+  // Looking symbols up is what compiles them (ORC is lazy), and belongs to
+  // compile time, not to the first run.
+  llvm::SmallVector<std::pair<std::string, void *>> kernelAddresses;
+  for (const std::string &name : kernelNames) {
+    llvm::Expected<void *> address = exe->kernelEngine->lookup(name);
+    if (!address)
+      return makeError("JIT compilation failed: " +
+                       llvm::toString(address.takeError()));
+    kernelAddresses.emplace_back(name, *address);
+  }
+  exe->engine->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    for (auto &[name, address] : kernelAddresses)
+      symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                 llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
   auto entryFn = exe->engine->lookupPacked("_mlir_ciface_" + exe->entryName);
   if (!entryFn)
     return makeError("JIT compilation failed: " +

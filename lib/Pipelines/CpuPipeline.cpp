@@ -91,6 +91,8 @@ void kiln::buildKilnCpuCodegenPipeline(
   // generic allocation functions.
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = true;
+  // The cache aligns its blocks itself: no pointer rounding in the host.
+  memrefToLLVM.useAlignedAlloc = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertMathToLLVMPass());
@@ -99,6 +101,12 @@ void kiln::buildKilnCpuCodegenPipeline(
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  // Kernels take one pointer per buffer rather than a descriptor.
+  pm.addPass(createKilnCompactKernelAbi());
+  // The host functions are optnone, so LLVM would not fold the descriptor
+  // plumbing (insertvalue chains read back by extractvalue); folded here,
+  // the fast instruction selector takes all of it.
+  pm.addPass(createCanonicalizerPass());
 }
 
 void kiln::registerKilnPipelines() {

@@ -6,13 +6,19 @@
 // concat, so the entry makes one kernel call and allocates nothing (the
 // concat's buffer is the caller's); the kernel runs its loops in parallel
 // and calls no libm routine: tanh, exp and log are polynomials.
+// The kernel takes one pointer per buffer, offset by the caller: the two
+// halves of the concat's buffer are its start and 128 floats in.
 // CHECK-LABEL: llvm.func @lstm_like
 // CHECK-NOT: llvm.call @_mlir_memref_to_llvm_alloc
-// CHECK: llvm.call @kiln_kernel_0(
+// CHECK: %[[X:.+]] = llvm.getelementptr %{{.+}}[%{{.+}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK: %[[C:.+]] = llvm.getelementptr %{{.+}}[%{{.+}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK: %[[HIGH:.+]] = llvm.getelementptr %[[OUT:.+]][128] : (!llvm.ptr) -> !llvm.ptr, f32
+// CHECK: llvm.call @kiln_kernel_0(%[[X]], %[[C]], %[[OUT]], %[[HIGH]]) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
 // CHECK-NOT: llvm.call @kiln_kernel_1(
 // CHECK-LABEL: llvm.func @_mlir_ciface_lstm_like
 // CHECK-LABEL: llvm.func @kiln_kernel_0
-// CHECK-SAME: attributes {kiln.kernel, passthrough = ["noinline"]
+// CHECK-SAME: (%{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr)
+// CHECK-SAME: attributes {kiln.kernel, kiln.kernel_args = [{{.+}}], passthrough = ["noinline"]
 // CHECK: omp.parallel
 // CHECK: omp.wsloop
 // CHECK-NOT: llvm.call @{{(tanh|exp|log|expf|tanhf|logf)}}

@@ -16,7 +16,8 @@
 // CHECK: call @kiln_kernel_1(
 // CHECK: call @kiln_rt_matmul_f32_nn(
 // CHECK-LABEL: func private @kiln_kernel_0
-// CHECK-SAME: attributes {kiln.kernel, passthrough = ["noinline"]}
+// The memref signature is recorded for -kiln-compact-kernel-abi.
+// CHECK-SAME: attributes {kiln.kernel, kiln.kernel_args = [memref<4x8xf32, strided<[8, 1], offset: ?>>, memref<4x8xf32, strided<[8, 1], offset: ?>>], passthrough = ["noinline"]}
 // CHECK: linalg.generic
 // CHECK: math.tanh
 // CHECK-LABEL: func private @kiln_kernel_1

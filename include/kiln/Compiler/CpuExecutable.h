@@ -88,6 +88,10 @@ public:
 private:
   CpuExecutable() = default;
 
+  /// The kernels, compiled with optimization; the host code calls them.
+  /// Declared first: the host engine goes first.
+  std::unique_ptr<mlir::ExecutionEngine> kernelEngine;
+  /// The host code.
   std::unique_ptr<mlir::ExecutionEngine> engine;
   /// The packed wrapper of the entry's C interface.
   void (*entryFunction)(void **) = nullptr;

@@ -115,6 +115,48 @@ def KilnOutlineKernels : Pass<"kiln-outline-kernels", "mlir::ModuleOp"> {
   ];
 }
 
+def KilnCompactKernelAbi
+    : Pass<"kiln-compact-kernel-abi", "mlir::ModuleOp"> {
+  let summary = "Pass each kernel buffer as one pointer instead of a memref "
+                "descriptor";
+  let description = [{
+    Runs on the LLVM dialect, after the conversion. A kernel's buffers have
+    static sizes and strides (only the offset varies: see
+    `-kiln-outline-kernels`), so of the `3 + 2 * rank` scalars that the
+    descriptor convention passes, the kernel reads two: the aligned pointer
+    and the offset. The caller now adds the offset to the pointer and passes
+    that alone; the kernel rebuilds its constants. A deep network's host
+    function makes hundreds of launches, and each call shrinks from about 20
+    arguments to about 3, which is most of its machine-code time.
+
+    A kernel is rewritten only when its `kiln.kernel_args` (the memref
+    signature that `-kiln-outline-kernels` records) matches its LLVM
+    signature and every use of it is a direct call; any other is left as is.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+  let statistics = [
+    Statistic<"numCompactedKernels", "kiln-compacted-kernels",
+              "kernels now taking one pointer per buffer">
+  ];
+}
+
+def KilnMergeEntryWrappers
+    : Pass<"kiln-merge-entry-wrappers", "mlir::ModuleOp"> {
+  let summary = "Move each function that only its C wrapper calls into that "
+                "wrapper";
+  let description = [{
+    Runs on the LLVM dialect. `llvm.emit_c_interface` gives a function `F` a
+    wrapper `_mlir_ciface_F` that takes pointers to memref descriptors,
+    loads them and calls `F` with every field as a scalar: hundreds of
+    arguments for a network with many weights, which LLVM's schedulers
+    handle in time quadratic in their number. When the wrapper is `F`'s only
+    user and `F` is a single block, `F`'s body moves into the wrapper (with
+    `F`'s `passthrough` attributes) and `F` is erased: the JIT then calls
+    the wrapper alone. Meant for the JIT, where nothing else calls `F`.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def KilnEliminateEmptyTensors
     : Pass<"kiln-eliminate-empty-tensors", "mlir::ModuleOp"> {
   let summary = "Upstream empty-tensor elimination, only where a subset "

@@ -27,6 +27,7 @@ namespace kiln {
 using namespace mlir;
 
 static constexpr StringLiteral kKernelAttr = "kiln.kernel";
+static constexpr StringLiteral kKernelArgsAttr = "kiln.kernel_args";
 
 /// Whether `value` is a constant that is cheaper to clone than to pass.
 static bool isClonableConstant(Value value) {
@@ -145,6 +146,12 @@ struct KilnOutlineKernelsPass
           bucket.push_back(kernel);
           kernel.setPrivate();
           kernel->setAttr(kKernelAttr, UnitAttr::get(ctx));
+          // The memref signature, for -kiln-compact-kernel-abi once the
+          // types are gone.
+          SmallVector<Attribute> argTypeAttrs;
+          for (Type type : argTypes)
+            argTypeAttrs.push_back(TypeAttr::get(type));
+          kernel->setAttr(kKernelArgsAttr, ArrayAttr::get(ctx, argTypeAttrs));
           // LLVM would otherwise inline every copy back into the caller.
           kernel->setAttr("passthrough",
                           ArrayAttr::get(ctx, {StringAttr::get(ctx, "noinline")}));
