@@ -14,6 +14,7 @@
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -88,9 +89,13 @@ static llvm::Expected<TensorSignature> getSignature(Type type,
 }
 
 /// Runs `pm` on `module`, turning the first error diagnostic into an Error.
-static llvm::Error runPasses(PassManager &pm, ModuleOp module) {
+/// The result is verified even when the passes were not each verified:
+/// nothing invalid reaches the JIT.
+static llvm::Error runPasses(PassManager &pm, ModuleOp module,
+                             bool verifyEachPass) {
   FirstErrorCollector errors(module.getContext());
-  if (failed(pm.run(module)))
+  pm.enableVerifier(verifyEachPass);
+  if (failed(pm.run(module)) || failed(verify(module)))
     return makeError(errors.getFirstErrorOr("compilation failed"));
   return llvm::Error::success();
 }
@@ -256,7 +261,7 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   pipelineOptions.kernelDedup = options.kernelDedup;
   PassManager tensorStage(module.getContext());
   kiln::buildKilnCpuTensorPipeline(tensorStage, pipelineOptions);
-  if (llvm::Error e = runPasses(tensorStage, module))
+  if (llvm::Error e = runPasses(tensorStage, module, options.verifyEachPass))
     return std::move(e);
   exe->stats.tensorPassesMs = lap();
   if (auto formed = module->getAttrOfType<IntegerAttr>("kiln.fusion_groups"))
@@ -273,7 +278,7 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   // the entry, so that no call passes every descriptor field as a scalar.
   codegenStage.addPass(kiln::createKilnMergeEntryWrappers());
   codegenStage.addPass(createCanonicalizerPass());
-  if (llvm::Error e = runPasses(codegenStage, module))
+  if (llvm::Error e = runPasses(codegenStage, module, options.verifyEachPass))
     return std::move(e);
   exe->stats.codegenPassesMs = lap();
   // -kiln-outline-kernels counted the kernels.

@@ -68,6 +68,11 @@ static cl::opt<bool> kernelDedup(
     cl::desc("compile equal kernels once (=false: one per launch, for "
              "measuring)"),
     cl::init(true));
+static cl::opt<bool> verifyEach(
+    "verify-each",
+    cl::desc("verify the IR after every pass (by default, after each "
+             "pipeline stage)"),
+    cl::init(false));
 static cl::opt<std::string>
     blasMode("blas", cl::desc("matmuls through a BLAS: auto, on or off"),
              cl::init("auto"));
@@ -260,6 +265,7 @@ int main(int argc, char **argv) {
   kiln::CompileOptions compileOptions;
   compileOptions.autodiffPrune = autodiffPrune;
   compileOptions.kernelDedup = kernelDedup;
+  compileOptions.verifyEachPass = verifyEach;
   if (blasMode == "on")
     compileOptions.blas = true;
   else if (blasMode == "off")
