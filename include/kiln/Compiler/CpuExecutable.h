@@ -1,9 +1,11 @@
 //===- CpuExecutable.h - a kiln function compiled for the host -*- C++ -*-===//
 //
 // Compiles one function of a kiln module with -kiln-cpu-pipeline and MLIR's
-// ExecutionEngine (LLVM ORC JIT, -O3, host CPU features) and runs it on host
-// tensors. Results are caller-allocated out-params, so a run allocates only
-// the outputs.
+// ExecutionEngine (LLVM ORC JIT, host CPU features) and runs it on host
+// tensors. The kernels are optimized (-O3) in one engine; the host code,
+// which only sequences kernel calls and buffers, goes through the -O0 code
+// generator in another. Results are caller-allocated out-params, so a run
+// allocates only the outputs.
 //
 //===----------------------------------------------------------------------===//
 
