@@ -171,7 +171,7 @@ splitOffKernels(ModuleOp module, llvm::SmallVectorImpl<std::string> &kernelNames
 /// A JIT for `module`: optimized (-O3, then the default code generator) or
 /// not (the -O0 code generator alone).
 static llvm::Expected<std::unique_ptr<ExecutionEngine>>
-createEngine(ModuleOp module, bool optimize) {
+createEngine(ModuleOp module, bool optimize, bool keepObject) {
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!builder)
     return builder.takeError();
@@ -194,6 +194,7 @@ createEngine(ModuleOp module, bool optimize) {
     engineOptions.transformer = optimizeModule;
   }
   engineOptions.jitCodeGenOptLevel = level;
+  engineOptions.enableObjectDump = keepObject;
   engineOptions.enableGDBNotificationListener = false;
   engineOptions.enablePerfNotificationListener = false;
   auto engine =
@@ -296,12 +297,14 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   llvm::SmallVector<std::string> kernelNames;
   OwningOpRef<ModuleOp> kernelModule = splitOffKernels(module, kernelNames);
   if (!kernelNames.empty()) {
-    auto kernelEngine = createEngine(*kernelModule, /*optimize=*/true);
+    auto kernelEngine = createEngine(*kernelModule, /*optimize=*/true,
+                                     !options.objectDumpPath.empty());
     if (!kernelEngine)
       return kernelEngine.takeError();
     exe->kernelEngine = std::move(*kernelEngine);
   }
-  auto hostEngine = createEngine(module, /*optimize=*/false);
+  auto hostEngine = createEngine(module, /*optimize=*/false,
+                                 !options.objectDumpPath.empty());
   if (!hostEngine)
     return hostEngine.takeError();
   exe->engine = std::move(*hostEngine);
@@ -329,6 +332,11 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
     return makeError("JIT compilation failed: " +
                      llvm::toString(entryFn.takeError()));
   exe->entryFunction = *entryFn;
+  if (!options.objectDumpPath.empty()) {
+    if (exe->kernelEngine)
+      exe->kernelEngine->dumpToObjectFile(options.objectDumpPath + ".kernels.o");
+    exe->engine->dumpToObjectFile(options.objectDumpPath + ".host.o");
+  }
   exe->stats.machineCodeMs = lap();
   exe->stats.compileMs =
       std::chrono::duration<double, std::milli>(
@@ -373,7 +381,9 @@ CpuExecutable::run(llvm::ArrayRef<HostTensor> args) const {
   }
   std::vector<HostTensor> results;
   for (const TensorSignature &sig : outputs) {
-    llvm::Expected<HostTensor> result = HostTensor::create(sig.dtype, sig.shape);
+    // The entry writes every element of its results.
+    llvm::Expected<HostTensor> result =
+        HostTensor::createUninitialized(sig.dtype, sig.shape);
     if (!result)
       return result.takeError();
     results.push_back(std::move(*result));

@@ -27,6 +27,9 @@ void kiln::buildKilnCpuTensorPipeline(OpPassManager &pm,
   KilnAutodiffOptions autodiff;
   autodiff.prune = options.prune;
   pm.addPass(createKilnAutodiff(autodiff));
+  // Calls would be fusion and buffer boundaries (a callee's results are
+  // copied into the caller's): inline them all, then drop the callees.
+  pm.addPass(createInlinerPass());
   pm.addPass(createSymbolDCEPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -100,6 +103,7 @@ void kiln::buildKilnCpuCodegenPipeline(
   pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createKilnAttachLoopAnnotations());
   pm.addPass(createReconcileUnrealizedCastsPass());
   // Kernels take one pointer per buffer rather than a descriptor.
   pm.addPass(createKilnCompactKernelAbi());

@@ -93,6 +93,17 @@ HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape,
 
 llvm::Expected<HostTensor> HostTensor::create(DType dtype,
                                               std::vector<int64_t> shape) {
+  return allocate(dtype, std::move(shape), /*zero=*/true);
+}
+
+llvm::Expected<HostTensor>
+HostTensor::createUninitialized(DType dtype, std::vector<int64_t> shape) {
+  return allocate(dtype, std::move(shape), /*zero=*/false);
+}
+
+llvm::Expected<HostTensor> HostTensor::allocate(DType dtype,
+                                                std::vector<int64_t> shape,
+                                                bool zero) {
   auto fail = [&](const llvm::Twine &why) {
     std::string dims;
     for (int64_t d : shape)
@@ -114,8 +125,10 @@ llvm::Expected<HostTensor> HostTensor::create(DType dtype,
   // 64-byte alignment suits vector loads. The runtime's allocator keeps the
   // live-byte count that metrics and leak tests read.
   void *data = nullptr;
+  size_t bytes = count * getDTypeSize(dtype);
   kiln_rt_status status =
-      kiln_rt_host_alloc(count * getDTypeSize(dtype), 64, &data);
+      zero ? kiln_rt_host_alloc(bytes, 64, &data)
+           : kiln_rt_host_alloc_uninitialized(bytes, 64, &data);
   if (status != KILN_RT_OK)
     return fail(kiln_rt_status_string(status));
   return HostTensor(dtype, std::move(shape), count, data);

@@ -1,8 +1,11 @@
 /*===- host_allocator.c - aligned host allocations with statistics --------===*
  *
  * Each block carries a small header in front of the aligned pointer that
- * records the size and the malloc'ed base, so that frees update the live
- * byte count exactly.
+ * records the size and where the block came from, so that frees update the
+ * live byte count exactly. Blocks with the usual alignments come from the
+ * buffer cache (buffer_cache.c): tensors allocated for every run, like a
+ * compiled function's results, then reuse their memory instead of faulting
+ * in fresh pages each time.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -15,7 +18,11 @@
 typedef struct block_header {
   void *base;
   size_t bytes;
+  int cached; /* base is from the buffer cache, not malloc */
 } block_header;
+
+/* The buffer cache's blocks are aligned to this. */
+#define CACHE_ALIGNMENT 64
 
 static atomic_uint_fast64_t live_bytes;
 static atomic_uint_fast64_t peak_bytes;
@@ -38,23 +45,32 @@ const char *kiln_rt_status_string(kiln_rt_status status) {
   return "unknown status";
 }
 
-kiln_rt_status kiln_rt_host_alloc(size_t bytes, size_t alignment, void **out) {
+static kiln_rt_status host_alloc(size_t bytes, size_t alignment, int zero,
+                                 void **out) {
   if (!out)
     return KILN_RT_INVALID_ARGUMENT;
   *out = NULL;
   if (alignment < sizeof(void *) || (alignment & (alignment - 1)) != 0)
     return KILN_RT_INVALID_ARGUMENT;
-  size_t extra = alignment + sizeof(block_header);
-  if (bytes > SIZE_MAX - extra)
+  /* The header goes in front of the aligned pointer: in one alignment unit
+   * of padding when that is large enough, else in more. */
+  size_t padding = alignment;
+  while (padding < sizeof(block_header))
+    padding += alignment;
+  if (bytes > SIZE_MAX - padding - alignment)
     return KILN_RT_OUT_OF_MEMORY;
-  char *base = malloc(bytes + extra);
+  int cached = alignment <= CACHE_ALIGNMENT;
+  char *base = cached ? _mlir_memref_to_llvm_aligned_alloc(CACHE_ALIGNMENT,
+                                                           bytes + padding)
+                      : malloc(bytes + padding + alignment);
   if (!base)
     return KILN_RT_OUT_OF_MEMORY;
-  uintptr_t first = (uintptr_t)(base + sizeof(block_header));
+  uintptr_t first = (uintptr_t)(base + padding);
   char *aligned = (char *)((first + alignment - 1) & ~(uintptr_t)(alignment - 1));
-  block_header header = {base, bytes};
+  block_header header = {base, bytes, cached};
   memcpy(aligned - sizeof(block_header), &header, sizeof(header));
-  memset(aligned, 0, bytes);
+  if (zero)
+    memset(aligned, 0, bytes);
 
   uint64_t now = atomic_fetch_add(&live_bytes, bytes) + bytes;
   uint64_t peak = atomic_load(&peak_bytes);
@@ -65,6 +81,15 @@ kiln_rt_status kiln_rt_host_alloc(size_t bytes, size_t alignment, void **out) {
   return KILN_RT_OK;
 }
 
+kiln_rt_status kiln_rt_host_alloc(size_t bytes, size_t alignment, void **out) {
+  return host_alloc(bytes, alignment, /*zero=*/1, out);
+}
+
+kiln_rt_status kiln_rt_host_alloc_uninitialized(size_t bytes, size_t alignment,
+                                                void **out) {
+  return host_alloc(bytes, alignment, /*zero=*/0, out);
+}
+
 void kiln_rt_host_free(void *ptr) {
   if (!ptr)
     return;
@@ -72,7 +97,10 @@ void kiln_rt_host_free(void *ptr) {
   memcpy(&header, (char *)ptr - sizeof(block_header), sizeof(header));
   atomic_fetch_sub(&live_bytes, header.bytes);
   atomic_fetch_add(&frees, 1);
-  free(header.base);
+  if (header.cached)
+    _mlir_memref_to_llvm_free(header.base);
+  else
+    free(header.base);
 }
 
 void kiln_rt_host_get_stats(kiln_rt_host_stats *stats) {

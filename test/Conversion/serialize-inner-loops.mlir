@@ -1,4 +1,9 @@
 // RUN: kiln-opt %s -kiln-serialize-inner-loops -split-input-file | FileCheck %s
+// RUN: kiln-opt %s -kiln-serialize-inner-loops=vector-width=0 -split-input-file | FileCheck %s --check-prefix=NOVEC
+
+// CHECK: #[[VECTORIZE:.+]] = #llvm.loop_vectorize<disable = false, width = 8 : i32>
+// CHECK: #[[ANNOTATION:.+]] = #llvm.loop_annotation<vectorize = #[[VECTORIZE]]>
+// NOVEC-NOT: loop_annotation
 
 // The outer dims stay parallel; the innermost dim becomes a sequential loop
 // that LLVM's loop vectorizer can widen.
@@ -8,6 +13,8 @@
 // CHECK-NEXT: memref.load %{{.*}}[%[[I]], %[[J]]]
 // CHECK-NEXT: math.tanh
 // CHECK-NEXT: memref.store
+// The sequential loop asks LLVM to vectorize it, 8 lanes wide.
+// CHECK: } {llvm.loop_annotation = #[[ANNOTATION]]}
 func.func @two_dims(%a: memref<4x8xf32>, %b: memref<4x8xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -73,6 +73,10 @@ static cl::opt<bool> verifyEach(
     cl::desc("verify the IR after every pass (by default, after each "
              "pipeline stage)"),
     cl::init(false));
+static cl::opt<std::string> dumpObject(
+    "dump-object",
+    cl::desc("write the machine code to PATH.kernels.o and PATH.host.o"),
+    cl::value_desc("PATH"), cl::init(""));
 static cl::opt<std::string>
     blasMode("blas", cl::desc("matmuls through a BLAS: auto, on or off"),
              cl::init("auto"));
@@ -266,6 +270,7 @@ int main(int argc, char **argv) {
   compileOptions.autodiffPrune = autodiffPrune;
   compileOptions.kernelDedup = kernelDedup;
   compileOptions.verifyEachPass = verifyEach;
+  compileOptions.objectDumpPath = dumpObject;
   if (blasMode == "on")
     compileOptions.blas = true;
   else if (blasMode == "off")

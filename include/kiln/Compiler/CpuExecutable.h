@@ -63,6 +63,9 @@ struct CompileOptions {
   /// Verify the IR after every pass, as kiln-opt does, instead of once
   /// after each stage (a third of the pass time on large programs).
   bool verifyEachPass = false;
+  /// When set, the machine code is written there as ELF objects, for
+  /// profilers and disassemblers: PATH.kernels.o and PATH.host.o.
+  std::string objectDumpPath;
 };
 
 class CpuExecutable {

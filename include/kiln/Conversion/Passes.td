@@ -67,9 +67,32 @@ def KilnSerializeInnerLoops
     index, whose div/mod address arithmetic defeats LLVM's loop vectorizer.
     This pass turns `scf.parallel (i, j)` into `scf.parallel (i) { scf.for j }`:
     threads split the outer dims and the contiguous innermost loop
-    vectorizes.
+    vectorizes. That loop carries an `llvm.loop_annotation` that asks LLVM
+    to vectorize it at `vector-width` lanes: its iterations are independent,
+    yet LLVM's cost model, which must guard against the buffers aliasing,
+    otherwise often declines the transcendental-heavy bodies of fused
+    kernels (see `-kiln-attach-loop-annotations`).
   }];
-  let dependentDialects = ["mlir::scf::SCFDialect"];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::LLVM::LLVMDialect"];
+  let options = [
+    Option<"vectorWidth", "vector-width", "unsigned", /*default=*/"8",
+           "lanes to vectorize the innermost loop with (8 fills an AVX2 "
+           "register with f32; 0 leaves it to LLVM)">
+  ];
+}
+
+def KilnAttachLoopAnnotations
+    : Pass<"kiln-attach-loop-annotations", "mlir::ModuleOp"> {
+  let summary = "Make the `llvm.loop_annotation` attributes that lowering "
+                "left on branches the branches' own loop annotations";
+  let description = [{
+    `-convert-scf-to-cf` moves an `scf.for`'s `llvm.loop_annotation` to the
+    loop's back edge, and `-convert-cf-to-llvm` keeps it there as a
+    discardable attribute, which the translation to LLVM IR ignores: it reads
+    only the `loop_annotation` property of `llvm.br` and `llvm.cond_br`. This
+    pass moves the one into the other.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
 def KilnLinalgToRuntimeCalls

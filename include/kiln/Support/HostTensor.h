@@ -46,6 +46,10 @@ public:
   /// that overflows, or an allocation that fails.
   static llvm::Expected<HostTensor> create(DType dtype,
                                            std::vector<int64_t> shape);
+  /// As create(), but the contents are unspecified: for tensors that are
+  /// written in full before anything reads them, like a kernel's results.
+  static llvm::Expected<HostTensor>
+  createUninitialized(DType dtype, std::vector<int64_t> shape);
 
   HostTensor(HostTensor &&) = default;
   HostTensor &operator=(HostTensor &&) = default;
@@ -70,6 +74,9 @@ public:
   std::string getTypeString() const;
 
 private:
+  static llvm::Expected<HostTensor> allocate(DType dtype,
+                                             std::vector<int64_t> shape,
+                                             bool zero);
   /// Takes ownership of `data` (from kiln_rt_host_alloc).
   HostTensor(DType dtype, std::vector<int64_t> shape, int64_t numElements,
              void *data);

@@ -89,7 +89,8 @@ Value unaryScalar(OpBuilder &b, Location loc, Operation *op, Value x) {
       .Case([&](TanhOp) { return math::TanhOp::create(b, loc, x); })
       .Case([&](SigmoidOp) -> Value {
         // 1 / (1 + exp(-x)): exp overflows to inf for very negative x,
-        // which gives the correct limit 0.
+        // which gives the correct limit 0, and the tails keep their
+        // relative accuracy (0.5 + 0.5 tanh(x / 2) would not).
         Value one = floatConstant(b, loc, x.getType(), 1.0);
         Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
         return arith::DivFOp::create(b, loc, one,

@@ -10,6 +10,7 @@
 
 #include "kiln/Conversion/Passes.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMAttrs.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -20,10 +21,25 @@ namespace kiln {
 
 using namespace mlir;
 
+/// Asks LLVM to vectorize the loop `width` lanes wide whatever its cost
+/// model says: the iterations of a parallel dim are independent, and with
+/// several buffers (which might alias, as far as LLVM knows) it otherwise
+/// often declines the transcendental-heavy bodies of fused kernels.
+static void requestVectorization(scf::ForOp loop, unsigned width) {
+  MLIRContext *ctx = loop.getContext();
+  auto vectorize = LLVM::LoopVectorizeAttr::get(
+      ctx, /*disable=*/BoolAttr::get(ctx, false), {}, {},
+      IntegerAttr::get(IntegerType::get(ctx, 32), width), {}, {}, {});
+  auto annotation = LLVM::LoopAnnotationAttr::get(
+      ctx, {}, vectorize, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});
+  // -convert-scf-to-cf puts it on the back edge, where LLVM looks for it.
+  loop->setAttr("llvm.loop_annotation", annotation);
+}
+
 /// Rewrites `loop` as described above; returns false when it does not
 /// apply.
 static bool serializeInnermostDim(RewriterBase &rewriter,
-                                  scf::ParallelOp loop) {
+                                  scf::ParallelOp loop, unsigned vectorWidth) {
   unsigned numDims = loop.getNumLoops();
   if (numDims < 2 || loop.getNumReductions() != 0)
     return false;
@@ -43,6 +59,8 @@ static bool serializeInnermostDim(RewriterBase &rewriter,
   rewriter.eraseOp(body->getTerminator());
   rewriter.inlineBlockBefore(body, inner.getBody()->getTerminator(), ivs);
   rewriter.eraseOp(loop);
+  if (vectorWidth > 1)
+    requestVectorization(inner, vectorWidth);
   return true;
 }
 
@@ -59,7 +77,7 @@ struct KilnSerializeInnerLoopsPass
     });
     IRRewriter rewriter(&getContext());
     for (scf::ParallelOp loop : loops)
-      serializeInnermostDim(rewriter, loop);
+      serializeInnermostDim(rewriter, loop, vectorWidth);
   }
 };
 } // namespace

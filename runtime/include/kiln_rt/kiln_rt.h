@@ -39,6 +39,11 @@ typedef struct kiln_rt_host_stats {
  * at least sizeof(void*); the memory is zeroed. */
 kiln_rt_status kiln_rt_host_alloc(size_t bytes, size_t alignment, void **out);
 
+/* As kiln_rt_host_alloc, but the memory holds whatever it held before: for
+ * buffers that are written in full before they are read (results). */
+kiln_rt_status kiln_rt_host_alloc_uninitialized(size_t bytes, size_t alignment,
+                                                void **out);
+
 /* Frees memory from kiln_rt_host_alloc; NULL is ignored. */
 void kiln_rt_host_free(void *ptr);
 
