@@ -1,8 +1,10 @@
 // RUN: kiln-opt %s -kiln-serialize-inner-loops -split-input-file | FileCheck %s
 // RUN: kiln-opt %s -kiln-serialize-inner-loops=vector-width=0 -split-input-file | FileCheck %s --check-prefix=NOVEC
 
+// The loop's accesses are declared parallel (one access group per loop).
+// CHECK: #[[GROUP:.+]] = #llvm.access_group<id = distinct[0]<>>
 // CHECK: #[[VECTORIZE:.+]] = #llvm.loop_vectorize<disable = false, width = 8 : i32>
-// CHECK: #[[ANNOTATION:.+]] = #llvm.loop_annotation<vectorize = #[[VECTORIZE]]>
+// CHECK: #[[ANNOTATION:.+]] = #llvm.loop_annotation<vectorize = #[[VECTORIZE]], parallelAccesses = #[[GROUP]]>
 // NOVEC-NOT: loop_annotation
 
 // The outer dims stay parallel; the innermost dim becomes a sequential loop
