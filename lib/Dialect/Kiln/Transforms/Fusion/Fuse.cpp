@@ -59,7 +59,9 @@ std::optional<SmallVector<int64_t>> getDomain(Operation *op) {
 class Grouping {
 public:
   explicit Grouping(Block &block) : block(block) {
-    for (Operation &op : block)
+    unsigned next = 0;
+    for (Operation &op : block) {
+      position[&op] = next++;
       if (isFusible(&op)) {
         fusible.push_back(&op);
         groupOf[&op] = groups.size();
@@ -68,6 +70,7 @@ public:
         group.domain = getDomain(&op);
         groups.push_back(std::move(group));
       }
+    }
   }
 
   void run() {
@@ -123,7 +126,15 @@ private:
   /// Whether a path from `from` reaches `to` through ops outside both. A
   /// group is one node of the graph once it is built, so entering any
   /// member of another group continues from all of its members.
+  ///
+  /// The block is in SSA order, so a path only moves to later ops: none
+  /// that starts after the last member of `to` can reach it. That bounds
+  /// the search to the window between the two groups, which keeps fusing a
+  /// long unrolled program linear rather than quadratic.
   bool reachesThroughOutside(Group &from, Group &to) {
+    unsigned limit = 0;
+    for (Operation *op : to.members)
+      limit = std::max(limit, position.lookup(op));
     SmallVector<Operation *> stack;
     llvm::SmallPtrSet<Operation *, 32> seen;
     llvm::SmallDenseSet<unsigned, 8> seenGroups;
@@ -131,7 +142,7 @@ private:
       for (Operation *user : op->getUsers()) {
         if (to.members.contains(user))
           return true;
-        if (!from.members.contains(user))
+        if (!from.members.contains(user) && position.lookup(user) < limit)
           stack.push_back(user);
       }
       return false;
@@ -140,7 +151,8 @@ private:
     // that leave through some other op can close a cycle.
     for (Operation *op : from.members)
       for (Operation *user : op->getUsers())
-        if (!from.members.contains(user) && !to.members.contains(user))
+        if (!from.members.contains(user) && !to.members.contains(user) &&
+            position.lookup(user) < limit)
           stack.push_back(user);
     while (!stack.empty()) {
       Operation *op = stack.pop_back_val();
@@ -192,6 +204,8 @@ private:
   }
 
   Block &block;
+  /// Each op's index in the block, which is a topological order.
+  llvm::DenseMap<Operation *, unsigned> position;
   SmallVector<Operation *> fusible;
   llvm::DenseMap<Operation *, unsigned> groupOf;
   SmallVector<Group> groups;
