@@ -70,7 +70,7 @@ void kiln::buildKilnCpuCodegenPipeline(
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   pm.addPass(createCanonicalizerPass());
-  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createKilnDeallocateBuffers());
 
   // Loops: parallel loops over both cores, math as polynomials.
   // One function per distinct loop nest; calls in the entry.

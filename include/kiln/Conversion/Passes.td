@@ -180,6 +180,36 @@ def KilnMergeEntryWrappers
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def KilnDeallocateBuffers
+    : Pass<"kiln-deallocate-buffers", "mlir::ModuleOp"> {
+  let summary = "Free each buffer after its last use; upstream's ownership "
+                "analysis only where control flow needs it";
+  let description = [{
+    Runs after bufferization. kiln's host functions are straight-line code:
+    one block whose buffers are allocated, passed to loop nests, kernels and
+    runtime calls, and never returned (results are out-params). For such a
+    function every `memref.alloc` gets a `memref.dealloc` right after the
+    last use of the buffer or of any view of it, in one pass over the block.
+
+    Upstream's `-buffer-deallocation-pipeline` handles any control flow, but
+    its simplification pass takes time quadratic in the number of buffers
+    (a second for a 100-step unrolled LSTM). It still runs, on the whole
+    module, when some function is not straight-line: an allocation outside
+    the top-level block, a view or use that is not understood (an op with
+    memref results that is not a view, a return or store of a buffer), or
+    deallocations already present.
+  }];
+  let dependentDialects = [
+    "mlir::bufferization::BufferizationDialect", "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect", "mlir::func::FuncDialect"
+  ];
+  let statistics = [
+    Statistic<"numDeallocs", "kiln-deallocs", "deallocations inserted directly">,
+    Statistic<"numFallbacks", "kiln-dealloc-fallbacks",
+              "modules left to upstream's ownership-based deallocation">
+  ];
+}
+
 def KilnEliminateEmptyTensors
     : Pass<"kiln-eliminate-empty-tensors", "mlir::ModuleOp"> {
   let summary = "Upstream empty-tensor elimination, only where a subset "
