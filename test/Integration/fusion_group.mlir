@@ -6,6 +6,7 @@
 // RUN: kiln-run %s --entry group_small --random-inputs 72 --check-reference | FileCheck %s --check-prefix=SMALL
 // RUN: kiln-run %s --entry group_chain --random-inputs 73 --check-reference | FileCheck %s --check-prefix=CHAIN
 // RUN: kiln-run %s --entry group_slice_concat --random-inputs 74 --check-reference | FileCheck %s --check-prefix=SLICE
+// RUN: kiln-run %s --entry group_sliced_sum --random-inputs 78 --check-reference | FileCheck %s --check-prefix=SUM
 // RUN: kiln-run %s --entry group_reduce --random-inputs 75 --check-reference | FileCheck %s --check-prefix=REDUCE
 // RUN: kiln-run %s --entry group_reduce --random-inputs 75 --repeat 3 --check-reference | FileCheck %s --check-prefix=REDUCE
 // RUN: kiln-run %s --entry group_f64 --random-inputs 76 --check-reference | FileCheck %s --check-prefix=F64
@@ -170,4 +171,34 @@ func.func @group_known() -> (tensor<3xf32>, tensor<3xf32>) {
     kiln.yield %0, %1 : tensor<3xf32>, tensor<3xf32>
   }
   return %s, %r : tensor<3xf32>, tensor<3xf32>
+}
+
+// LSTM gates as the sum of two matmul results and a bias, chunked: the adds
+// are evaluated at each chunk's indices inside the one kernel.
+// SUM: reference: out0 tensor<48x200xf32> matches
+// SUM: reference: out1 tensor<48x200xf32> matches
+// SUM-NOT: matches
+func.func @group_sliced_sum(%xw: tensor<48x800xf32>, %hw: tensor<48x800xf32>,
+                            %bias: tensor<48x800xf32>, %c: tensor<48x200xf32>)
+    -> (tensor<48x200xf32>, tensor<48x200xf32>) {
+  %h, %c2 = kiln.fusion_group %xw, %hw, %bias, %c : (tensor<48x800xf32>, tensor<48x800xf32>, tensor<48x800xf32>, tensor<48x200xf32>) -> (tensor<48x200xf32>, tensor<48x200xf32>) {
+  ^bb0(%a: tensor<48x800xf32>, %b: tensor<48x800xf32>, %d: tensor<48x800xf32>, %cell: tensor<48x200xf32>):
+    %s = kiln.add %a, %b : tensor<48x800xf32>
+    %g = kiln.add %s, %d : tensor<48x800xf32>
+    %i = kiln.slice %g, offsets = [0, 0], sizes = [48, 200] : tensor<48x800xf32> -> tensor<48x200xf32>
+    %f = kiln.slice %g, offsets = [0, 200], sizes = [48, 200] : tensor<48x800xf32> -> tensor<48x200xf32>
+    %gg = kiln.slice %g, offsets = [0, 400], sizes = [48, 200] : tensor<48x800xf32> -> tensor<48x200xf32>
+    %o = kiln.slice %g, offsets = [0, 600], sizes = [48, 200] : tensor<48x800xf32> -> tensor<48x200xf32>
+    %si = kiln.sigmoid %i : tensor<48x200xf32>
+    %sf = kiln.sigmoid %f : tensor<48x200xf32>
+    %tg = kiln.tanh %gg : tensor<48x200xf32>
+    %so = kiln.sigmoid %o : tensor<48x200xf32>
+    %fc = kiln.mul %sf, %cell : tensor<48x200xf32>
+    %ig = kiln.mul %si, %tg : tensor<48x200xf32>
+    %cn = kiln.add %fc, %ig : tensor<48x200xf32>
+    %tc = kiln.tanh %cn : tensor<48x200xf32>
+    %hn = kiln.mul %so, %tc : tensor<48x200xf32>
+    kiln.yield %hn, %cn : tensor<48x200xf32>, tensor<48x200xf32>
+  }
+  return %h, %c2 : tensor<48x200xf32>, tensor<48x200xf32>
 }

@@ -319,14 +319,32 @@ void KernelBuilder::build(RewriterBase &rewriter) {
   rewriter.replaceOp(group, replacements);
 }
 
+/// The ops of `group` that are evaluated at the indices of slices: each is
+/// read only by slices or by elementwise ops that are themselves such ops
+/// (`chunk(a + b + c)` reads both adds through the chunk's slices).
+static llvm::SmallPtrSet<Operation *, 16>
+getOpsReadThroughSlices(FusionGroupOp group) {
+  llvm::SmallPtrSet<Operation *, 16> sliced;
+  Block &body = group.getBody().front();
+  for (Operation &op : llvm::reverse(body.without_terminator())) {
+    bool throughSlices =
+        !op.use_empty() && llvm::all_of(op.getUsers(), [&](Operation *user) {
+          return isa<SliceOp>(user) ||
+                 (sliced.contains(user) && isElementwiseKilnOp(user));
+        });
+    if (throughSlices)
+      sliced.insert(&op);
+  }
+  return sliced;
+}
+
 /// The one static domain the group's ops share, if any.
 std::optional<SmallVector<int64_t>> getGroupDomain(FusionGroupOp group) {
   std::optional<SmallVector<int64_t>> domain;
+  llvm::SmallPtrSet<Operation *, 16> sliced = getOpsReadThroughSlices(group);
   for (Operation &op : group.getBody().front().without_terminator()) {
     // Values read only through slices take the slices' domain.
-    if (!op.use_empty() && llvm::all_of(op.getUsers(), [](Operation *user) {
-          return isa<SliceOp>(user);
-        }))
+    if (sliced.contains(&op))
       continue;
     SmallVector<int64_t> shape;
     if (auto concat = dyn_cast<ConcatOp>(op))

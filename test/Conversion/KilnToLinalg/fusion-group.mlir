@@ -36,3 +36,49 @@ func.func @shared_producer(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> (tensor<
   %m = kiln.mul %t, %b : tensor<4x8xf32>
   return %m, %t : tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// chunk(a + b + c): both adds are read only through the slices (the first
+// through the second), so they are evaluated at the sliced indices and the
+// whole group is one generic over the 4x8 domain, reading each input at the
+// two column offsets.
+// CHECK-LABEL: func @sliced_sum
+// CHECK-COUNT-6: tensor.extract_slice
+// CHECK: %[[G:.+]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins({{.*}} : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) outs(
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[G]]#0, %[[G]]#1
+func.func @sliced_sum(%a: tensor<4x16xf32>, %b: tensor<4x16xf32>, %c: tensor<4x16xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %r:2 = kiln.fusion_group %a, %b, %c : (tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  ^bb0(%x: tensor<4x16xf32>, %y: tensor<4x16xf32>, %z: tensor<4x16xf32>):
+    %s = kiln.add %x, %y : tensor<4x16xf32>
+    %t = kiln.add %s, %z : tensor<4x16xf32>
+    %lo = kiln.slice %t, offsets = [0, 0], sizes = [4, 8] : tensor<4x16xf32> -> tensor<4x8xf32>
+    %hi = kiln.slice %t, offsets = [0, 8], sizes = [4, 8] : tensor<4x16xf32> -> tensor<4x8xf32>
+    %g = kiln.sigmoid %lo : tensor<4x8xf32>
+    %h = kiln.tanh %hi : tensor<4x8xf32>
+    %m = kiln.mul %g, %h : tensor<4x8xf32>
+    kiln.yield %m, %g : tensor<4x8xf32>, tensor<4x8xf32>
+  }
+  return %r#0, %r#1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// A wide value that is also a result keeps its own domain: the group is
+// lowered op by op (the wide ops, then the sliced tanh).
+// CHECK-LABEL: func @sliced_sum_escapes
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<4x16xf32>)
+// CHECK: tensor.extract_slice
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<4x8xf32>)
+func.func @sliced_sum_escapes(%a: tensor<4x16xf32>, %b: tensor<4x16xf32>) -> (tensor<4x8xf32>, tensor<4x16xf32>) {
+  %r:2 = kiln.fusion_group %a, %b : (tensor<4x16xf32>, tensor<4x16xf32>) -> (tensor<4x8xf32>, tensor<4x16xf32>) {
+  ^bb0(%x: tensor<4x16xf32>, %y: tensor<4x16xf32>):
+    %s = kiln.add %x, %y : tensor<4x16xf32>
+    %t = kiln.exp %s : tensor<4x16xf32>
+    %lo = kiln.slice %t, offsets = [0, 0], sizes = [4, 8] : tensor<4x16xf32> -> tensor<4x8xf32>
+    %g = kiln.tanh %lo : tensor<4x8xf32>
+    kiln.yield %g, %t : tensor<4x8xf32>, tensor<4x16xf32>
+  }
+  return %r#0, %r#1 : tensor<4x8xf32>, tensor<4x16xf32>
+}
