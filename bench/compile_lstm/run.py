@@ -5,13 +5,16 @@
 The program: T steps of gates = x_t Wx^T + h Wh^T + b; the LSTM cell;
 loss = sum(h_T); gradients of the loss w.r.t. every input and weight by one
 kiln.vjp. Reports kiln-run's compile time, fusion groups (instances),
-unique kernels (compiled), launches, and the run time.
+unique kernels (compiled), launches, the run time, and how often each
+kernel is launched (kernels_by_launches: the per-step forward and backward
+cell kernels first).
 
 Usage: bench/compile_lstm/run.py [T] [B] [I] [H] [--build DIR]
 Prints one JSON line.
 """
 import argparse
 import json
+import re
 import os
 import subprocess
 import tempfile
@@ -66,6 +69,22 @@ def source(steps, b, i, h):
     return "\n".join(lines) + "\n"
 
 
+def kernel_launch_counts(build, path):
+    """How often each compiled kernel is launched, most launched first: the
+    per-step cell kernels are launched about once per step, the kernels at
+    the ends of the sequence and the weight-gradient sums once."""
+    r = subprocess.run([os.path.join(build, "bin", "kiln-opt"), path,
+                        "-kiln-cpu-pipeline=blas=true",
+                        "-mlir-print-ir-after=kiln-outline-kernels",
+                        "-o", os.devnull],
+                       capture_output=True, text=True, check=True)
+    ir = r.stderr.split("kiln-outline-kernels", 1)[-1]
+    counts = {}
+    for callee in re.findall(r"call @(kiln_kernel_\d+)\(", ir):
+        counts[callee] = counts.get(callee, 0) + 1
+    return sorted(counts.values(), reverse=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("steps", nargs="?", type=int, default=100)
@@ -90,6 +109,7 @@ def main():
         for k in ("compile_ms", "compile_breakdown_ms", "run_ms", "fusion_groups",
                   "unique_kernels", "kernel_launches"):
             out[k] = rep[k]
+        out["kernels_by_launches"] = kernel_launch_counts(args.build, path)
         nodedup = run("--kernel-dedup=false")
         out["no_dedup_compile_ms"] = nodedup["compile_ms"]
         out["no_dedup_unique_kernels"] = nodedup["unique_kernels"]
