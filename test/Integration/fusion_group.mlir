@@ -8,6 +8,8 @@
 // RUN: kiln-run %s --entry group_slice_concat --random-inputs 74 --check-reference | FileCheck %s --check-prefix=SLICE
 // RUN: kiln-run %s --entry group_sliced_sum --random-inputs 78 --check-reference | FileCheck %s --check-prefix=SUM
 // RUN: kiln-run %s --entry group_reduce --random-inputs 75 --check-reference | FileCheck %s --check-prefix=REDUCE
+// RUN: kiln-run %s --entry group_bias_grad --random-inputs 79 --repeat 3 --check-reference --report | FileCheck %s --check-prefix=EPILOGUE
+// RUN: kiln-run %s --entry group_epilogue_rank3 --random-inputs 80 --check-reference --report | FileCheck %s --check-prefix=RANK3
 // RUN: kiln-run %s --entry group_reduce --random-inputs 75 --repeat 3 --check-reference | FileCheck %s --check-prefix=REDUCE
 // RUN: kiln-run %s --entry group_f64 --random-inputs 76 --check-reference | FileCheck %s --check-prefix=F64
 // RUN: kiln-run %s --entry group_generic --random-inputs 77 --check-reference | FileCheck %s --check-prefix=GENERIC
@@ -201,4 +203,38 @@ func.func @group_sliced_sum(%xw: tensor<48x800xf32>, %hw: tensor<48x800xf32>,
     kiln.yield %hn, %cn : tensor<48x200xf32>, tensor<48x200xf32>
   }
   return %h, %c2 : tensor<48x200xf32>, tensor<48x200xf32>
+}
+
+// Reduction epilogues over the leading dims (bias gradients): one kernel
+// computes the elementwise output, a sum and a max over the rows; the two
+// accumulators are filled with their identities first (the other two
+// launches).
+// EPILOGUE: reference: out0 tensor<256xf32> matches
+// EPILOGUE: reference: out1 tensor<256xf32> matches
+// EPILOGUE: reference: out2 tensor<48x256xf32> matches
+// EPILOGUE: "fusion_groups": 1, "unique_kernels": 3, "kernel_launches": 3
+func.func @group_bias_grad(%a: tensor<48x256xf32>, %b: tensor<48x256xf32>)
+    -> (tensor<256xf32>, tensor<256xf32>, tensor<48x256xf32>) {
+  %s, %m, %p = kiln.fusion_group %a, %b : (tensor<48x256xf32>, tensor<48x256xf32>) -> (tensor<256xf32>, tensor<256xf32>, tensor<48x256xf32>) {
+  ^bb0(%x: tensor<48x256xf32>, %y: tensor<48x256xf32>):
+    %0 = kiln.add %x, %y : tensor<48x256xf32>
+    %1 = kiln.tanh %0 : tensor<48x256xf32>
+    %2 = kiln.reduce_sum %0, dims = [0] : tensor<48x256xf32> -> tensor<256xf32>
+    %3 = kiln.reduce_max %1, dims = [0] : tensor<48x256xf32> -> tensor<256xf32>
+    kiln.yield %2, %3, %1 : tensor<256xf32>, tensor<256xf32>, tensor<48x256xf32>
+  }
+  return %s, %m, %p : tensor<256xf32>, tensor<256xf32>, tensor<48x256xf32>
+}
+
+// Over the two leading dims of a rank-3 domain, in f64.
+// RANK3: reference: out0 tensor<7xf64> matches
+// RANK3: "kernel_launches": 2
+func.func @group_epilogue_rank3(%a: tensor<5x6x7xf64>, %b: tensor<5x6x7xf64>) -> tensor<7xf64> {
+  %r = kiln.fusion_group %a, %b : (tensor<5x6x7xf64>, tensor<5x6x7xf64>) -> tensor<7xf64> {
+  ^bb0(%x: tensor<5x6x7xf64>, %y: tensor<5x6x7xf64>):
+    %0 = kiln.mul %x, %y : tensor<5x6x7xf64>
+    %1 = kiln.reduce_sum %0, dims = [0, 1] : tensor<5x6x7xf64> -> tensor<7xf64>
+    kiln.yield %1 : tensor<7xf64>
+  }
+  return %r : tensor<7xf64>
 }

@@ -12,7 +12,11 @@
 // - a concat exit gets one output per part, written into a view of one
 //   destination and inserted back at the same place, which bufferizes to
 //   in-place writes into one buffer.
-// Groups that do not fit (reductions, unequal concat parts, dynamic
+// - a reduction over leading dims of the domain that only the group's
+//   result reads (a bias gradient) is a reduction epilogue: an output
+//   indexed by the kept dims, accumulated from the identity, with those
+//   dims of the generic iterated as reductions.
+// Groups that do not fit (other reductions, unequal concat parts, dynamic
 // shapes) are lowered op by op instead.
 //
 //===----------------------------------------------------------------------===//
@@ -26,6 +30,7 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <limits>
 #include <map>
 
 using namespace mlir;
@@ -59,6 +64,7 @@ private:
     int64_t concat = -1;    // index into concats when this is a part
     int64_t concatDim = 0;  // where it goes in that concat
     int64_t concatOffset = 0;
+    Operation *reduction = nullptr; // the reduce_sum/max it is the input of
   };
 
   LogicalResult collect(OpBuilder &b, Value v, const Offsets &offsets);
@@ -78,9 +84,36 @@ private:
   std::map<std::pair<void *, Offsets>, Value> scalars;
   SmallVector<Output> outputs;
   SmallVector<ConcatOp> concats;
+  // How many leading dims the reduction epilogues reduce (0: none).
+  int64_t reducedDims = 0;
   // Which group result each output, or concat, produces.
   SmallVector<int64_t> resultOfOutput, resultOfConcat;
 };
+
+/// For a reduce_sum or reduce_max that can end a kernel: how many leading
+/// dims it reduces (dims 0..k-1, some dim kept, f32 or f64, a static input,
+/// read only by the group's result). 0 when it cannot.
+int64_t getLeadingReducedDims(Operation *reduction) {
+  ArrayRef<int64_t> dims;
+  if (auto sum = dyn_cast<ReduceSumOp>(reduction))
+    dims = sum.getDims();
+  else if (auto max = dyn_cast<ReduceMaxOp>(reduction))
+    dims = max.getDims();
+  else
+    return 0;
+  auto type = cast<RankedTensorType>(reduction->getOperand(0).getType());
+  Type element = type.getElementType();
+  if (!type.hasStaticShape() || !(element.isF32() || element.isF64()) ||
+      dims.empty() || static_cast<int64_t>(dims.size()) >= type.getRank())
+    return 0;
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (d != static_cast<int64_t>(i))
+      return 0;
+  if (!llvm::all_of(reduction->getUsers(),
+                    [](Operation *user) { return isa<YieldOp>(user); }))
+    return 0;
+  return static_cast<int64_t>(dims.size());
+}
 
 std::optional<double> getSplatValue(Value v) {
   DenseElementsAttr dense;
@@ -234,6 +267,24 @@ LogicalResult KernelBuilder::plan(OpBuilder &b) {
       resultOfConcat.push_back(static_cast<int64_t>(index));
       continue;
     }
+    if (Operation *reduction = value.getDefiningOp();
+        reduction && isa<ReduceSumOp, ReduceMaxOp>(reduction)) {
+      Value input = reduction->getOperand(0);
+      int64_t leading = getLeadingReducedDims(reduction);
+      if (leading == 0 || (reducedDims != 0 && reducedDims != leading) ||
+          cast<RankedTensorType>(input.getType()).getShape() !=
+              ArrayRef<int64_t>(domain) ||
+          outerValue(input))
+        return failure();
+      reducedDims = leading;
+      resultOfOutput.push_back(static_cast<int64_t>(index));
+      Output out{input};
+      out.reduction = reduction;
+      outputs.push_back(out);
+      if (failed(collect(b, input, zero)))
+        return failure();
+      continue;
+    }
     auto type = cast<RankedTensorType>(value.getType());
     if (type.getShape() != ArrayRef<int64_t>(domain) || outerValue(value))
       return failure();
@@ -276,6 +327,30 @@ void KernelBuilder::build(RewriterBase &rewriter) {
   for (const Output &out : outputs) {
     auto type = RankedTensorType::get(
         domain, cast<RankedTensorType>(out.value.getType()).getElementType());
+    if (out.reduction) {
+      // Indexed by the kept dims, starting from the reduction's identity.
+      auto reducedType = cast<RankedTensorType>(
+          out.reduction->getResult(0).getType());
+      double identity = isa<ReduceSumOp>(out.reduction)
+                            ? 0.0
+                            : -std::numeric_limits<double>::infinity();
+      Value empty = tensor::EmptyOp::create(rewriter, loc,
+                                            reducedType.getShape(),
+                                            reducedType.getElementType());
+      Value identityValue = arith::ConstantOp::create(
+          rewriter, loc,
+          rewriter.getFloatAttr(reducedType.getElementType(), identity));
+      inits.push_back(linalg::FillOp::create(rewriter, loc,
+                                             ValueRange{identityValue},
+                                             ValueRange{empty})
+                          .getResult(0));
+      resultTypes.push_back(reducedType);
+      SmallVector<AffineExpr> kept;
+      for (int64_t d = reducedDims; d < rank; ++d)
+        kept.push_back(getAffineDimExpr(d, ctx));
+      maps.push_back(AffineMap::get(rank, 0, kept, ctx));
+      continue;
+    }
     if (out.concat >= 0) {
       auto [offs, sizes, strides] = partPlace(out);
       inits.push_back(tensor::ExtractSliceOp::create(
@@ -290,14 +365,36 @@ void KernelBuilder::build(RewriterBase &rewriter) {
   }
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
+  if (reducedDims > 0) {
+    // Loop over the kept dims outside and the reduced ones inside, so that
+    // the parallel loop is outermost (one parallel region, not one per
+    // reduced index): domain dim d is loop dim (d - k) mod rank.
+    SmallVector<AffineExpr> loopDimOf;
+    for (int64_t d = 0; d < rank; ++d)
+      loopDimOf.push_back(getAffineDimExpr(
+          d < reducedDims ? rank - reducedDims + d : d - reducedDims, ctx));
+    for (AffineMap &map : maps)
+      map = map.replaceDimsAndSymbols(loopDimOf, {}, rank, 0);
+    for (int64_t d = rank - reducedDims; d < rank; ++d)
+      iterators[d] = utils::IteratorType::reduction;
+  }
   Offsets zero(rank, 0);
   auto generic = linalg::GenericOp::create(
       rewriter, loc, resultTypes, inputs, inits, maps, iterators,
       [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
         ValueRange leafArgs = args.take_front(leaves.size());
         SmallVector<Value> results;
-        for (const Output &out : outputs)
-          results.push_back(emit(b, nestedLoc, out.value, zero, leafArgs));
+        for (auto [i, out] : llvm::enumerate(outputs)) {
+          Value v = emit(b, nestedLoc, out.value, zero, leafArgs);
+          if (out.reduction) {
+            Value acc = args[leaves.size() + i];
+            v = isa<ReduceSumOp>(out.reduction)
+                    ? arith::AddFOp::create(b, nestedLoc, acc, v).getResult()
+                    : arith::MaximumFOp::create(b, nestedLoc, acc, v)
+                          .getResult();
+          }
+          results.push_back(v);
+        }
         linalg::YieldOp::create(b, nestedLoc, results);
       });
 
@@ -354,8 +451,13 @@ std::optional<SmallVector<int64_t>> getGroupDomain(FusionGroupOp group) {
                    cast<RankedTensorType>(concat.getInputs().front().getType())
                        .getShape()
                        .end());
-    else if (isa<ReduceSumOp, ReduceMaxOp>(op))
-      return std::nullopt;
+    else if (isa<ReduceSumOp, ReduceMaxOp>(op)) {
+      // An epilogue iterates its input's domain.
+      if (getLeadingReducedDims(&op) == 0)
+        return std::nullopt;
+      auto type = cast<RankedTensorType>(op.getOperand(0).getType());
+      shape.assign(type.getShape().begin(), type.getShape().end());
+    }
     else {
       auto type = cast<RankedTensorType>(op.getResult(0).getType());
       if (!type.hasStaticShape())

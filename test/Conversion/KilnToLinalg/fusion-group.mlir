@@ -82,3 +82,46 @@ func.func @sliced_sum_escapes(%a: tensor<4x16xf32>, %b: tensor<4x16xf32>) -> (te
   }
   return %r#0, %r#1 : tensor<4x8xf32>, tensor<4x16xf32>
 }
+
+// -----
+
+// A reduction over the leading dim that only the result reads ends the
+// kernel: its output is indexed by the kept dim and starts from the
+// identity; the loop over the kept dim comes first (parallel), the reduced
+// one inside. The elementwise output is written by the same generic.
+// CHECK-DAG: #[[FULL:.+]] = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK-DAG: #[[KEPT:.+]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func @bias_grad
+// CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[ACC:.+]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.+}} : tensor<8xf32>)
+// CHECK: %[[G:.+]]:2 = linalg.generic {indexing_maps = [#[[FULL]], #[[FULL]], #[[KEPT]], #[[FULL]]], iterator_types = ["parallel", "reduction"]} ins(%{{.+}}, %{{.+}} : tensor<4x8xf32>, tensor<4x8xf32>) outs(%[[ACC]], %{{.+}} : tensor<8xf32>, tensor<4x8xf32>)
+// CHECK: ^bb0(%[[X:.+]]: f32, %[[Y:.+]]: f32, %[[SUM:.+]]: f32, %{{.+}}: f32):
+// CHECK: %[[M:.+]] = arith.mulf %[[X]], %[[Y]] : f32
+// CHECK: %[[NEXT:.+]] = arith.addf %[[SUM]], %[[M]] : f32
+// CHECK: linalg.yield %[[NEXT]], %[[M]] : f32, f32
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[G]]#0, %[[G]]#1
+func.func @bias_grad(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> (tensor<8xf32>, tensor<4x8xf32>) {
+  %r:2 = kiln.fusion_group %a, %b : (tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<8xf32>, tensor<4x8xf32>) {
+  ^bb0(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>):
+    %m = kiln.mul %x, %y : tensor<4x8xf32>
+    %s = kiln.reduce_sum %m, dims = [0] : tensor<4x8xf32> -> tensor<8xf32>
+    kiln.yield %s, %m : tensor<8xf32>, tensor<4x8xf32>
+  }
+  return %r#0, %r#1 : tensor<8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// A reduction over a trailing dim is not an epilogue: op by op.
+// CHECK-LABEL: func @row_sum
+// CHECK: linalg.reduce
+func.func @row_sum(%a: tensor<4x8xf32>) -> tensor<4xf32> {
+  %r = kiln.fusion_group %a : (tensor<4x8xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4x8xf32>):
+    %e = kiln.exp %x : tensor<4x8xf32>
+    %s = kiln.reduce_sum %e, dims = [1] : tensor<4x8xf32> -> tensor<4xf32>
+    kiln.yield %s : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
