@@ -293,6 +293,15 @@ LogicalResult KernelBuilder::plan(OpBuilder &b) {
     if (failed(collect(b, value, zero)))
       return failure();
   }
+  // linalg derives the loop bounds from the operands' shapes: with a
+  // reduction, some operand must span the whole domain (a broadcast input
+  // reduced over its new dims has no extent for them).
+  if (reducedDims > 0 &&
+      llvm::none_of(leaves, [](const Leaf &leaf) {
+        return leaf.map.isPermutation();
+      }) &&
+      llvm::all_of(outputs, [](const Output &out) { return out.reduction; }))
+    return failure();
   return success();
 }
 

@@ -119,3 +119,24 @@ func.func @diamond_through_matmul(%a: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> t
   %u = kiln.add %t, %m : tensor<4x4xf32>
   return %u : tensor<4x4xf32>
 }
+
+// -----
+
+// A broadcast read by two groups is duplicated into each (it is an
+// indexing map, not work), instead of being one group's extra output that
+// the other reads materialized; the bias of an unrolled RNN step does this.
+// CHECK-LABEL: func @shared_broadcast
+// CHECK: kiln.fusion_group %{{.+}}, %{{.+}} : (tensor<8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK: kiln.broadcast_in_dim
+// CHECK: kiln.add
+// CHECK: kiln.fusion_group %{{.+}}, %{{.+}} : (tensor<8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK: kiln.broadcast_in_dim
+// CHECK: kiln.mul
+func.func @shared_broadcast(%x: tensor<4x8xf32>, %row: tensor<8xf32>, %w: tensor<8x8xf32>) -> tensor<4x8xf32> {
+  %b = kiln.broadcast_in_dim %row, dims = [1] : tensor<8xf32> -> tensor<4x8xf32>
+  %a = kiln.add %x, %b : tensor<4x8xf32>
+  // The matmul keeps the two elementwise ops in separate groups.
+  %m = kiln.matmul %a, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %y = kiln.mul %m, %b : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}

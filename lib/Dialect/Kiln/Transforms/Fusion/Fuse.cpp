@@ -256,6 +256,27 @@ FusionGroupOp buildGroup(ArrayRef<Operation *> members) {
   return group;
 }
 
+/// Gives each fusible user of a broadcast its own copy of it. A broadcast
+/// is an indexing map, not work: shared, it would be materialized as some
+/// group's output (every step of an unrolled LSTM reading one broadcast
+/// bias), which also makes the group that owns it differ from the rest.
+void duplicateSharedBroadcasts(Block &block) {
+  for (auto broadcast :
+       llvm::make_early_inc_range(block.getOps<BroadcastInDimOp>())) {
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : broadcast->getUses())
+      if (isFusible(use.getOwner()))
+        uses.push_back(&use);
+    if (uses.size() < 2)
+      continue;
+    // The first fusible user keeps the original (which may have others).
+    for (OpOperand *use : llvm::drop_begin(uses)) {
+      OpBuilder b(use->getOwner());
+      use->set(b.clone(*broadcast)->getResult(0));
+    }
+  }
+}
+
 struct KilnFusePass : kiln::impl::KilnFuseBase<KilnFusePass> {
   using Base::Base;
 
@@ -265,6 +286,7 @@ struct KilnFusePass : kiln::impl::KilnFuseBase<KilnFusePass> {
       if (func.isExternal() || !func.getBody().hasOneBlock())
         continue;
       Block &block = func.getBody().front();
+      duplicateSharedBroadcasts(block);
       Grouping grouping(block);
       grouping.run();
       for (SmallVector<Operation *> &members : grouping.getGroups()) {
