@@ -70,3 +70,23 @@ func.func @conditional(%c: i1, %x: memref<8xf32>) {
   }
   return
 }
+
+// -----
+
+// A buffer yielded out of a region aliases the region's result, which this
+// pass does not follow: upstream's analysis takes the module.
+// (Its canonicalizer makes the scf.if a select.)
+// CHECK-LABEL: func @yielded
+// CHECK: %[[A:.+]] = memref.alloc()
+// CHECK: memref.copy
+// CHECK-NEXT: memref.dealloc %[[A]]
+func.func @yielded(%c: i1, %x: memref<8xf32>, %out: memref<8xf32>) {
+  %a = memref.alloc() : memref<8xf32>
+  %r = scf.if %c -> memref<8xf32> {
+    scf.yield %a : memref<8xf32>
+  } else {
+    scf.yield %x : memref<8xf32>
+  }
+  memref.copy %r, %out : memref<8xf32> to memref<8xf32>
+  return
+}

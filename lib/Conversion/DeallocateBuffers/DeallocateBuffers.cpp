@@ -53,7 +53,13 @@ planDeallocations(func::FuncOp func) {
         Operation *user = block.findAncestorOpInBlock(*use.getOwner());
         if (!user)
           return std::nullopt;
-        if (isa<func::ReturnOp>(user))
+        // Returned, or yielded out of a region (into results this walk
+        // does not follow): not straight-line ownership.
+        if (use.getOwner()->hasTrait<OpTrait::IsTerminator>())
+          return std::nullopt;
+        // Back to a tensor (which would alias the buffer).
+        if (llvm::any_of(use.getOwner()->getResultTypes(),
+                         llvm::IsaPred<TensorType>))
           return std::nullopt;
         // Storing the buffer itself somewhere lets it escape.
         if (auto store = dyn_cast<memref::StoreOp>(use.getOwner()))
