@@ -42,3 +42,43 @@ func.func @tanh_f64(%x: f64) -> f64 {
   %t = math.tanh %x : f64
   return %t : f64
 }
+
+// -----
+
+// 1 / (1 + exp(-x)), kiln's f32 sigmoid, gets an exp for its own range:
+// -x clamped by compare-and-select (NaN passes), 2^n from one exponent
+// field, no NaN select and no general exp.
+// CHECK-LABEL: func @sigmoid_f32
+// CHECK-NOT: math.exp
+// CHECK: %[[T:.+]] = arith.negf %[[X:.+]] : vector<8xf32>
+// CHECK: arith.cmpf olt, %[[T]]
+// CHECK: arith.select
+// CHECK: arith.cmpf ogt
+// CHECK: arith.select
+// CHECK: arith.shli
+// CHECK-NOT: arith.shrsi
+// CHECK-NOT: arith.cmpf uno
+// CHECK: %[[D:.+]] = arith.addf %{{.+}}, %{{.+}} : vector<8xf32>
+// CHECK: arith.divf %{{.+}}, %[[D]] : vector<8xf32>
+func.func @sigmoid_f32(%x: vector<8xf32>) -> vector<8xf32> {
+  %one = arith.constant dense<1.0> : vector<8xf32>
+  %n = arith.negf %x : vector<8xf32>
+  %e = math.exp %n : vector<8xf32>
+  %d = arith.addf %one, %e : vector<8xf32>
+  %s = arith.divf %one, %d : vector<8xf32>
+  return %s : vector<8xf32>
+}
+
+// -----
+
+// Any other division by 1 + exp(..) keeps the general exp.
+// CHECK-LABEL: func @not_sigmoid
+// CHECK: arith.shrsi
+// CHECK: arith.cmpf uno
+func.func @not_sigmoid(%x: f32) -> f32 {
+  %one = arith.constant 1.0 : f32
+  %e = math.exp %x : f32
+  %d = arith.addf %one, %e : f32
+  %s = arith.divf %one, %d : f32
+  return %s : f32
+}

@@ -8,6 +8,7 @@
 #include "kiln/Conversion/Passes.h"
 
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -58,6 +59,22 @@ struct F32Builder {
         rewriter, loc, arith::MinNumFOp::create(rewriter, loc, x, constant(high)),
         constant(low));
   }
+  /// The i32 type of the same shape.
+  Type intType() const {
+    Type i32 = IntegerType::get(rewriter.getContext(), 32);
+    if (auto shaped = dyn_cast<ShapedType>(type))
+      return shaped.clone(i32);
+    return i32;
+  }
+  Value intConstant(int32_t value) const {
+    Attribute attr = rewriter.getI32IntegerAttr(value);
+    if (auto shaped = dyn_cast<ShapedType>(intType()))
+      attr = SplatElementsAttr::get(shaped, attr);
+    return arith::ConstantOp::create(rewriter, loc, cast<TypedAttr>(attr));
+  }
+  Value asInt(Value v) const {
+    return arith::BitcastOp::create(rewriter, loc, intType(), v);
+  }
   /// `result`, or `x` where `x` is NaN (minnumf and maxnumf drop NaN).
   Value keepNaN(Value x, Value result) const {
     Value isNaN =
@@ -81,6 +98,17 @@ struct F32Pattern : OpRewritePattern<Op> {
   }
   virtual Value build(const F32Builder &b, Value x) const = 0;
 };
+
+/// exp(r) for r = x - n ln2 (|r| <= ln2 / 2): a degree-7 polynomial with
+/// Cephes' coefficients, ln2 split so that n * 0.693359375 is exact.
+static Value buildExpOfReduced(const F32Builder &b, Value n, Value x) {
+  Value r = b.add(b.mul(n, b.constant(-0.693359375)), x);
+  r = b.add(b.mul(n, b.constant(2.12194440e-4)), r);
+  Value p = b.polynomial(r, {1.9875691500E-4, 1.3981999507E-3,
+                             8.3334519073E-3, 4.1665795894E-2,
+                             1.6666665459E-1, 5.0000001201E-1});
+  return b.add(b.add(b.mul(b.mul(p, r), r), r), b.constant(1.0));
+}
 
 /// tanh(x) for f32 as a [13/6] rational function of x, clamped where tanh
 /// rounds to +-1: about 20 vector instructions with one division, against
@@ -141,36 +169,17 @@ struct CephesExpF32 : F32Pattern<math::ExpOp> {
     Value shifted = b.mulAdd(clamped, b.constant(1.44269504088896341), kShifter);
     Value n = arith::SubFOp::create(rewriter, loc, shifted,
                                     b.constant(kShifter));
-    // r = x - n ln2, with ln2 split so that n * 0.693359375 is exact.
-    Value r = b.add(b.mul(n, b.constant(-0.693359375)), clamped);
-    r = b.add(b.mul(n, b.constant(2.12194440e-4)), r);
-    Value p = b.polynomial(r, {1.9875691500E-4, 1.3981999507E-3,
-                               8.3334519073E-3, 4.1665795894E-2,
-                               1.6666665459E-1, 5.0000001201E-1});
-    Value expR = b.add(b.add(b.mul(b.mul(p, r), r), r), b.constant(1.0));
-
-    Type intType = IntegerType::get(rewriter.getContext(), 32);
-    if (auto shaped = dyn_cast<ShapedType>(b.type))
-      intType = shaped.clone(intType);
-    auto intConstant = [&](int32_t value) -> Value {
-      Attribute attr = rewriter.getI32IntegerAttr(value);
-      if (auto shaped = dyn_cast<ShapedType>(intType))
-        attr = SplatElementsAttr::get(shaped, attr);
-      return arith::ConstantOp::create(rewriter, loc, cast<TypedAttr>(attr));
-    };
-    auto asInt = [&](Value v) -> Value {
-      return arith::BitcastOp::create(rewriter, loc, intType, v);
-    };
+    Value expR = buildExpOfReduced(b, n, clamped);
     // n as an integer: the difference of the shifted and shifter bits.
-    Value nInt = arith::SubIOp::create(
-        rewriter, loc, asInt(shifted), asInt(b.constant(kShifter)));
-    Value half = arith::ShRSIOp::create(rewriter, loc, nInt, intConstant(1));
+    Value nInt = arith::SubIOp::create(rewriter, loc, b.asInt(shifted),
+                                       b.asInt(b.constant(kShifter)));
+    Value half = arith::ShRSIOp::create(rewriter, loc, nInt, b.intConstant(1));
     Value rest = arith::SubIOp::create(rewriter, loc, nInt, half);
     auto twoTo = [&](Value exponent) -> Value {
       Value bits = arith::ShLIOp::create(
           rewriter, loc,
-          arith::AddIOp::create(rewriter, loc, exponent, intConstant(127)),
-          intConstant(23));
+          arith::AddIOp::create(rewriter, loc, exponent, b.intConstant(127)),
+          b.intConstant(23));
       return arith::BitcastOp::create(rewriter, loc, b.type, bits);
     };
     Value result = arith::MulFOp::create(
@@ -180,11 +189,76 @@ struct CephesExpF32 : F32Pattern<math::ExpOp> {
   }
 };
 
+/// sigmoid(x) = 1 / (1 + exp(-x)) for f32, as kiln lowers it, with an exp
+/// that only the sigmoid's range needs: exp(-x) is clamped to where 2^n is
+/// one exponent field (below, 1 + exp(-x) rounds to 1; above, exp(-x) is
+/// inf and the result 0, at most 3e-39 from the true one), and the clamp is
+/// a compare-and-select that lets NaN through. About 20 vector
+/// instructions against about 30 through the general exp; the relative
+/// error stays below 2e-7 wherever the result is a normal float.
+struct SigmoidF32 : OpRewritePattern<arith::DivFOp> {
+  SigmoidF32(MLIRContext *ctx)
+      : OpRewritePattern<arith::DivFOp>(ctx, /*benefit=*/3) {}
+
+  LogicalResult matchAndRewrite(arith::DivFOp div,
+                                PatternRewriter &rewriter) const override {
+    if (!getElementTypeOrSelf(div.getType()).isF32() ||
+        !matchPattern(div.getLhs(), m_OneFloat()))
+      return failure();
+    auto add = div.getRhs().getDefiningOp<arith::AddFOp>();
+    if (!add)
+      return failure();
+    Value other = matchPattern(add.getLhs(), m_OneFloat()) ? add.getRhs()
+                  : matchPattern(add.getRhs(), m_OneFloat())
+                      ? add.getLhs()
+                      : Value();
+    auto exp = other ? other.getDefiningOp<math::ExpOp>() : math::ExpOp();
+    auto neg = exp ? exp.getOperand().getDefiningOp<arith::NegFOp>()
+                   : arith::NegFOp();
+    if (!neg)
+      return failure();
+
+    F32Builder b{rewriter, div.getLoc(), div.getType()};
+    Location loc = b.loc;
+    Value t = neg.getResult();
+    auto clampBelow = [&](Value v, double bound, arith::CmpFPredicate pred) {
+      Value c = b.constant(bound);
+      Value out = arith::CmpFOp::create(rewriter, loc, pred, v, c);
+      return arith::SelectOp::create(rewriter, loc, out, c, v).getResult();
+    };
+    // NaN compares false and passes through both.
+    t = clampBelow(t, -87.0, arith::CmpFPredicate::OLT);
+    t = clampBelow(t, 88.8, arith::CmpFPredicate::OGT);
+    // n + 127 lands in the low mantissa bits of `shifted`: shifted as an
+    // integer, times 2^23, is 2^n (n = 128 gives inf).
+    constexpr double kShifter = 12582912.0 + 127.0; // 1.5 * 2^23 + 127
+    Value shifted = b.mulAdd(t, b.constant(1.44269504088896341), kShifter);
+    Value n = arith::SubFOp::create(rewriter, loc, shifted,
+                                    b.constant(kShifter));
+    Value expR = buildExpOfReduced(b, n, t);
+    Value twoToN = arith::BitcastOp::create(
+        rewriter, loc, b.type,
+        arith::ShLIOp::create(rewriter, loc, b.asInt(shifted),
+                              b.intConstant(23)));
+    Value e = arith::MulFOp::create(rewriter, loc, expR, twoToN);
+    Value denominator = arith::AddFOp::create(rewriter, loc, b.constant(1.0), e);
+    rewriter.replaceOpWithNewOp<arith::DivFOp>(div, b.constant(1.0),
+                                               denominator);
+    return success();
+  }
+};
+
 struct KilnExpandMathPass
     : kiln::impl::KilnExpandMathBase<KilnExpandMathPass> {
   using Base::Base;
 
   void runOnOperation() override {
+    // Sigmoids first, before their exp is expanded on its own.
+    RewritePatternSet sigmoids(&getContext());
+    sigmoids.add<SigmoidF32>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(sigmoids))))
+      return signalPassFailure();
+
     RewritePatternSet patterns(&getContext());
     // First rewrite ops without a direct approximation (powf, sinh, ...)
     // into ones that have one, then approximate. tanh is not among them:
