@@ -145,23 +145,29 @@ static llvm::Error initializeJit() {
 /// declarations of them in `module`. `kernelNames` gets their names.
 static OwningOpRef<ModuleOp>
 splitOffKernels(ModuleOp module, llvm::SmallVectorImpl<std::string> &kernelNames) {
-  OwningOpRef<ModuleOp> kernels = module.clone();
-  for (auto func : kernels->getOps<LLVM::LLVMFuncOp>()) {
-    if (func.isExternal())
+  // Copy what kernels need (their bodies, globals, declarations), not the
+  // host functions' bodies, which can be most of the module.
+  OpBuilder b(module.getContext());
+  OwningOpRef<ModuleOp> kernels = ModuleOp::create(b, module.getLoc());
+  (*kernels)->setAttrs(module->getAttrDictionary());
+  b.setInsertionPointToEnd(kernels->getBody());
+  for (Operation &op : module.getBody()->getOperations()) {
+    auto func = dyn_cast<LLVM::LLVMFuncOp>(op);
+    if (!func || func.isExternal()) {
+      b.clone(op);
       continue;
+    }
     if (!func->hasAttr("kiln.kernel")) {
       // Kernels call nothing of the host; a declaration suffices.
-      func.eraseBody();
-      func.setLinkage(LLVM::Linkage::External);
+      auto declaration = cast<LLVM::LLVMFuncOp>(b.cloneWithoutRegions(op));
+      declaration.setLinkage(LLVM::Linkage::External);
       continue;
     }
     // Looked up by name from the host's engine.
-    func.setLinkage(LLVM::Linkage::External);
-    kernelNames.push_back(func.getName().str());
-  }
-  for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
-    if (func.isExternal() || !func->hasAttr("kiln.kernel"))
-      continue;
+    auto kernel = cast<LLVM::LLVMFuncOp>(b.clone(op));
+    kernel.setLinkage(LLVM::Linkage::External);
+    kernelNames.push_back(kernel.getName().str());
+    // In the host's module it becomes a declaration.
     func.eraseBody();
     func.setLinkage(LLVM::Linkage::External);
   }

@@ -97,12 +97,13 @@ computeLayouts(LLVM::LLVMFuncOp kernel, ArrayAttr memrefSignature) {
 /// their argument count refers to.
 static llvm::DenseSet<StringAttr> getEscapingFunctions(ModuleOp module) {
   llvm::DenseSet<StringAttr> escaping;
+  SymbolTable symbols(module);
   std::optional<SymbolTable::UseRange> uses =
       SymbolTable::getSymbolUses(&module.getBodyRegion());
   for (const SymbolTable::SymbolUse &use : *uses) {
     StringAttr name = use.getSymbolRef().getRootReference();
     auto call = dyn_cast<LLVM::CallOp>(use.getUser());
-    auto callee = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
+    auto callee = symbols.lookup<LLVM::LLVMFuncOp>(name);
     if (!call || !callee || call.getCallee() != name.getValue() ||
         call.getCalleeOperands().size() != callee.getNumArguments())
       escaping.insert(name);

@@ -28,11 +28,14 @@ struct F32Builder {
   Location loc;
   Type type;
 
+  /// `element` as a constant of `ofType`'s shape (splat for vectors).
+  Value splat(Attribute element, Type ofType) const {
+    if (auto shaped = dyn_cast<ShapedType>(ofType))
+      element = SplatElementsAttr::get(shaped, element);
+    return arith::ConstantOp::create(rewriter, loc, cast<TypedAttr>(element));
+  }
   Value constant(double value) const {
-    Attribute attr = rewriter.getF32FloatAttr(static_cast<float>(value));
-    if (auto shaped = dyn_cast<ShapedType>(type))
-      attr = SplatElementsAttr::get(shaped, attr);
-    return arith::ConstantOp::create(rewriter, loc, cast<TypedAttr>(attr));
+    return splat(rewriter.getF32FloatAttr(static_cast<float>(value)), type);
   }
   arith::FastMathFlagsAttr contract() const {
     return arith::FastMathFlagsAttr::get(rewriter.getContext(),
@@ -67,10 +70,7 @@ struct F32Builder {
     return i32;
   }
   Value intConstant(int32_t value) const {
-    Attribute attr = rewriter.getI32IntegerAttr(value);
-    if (auto shaped = dyn_cast<ShapedType>(intType()))
-      attr = SplatElementsAttr::get(shaped, attr);
-    return arith::ConstantOp::create(rewriter, loc, cast<TypedAttr>(attr));
+    return splat(rewriter.getI32IntegerAttr(value), intType());
   }
   Value asInt(Value v) const {
     return arith::BitcastOp::create(rewriter, loc, intType(), v);
@@ -98,6 +98,20 @@ struct F32Pattern : OpRewritePattern<Op> {
   }
   virtual Value build(const F32Builder &b, Value x) const = 0;
 };
+
+/// x / ln2 rounded to an integer n without a conversion: adding `shifter`
+/// (1.5 * 2^23, plus any bias) leaves n + bias in the low mantissa bits of
+/// `shifted`; `n` is n as a float.
+struct RoundedLog2 {
+  Value shifted, n;
+};
+static RoundedLog2 roundDivideByLn2(const F32Builder &b, Value x,
+                                    double shifter) {
+  Value shifted = b.mulAdd(x, b.constant(1.44269504088896341), shifter);
+  Value n = arith::SubFOp::create(b.rewriter, b.loc, shifted,
+                                  b.constant(shifter));
+  return {shifted, n};
+}
 
 /// exp(r) for r = x - n ln2 (|r| <= ln2 / 2): a degree-7 polynomial with
 /// Cephes' coefficients, ln2 split so that n * 0.693359375 is exact.
@@ -166,9 +180,7 @@ struct CephesExpF32 : F32Pattern<math::ExpOp> {
     // n within what two exponent fields can scale by.
     Value clamped = b.clamp(x, -104.0, 88.8);
     constexpr double kShifter = 12582912.0; // 1.5 * 2^23
-    Value shifted = b.mulAdd(clamped, b.constant(1.44269504088896341), kShifter);
-    Value n = arith::SubFOp::create(rewriter, loc, shifted,
-                                    b.constant(kShifter));
+    auto [shifted, n] = roundDivideByLn2(b, clamped, kShifter);
     Value expR = buildExpOfReduced(b, n, clamped);
     // n as an integer: the difference of the shifted and shifter bits.
     Value nInt = arith::SubIOp::create(rewriter, loc, b.asInt(shifted),
@@ -232,9 +244,7 @@ struct SigmoidF32 : OpRewritePattern<arith::DivFOp> {
     // n + 127 lands in the low mantissa bits of `shifted`: shifted as an
     // integer, times 2^23, is 2^n (n = 128 gives inf).
     constexpr double kShifter = 12582912.0 + 127.0; // 1.5 * 2^23 + 127
-    Value shifted = b.mulAdd(t, b.constant(1.44269504088896341), kShifter);
-    Value n = arith::SubFOp::create(rewriter, loc, shifted,
-                                    b.constant(kShifter));
+    auto [shifted, n] = roundDivideByLn2(b, t, kShifter);
     Value expR = buildExpOfReduced(b, n, t);
     Value twoToN = arith::BitcastOp::create(
         rewriter, loc, b.type,

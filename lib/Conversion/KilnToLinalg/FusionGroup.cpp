@@ -30,7 +30,6 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
 
-#include <limits>
 #include <map>
 
 using namespace mlir;
@@ -89,6 +88,10 @@ private:
   // Which group result each output, or concat, produces.
   SmallVector<int64_t> resultOfOutput, resultOfConcat;
 };
+
+ReductionKind reductionKindOf(Operation *reduction) {
+  return isa<ReduceSumOp>(reduction) ? ReductionKind::Sum : ReductionKind::Max;
+}
 
 /// For a reduce_sum or reduce_max that can end a kernel: how many leading
 /// dims it reduces (dims 0..k-1, some dim kept, f32 or f64, a static input,
@@ -340,19 +343,8 @@ void KernelBuilder::build(RewriterBase &rewriter) {
       // Indexed by the kept dims, starting from the reduction's identity.
       auto reducedType = cast<RankedTensorType>(
           out.reduction->getResult(0).getType());
-      double identity = isa<ReduceSumOp>(out.reduction)
-                            ? 0.0
-                            : -std::numeric_limits<double>::infinity();
-      Value empty = tensor::EmptyOp::create(rewriter, loc,
-                                            reducedType.getShape(),
-                                            reducedType.getElementType());
-      Value identityValue = arith::ConstantOp::create(
-          rewriter, loc,
-          rewriter.getFloatAttr(reducedType.getElementType(), identity));
-      inits.push_back(linalg::FillOp::create(rewriter, loc,
-                                             ValueRange{identityValue},
-                                             ValueRange{empty})
-                          .getResult(0));
+      inits.push_back(createFilledAccumulator(
+          rewriter, loc, reductionKindOf(out.reduction), reducedType, {}));
       resultTypes.push_back(reducedType);
       SmallVector<AffineExpr> kept;
       for (int64_t d = reducedDims; d < rank; ++d)
@@ -395,13 +387,9 @@ void KernelBuilder::build(RewriterBase &rewriter) {
         SmallVector<Value> results;
         for (auto [i, out] : llvm::enumerate(outputs)) {
           Value v = emit(b, nestedLoc, out.value, zero, leafArgs);
-          if (out.reduction) {
-            Value acc = args[leaves.size() + i];
-            v = isa<ReduceSumOp>(out.reduction)
-                    ? arith::AddFOp::create(b, nestedLoc, acc, v).getResult()
-                    : arith::MaximumFOp::create(b, nestedLoc, acc, v)
-                          .getResult();
-          }
+          if (out.reduction)
+            v = combineReduction(b, nestedLoc, reductionKindOf(out.reduction),
+                                 args[leaves.size() + i], v);
           results.push_back(v);
         }
         linalg::YieldOp::create(b, nestedLoc, results);

@@ -6,6 +6,8 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace kiln;
 
@@ -59,6 +61,27 @@ Value kiln::createAccumulator(OpBuilder &b, Location loc,
                               RankedTensorType type,
                               ValueRange dynamicSizes) {
   return bufferization::AllocTensorOp::create(b, loc, type, dynamicSizes);
+}
+
+Value kiln::createFilledAccumulator(OpBuilder &b, Location loc,
+                                   ReductionKind kind, RankedTensorType type,
+                                   ValueRange dynamicSizes) {
+  Value init = createAccumulator(b, loc, type, dynamicSizes);
+  double identity = kind == ReductionKind::Sum
+                        ? 0.0
+                        : -std::numeric_limits<double>::infinity();
+  Value identityValue = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(type.getElementType(), identity));
+  return linalg::FillOp::create(b, loc, ValueRange{identityValue},
+                                ValueRange{init})
+      .getResult(0);
+}
+
+Value kiln::combineReduction(OpBuilder &b, Location loc, ReductionKind kind,
+                             Value lhs, Value rhs) {
+  if (kind == ReductionKind::Sum)
+    return arith::AddFOp::create(b, loc, lhs, rhs);
+  return arith::MaximumFOp::create(b, loc, lhs, rhs);
 }
 
 Value kiln::createEmptyLike(OpBuilder &b, Location loc,

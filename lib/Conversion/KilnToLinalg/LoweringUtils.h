@@ -68,6 +68,18 @@ Value createEmpty(OpBuilder &b, Location loc, RankedTensorType type,
 Value createAccumulator(OpBuilder &b, Location loc, RankedTensorType type,
                         mlir::ValueRange dynamicSizes);
 
+/// The reductions kiln lowers: reduce_sum and reduce_max.
+enum class ReductionKind { Sum, Max };
+
+/// createAccumulator() filled with the identity of `kind` (0 or -inf).
+Value createFilledAccumulator(OpBuilder &b, Location loc, ReductionKind kind,
+                              RankedTensorType type,
+                              mlir::ValueRange dynamicSizes);
+
+/// One step of `kind`: lhs + rhs, or the NaN-propagating max of the two.
+Value combineReduction(OpBuilder &b, Location loc, ReductionKind kind,
+                       Value lhs, Value rhs);
+
 /// `tensor.empty` with the shape of `like` (same rank) and `type`'s
 /// element type.
 Value createEmptyLike(OpBuilder &b, Location loc, RankedTensorType type,

@@ -17,8 +17,6 @@ using namespace kiln;
 
 namespace {
 
-enum class ReductionKind { Sum, Max };
-
 /// Converts every element of `value` to `elementType` (a no-op when equal).
 Value convertTensor(OpBuilder &b, Location loc, Value value,
                     Type elementType) {
@@ -58,26 +56,14 @@ struct ReductionLowering : OpConversionPattern<OpTy> {
       if (accType.isDynamicDim(d))
         dynamicSizes.push_back(
             tensor::DimOp::create(rewriter, loc, input, source));
-    Value init = createAccumulator(rewriter, loc, accType, dynamicSizes);
-    double identity = kind == ReductionKind::Sum
-                          ? 0.0
-                          : -std::numeric_limits<double>::infinity();
-    Value identityValue = arith::ConstantOp::create(
-        rewriter, loc, rewriter.getFloatAttr(computeType, identity));
-    Value filled = linalg::FillOp::create(rewriter, loc,
-                                          ValueRange{identityValue},
-                                          ValueRange{init})
-                       .getResult(0);
+    Value filled = createFilledAccumulator(rewriter, loc, kind, accType,
+                                           dynamicSizes);
     auto reduce = linalg::ReduceOp::create(
         rewriter, loc, ValueRange{input}, ValueRange{filled}, dims,
         [](OpBuilder &b, Location nestedLoc, ValueRange args) {
-          Value combined;
-          if constexpr (kind == ReductionKind::Sum)
-            combined = arith::AddFOp::create(b, nestedLoc, args[0], args[1]);
-          else
-            combined =
-                arith::MaximumFOp::create(b, nestedLoc, args[0], args[1]);
-          linalg::YieldOp::create(b, nestedLoc, combined);
+          linalg::YieldOp::create(
+              b, nestedLoc,
+              combineReduction(b, nestedLoc, kind, args[0], args[1]));
         });
     rewriter.replaceOp(op, convertTensor(rewriter, loc, reduce.getResult(0),
                                          elementType));
