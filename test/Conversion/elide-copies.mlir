@@ -45,3 +45,64 @@ func.func @read_in_between(%a: memref<1x16xf32>, %out: memref<4x8xf32>) -> memre
   memref.copy %t, %row : memref<1x16xf32> to memref<1x16xf32, strided<[16, 1]>>
   return %d : memref<4x16xf32>
 }
+
+// -----
+
+// Copy-before-write bufferization copies a buffer before each write into
+// it: a copy out of a buffer that is dead afterwards is forwarded (the
+// matmul accumulates into the fill's buffer), and the forwarded chain
+// leaves nothing to copy.
+// CHECK-LABEL: func @forward_dead_source
+// CHECK: %[[A:.+]] = memref.alloc() : memref<4x4xf32>
+// CHECK: linalg.fill {{.*}} outs(%[[A]] :
+// CHECK-NOT: memref.copy
+// CHECK-NOT: memref.alloc
+// CHECK: linalg.matmul {{.*}} outs(%[[A]] :
+// CHECK: return %[[A]]
+func.func @forward_dead_source(%x: memref<4x4xf32>) -> memref<4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %a = memref.alloc() : memref<4x4xf32>
+  linalg.fill ins(%zero : f32) outs(%a : memref<4x4xf32>)
+  %b = memref.alloc() : memref<4x4xf32>
+  memref.copy %a, %b : memref<4x4xf32> to memref<4x4xf32>
+  linalg.matmul ins(%x, %x : memref<4x4xf32>, memref<4x4xf32>) outs(%b : memref<4x4xf32>)
+  return %b : memref<4x4xf32>
+}
+
+// -----
+
+// Not when the source is read after the copy, directly or through a view:
+// the copy keeps the old contents for that reader.
+// CHECK-LABEL: func @source_read_later
+// CHECK-COUNT-2: memref.copy
+func.func @source_read_later(%x: memref<4x4xf32>, %o: memref<2x4xf32>) -> memref<4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %a = memref.alloc() : memref<4x4xf32>
+  linalg.fill ins(%zero : f32) outs(%a : memref<4x4xf32>)
+  %b = memref.alloc() : memref<4x4xf32>
+  memref.copy %a, %b : memref<4x4xf32> to memref<4x4xf32>
+  linalg.matmul ins(%x, %x : memref<4x4xf32>, memref<4x4xf32>) outs(%b : memref<4x4xf32>)
+  %top = memref.subview %a[0, 0] [2, 4] [1, 1] : memref<4x4xf32> to memref<2x4xf32, strided<[4, 1]>>
+  memref.copy %top, %o : memref<2x4xf32, strided<[4, 1]>> to memref<2x4xf32>
+  return %b : memref<4x4xf32>
+}
+
+// -----
+
+// Not when the target is used before the copy, nor out of a function
+// argument (the caller's buffer must not be written).
+// CHECK-LABEL: func @target_used_before
+// CHECK: memref.copy %[[A:.+]], %[[B:.+]] :
+// CHECK: memref.copy %{{.+}}, %[[C:.+]] :
+// CHECK: return %[[B]], %[[C]]
+func.func @target_used_before(%x: memref<4x4xf32>) -> (memref<4x4xf32>, memref<4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %a = memref.alloc() : memref<4x4xf32>
+  %b = memref.alloc() : memref<4x4xf32>
+  linalg.fill ins(%zero : f32) outs(%b : memref<4x4xf32>)
+  linalg.fill ins(%zero : f32) outs(%a : memref<4x4xf32>)
+  memref.copy %a, %b : memref<4x4xf32> to memref<4x4xf32>
+  %c = memref.alloc() : memref<4x4xf32>
+  memref.copy %x, %c : memref<4x4xf32> to memref<4x4xf32>
+  return %b, %c : memref<4x4xf32>, memref<4x4xf32>
+}

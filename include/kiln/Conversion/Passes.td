@@ -210,23 +210,17 @@ def KilnDeallocateBuffers
   ];
 }
 
-def KilnEliminateEmptyTensors
-    : Pass<"kiln-eliminate-empty-tensors", "mlir::ModuleOp"> {
-  let summary = "Upstream empty-tensor elimination, only where a subset "
-                "insertion can use it";
-  let description = [{
-    Lets each producer of a concat part write straight into its slice of the
-    concat's destination (upstream `-eliminate-empty-tensors`). That runs a
-    whole one-shot analysis; modules without any `tensor.insert_slice`, the
-    only subset insertion kiln emits, have nothing to gain and skip it.
-  }];
-}
-
 def KilnElideCopies : Pass<"kiln-elide-copies", "mlir::func::FuncOp"> {
-  let summary = "Write kernel outputs straight into the view they are "
-                "copied to";
+  let summary = "Forward copies out of dead buffers, and write kernel "
+                "outputs straight into the view they are copied to";
   let description = [{
-    Runs after bufferization. `%t = memref.alloc; <kernel writes %t>;
+    Runs after copy-before-write bufferization, which needs no alias
+    analysis (one-shot's is quadratic in a long straight-line function) and
+    copies wherever it writes. First, `memref.copy %a, %b` between two
+    allocations of one type, where %b has no use before the copy and %a no
+    use after it (nor any view of it), is removed and %b's uses use %a:
+    that is the in-place write the analysis would have found.
+    Then `%t = memref.alloc; <kernel writes %t>;
     memref.copy %t, %view` becomes `<kernel writes %view>` when %t has no
     other use, %view is a static subview of a fresh allocation that nothing
     else reads until the copy, and every other region of that allocation the

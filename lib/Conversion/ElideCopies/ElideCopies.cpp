@@ -10,12 +10,22 @@
 // and the copy, %d is used only through static unit-stride subviews that are
 // disjoint from %v (so moving the writes earlier cannot be observed).
 //
+// and, first, forwards whole-buffer copies out of dead buffers:
+//
+//   memref.copy %a, %b      ->   (uses of %b use %a)
+//
+// Safe when %a and %b are allocations of one type in the copy's block, %b
+// is not used before the copy and %a (or any view of it) is not used after
+// it. Copy-before-write bufferization leaves one such copy wherever it
+// could have written in place.
+//
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Conversion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNELIDECOPIES
@@ -81,6 +91,46 @@ std::optional<std::pair<Value, Box>> getRootBox(Value v) {
     }
   }
   return std::make_pair(v, box);
+}
+
+/// Whether `root`, or a view of it, is used by an op after `point` in its
+/// block (or nested in one).
+bool isUsedAfter(Value root, Operation *point) {
+  SmallVector<Value> worklist = {root};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      Operation *inBlock = point->getBlock()->findAncestorOpInBlock(*user);
+      if (!inBlock || (inBlock != point && point->isBeforeInBlock(inBlock)))
+        return true;
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user))
+        if (view.getViewSource() == value)
+          llvm::append_range(worklist, user->getResults());
+    }
+  }
+  return false;
+}
+
+/// Forwards a whole-buffer copy out of a buffer that dies there.
+bool forward(memref::CopyOp copy) {
+  auto source = copy.getSource().getDefiningOp<memref::AllocOp>();
+  auto target = copy.getTarget().getDefiningOp<memref::AllocOp>();
+  if (!source || !target || source->getBlock() != copy->getBlock() ||
+      target->getBlock() != copy->getBlock() ||
+      source.getType() != target.getType())
+    return false;
+  for (Operation *user : target->getUsers()) {
+    Operation *inBlock = copy->getBlock()->findAncestorOpInBlock(*user);
+    if (user != copy && (!inBlock || !copy->isBeforeInBlock(inBlock)))
+      return false;
+  }
+  if (isUsedAfter(source.getResult(), copy))
+    return false;
+  // The target's uses all follow the copy, which the source dominates.
+  copy->erase();
+  target.getResult().replaceAllUsesWith(source.getResult());
+  target->erase();
+  return true;
 }
 
 bool elide(memref::CopyOp copy) {
@@ -172,7 +222,13 @@ struct KilnElideCopiesPass
   void runOnOperation() override {
     SmallVector<memref::CopyOp> copies;
     getOperation().walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+    // Forwarding first: it turns chains of copies into the single
+    // temporary-to-view copies that `elide` then removes.
+    SmallVector<memref::CopyOp> remaining;
     for (memref::CopyOp copy : copies)
+      if (!forward(copy))
+        remaining.push_back(copy);
+    for (memref::CopyOp copy : remaining)
       elide(copy);
   }
 };
