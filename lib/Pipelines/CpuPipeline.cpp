@@ -68,13 +68,15 @@ void kiln::buildKilnCpuCodegenPipeline(
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createKilnDeallocateBuffers());
-
-  // Loops: parallel loops over both cores, math as polynomials.
-  // One function per distinct loop nest; calls in the entry.
+  // One function per distinct kernel (a group's loop nests together);
+  // calls in the entry. Before deallocation, whose frees would otherwise
+  // sit between the nests of one kernel.
   KilnOutlineKernelsOptions outline;
   outline.dedup = options.kernelDedup;
   pm.addPass(createKilnOutlineKernels(outline));
+  pm.addPass(createKilnDeallocateBuffers());
+
+  // Loops: parallel loops over both cores, math as polynomials.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createKilnSerializeInnerLoops());
   if (options.expandMath)

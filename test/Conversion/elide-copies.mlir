@@ -106,3 +106,36 @@ func.func @target_used_before(%x: memref<4x4xf32>) -> (memref<4x4xf32>, memref<4
   memref.copy %x, %c : memref<4x4xf32> to memref<4x4xf32>
   return %b, %c : memref<4x4xf32>, memref<4x4xf32>
 }
+
+// -----
+
+// A destination allocated after the kernel (a concat of an earlier kernel's
+// result) moves up, and the views the kernel writes of the temporary are
+// taken of the destination's slice instead.
+// CHECK-LABEL: func @later_destination
+// CHECK: %[[D:.+]] = memref.alloc() : memref<6x8xf32>
+// CHECK: %[[V:.+]] = memref.subview %[[D]][0, 0] [4, 8] [1, 1]
+// CHECK: %[[L:.+]] = memref.subview %[[V]][0, 0] [4, 5] [1, 1]
+// CHECK: linalg.generic {{.*}} outs(%[[L]] :
+// CHECK: %[[R:.+]] = memref.subview %[[V]][0, 5] [4, 3] [1, 1]
+// CHECK: linalg.generic {{.*}} outs(%[[R]] :
+// CHECK-NOT: memref.copy
+// CHECK: return %[[D]]
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @later_destination(%a: memref<4x5xf32>, %b: memref<4x3xf32>) -> memref<6x8xf32> {
+  %t = memref.alloc() : memref<4x8xf32>
+  %l = memref.subview %t[0, 0] [4, 5] [1, 1] : memref<4x8xf32> to memref<4x5xf32, strided<[8, 1]>>
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%a : memref<4x5xf32>) outs(%l : memref<4x5xf32, strided<[8, 1]>>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  %r = memref.subview %t[0, 5] [4, 3] [1, 1] : memref<4x8xf32> to memref<4x3xf32, strided<[8, 1], offset: 5>>
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%b : memref<4x3xf32>) outs(%r : memref<4x3xf32, strided<[8, 1], offset: 5>>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  %d = memref.alloc() : memref<6x8xf32>
+  %top = memref.subview %d[0, 0] [4, 8] [1, 1] : memref<6x8xf32> to memref<4x8xf32, strided<[8, 1]>>
+  memref.copy %t, %top : memref<4x8xf32> to memref<4x8xf32, strided<[8, 1]>>
+  return %d : memref<6x8xf32>
+}

@@ -18,6 +18,11 @@
 
 namespace kiln {
 
+/// On linalg ops, from -kiln-lower-to-linalg to -kiln-outline-kernels: the
+/// loop nests of one fusion group with several (one per output shape) carry
+/// the same integer, and become one kernel.
+inline constexpr llvm::StringLiteral kKernelIdAttrName = "kiln.kernel_id";
+
 #define GEN_PASS_DECL
 #include "kiln/Conversion/Passes.h.inc"
 

@@ -6,7 +6,8 @@
 //   memref.copy %t, %v
 //
 // Safe when: %t is used only by ops before the copy (which write it) and by
-// the copy; %d is a memref.alloc in the same block; between %t's first use
+// the copy; %d is a memref.alloc in the same block (moved up when it comes
+// after %t's first use and has no operands); between %t's first use
 // and the copy, %d is used only through static unit-stride subviews that are
 // disjoint from %v (so moving the writes earlier cannot be observed).
 //
@@ -140,6 +141,21 @@ bool elide(memref::CopyOp copy) {
       view->getBlock() != copy->getBlock() ||
       temp.getType().getShape() != view.getType().getShape())
     return false;
+  // A view type differs from the temporary's in its layout, which linalg
+  // ops accept whatever it is; other users (and views read by others, or
+  // rank-reducing ones) would need their types fixed.
+  auto takesAnyLayout = [](Operation *user) {
+    return isa<linalg::LinalgOp>(user);
+  };
+  if (temp.getType() != view.getType())
+    for (Operation *user : temp->getUsers()) {
+      if (user == copy || takesAnyLayout(user))
+        continue;
+      auto sub = dyn_cast<memref::SubViewOp>(user);
+      if (!sub || sub.getType().getRank() != temp.getType().getRank() ||
+          !llvm::all_of(sub->getUsers(), takesAnyLayout))
+        return false;
+    }
   std::optional<std::pair<Value, Box>> target = getRootBox(view);
   if (!target || !target->first.getDefiningOp<memref::AllocOp>())
     return false;
@@ -154,7 +170,14 @@ bool elide(memref::CopyOp copy) {
     if (!first || user->isBeforeInBlock(first))
       first = user;
   }
-  if (!first || !dest.getDefiningOp()->isBeforeInBlock(first))
+  if (!first)
+    return false;
+  // A destination allocated later (a concat of earlier kernels' results)
+  // moves up when it has no operands: where an allocation happens is not
+  // observable.
+  Operation *destAlloc = dest.getDefiningOp();
+  bool hoistDest = !destAlloc->isBeforeInBlock(first);
+  if (hoistDest && destAlloc->getNumOperands() != 0)
     return false;
   // Nothing from the first use to the copy may touch the destination's
   // target region: every operand there that views the destination must
@@ -186,6 +209,8 @@ bool elide(memref::CopyOp copy) {
   }
   // The view (and the views it is taken from) must exist before the first
   // use of the temporary.
+  if (hoistDest)
+    destAlloc->moveBefore(first);
   SmallVector<memref::SubViewOp> chain;
   for (Value v = view.getResult(); auto sub = v.getDefiningOp<memref::SubViewOp>();
        v = sub.getSource())
@@ -200,10 +225,19 @@ bool elide(memref::CopyOp copy) {
           return false;
     sub->moveBefore(first);
   }
-  if (temp.getType() != view.getType())
-    for (Operation *user : temp->getUsers())
-      if (user != copy && !isa<linalg::LinalgOp>(user))
-        return false;
+  // Views of the temporary (the loop nests of a kernel writing its parts)
+  // are taken of the view instead.
+  for (Operation *user : llvm::make_early_inc_range(temp->getUsers())) {
+    auto sub = dyn_cast<memref::SubViewOp>(user);
+    if (!sub || temp.getType() == view.getType())
+      continue;
+    OpBuilder b(sub);
+    auto moved = memref::SubViewOp::create(
+        b, sub.getLoc(), view.getResult(), sub.getMixedOffsets(),
+        sub.getMixedSizes(), sub.getMixedStrides());
+    sub.getResult().replaceAllUsesWith(moved.getResult());
+    sub->erase();
+  }
   temp.getResult().replaceUsesWithIf(view.getResult(), [&](OpOperand &use) {
     return use.getOwner() != copy;
   });

@@ -16,12 +16,16 @@
 //   result reads (a bias gradient) is a reduction epilogue: an output
 //   indexed by the kept dims, accumulated from the identity, with those
 //   dims of the generic iterated as reductions.
-// Groups that do not fit (other reductions, unequal concat parts, dynamic
-// shapes) are lowered op by op instead.
+// A group whose outputs have several shapes (a concat exit of unequal
+// parts) becomes one generic per shape, a loop nest each, all tagged with
+// one `kiln.kernel_id` so that -kiln-outline-kernels makes them one kernel.
+// Groups that do not fit (other reductions, reductions beside unequal
+// parts, dynamic shapes) are lowered op by op instead.
 //
 //===----------------------------------------------------------------------===//
 
 #include "LoweringUtils.h"
+#include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -46,16 +50,33 @@ struct Leaf {
   AffineMap map;
 };
 
+/// What the loop nests of one group produce: a value per group result, and
+/// each concat exit's destination with the parts written so far.
+struct GroupResults {
+  SmallVector<Value> replacements;
+  llvm::DenseMap<Operation *, Value> destinations;
+};
+
+/// One loop nest (a linalg.generic) over `domain`, computing the group's
+/// outputs of that shape.
 class KernelBuilder {
 public:
-  KernelBuilder(FusionGroupOp group, ArrayRef<int64_t> domain)
-      : group(group), domain(domain.begin(), domain.end()) {}
+  KernelBuilder(FusionGroupOp group, ArrayRef<int64_t> domain,
+                bool onlyOwnDomain)
+      : group(group), domain(domain.begin(), domain.end()),
+        onlyOwnDomain(onlyOwnDomain) {}
 
   /// Collects the leaves of every output; fails when the group does not fit.
+  /// With `onlyOwnDomain`, outputs of other shapes are left to other nests.
   LogicalResult plan(OpBuilder &b);
 
-  /// Emits the generic and replaces the group.
-  void build(RewriterBase &rewriter);
+  /// Emits the generic, recording what it computes in `results`.
+  linalg::GenericOp build(RewriterBase &rewriter, GroupResults &results);
+
+  /// The group's ops this nest evaluates.
+  const llvm::SmallPtrSetImpl<Operation *> &getComputedOps() const {
+    return computed;
+  }
 
 private:
   struct Output {
@@ -78,10 +99,12 @@ private:
 
   FusionGroupOp group;
   SmallVector<int64_t> domain;
+  bool onlyOwnDomain;
   SmallVector<Leaf> leaves;
   std::map<std::pair<void *, Offsets>, unsigned> leafIndex;
   std::map<std::pair<void *, Offsets>, Value> scalars;
   SmallVector<Output> outputs;
+  llvm::SmallPtrSet<Operation *, 16> computed;
   SmallVector<ConcatOp> concats;
   // How many leading dims the reduction epilogues reduce (0: none).
   int64_t reducedDims = 0;
@@ -215,6 +238,7 @@ LogicalResult KernelBuilder::collect(OpBuilder &b, Value v,
     if (failed(collect(b, operand, offsets)))
       return failure();
   scalars[key] = nullptr; // emitted in the body
+  computed.insert(op);
   return success();
 }
 
@@ -255,19 +279,27 @@ LogicalResult KernelBuilder::plan(OpBuilder &b) {
   for (auto [index, value] : llvm::enumerate(yield.getValues())) {
     if (auto concat = value.getDefiningOp<ConcatOp>()) {
       int64_t offset = 0;
+      bool hasPart = false;
       for (Value part : concat.getInputs()) {
         auto type = cast<RankedTensorType>(part.getType());
-        if (type.getShape() != ArrayRef<int64_t>(domain))
+        int64_t start = offset;
+        offset += type.getDimSize(concat.getDim());
+        if (type.getShape() != ArrayRef<int64_t>(domain)) {
+          if (onlyOwnDomain)
+            continue;
           return failure();
+        }
+        hasPart = true;
         resultOfOutput.push_back(-1);
         outputs.push_back({part, static_cast<int64_t>(concats.size()),
-                           static_cast<int64_t>(concat.getDim()), offset});
-        offset += type.getDimSize(concat.getDim());
+                           static_cast<int64_t>(concat.getDim()), start});
         if (failed(collect(b, part, zero)))
           return failure();
       }
-      concats.push_back(concat);
-      resultOfConcat.push_back(static_cast<int64_t>(index));
+      if (hasPart) {
+        concats.push_back(concat);
+        resultOfConcat.push_back(static_cast<int64_t>(index));
+      }
       continue;
     }
     if (Operation *reduction = value.getDefiningOp();
@@ -289,6 +321,8 @@ LogicalResult KernelBuilder::plan(OpBuilder &b) {
       continue;
     }
     auto type = cast<RankedTensorType>(value.getType());
+    if (onlyOwnDomain && type.getShape() != ArrayRef<int64_t>(domain))
+      continue;
     if (type.getShape() != ArrayRef<int64_t>(domain) || outerValue(value))
       return failure();
     resultOfOutput.push_back(static_cast<int64_t>(index));
@@ -308,7 +342,8 @@ LogicalResult KernelBuilder::plan(OpBuilder &b) {
   return success();
 }
 
-void KernelBuilder::build(RewriterBase &rewriter) {
+linalg::GenericOp KernelBuilder::build(RewriterBase &rewriter,
+                                       GroupResults &results) {
   Location loc = group.getLoc();
   MLIRContext *ctx = rewriter.getContext();
   int64_t rank = domain.size();
@@ -318,14 +353,18 @@ void KernelBuilder::build(RewriterBase &rewriter) {
     inputs.push_back(leaf.tensor);
     maps.push_back(leaf.map);
   }
-  // Each concat is one destination; its parts are written into views of it
-  // (all taken from the original destination, which dominates the kernel)
-  // and inserted back at the same places, which bufferizes in place.
+  // Each concat is one destination, made by the group's first nest; its
+  // parts are written into views of it and inserted back at the same
+  // places, which bufferizes in place.
   SmallVector<Value> destinations;
   for (ConcatOp concat : concats) {
-    RankedTensorType type = concat.getType();
-    destinations.push_back(tensor::EmptyOp::create(
-        rewriter, loc, type.getShape(), type.getElementType()));
+    Value &dest = results.destinations[concat];
+    if (!dest) {
+      RankedTensorType type = concat.getType();
+      dest = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                     type.getElementType());
+    }
+    destinations.push_back(dest);
   }
   auto partPlace = [&](const Output &out) {
     SmallVector<OpFoldResult> offs(rank, rewriter.getIndexAttr(0)), sizes,
@@ -395,12 +434,11 @@ void KernelBuilder::build(RewriterBase &rewriter) {
         linalg::YieldOp::create(b, nestedLoc, results);
       });
 
-  SmallVector<Value> replacements(group.getNumResults());
   for (auto [i, out] : llvm::enumerate(outputs))
     if (resultOfOutput[i] >= 0)
-      replacements[resultOfOutput[i]] = generic.getResult(i);
+      results.replacements[resultOfOutput[i]] = generic.getResult(i);
   for (auto [c, concat] : llvm::enumerate(concats)) {
-    Value dest = destinations[c];
+    Value &dest = results.destinations[concat];
     for (auto [i, out] : llvm::enumerate(outputs)) {
       if (out.concat != static_cast<int64_t>(c))
         continue;
@@ -408,9 +446,9 @@ void KernelBuilder::build(RewriterBase &rewriter) {
       dest = tensor::InsertSliceOp::create(rewriter, loc, generic.getResult(i),
                                            dest, offs, sizes, strides);
     }
-    replacements[resultOfConcat[c]] = dest;
+    results.replacements[resultOfConcat[c]] = dest;
   }
-  rewriter.replaceOp(group, replacements);
+  return generic;
 }
 
 /// The ops of `group` that are evaluated at the indices of slices: each is
@@ -468,20 +506,79 @@ std::optional<SmallVector<int64_t>> getGroupDomain(FusionGroupOp group) {
   return domain;
 }
 
+/// The output shapes of a group that has several (a concat exit of unequal
+/// parts), in order of first appearance; none when it has fewer than two,
+/// or outputs that one nest per shape cannot compute (dynamic shapes,
+/// reductions).
+std::optional<SmallVector<SmallVector<int64_t>>>
+getNestDomains(FusionGroupOp group) {
+  SmallVector<SmallVector<int64_t>> domains;
+  auto add = [&](Type type) {
+    auto ranked = cast<RankedTensorType>(type);
+    if (!ranked.hasStaticShape() || ranked.getRank() == 0)
+      return false;
+    SmallVector<int64_t> shape(ranked.getShape());
+    if (!llvm::is_contained(domains, shape))
+      domains.push_back(shape);
+    return true;
+  };
+  auto yield = cast<YieldOp>(group.getBody().front().getTerminator());
+  for (Value value : yield.getValues()) {
+    Operation *def = value.getDefiningOp();
+    if (def && isa<ReduceSumOp, ReduceMaxOp>(def))
+      return std::nullopt;
+    if (auto concat = dyn_cast_or_null<ConcatOp>(def)) {
+      for (Value part : concat.getInputs())
+        if (!add(part.getType()))
+          return std::nullopt;
+    } else if (!add(value.getType())) {
+      return std::nullopt;
+    }
+  }
+  if (domains.size() < 2)
+    return std::nullopt;
+  return domains;
+}
+
 } // namespace
 
 LogicalResult kiln::lowerFusionGroupToKernel(RewriterBase &rewriter,
-                                             FusionGroupOp group) {
-  std::optional<SmallVector<int64_t>> domain = getGroupDomain(group);
-  if (!domain || domain->empty())
-    return failure();
-  KernelBuilder builder(group, *domain);
+                                             FusionGroupOp group,
+                                             int64_t &nextKernelId) {
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(group);
+  GroupResults results;
+  results.replacements.resize(group.getNumResults());
   // Planning creates views; on failure they are left unused and removed by
   // the canonicalizer.
-  if (failed(builder.plan(rewriter)))
+  std::optional<SmallVector<int64_t>> domain = getGroupDomain(group);
+  if (domain && !domain->empty()) {
+    KernelBuilder builder(group, *domain, /*onlyOwnDomain=*/false);
+    if (failed(builder.plan(rewriter)))
+      return failure();
+    builder.build(rewriter, results);
+    rewriter.replaceOp(group, results.replacements);
+    return success();
+  }
+  std::optional<SmallVector<SmallVector<int64_t>>> domains =
+      getNestDomains(group);
+  if (!domains)
     return failure();
-  builder.build(rewriter);
+  // Each op runs in one nest: a value that two nests read would be
+  // computed twice, and is better a buffer (op by op).
+  std::vector<KernelBuilder> builders;
+  llvm::SmallPtrSet<Operation *, 16> computed;
+  for (ArrayRef<int64_t> nestDomain : *domains) {
+    builders.emplace_back(group, nestDomain, /*onlyOwnDomain=*/true);
+    if (failed(builders.back().plan(rewriter)))
+      return failure();
+    for (Operation *op : builders.back().getComputedOps())
+      if (!computed.insert(op).second)
+        return failure();
+  }
+  IntegerAttr id = rewriter.getI64IntegerAttr(nextKernelId++);
+  for (KernelBuilder &builder : builders)
+    builder.build(rewriter, results)->setAttr(kKernelIdAttrName, id);
+  rewriter.replaceOp(group, results.replacements);
   return success();
 }

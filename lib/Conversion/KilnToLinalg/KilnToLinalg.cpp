@@ -99,9 +99,9 @@ struct KilnLowerToLinalgPass
     module.walk([&](FusionGroupOp group) { groups.push_back(group); });
     IRRewriter rewriter(&getContext());
     // Inner groups first, so that an outer body is complete when inlined.
-    int64_t kernels = 0;
+    int64_t kernels = 0, nextKernelId = 0;
     for (FusionGroupOp group : llvm::reverse(groups)) {
-      if (succeeded(lowerFusionGroupToKernel(rewriter, group))) {
+      if (succeeded(lowerFusionGroupToKernel(rewriter, group, nextKernelId))) {
         ++kernels;
         continue;
       }
@@ -109,7 +109,7 @@ struct KilnLowerToLinalgPass
       inlineFusionGroup(rewriter, group);
     }
     addPassStatistic(getName(), numKernelGroups, "kiln-kernel-groups",
-                     "fusion groups lowered to one linalg.generic", kernels);
+                     "fusion groups lowered to one kernel", kernels);
     addPassStatistic(getName(), numInlinedGroups, "kiln-inlined-groups",
                      "fusion groups lowered op by op", groups.size() - kernels);
 

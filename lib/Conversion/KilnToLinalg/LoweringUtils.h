@@ -32,10 +32,13 @@ void populateLinearLoweringPatterns(RewritePatternSet &patterns,
                                     bool matmulLibraryCalls);
 
 /// Lowers `group` to one linalg.generic over its iteration domain when its
-/// ops share one static domain (see FusionGroup.cpp); fails, changing
-/// nothing the caller sees, otherwise.
+/// ops share one static domain, or to one per output shape, tagged
+/// `kiln.kernel_id` = `nextKernelId`++, when a concat exit has parts of
+/// several (see FusionGroup.cpp); fails, changing nothing the caller sees,
+/// otherwise.
 mlir::LogicalResult lowerFusionGroupToKernel(mlir::RewriterBase &rewriter,
-                                             FusionGroupOp group);
+                                             FusionGroupOp group,
+                                             int64_t &nextKernelId);
 
 /// Whether `op` is a kiln op with the Elementwise trait (the unary and
 /// binary math ops, cmp, select, convert).

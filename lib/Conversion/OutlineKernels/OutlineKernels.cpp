@@ -2,6 +2,10 @@
 //
 // linalg op on buffers  ->  func.call @kiln_kernel_N(operands)
 //
+// Linalg ops that carry one `kiln.kernel_id` (the loop nests of one fusion
+// group) become one kernel, called where the last of them was: nothing
+// between them may touch memory other than by allocating.
+//
 // Kernels are compared with OperationEquivalence, ignoring locations and
 // value names (block arguments match by position): equal kernels are
 // alpha-equivalent. A structural hash buckets the candidates.
@@ -15,6 +19,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/DenseMap.h"
@@ -36,21 +41,60 @@ static bool isClonableConstant(Value value) {
          def->hasTrait<OpTrait::ConstantLike>();
 }
 
-/// A hash of the kernel's one op (name, attributes, types; operands by
-/// position), to bucket candidates before the full comparison.
+/// A hash of the kernel's linalg ops (names, attributes, types; operands
+/// by position), to bucket candidates before the full comparison.
 static llvm::hash_code hashKernel(func::FuncOp kernel) {
-  Operation &op = kernel.getBody().front().front();
-  Operation *body = &op;
-  // The cloned constants come first; hash the linalg op itself.
-  for (Operation &candidate : kernel.getBody().front())
-    if (isa<linalg::LinalgOp>(candidate))
-      body = &candidate;
-  return llvm::hash_combine(
-      kernel.getFunctionType(),
-      OperationEquivalence::computeHash(
-          body, OperationEquivalence::ignoreHashValue,
-          OperationEquivalence::ignoreHashValue,
-          OperationEquivalence::IgnoreLocations));
+  llvm::hash_code hash = llvm::hash_combine(kernel.getFunctionType());
+  // The cloned constants come first; hash the linalg ops themselves.
+  for (Operation &op : kernel.getBody().front())
+    if (isa<linalg::LinalgOp>(op))
+      hash = llvm::hash_combine(
+          hash, OperationEquivalence::computeHash(
+                    &op, OperationEquivalence::ignoreHashValue,
+                    OperationEquivalence::ignoreHashValue,
+                    OperationEquivalence::IgnoreLocations));
+  return hash;
+}
+
+/// Whether the ops between the first and last of `unit` (in one block)
+/// leave memory alone, so that the unit can run where its last op is.
+static bool canRunTogether(ArrayRef<Operation *> unit) {
+  llvm::SmallPtrSet<Operation *, 4> members(unit.begin(), unit.end());
+  for (Operation *op = unit.front(); op != unit.back(); op = op->getNextNode())
+    if (!members.contains(op) && !isMemoryEffectFree(op) &&
+        !hasSingleEffect<MemoryEffects::Allocate>(op))
+      return false;
+  return true;
+}
+
+/// The linalg ops of `func` grouped into kernels, in program order: ops
+/// tagged with one kernel id in one block form one kernel when they can
+/// run together; every other op is a kernel of its own.
+static SmallVector<SmallVector<Operation *>> formKernels(func::FuncOp func) {
+  SmallVector<SmallVector<Operation *>> units;
+  llvm::DenseMap<std::pair<Block *, int64_t>, size_t> unitOfId;
+  func.walk([&](linalg::LinalgOp op) {
+    auto id = op->getAttrOfType<IntegerAttr>(kiln::kKernelIdAttrName);
+    if (id) {
+      auto [it, inserted] = unitOfId.try_emplace(
+          std::make_pair(op->getBlock(), id.getInt()), units.size());
+      if (!inserted) {
+        units[it->second].push_back(op);
+        return;
+      }
+    }
+    units.push_back({op});
+  });
+  SmallVector<SmallVector<Operation *>> kernels;
+  for (SmallVector<Operation *> &unit : units) {
+    if (canRunTogether(unit)) {
+      kernels.push_back(std::move(unit));
+      continue;
+    }
+    for (Operation *op : unit)
+      kernels.push_back({op});
+  }
+  return kernels;
 }
 
 /// Whether two kernels are equal up to value names and locations.
@@ -79,20 +123,22 @@ struct KilnOutlineKernelsPass
         funcs.push_back(func);
 
     for (func::FuncOp func : funcs) {
-      SmallVector<linalg::LinalgOp> ops;
-      func.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
-      for (linalg::LinalgOp op : ops) {
-        if (!op.hasPureBufferSemantics()) {
-          op.emitOpError("on tensors: outline kernels after bufferization");
-          return signalPassFailure();
-        }
-        // Arguments: operands and values the body captures, in order;
+      for (SmallVector<Operation *> &unit : formKernels(func)) {
+        Operation *last = unit.back();
+        Location loc = last->getLoc();
+        // Arguments: operands and values the bodies capture, in order;
         // constants are cloned into the kernel instead.
-        llvm::SetVector<Value> used(op->getOperands().begin(),
-                                    op->getOperands().end());
-        llvm::SetVector<Value> captured;
-        getUsedValuesDefinedAbove(op->getRegions(), captured);
-        used.insert(captured.begin(), captured.end());
+        llvm::SetVector<Value> used;
+        for (Operation *op : unit) {
+          if (!cast<linalg::LinalgOp>(op).hasPureBufferSemantics()) {
+            op->emitOpError("on tensors: outline kernels after bufferization");
+            return signalPassFailure();
+          }
+          used.insert(op->getOperands().begin(), op->getOperands().end());
+          llvm::SetVector<Value> captured;
+          getUsedValuesDefinedAbove(op->getRegions(), captured);
+          used.insert(captured.begin(), captured.end());
+        }
         SmallVector<Value> args, constants;
         for (Value v : used)
           (isClonableConstant(v) ? constants : args).push_back(v);
@@ -102,7 +148,7 @@ struct KilnOutlineKernelsPass
         // static offset: pass them with a dynamic offset so that their
         // kernels are one (an unrolled loop reads its steps at different
         // offsets).
-        OpBuilder castBuilder(op);
+        OpBuilder castBuilder(last);
         SmallVector<Type> argTypes;
         for (Value &v : args) {
           auto type = dyn_cast<MemRefType>(v.getType());
@@ -117,13 +163,13 @@ struct KilnOutlineKernelsPass
                 type.getShape(), type.getElementType(),
                 StridedLayoutAttr::get(ctx, ShapedType::kDynamic, strides),
                 type.getMemorySpace());
-            v = memref::CastOp::create(castBuilder, op.getLoc(), general, v);
+            v = memref::CastOp::create(castBuilder, loc, general, v);
           }
           argTypes.push_back(v.getType());
         }
         OpBuilder moduleBuilder = OpBuilder::atBlockEnd(module.getBody());
         auto kernel = func::FuncOp::create(
-            moduleBuilder, op.getLoc(), "kiln_kernel",
+            moduleBuilder, loc, "kiln_kernel",
             FunctionType::get(ctx, argTypes, {}));
         Block *body = kernel.addEntryBlock();
         OpBuilder b = OpBuilder::atBlockEnd(body);
@@ -133,8 +179,11 @@ struct KilnOutlineKernelsPass
         mapping.map(originals, body->getArguments());
         for (Value c : constants)
           mapping.map(c, b.clone(*c.getDefiningOp())->getResult(0));
-        b.clone(*op, mapping);
-        func::ReturnOp::create(b, op.getLoc());
+        for (Operation *op : unit) {
+          Operation *clone = b.clone(*op, mapping);
+          clone->removeAttr(kiln::kKernelIdAttrName);
+        }
+        func::ReturnOp::create(b, loc);
 
         SmallVector<func::FuncOp, 1> &bucket = buckets[hashKernel(kernel)];
         func::FuncOp existing;
@@ -161,9 +210,10 @@ struct KilnOutlineKernelsPass
           kernel.erase();
           kernel = existing;
         }
-        OpBuilder callBuilder(op);
-        func::CallOp::create(callBuilder, op.getLoc(), kernel, args);
-        op->erase();
+        OpBuilder callBuilder(last);
+        func::CallOp::create(callBuilder, loc, kernel, args);
+        for (Operation *op : unit)
+          op->erase();
         ++launches;
       }
     }

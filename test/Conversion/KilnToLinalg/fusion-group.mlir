@@ -125,3 +125,45 @@ func.func @row_sum(%a: tensor<4x8xf32>) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// A concat exit of unequal parts: one generic per part shape, each writing
+// its view of the one destination, all tagged as one kernel.
+// CHECK-LABEL: func @unequal_parts
+// CHECK: %[[D:.+]] = tensor.empty() : tensor<7x8xf32>
+// CHECK: %[[G0:.+]] = linalg.generic {{.*}} outs(%{{.+}} : tensor<4x8xf32>) attrs = {kiln.kernel_id = [[ID:[0-9]+]] : i64}
+// CHECK: math.tanh
+// CHECK: %[[I0:.+]] = tensor.insert_slice %[[G0]] into %[[D]][0, 0] [4, 8] [1, 1]
+// CHECK: %[[G1:.+]] = linalg.generic {{.*}} outs(%{{.+}} : tensor<3x8xf32>) attrs = {kiln.kernel_id = [[ID]] : i64}
+// CHECK: math.exp
+// CHECK: %[[I1:.+]] = tensor.insert_slice %[[G1]] into %[[I0]][4, 0] [3, 8] [1, 1]
+// CHECK: return %[[I1]]
+func.func @unequal_parts(%a: tensor<4x8xf32>, %b: tensor<3x8xf32>) -> tensor<7x8xf32> {
+  %r = kiln.fusion_group %a, %b : (tensor<4x8xf32>, tensor<3x8xf32>) -> tensor<7x8xf32> {
+  ^bb0(%x: tensor<4x8xf32>, %y: tensor<3x8xf32>):
+    %t = kiln.tanh %x : tensor<4x8xf32>
+    %e = kiln.exp %y : tensor<3x8xf32>
+    %k = kiln.concat %t, %e dim = 0 : tensor<4x8xf32>, tensor<3x8xf32> -> tensor<7x8xf32>
+    kiln.yield %k : tensor<7x8xf32>
+  }
+  return %r : tensor<7x8xf32>
+}
+
+// -----
+
+// Nests never share work: when two output shapes read one value (here the
+// wide exp, also read through a slice), the group is lowered op by op.
+// CHECK-LABEL: func @unequal_shared
+// CHECK-NOT: kiln.kernel_id
+// CHECK: return
+func.func @unequal_shared(%a: tensor<4x16xf32>) -> (tensor<4x8xf32>, tensor<4x16xf32>) {
+  %r:2 = kiln.fusion_group %a : (tensor<4x16xf32>) -> (tensor<4x8xf32>, tensor<4x16xf32>) {
+  ^bb0(%x: tensor<4x16xf32>):
+    %t = kiln.exp %x : tensor<4x16xf32>
+    %lo = kiln.slice %t, offsets = [0, 0], sizes = [4, 8] : tensor<4x16xf32> -> tensor<4x8xf32>
+    %g = kiln.tanh %lo : tensor<4x8xf32>
+    kiln.yield %g, %t : tensor<4x8xf32>, tensor<4x16xf32>
+  }
+  return %r#0, %r#1 : tensor<4x8xf32>, tensor<4x16xf32>
+}

@@ -72,6 +72,34 @@ func.func @concat_exit(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x24x
 
 // -----
 
+// A concat of unequal parts is an exit as well, on any dim: each part's
+// producers join its group (they become a loop nest of their own shape).
+// CHECK-LABEL: func @concat_exit_unequal
+// CHECK: %[[G:.+]] = kiln.fusion_group %{{.+}}, %{{.+}}, %{{.+}} :
+// CHECK: kiln.tanh
+// CHECK: kiln.mul
+// CHECK: kiln.exp
+// CHECK: %[[K:.+]] = kiln.concat {{.*}} dim = 0 : tensor<4x8xf32>, tensor<2x8xf32>, tensor<1x8xf32> -> tensor<7x8xf32>
+// CHECK-NEXT: kiln.yield %[[K]] : tensor<7x8xf32>
+// CHECK: %[[H:.+]] = kiln.fusion_group %{{.+}}, %{{.+}} :
+// CHECK: kiln.neg
+// CHECK: kiln.sigmoid
+// CHECK: %[[J:.+]] = kiln.concat {{.*}} dim = 1 : tensor<4x3xf32>, tensor<4x5xf32> -> tensor<4x8xf32>
+// CHECK-NEXT: kiln.yield %[[J]]
+// CHECK: return %[[G]], %[[H]]
+func.func @concat_exit_unequal(%a: tensor<4x8xf32>, %b: tensor<2x8xf32>, %c: tensor<1x8xf32>, %d: tensor<4x3xf32>, %e: tensor<4x5xf32>) -> (tensor<7x8xf32>, tensor<4x8xf32>) {
+  %x = kiln.tanh %a : tensor<4x8xf32>
+  %y = kiln.mul %b, %b : tensor<2x8xf32>
+  %z = kiln.exp %c : tensor<1x8xf32>
+  %k = kiln.concat %x, %y, %z dim = 0 : tensor<4x8xf32>, tensor<2x8xf32>, tensor<1x8xf32> -> tensor<7x8xf32>
+  %u = kiln.neg %d : tensor<4x3xf32>
+  %v = kiln.sigmoid %e : tensor<4x5xf32>
+  %j = kiln.concat %u, %v dim = 1 : tensor<4x3xf32>, tensor<4x5xf32> -> tensor<4x8xf32>
+  return %k, %j : tensor<7x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
 // A producer also used outside its group is an extra output, not computed
 // twice.
 // CHECK-LABEL: func @multi_output

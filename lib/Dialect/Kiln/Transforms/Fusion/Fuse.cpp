@@ -4,7 +4,8 @@
 // kernel loops over). Ops are visited in program order; each starts in its
 // own group and is merged with the groups of its fusible producers when
 // (1) the domains agree, or the producer's group is read only through
-// slices of the consumer's domain; (2) the producer may feed a consumer in
+// slices of the consumer's domain, or the consumer is a concat of unequal
+// parts and the producer's domain is the part's shape (one nest per part); (2) the producer may feed a consumer in
 // the same group (a concat or a reduction ends its group); and (3) no path
 // leaves the merged group and comes back, which would be a cycle.
 // The groups then become kiln.fusion_group ops and the block is put back in
@@ -186,13 +187,24 @@ private:
         isa<BroadcastInDimOp>(consumer))
       return;
     Group &p = groups[pg], &c = groups[cg];
-    if (!p.domain || !c.domain)
+    if (!p.domain)
       return;
-    bool sameDomain = *p.domain == *c.domain;
-    bool slicedProducer = isa<SliceOp>(consumer) &&
-                          readOnlyThroughSlices(p, *c.domain);
-    if (!sameDomain && !slicedProducer)
-      return;
+    if (!c.domain) {
+      // A concat of unequal parts takes in each part's producer, which
+      // becomes a loop nest of its own shape in the one kernel.
+      auto concat = dyn_cast<ConcatOp>(consumer);
+      auto partType = dyn_cast<RankedTensorType>(
+          producer->getResult(0).getType());
+      if (!concat || producer->getNumResults() != 1 || !partType ||
+          partType.getShape() != ArrayRef<int64_t>(*p.domain))
+        return;
+    } else {
+      bool sameDomain = *p.domain == *c.domain;
+      bool slicedProducer = isa<SliceOp>(consumer) &&
+                            readOnlyThroughSlices(p, *c.domain);
+      if (!sameDomain && !slicedProducer)
+        return;
+    }
     // A group read through slices must not also have outputs of its own
     // domain; a group with a reduction or concat keeps its domain.
     if (reachesThroughOutside(p, c) || reachesThroughOutside(c, p))
