@@ -1,5 +1,5 @@
 // RUN: kiln-opt %s -kiln-cpu-pipeline -split-input-file | FileCheck %s
-// RUN: kiln-opt %s -kiln-lower-to-linalg -kiln-fuse-linalg-elementwise -canonicalize -eliminate-empty-tensors -one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" -cse -canonicalize -split-input-file | FileCheck %s --check-prefix=BUF
+// RUN: kiln-opt %s -kiln-lower-to-linalg -kiln-fuse-linalg-elementwise -canonicalize -cse -one-shot-bufferize="copy-before-write bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" -cse -canonicalize -kiln-elide-copies -split-input-file | FileCheck %s --check-prefix=BUF
 
 // The whole pipeline ends in the LLVM dialect (plus OpenMP ops in LLVM
 // types). -kiln-fuse makes the function one fusion group whose exit is the

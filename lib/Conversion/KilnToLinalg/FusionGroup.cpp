@@ -361,8 +361,7 @@ linalg::GenericOp KernelBuilder::build(RewriterBase &rewriter,
     Value &dest = results.destinations[concat];
     if (!dest) {
       RankedTensorType type = concat.getType();
-      dest = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                     type.getElementType());
+      dest = createDestination(rewriter, loc, type, {});
     }
     destinations.push_back(dest);
   }
@@ -397,8 +396,7 @@ linalg::GenericOp KernelBuilder::build(RewriterBase &rewriter,
           rewriter, loc, type, destinations[out.concat], offs, sizes,
           strides));
     } else {
-      inits.push_back(tensor::EmptyOp::create(rewriter, loc, domain,
-                                              type.getElementType()));
+      inits.push_back(createDestination(rewriter, loc, type, {}));
     }
     resultTypes.push_back(type);
     maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));

@@ -69,7 +69,7 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
           sourceDim));
     }
     auto accType = resultType.clone(computeType);
-    Value init = createAccumulator(rewriter, loc, accType, dynamicSizes);
+    Value init = createDestination(rewriter, loc, accType, dynamicSizes);
     Value zero = arith::ConstantOp::create(
         rewriter, loc, rewriter.getFloatAttr(computeType, 0.0));
     Value filled = linalg::FillOp::create(rewriter, loc, ValueRange{zero},

@@ -53,11 +53,10 @@ Value kiln::createEmpty(OpBuilder &b, Location loc, RankedTensorType type,
     if (type.isDynamicDim(d))
       dynamicSizes.push_back(
           tensor::DimOp::create(b, loc, shapeSource, sourceDims[d]));
-  return tensor::EmptyOp::create(b, loc, type.getShape(),
-                                 type.getElementType(), dynamicSizes);
+  return createDestination(b, loc, type, dynamicSizes);
 }
 
-Value kiln::createAccumulator(OpBuilder &b, Location loc,
+Value kiln::createDestination(OpBuilder &b, Location loc,
                               RankedTensorType type,
                               ValueRange dynamicSizes) {
   return bufferization::AllocTensorOp::create(b, loc, type, dynamicSizes);
@@ -66,7 +65,7 @@ Value kiln::createAccumulator(OpBuilder &b, Location loc,
 Value kiln::createFilledAccumulator(OpBuilder &b, Location loc,
                                    ReductionKind kind, RankedTensorType type,
                                    ValueRange dynamicSizes) {
-  Value init = createAccumulator(b, loc, type, dynamicSizes);
+  Value init = createDestination(b, loc, type, dynamicSizes);
   double identity = kind == ReductionKind::Sum
                         ? 0.0
                         : -std::numeric_limits<double>::infinity();

@@ -59,22 +59,24 @@ Value extendToCompute(OpBuilder &b, Location loc, Value scalar);
 /// Converts a scalar to `elementType` (float <-> float, i1 <-> float).
 Value convertScalar(OpBuilder &b, Location loc, Value scalar, Type elementType);
 
-/// `tensor.empty` of `type`, whose dynamic dims are taken from the dims of
-/// `shapeSource` listed in `sourceDims` (one entry per dim of `type`).
+/// createDestination() of `type`, whose dynamic dims are taken from the dims
+/// of `shapeSource` listed in `sourceDims` (one entry per dim of `type`).
 Value createEmpty(OpBuilder &b, Location loc, RankedTensorType type,
                   Value shapeSource, ArrayRef<int64_t> sourceDims);
 
-/// A fresh tensor for an accumulator that is filled and then updated in
-/// place (matmul and reduction inits). `bufferization.alloc_tensor` rather
-/// than `tensor.empty`: CSE would merge equal empties and their fills, and
-/// bufferization would then copy the shared filled buffer for every user.
-Value createAccumulator(OpBuilder &b, Location loc, RankedTensorType type,
+/// A fresh tensor for an op to write (every init kiln's lowering makes:
+/// results, concat destinations, accumulators). `bufferization.alloc_tensor`
+/// rather than `tensor.empty`: CSE would merge equal empties (and their
+/// fills), and copy-before-write bufferization would then copy the shared
+/// buffer for every user; distinct, each is written in place once
+/// -kiln-elide-copies forwards the copies.
+Value createDestination(OpBuilder &b, Location loc, RankedTensorType type,
                         mlir::ValueRange dynamicSizes);
 
 /// The reductions kiln lowers: reduce_sum and reduce_max.
 enum class ReductionKind { Sum, Max };
 
-/// createAccumulator() filled with the identity of `kind` (0 or -inf).
+/// createDestination() filled with the identity of `kind` (0 or -inf).
 Value createFilledAccumulator(OpBuilder &b, Location loc, ReductionKind kind,
                               RankedTensorType type,
                               mlir::ValueRange dynamicSizes);
@@ -83,7 +85,7 @@ Value createFilledAccumulator(OpBuilder &b, Location loc, ReductionKind kind,
 Value combineReduction(OpBuilder &b, Location loc, ReductionKind kind,
                        Value lhs, Value rhs);
 
-/// `tensor.empty` with the shape of `like` (same rank) and `type`'s
+/// createDestination() with the shape of `like` (same rank) and `type`'s
 /// element type.
 Value createEmptyLike(OpBuilder &b, Location loc, RankedTensorType type,
                       Value like);

@@ -63,9 +63,7 @@ struct BroadcastInDimLowering : OpConversionPattern<BroadcastInDimOp> {
                                                    adaptor.getOperand(),
                                                    it - dims.begin()));
     }
-    Value init =
-        tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
-                                resultType.getElementType(), dynamicSizes);
+    Value init = createDestination(rewriter, loc, resultType, dynamicSizes);
 
     // A size-1 operand dim that expands reads index 0.
     SmallVector<AffineExpr> exprs;
@@ -237,9 +235,7 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
             tensor::DimOp::create(rewriter, loc, input, dim));
       dynamicSizes.push_back(total);
     }
-    Value result =
-        tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
-                                resultType.getElementType(), dynamicSizes);
+    Value result = createDestination(rewriter, loc, resultType, dynamicSizes);
 
     OpFoldResult offset = rewriter.getIndexAttr(0);
     for (Value input : inputs) {

@@ -3,7 +3,7 @@
 // Each elementwise op is one parallel linalg.generic over identity maps.
 // CHECK-DAG: #[[ID:.+]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-LABEL: func @unary_f32
-// CHECK: %[[E:.+]] = tensor.empty() : tensor<4x8xf32>
+// CHECK: %[[E:.+]] = bufferization.alloc_tensor() : tensor<4x8xf32>
 // CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%{{.*}} : tensor<4x8xf32>) outs(%[[E]] : tensor<4x8xf32>)
 // CHECK: arith.negf
 // CHECK: math.exp
@@ -136,7 +136,7 @@ func.func @convert(%x: tensor<4xf32>, %p: tensor<4xi1>) -> (tensor<4xf64>, tenso
 // CHECK-SAME: (%[[X:.+]]: tensor<?x8xf32>)
 // CHECK: %[[C0:.+]] = arith.constant 0 : index
 // CHECK: %[[D:.+]] = tensor.dim %[[X]], %[[C0]] : tensor<?x8xf32>
-// CHECK: tensor.empty(%[[D]]) : tensor<?x8xf32>
+// CHECK: bufferization.alloc_tensor(%[[D]]) : tensor<?x8xf32>
 func.func @dynamic(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %0 = kiln.tanh %x : tensor<?x8xf32>
   return %0 : tensor<?x8xf32>

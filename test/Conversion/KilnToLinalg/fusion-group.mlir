@@ -131,7 +131,7 @@ func.func @row_sum(%a: tensor<4x8xf32>) -> tensor<4xf32> {
 // A concat exit of unequal parts: one generic per part shape, each writing
 // its view of the one destination, all tagged as one kernel.
 // CHECK-LABEL: func @unequal_parts
-// CHECK: %[[D:.+]] = tensor.empty() : tensor<7x8xf32>
+// CHECK: %[[D:.+]] = bufferization.alloc_tensor() : tensor<7x8xf32>
 // CHECK: %[[G0:.+]] = linalg.generic {{.*}} outs(%{{.+}} : tensor<4x8xf32>) attrs = {kiln.kernel_id = [[ID:[0-9]+]] : i64}
 // CHECK: math.tanh
 // CHECK: %[[I0:.+]] = tensor.insert_slice %[[G0]] into %[[D]][0, 0] [4, 8] [1, 1]

@@ -42,7 +42,7 @@ func.func @reshape(%x: tensor<4x6xf32>, %s: tensor<1x1xf32>, %z: tensor<f32>) ->
 // -----
 
 // CHECK-LABEL: func @transpose
-// CHECK: %[[E:.+]] = tensor.empty() : tensor<4x2x3xf32>
+// CHECK: %[[E:.+]] = bufferization.alloc_tensor() : tensor<4x2x3xf32>
 // CHECK: linalg.transpose ins(%{{.*}} : tensor<2x3x4xf32>) outs(%[[E]] : tensor<4x2x3xf32>) permutation = [2, 0, 1]
 func.func @transpose(%x: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> {
   %0 = kiln.transpose %x, perm = [2, 0, 1] : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
@@ -64,7 +64,7 @@ func.func @slice(%x: tensor<4x32xf32>) -> tensor<4x8xf32> {
 // tensor.concat (which bufferizes to copies).
 // CHECK-LABEL: func @concat
 // CHECK-SAME: (%[[X:.+]]: tensor<4x8xf32>, %[[Y:.+]]: tensor<4x3xf32>, %[[Z:.+]]: tensor<4x5xf32>)
-// CHECK: %[[E:.+]] = tensor.empty() : tensor<4x16xf32>
+// CHECK: %[[E:.+]] = bufferization.alloc_tensor() : tensor<4x16xf32>
 // CHECK: %[[I0:.+]] = tensor.insert_slice %[[X]] into %[[E]][0, 0] [4, 8] [1, 1]
 // CHECK: %[[I1:.+]] = tensor.insert_slice %[[Y]] into %[[I0]][0, 8] [4, 3] [1, 1]
 // CHECK: %[[I2:.+]] = tensor.insert_slice %[[Z]] into %[[I1]][0, 11] [4, 5] [1, 1]
@@ -82,7 +82,7 @@ func.func @concat(%x: tensor<4x8xf32>, %y: tensor<4x3xf32>, %z: tensor<4x5xf32>)
 // CHECK-SAME: (%[[X:.+]]: tensor<?x8xf32>, %[[Y:.+]]: tensor<2x8xf32>)
 // CHECK: %[[D:.+]] = tensor.dim %[[X]]
 // CHECK: %[[N:.+]] = arith.addi
-// CHECK: %[[E:.+]] = tensor.empty(%{{.*}}) : tensor<?x8xf32>
+// CHECK: %[[E:.+]] = bufferization.alloc_tensor(%{{.*}}) : tensor<?x8xf32>
 // CHECK: %[[I0:.+]] = tensor.insert_slice %[[X]] into %[[E]][0, 0] [%{{.*}}, 8] [1, 1]
 // CHECK: tensor.insert_slice %[[Y]] into %[[I0]][%{{.*}}, 0] [2, 8] [1, 1]
 func.func @concat_dynamic(%x: tensor<?x8xf32>, %y: tensor<2x8xf32>) -> tensor<?x8xf32> {
