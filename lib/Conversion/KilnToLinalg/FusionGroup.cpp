@@ -18,7 +18,8 @@
 //   dims of the generic iterated as reductions.
 // A group whose outputs have several shapes (a concat exit of unequal
 // parts) becomes one generic per shape, a loop nest each, all tagged with
-// one `kiln.kernel_id` so that -kiln-outline-kernels makes them one kernel.
+// one `kiln.kernel_id` so that -kiln-outline-kernels makes them one kernel;
+// so are an epilogue's generic and the fill of its accumulator.
 // Groups that do not fit (other reductions, reductions beside unequal
 // parts, dynamic shapes) are lowered op by op instead.
 //
@@ -78,6 +79,10 @@ public:
     return computed;
   }
 
+  /// The ops besides the generic that build() made and that run with it
+  /// (the fills of reduction accumulators).
+  ArrayRef<Operation *> getInitOps() const { return initOps; }
+
 private:
   struct Output {
     Value value;            // the in-group value computed over the domain
@@ -105,6 +110,7 @@ private:
   std::map<std::pair<void *, Offsets>, Value> scalars;
   SmallVector<Output> outputs;
   llvm::SmallPtrSet<Operation *, 16> computed;
+  SmallVector<Operation *> initOps;
   SmallVector<ConcatOp> concats;
   // How many leading dims the reduction epilogues reduce (0: none).
   int64_t reducedDims = 0;
@@ -383,6 +389,7 @@ linalg::GenericOp KernelBuilder::build(RewriterBase &rewriter,
           out.reduction->getResult(0).getType());
       inits.push_back(createFilledAccumulator(
           rewriter, loc, reductionKindOf(out.reduction), reducedType, {}));
+      initOps.push_back(inits.back().getDefiningOp());
       resultTypes.push_back(reducedType);
       SmallVector<AffineExpr> kept;
       for (int64_t d = reducedDims; d < rank; ++d)
@@ -554,7 +561,14 @@ LogicalResult kiln::lowerFusionGroupToKernel(RewriterBase &rewriter,
     KernelBuilder builder(group, *domain, /*onlyOwnDomain=*/false);
     if (failed(builder.plan(rewriter)))
       return failure();
-    builder.build(rewriter, results);
+    linalg::GenericOp generic = builder.build(rewriter, results);
+    // A reduction epilogue's accumulator is filled in the same kernel.
+    if (!builder.getInitOps().empty()) {
+      IntegerAttr id = rewriter.getI64IntegerAttr(nextKernelId++);
+      generic->setAttr(kKernelIdAttrName, id);
+      for (Operation *init : builder.getInitOps())
+        init->setAttr(kKernelIdAttrName, id);
+    }
     rewriter.replaceOp(group, results.replacements);
     return success();
   }

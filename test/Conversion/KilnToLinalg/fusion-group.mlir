@@ -88,13 +88,14 @@ func.func @sliced_sum_escapes(%a: tensor<4x16xf32>, %b: tensor<4x16xf32>) -> (te
 // A reduction over the leading dim that only the result reads ends the
 // kernel: its output is indexed by the kept dim and starts from the
 // identity; the loop over the kept dim comes first (parallel), the reduced
-// one inside. The elementwise output is written by the same generic.
+// one inside. The elementwise output is written by the same generic; the
+// fill runs in the same kernel (one kiln.kernel_id).
 // CHECK-DAG: #[[FULL:.+]] = affine_map<(d0, d1) -> (d1, d0)>
 // CHECK-DAG: #[[KEPT:.+]] = affine_map<(d0, d1) -> (d0)>
 // CHECK-LABEL: func @bias_grad
 // CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
-// CHECK: %[[ACC:.+]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.+}} : tensor<8xf32>)
-// CHECK: %[[G:.+]]:2 = linalg.generic {indexing_maps = [#[[FULL]], #[[FULL]], #[[KEPT]], #[[FULL]]], iterator_types = ["parallel", "reduction"]} ins(%{{.+}}, %{{.+}} : tensor<4x8xf32>, tensor<4x8xf32>) outs(%[[ACC]], %{{.+}} : tensor<8xf32>, tensor<4x8xf32>)
+// CHECK: %[[ACC:.+]] = linalg.fill {kiln.kernel_id = [[ID:[0-9]+]] : i64} ins(%[[ZERO]] : f32) outs(%{{.+}} : tensor<8xf32>)
+// CHECK: %[[G:.+]]:2 = linalg.generic {indexing_maps = [#[[FULL]], #[[FULL]], #[[KEPT]], #[[FULL]]], iterator_types = ["parallel", "reduction"]} ins(%{{.+}}, %{{.+}} : tensor<4x8xf32>, tensor<4x8xf32>) outs(%[[ACC]], %{{.+}} : tensor<8xf32>, tensor<4x8xf32>) attrs = {kiln.kernel_id = [[ID]] : i64}
 // CHECK: ^bb0(%[[X:.+]]: f32, %[[Y:.+]]: f32, %[[SUM:.+]]: f32, %{{.+}}: f32):
 // CHECK: %[[M:.+]] = arith.mulf %[[X]], %[[Y]] : f32
 // CHECK: %[[NEXT:.+]] = arith.addf %[[SUM]], %[[M]] : f32
