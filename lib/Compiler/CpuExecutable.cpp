@@ -2,6 +2,7 @@
 
 #include "kiln/Compiler/CpuExecutable.h"
 #include "kiln/Compiler/Diagnostics.h"
+#include "kiln/Compiler/HostProgram.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Pipelines/Pipelines.h"
@@ -215,7 +216,7 @@ llvm::Expected<std::unique_ptr<CpuExecutable>>
 CpuExecutable::compile(ModuleOp module, StringRef entry,
                        const CompileOptions &options) {
   auto start = std::chrono::steady_clock::now();
-  auto lap = [last = start]() mutable {
+  std::function<double()> lap = [last = start]() mutable {
     auto now = std::chrono::steady_clock::now();
     double ms = std::chrono::duration<double, std::milli>(now - last).count();
     last = now;
@@ -279,23 +280,113 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   if (!func)
     return makeError("@" + exe->entryName + " disappeared during lowering");
 
-  PassManager codegenStage(module.getContext());
-  kiln::buildKilnCpuCodegenPipeline(codegenStage, pipelineOptions);
-  // Only the JIT calls the entry, through its C wrapper: let the wrapper be
-  // the entry, so that no call passes every descriptor field as a scalar.
-  codegenStage.addPass(kiln::createKilnMergeEntryWrappers());
-  codegenStage.addPass(createCanonicalizerPass());
-  if (llvm::Error e = runPasses(codegenStage, module, options.verifyEachPass))
+  PassManager bufferStage(module.getContext());
+  kiln::buildKilnCpuBufferPipeline(bufferStage, pipelineOptions);
+  if (llvm::Error e = runPasses(bufferStage, module, options.verifyEachPass))
     return std::move(e);
-  exe->stats.codegenPassesMs = lap();
   // -kiln-outline-kernels counted the kernels.
   if (auto launches = module->getAttrOfType<IntegerAttr>("kiln.kernel_launches"))
     exe->stats.kernelLaunches = launches.getInt();
   if (auto unique = module->getAttrOfType<IntegerAttr>("kiln.unique_kernels"))
     exe->stats.uniqueKernels = unique.getInt();
+  func = module.lookupSymbol<func::FuncOp>(exe->entryName);
+  if (!func)
+    return makeError("@" + exe->entryName + " disappeared during lowering");
+
+  // A static entry runs as a host program: only its kernels are lowered
+  // and compiled.
+  llvm::Expected<HostProgram> program = HostProgram::build(func);
+  if (program && !options.compileHostCode) {
+    exe->hostProgram = std::make_unique<HostProgram>(std::move(*program));
+    exe->stats.hostSteps = exe->hostProgram->getNumSteps();
+    if (llvm::Error e = exe->compileKernels(module, pipelineOptions, options,
+                                            lap))
+      return std::move(e);
+  } else {
+    if (!program)
+      llvm::consumeError(program.takeError());
+    if (llvm::Error e =
+            exe->compileHostCode(module, pipelineOptions, options, lap))
+      return std::move(e);
+  }
+  exe->stats.compileMs =
+      std::chrono::duration<double, std::milli>(
+          std::chrono::steady_clock::now() - start)
+          .count();
+  return exe;
+}
+
+llvm::Error CpuExecutable::compileKernels(
+    ModuleOp module, const KilnCpuPipelineOptions &pipelineOptions,
+    const CompileOptions &options, const std::function<double()> &lap) {
+  OpBuilder b(module.getContext());
+  OwningOpRef<ModuleOp> kernelModule = ModuleOp::create(b, module.getLoc());
+  (*kernelModule)->setAttrs(module->getAttrDictionary());
+  b.setInsertionPointToEnd(kernelModule->getBody());
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func->hasAttr("kiln.kernel"))
+      continue;
+    // Looked up by name, through its packed wrapper.
+    auto kernel = cast<func::FuncOp>(b.clone(*func));
+    kernel.setPublic();
+  }
+  PassManager lowering(module.getContext());
+  kiln::buildKilnCpuLoweringPipeline(lowering, pipelineOptions);
+  if (llvm::Error e =
+          runPasses(lowering, *kernelModule, options.verifyEachPass))
+    return e;
+  stats.codegenPassesMs = lap();
 
   if (llvm::Error e = initializeJit())
-    return std::move(e);
+    return e;
+  std::vector<std::string> kernelNames = hostProgram->getKernelNames();
+  if (!kernelNames.empty()) {
+    auto kernelEngine = createEngine(*kernelModule, /*optimize=*/true,
+                                     !options.objectDumpPath.empty());
+    if (!kernelEngine)
+      return kernelEngine.takeError();
+    this->kernelEngine = std::move(*kernelEngine);
+  }
+  stats.llvmOptMs = lap();
+  // Looking kernels up is what compiles them (ORC is lazy).
+  std::string lookupError;
+  llvm::Error resolved = hostProgram->resolve(
+      [&](StringRef name) -> void * {
+        auto entry = kernelEngine->lookupPacked(name);
+        if (!entry) {
+          lookupError = llvm::toString(entry.takeError());
+          return nullptr;
+        }
+        return reinterpret_cast<void *>(*entry);
+      },
+      [](StringRef name) -> void * {
+        return kiln_rt_blas_lookup(name.str().c_str());
+      });
+  if (resolved)
+    return makeError("JIT compilation failed: " +
+                     llvm::toString(std::move(resolved)) +
+                     (lookupError.empty() ? "" : ": " + lookupError));
+  if (!options.objectDumpPath.empty() && kernelEngine)
+    kernelEngine->dumpToObjectFile(options.objectDumpPath + ".kernels.o");
+  stats.machineCodeMs = lap();
+  return llvm::Error::success();
+}
+
+llvm::Error CpuExecutable::compileHostCode(
+    ModuleOp module, const KilnCpuPipelineOptions &pipelineOptions,
+    const CompileOptions &options, const std::function<double()> &lap) {
+  PassManager codegenStage(module.getContext());
+  kiln::buildKilnCpuLoweringPipeline(codegenStage, pipelineOptions);
+  // Only the JIT calls the entry, through its C wrapper: let the wrapper be
+  // the entry, so that no call passes every descriptor field as a scalar.
+  codegenStage.addPass(kiln::createKilnMergeEntryWrappers());
+  codegenStage.addPass(createCanonicalizerPass());
+  if (llvm::Error e = runPasses(codegenStage, module, options.verifyEachPass))
+    return e;
+  stats.codegenPassesMs = lap();
+
+  if (llvm::Error e = initializeJit())
+    return e;
   // Kernels get LLVM's full optimization; the host code, which only
   // sequences calls and buffers, the fast -O0 code generator. Long live
   // ranges across hundreds of calls make the optimizing register allocator
@@ -307,48 +398,44 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
                                      !options.objectDumpPath.empty());
     if (!kernelEngine)
       return kernelEngine.takeError();
-    exe->kernelEngine = std::move(*kernelEngine);
+    this->kernelEngine = std::move(*kernelEngine);
   }
   auto hostEngine = createEngine(module, /*optimize=*/false,
                                  !options.objectDumpPath.empty());
   if (!hostEngine)
     return hostEngine.takeError();
-  exe->engine = std::move(*hostEngine);
-  exe->stats.llvmOptMs = lap();
+  engine = std::move(*hostEngine);
+  stats.llvmOptMs = lap();
 
   // Looking symbols up is what compiles them (ORC is lazy), and belongs to
   // compile time, not to the first run.
   llvm::SmallVector<std::pair<std::string, void *>> kernelAddresses;
   for (const std::string &name : kernelNames) {
-    llvm::Expected<void *> address = exe->kernelEngine->lookup(name);
+    llvm::Expected<void *> address = kernelEngine->lookup(name);
     if (!address)
       return makeError("JIT compilation failed: " +
                        llvm::toString(address.takeError()));
     kernelAddresses.emplace_back(name, *address);
   }
-  exe->engine->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
+  engine->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap symbols;
     for (auto &[name, address] : kernelAddresses)
       symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
                                  llvm::JITSymbolFlags::Exported};
     return symbols;
   });
-  auto entryFn = exe->engine->lookupPacked("_mlir_ciface_" + exe->entryName);
+  auto entryFn = engine->lookupPacked("_mlir_ciface_" + entryName);
   if (!entryFn)
     return makeError("JIT compilation failed: " +
                      llvm::toString(entryFn.takeError()));
-  exe->entryFunction = *entryFn;
+  entryFunction = *entryFn;
   if (!options.objectDumpPath.empty()) {
-    if (exe->kernelEngine)
-      exe->kernelEngine->dumpToObjectFile(options.objectDumpPath + ".kernels.o");
-    exe->engine->dumpToObjectFile(options.objectDumpPath + ".host.o");
+    if (kernelEngine)
+      kernelEngine->dumpToObjectFile(options.objectDumpPath + ".kernels.o");
+    engine->dumpToObjectFile(options.objectDumpPath + ".host.o");
   }
-  exe->stats.machineCodeMs = lap();
-  exe->stats.compileMs =
-      std::chrono::duration<double, std::milli>(
-          std::chrono::steady_clock::now() - start)
-          .count();
-  return exe;
+  stats.machineCodeMs = lap();
+  return llvm::Error::success();
 }
 
 /// A memref descriptor as the LLVM lowering lays it out: allocated pointer,
@@ -393,6 +480,17 @@ CpuExecutable::run(llvm::ArrayRef<HostTensor> args) const {
     if (!result)
       return result.takeError();
     results.push_back(std::move(*result));
+  }
+
+  if (hostProgram) {
+    std::vector<void *> buffers;
+    buffers.reserve(args.size() + results.size());
+    for (const HostTensor &arg : args)
+      buffers.push_back(const_cast<void *>(arg.getData()));
+    for (HostTensor &result : results)
+      buffers.push_back(result.getData());
+    hostProgram->run(buffers);
+    return results;
   }
 
   std::vector<std::vector<int64_t>> descriptors;

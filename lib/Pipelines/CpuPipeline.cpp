@@ -44,6 +44,12 @@ void kiln::buildKilnCpuTensorPipeline(OpPassManager &pm,
 
 void kiln::buildKilnCpuCodegenPipeline(
     OpPassManager &pm, const KilnCpuPipelineOptions &options) {
+  buildKilnCpuBufferPipeline(pm, options);
+  buildKilnCpuLoweringPipeline(pm, options);
+}
+
+void kiln::buildKilnCpuBufferPipeline(OpPassManager &pm,
+                                      const KilnCpuPipelineOptions &options) {
   // Buffers: concat destinations are allocated once and written in place;
   // results become caller-allocated out-params, one buffer each.
   // Copy-before-write skips one-shot's alias analysis, which is quadratic
@@ -75,7 +81,10 @@ void kiln::buildKilnCpuCodegenPipeline(
   outline.dedup = options.kernelDedup;
   pm.addPass(createKilnOutlineKernels(outline));
   pm.addPass(createKilnDeallocateBuffers());
+}
 
+void kiln::buildKilnCpuLoweringPipeline(
+    OpPassManager &pm, const KilnCpuPipelineOptions &options) {
   // Loops: parallel loops over both cores, math as polynomials.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createKilnSerializeInnerLoops());

@@ -176,3 +176,30 @@ KILN_RT_DEFINE_MATMUL(f64, double, nn, 0, 0)
 KILN_RT_DEFINE_MATMUL(f64, double, nt, 0, 1)
 KILN_RT_DEFINE_MATMUL(f64, double, tn, 1, 0)
 KILN_RT_DEFINE_MATMUL(f64, double, tt, 1, 1)
+
+typedef struct entry_point {
+  const char *name;
+  void *entry;
+} entry_point;
+
+#define KILN_RT_ENTRY_VARIANT(T, NAME)                                         \
+  {"kiln_rt_matmul_" #T "_" #NAME,                                             \
+   (void *)_mlir_ciface_kiln_rt_matmul_##T##_##NAME},                          \
+      {"kiln_rt_batch_matmul_" #T "_" #NAME,                                   \
+       (void *)_mlir_ciface_kiln_rt_batch_matmul_##T##_##NAME},
+#define KILN_RT_ENTRY(T, FLAGS)                                                \
+  KILN_RT_ENTRY_VARIANT(T, FLAGS) KILN_RT_ENTRY_VARIANT(T, FLAGS##_set)
+
+static const entry_point entry_points[] = {
+    KILN_RT_ENTRY(f32, nn) KILN_RT_ENTRY(f32, nt) KILN_RT_ENTRY(f32, tn)
+        KILN_RT_ENTRY(f32, tt) KILN_RT_ENTRY(f64, nn) KILN_RT_ENTRY(f64, nt)
+            KILN_RT_ENTRY(f64, tn) KILN_RT_ENTRY(f64, tt)};
+
+void *kiln_rt_blas_lookup(const char *name) {
+  if (!name)
+    return NULL;
+  for (size_t i = 0; i < sizeof(entry_points) / sizeof(entry_points[0]); ++i)
+    if (strcmp(entry_points[i].name, name) == 0)
+      return entry_points[i].entry;
+  return NULL;
+}

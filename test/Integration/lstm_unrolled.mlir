@@ -1,5 +1,6 @@
 // RUN: kiln-opt %s -kiln-cpu-pipeline=blas=true | FileCheck %s
-// RUN: kiln-run %s --random-inputs 5 --check-reference | FileCheck %s --check-prefix=REF
+// RUN: kiln-run %s --random-inputs 5 --check-reference --report | FileCheck %s --check-prefix=REF --check-prefix=PROGRAM
+// RUN: kiln-run %s --random-inputs 5 --check-reference --report --compile-host | FileCheck %s --check-prefix=REF --check-prefix=COMPILED
 
 // A 3-step unrolled LSTM, forward and the gradients of sum(h_3) w.r.t. every
 // input and weight (bench/compile_lstm's program, small). Every concat
@@ -11,6 +12,10 @@
 // CHECK-NOT: memrefCopy
 // CHECK-NOT: linalg.copy
 // REF-COUNT-8: matches
+// The host code runs as a host program (its steps: allocations, frees,
+// kernel and BLAS launches), or, asked to, is compiled like the kernels.
+// PROGRAM: "kernel_launches": 26, "host_steps": {{[1-9][0-9]+}}
+// COMPILED: "kernel_launches": 26, "host_steps": 0
 
 func.func private @net(%x0: tensor<4x8xf32>, %x1: tensor<4x8xf32>, %x2: tensor<4x8xf32>, %wx: tensor<32x8xf32>, %wh: tensor<32x8xf32>, %bias: tensor<32xf32>, %h0: tensor<4x8xf32>, %c0: tensor<4x8xf32>) -> tensor<4xf32> {
   %bb = kiln.broadcast_in_dim %bias, dims = [1] : tensor<32xf32> -> tensor<4x32xf32>

@@ -73,9 +73,15 @@ static cl::opt<bool> verifyEach(
     cl::desc("verify the IR after every pass (by default, after each "
              "pipeline stage)"),
     cl::init(false));
+static cl::opt<bool> compileHost(
+    "compile-host",
+    cl::desc("compile the host code to machine code even when the entry "
+             "can run as a host program (static shapes)"),
+    cl::init(false));
 static cl::opt<std::string> dumpObject(
     "dump-object",
-    cl::desc("write the machine code to PATH.kernels.o and PATH.host.o"),
+    cl::desc("write the machine code to PATH.kernels.o (and PATH.host.o when the "
+             "host code is compiled)"),
     cl::value_desc("PATH"), cl::init(""));
 static cl::opt<std::string>
     blasMode("blas", cl::desc("matmuls through a BLAS: auto, on or off"),
@@ -270,6 +276,7 @@ int main(int argc, char **argv) {
   compileOptions.autodiffPrune = autodiffPrune;
   compileOptions.kernelDedup = kernelDedup;
   compileOptions.verifyEachPass = verifyEach;
+  compileOptions.compileHostCode = compileHost;
   compileOptions.objectDumpPath = dumpObject;
   if (blasMode == "on")
     compileOptions.blas = true;
@@ -352,6 +359,7 @@ int main(int argc, char **argv) {
            << ", \"fusion_groups\": " << stats.fusionGroups
            << ", \"unique_kernels\": " << stats.uniqueKernels
            << ", \"kernel_launches\": " << stats.kernelLaunches
+           << ", \"host_steps\": " << stats.hostSteps
            << ", \"outputs\": " << results.size() << "}\n";
   }
   outs().flush();

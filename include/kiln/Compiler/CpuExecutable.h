@@ -2,21 +2,25 @@
 //
 // Compiles one function of a kiln module with -kiln-cpu-pipeline and MLIR's
 // ExecutionEngine (LLVM ORC JIT, host CPU features) and runs it on host
-// tensors. The kernels are optimized (-O3) in one engine; the host code,
-// which only sequences kernel calls and buffers, goes through the -O0 code
-// generator in another. Results are caller-allocated out-params, so a run
-// allocates only the outputs.
+// tensors. The kernels are optimized (-O3). The host code, which only
+// sequences kernel calls and buffers, runs as a HostProgram when the entry
+// is static; otherwise it goes through the -O0 code generator in an engine
+// of its own. Results are caller-allocated out-params, so a run allocates
+// only the outputs.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef KILN_COMPILER_CPUEXECUTABLE_H
 #define KILN_COMPILER_CPUEXECUTABLE_H
 
+#include "kiln/Compiler/HostProgram.h"
+#include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Support/HostTensor.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,6 +48,8 @@ struct CompileStats {
   int64_t uniqueKernels = 0;
   /// Loop nests (kernels) one call executes, counted after linalg fusion.
   int64_t kernelLaunches = 0;
+  /// Steps of the host program (0 when the host code was compiled).
+  int64_t hostSteps = 0;
   double compileMs = 0;
   /// Where compileMs went: kiln and linalg passes on tensors, the passes
   /// down to the LLVM dialect, LLVM IR translation and optimization, and
@@ -63,6 +69,8 @@ struct CompileOptions {
   /// Verify the IR after every pass, as kiln-opt does, instead of once
   /// after each stage (a third of the pass time on large programs).
   bool verifyEachPass = false;
+  /// Compile the host code even when the entry could run as a HostProgram.
+  bool compileHostCode = false;
   /// When set, the machine code is written there as ELF objects, for
   /// profilers and disassemblers: PATH.kernels.o and PATH.host.o.
   std::string objectDumpPath;
@@ -96,10 +104,25 @@ public:
 private:
   CpuExecutable() = default;
 
+  /// After the buffer stage: lowers and compiles the kernels of `module`
+  /// for hostProgram. `lap` returns the ms since its last call.
+  llvm::Error compileKernels(mlir::ModuleOp module,
+                             const KilnCpuPipelineOptions &pipelineOptions,
+                             const CompileOptions &options,
+                             const std::function<double()> &lap);
+  /// After the buffer stage: lowers all of `module` and compiles the kernels
+  /// and the host code.
+  llvm::Error compileHostCode(mlir::ModuleOp module,
+                              const KilnCpuPipelineOptions &pipelineOptions,
+                              const CompileOptions &options,
+                              const std::function<double()> &lap);
+
+
   /// The kernels, compiled with optimization; the host code calls them.
   /// Declared first: the host engine goes first.
   std::unique_ptr<mlir::ExecutionEngine> kernelEngine;
-  /// The host code.
+  /// The host code, as steps (static entries) or compiled (the others).
+  std::unique_ptr<HostProgram> hostProgram;
   std::unique_ptr<mlir::ExecutionEngine> engine;
   /// The packed wrapper of the entry's C interface.
   void (*entryFunction)(void **) = nullptr;

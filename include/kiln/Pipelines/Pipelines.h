@@ -43,10 +43,20 @@ void buildKilnCpuPipeline(mlir::OpPassManager &pm,
 void buildKilnCpuTensorPipeline(mlir::OpPassManager &pm,
                                 const KilnCpuPipelineOptions &options);
 
-/// One-shot bufferization with results as out-params, parallel loops on
-/// OpenMP, polynomial math, then the LLVM dialect.
+/// The buffer stage, then the lowering stage.
 void buildKilnCpuCodegenPipeline(mlir::OpPassManager &pm,
                                  const KilnCpuPipelineOptions &options);
+
+/// Bufferization with results as out-params, kernels outlined (one
+/// function per distinct kernel, calls in the host functions) and buffers
+/// freed: the host functions are straight-line memref code.
+void buildKilnCpuBufferPipeline(mlir::OpPassManager &pm,
+                                const KilnCpuPipelineOptions &options);
+
+/// Parallel loops on OpenMP, polynomial math, then the LLVM dialect, with
+/// one pointer per kernel buffer.
+void buildKilnCpuLoweringPipeline(mlir::OpPassManager &pm,
+                                  const KilnCpuPipelineOptions &options);
 
 /// Registers `-kiln-cpu-pipeline`.
 void registerKilnPipelines();

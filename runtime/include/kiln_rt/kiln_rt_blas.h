@@ -71,6 +71,11 @@ KILN_RT_DECLARE_MATMUL(f64, tt)
 
 #undef KILN_RT_DECLARE_MATMUL
 
+/* The C-interface entry point of the function named `name` without its
+ * _mlir_ciface_ prefix (e.g. "kiln_rt_matmul_f32_nt_set"), for callers that
+ * look the entry points up by name; NULL for an unknown name. */
+void *kiln_rt_blas_lookup(const char *name);
+
 #ifdef __cplusplus
 }
 #endif

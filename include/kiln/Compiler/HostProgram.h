@@ -1,0 +1,88 @@
+//===- HostProgram.h - the entry's host code as a list of steps -*- C++ -*-===//
+//
+// After bufferization and kernel outlining, the entry of a static-shape
+// program only sequences work: it allocates and frees buffers, takes
+// static views of them, calls kernels and runtime functions (BLAS) and
+// copies. A HostProgram records that sequence as steps over buffer slots,
+// and a run executes them directly. The host code is then never lowered to
+// LLVM or compiled: compile time grows with the number of distinct kernels,
+// not with the length of the program (an unrolled LSTM's 800 launches).
+// Entries it cannot describe (dynamic shapes, control flow) keep the
+// JIT-compiled host code.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_COMPILER_HOSTPROGRAM_H
+#define KILN_COMPILER_HOSTPROGRAM_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace mlir::func {
+class FuncOp;
+} // namespace mlir::func
+
+namespace kiln {
+
+class HostProgram {
+public:
+  /// A static strided view of a buffer slot, in elements.
+  struct View {
+    int32_t slot = -1;
+    int64_t offset = 0;
+    std::vector<int64_t> sizes, strides;
+    int64_t elementBytes = 0;
+  };
+
+  /// Describes `entry` (memref arguments: the inputs, then the results as
+  /// out-params) or says why it cannot.
+  static llvm::Expected<HostProgram> build(mlir::func::FuncOp entry);
+
+  /// The kernels and runtime functions the steps call, by symbol name.
+  std::vector<std::string> getKernelNames() const;
+  std::vector<std::string> getRuntimeFunctionNames() const;
+
+  /// Sets the packed entry points (`void(void **)`, each argument passed by
+  /// address) of the kernels and the C-interface entry points of the
+  /// runtime functions; fails naming a missing one.
+  llvm::Error
+  resolve(const std::function<void *(llvm::StringRef kernel)> &kernels,
+          const std::function<void *(llvm::StringRef function)> &runtime);
+
+  /// Runs the steps; `buffers` holds the entry's arguments in order (input
+  /// data, then the caller-allocated results).
+  void run(llvm::ArrayRef<void *> buffers) const;
+
+  int64_t getNumSteps() const { return static_cast<int64_t>(steps.size()); }
+
+private:
+  enum class StepKind { Alloc, Free, Kernel, RuntimeCall, Copy };
+  struct Step {
+    StepKind kind;
+    int32_t slot = -1;     // Alloc, Free
+    int64_t bytes = 0;     // Alloc
+    int32_t callee = -1;   // Kernel, RuntimeCall: index into the names
+    std::vector<View> views; // call arguments; Copy: source, target
+  };
+  struct Constant {
+    int32_t slot;
+    std::vector<char> data;
+  };
+
+  int32_t numArguments = 0, numSlots = 0;
+  std::vector<Step> steps;
+  std::vector<Constant> constants;
+  std::vector<std::string> kernelNames, runtimeNames;
+  std::vector<void (*)(void **)> kernelEntries;
+  std::vector<void *> runtimeEntries;
+};
+
+} // namespace kiln
+
+#endif // KILN_COMPILER_HOSTPROGRAM_H

@@ -1,0 +1,430 @@
+//===- HostProgram.cpp - the entry's host code as a list of steps ---------===//
+
+#include "kiln/Compiler/HostProgram.h"
+#include "kiln_rt/kiln_rt.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace kiln;
+
+static llvm::Error unsupported(Operation *op, const llvm::Twine &why) {
+  std::string name = op->getName().getStringRef().str();
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 name + ": " + why);
+}
+
+/// Bytes of one element as compiled code stores it.
+static int64_t getElementBytes(Type type) {
+  if (!type.isIntOrFloat())
+    return 0;
+  return (type.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+/// The whole of a buffer of static, identity-layout `type` in `slot`.
+static std::optional<HostProgram::View> getWholeView(MemRefType type,
+                                                     int32_t slot) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+      failed(type.getStridesAndOffset(strides, offset)) ||
+      getElementBytes(type.getElementType()) == 0)
+    return std::nullopt;
+  HostProgram::View view;
+  view.slot = slot;
+  view.sizes.assign(type.getShape().begin(), type.getShape().end());
+  view.strides.assign(strides.begin(), strides.end());
+  view.elementBytes = getElementBytes(type.getElementType());
+  return view;
+}
+
+static int64_t getNumElements(const HostProgram::View &view) {
+  int64_t n = 1;
+  for (int64_t size : view.sizes)
+    n *= size;
+  return n;
+}
+
+/// `source` seen through a static subview.
+static std::optional<HostProgram::View>
+getSubView(const HostProgram::View &source, memref::SubViewOp subview) {
+  ArrayRef<int64_t> offsets = subview.getStaticOffsets();
+  ArrayRef<int64_t> sizes = subview.getStaticSizes();
+  ArrayRef<int64_t> strides = subview.getStaticStrides();
+  if (llvm::any_of(offsets, ShapedType::isDynamic) ||
+      llvm::any_of(sizes, ShapedType::isDynamic) ||
+      llvm::any_of(strides, ShapedType::isDynamic) ||
+      offsets.size() != source.sizes.size())
+    return std::nullopt;
+  llvm::SmallBitVector dropped = subview.getDroppedDims();
+  HostProgram::View view;
+  view.slot = source.slot;
+  view.elementBytes = source.elementBytes;
+  view.offset = source.offset;
+  for (size_t d = 0; d < offsets.size(); ++d) {
+    view.offset += offsets[d] * source.strides[d];
+    if (dropped.test(d))
+      continue;
+    view.sizes.push_back(sizes[d]);
+    view.strides.push_back(strides[d] * source.strides[d]);
+  }
+  return view;
+}
+
+/// `source` reshaped to `type` (expand or collapse of contiguous groups):
+/// the static layout of the result type, at the source's offset.
+static std::optional<HostProgram::View>
+getReshapedView(const HostProgram::View &source, MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!type.hasStaticShape() ||
+      failed(type.getStridesAndOffset(strides, offset)) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return std::nullopt;
+  HostProgram::View view = source;
+  view.sizes.assign(type.getShape().begin(), type.getShape().end());
+  view.strides.assign(strides.begin(), strides.end());
+  return view;
+}
+
+/// The data of a dense constant as compiled code lays it out, if kiln can.
+static std::optional<std::vector<char>> getConstantData(DenseElementsAttr attr,
+                                                       int64_t elementBytes) {
+  int64_t count = attr.getNumElements();
+  std::vector<char> data(count * elementBytes);
+  Type element = attr.getElementType();
+  if (element.isInteger(1)) {
+    int64_t i = 0;
+    for (bool value : attr.getValues<bool>())
+      data[i++] = value ? 1 : 0;
+    return data;
+  }
+  if (!element.isIntOrFloat() ||
+      element.getIntOrFloatBitWidth() != elementBytes * 8)
+    return std::nullopt;
+  ArrayRef<char> raw = attr.getRawData();
+  if (attr.isSplat()) {
+    for (int64_t i = 0; i < count; ++i)
+      std::memcpy(data.data() + i * elementBytes, raw.data(), elementBytes);
+  } else {
+    if (static_cast<int64_t>(raw.size()) != count * elementBytes)
+      return std::nullopt;
+    std::memcpy(data.data(), raw.data(), raw.size());
+  }
+  return data;
+}
+
+llvm::Expected<HostProgram> HostProgram::build(func::FuncOp entry) {
+  HostProgram program;
+  if (!entry.getBody().hasOneBlock())
+    return unsupported(entry, "control flow");
+  if (entry.getNumResults() != 0)
+    return unsupported(entry, "results that are not out-params");
+  llvm::DenseMap<Value, View> views;
+  llvm::DenseMap<Value, int32_t> allocSlot;
+  llvm::StringMap<int32_t> kernelIndex, runtimeIndex;
+  Block &body = entry.getBody().front();
+  for (BlockArgument arg : body.getArguments()) {
+    auto type = dyn_cast<MemRefType>(arg.getType());
+    std::optional<View> view =
+        type ? getWholeView(type, program.numSlots) : std::nullopt;
+    if (!view)
+      return unsupported(entry, "an argument that is not a static buffer");
+    views[arg] = *view;
+    ++program.numSlots;
+  }
+  program.numArguments = program.numSlots;
+  SymbolTableCollection symbols;
+
+  // The pointers it returns are invalidated by insertions into `views`.
+  auto lookupView = [&](Value value) -> const View * {
+    auto it = views.find(value);
+    return it == views.end() ? nullptr : &it->second;
+  };
+  for (Operation &op : body) {
+    if (isa<func::ReturnOp>(op))
+      break;
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      // Scalars only feed ops that would have failed here otherwise.
+      if (isa<MemRefType>(constant.getType()))
+        return unsupported(&op, "a memref constant");
+      continue;
+    }
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      std::optional<View> view = getWholeView(alloc.getType(), program.numSlots);
+      if (!view)
+        return unsupported(&op, "a dynamic or non-identity allocation");
+      Step step{StepKind::Alloc};
+      step.slot = program.numSlots++;
+      step.bytes = getNumElements(*view) * view->elementBytes;
+      program.steps.push_back(std::move(step));
+      views[alloc.getResult()] = *view;
+      allocSlot[alloc.getResult()] = view->slot;
+      continue;
+    }
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+      auto it = allocSlot.find(dealloc.getMemref());
+      if (it == allocSlot.end())
+        return unsupported(&op, "a free of something not allocated here");
+      Step step{StepKind::Free};
+      step.slot = it->second;
+      program.steps.push_back(std::move(step));
+      continue;
+    }
+    if (auto global = dyn_cast<memref::GetGlobalOp>(op)) {
+      auto decl = symbols.lookupNearestSymbolFrom<memref::GlobalOp>(
+          &op, global.getNameAttr());
+      auto value = decl ? dyn_cast_or_null<DenseElementsAttr>(
+                              decl.getInitialValueAttr())
+                        : nullptr;
+      std::optional<View> view = getWholeView(global.getType(), program.numSlots);
+      if (!value || !view)
+        return unsupported(&op, "a global without dense static data");
+      std::optional<std::vector<char>> data =
+          getConstantData(value, view->elementBytes);
+      if (!data)
+        return unsupported(&op, "a constant of an unsupported element type");
+      program.constants.push_back({program.numSlots++, std::move(*data)});
+      views[global.getResult()] = *view;
+      continue;
+    }
+    if (auto subview = dyn_cast<memref::SubViewOp>(op)) {
+      const View *source = lookupView(subview.getSource());
+      std::optional<View> view =
+          source ? getSubView(*source, subview) : std::nullopt;
+      if (!view)
+        return unsupported(&op, "a dynamic view");
+      views[subview.getResult()] = *view;
+      continue;
+    }
+    if (isa<memref::CastOp>(op)) {
+      const View *source = lookupView(op.getOperand(0));
+      if (!source)
+        return unsupported(&op, "a cast of an unknown buffer");
+      // Copied first: inserting may move the map's entries.
+      View view = *source;
+      views[op.getResult(0)] = std::move(view);
+      continue;
+    }
+    if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(op)) {
+      const View *source = lookupView(op.getOperand(0));
+      std::optional<View> view =
+          source ? getReshapedView(*source,
+                                   cast<MemRefType>(op.getResult(0).getType()))
+                 : std::nullopt;
+      if (!view)
+        return unsupported(&op, "a dynamic reshape");
+      views[op.getResult(0)] = *view;
+      continue;
+    }
+    if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+      const View *source = lookupView(copy.getSource());
+      const View *target = lookupView(copy.getTarget());
+      if (!source || !target || source->sizes != target->sizes)
+        return unsupported(&op, "a copy between unknown buffers");
+      Step step{StepKind::Copy};
+      step.views = {*source, *target};
+      program.steps.push_back(std::move(step));
+      continue;
+    }
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(
+          &op, call.getCalleeAttr());
+      if (!callee || call.getNumResults() != 0)
+        return unsupported(&op, "a call of an unknown function");
+      Step step;
+      StringRef name = call.getCallee();
+      if (callee->hasAttr("kiln.kernel")) {
+        step.kind = StepKind::Kernel;
+        auto [it, inserted] =
+            kernelIndex.try_emplace(name, program.kernelNames.size());
+        if (inserted)
+          program.kernelNames.push_back(name.str());
+        step.callee = it->second;
+      } else if (callee.isExternal() && name.starts_with("kiln_rt_") &&
+                 call.getNumOperands() >= 1 && call.getNumOperands() <= 4) {
+        step.kind = StepKind::RuntimeCall;
+        auto [it, inserted] =
+            runtimeIndex.try_emplace(name, program.runtimeNames.size());
+        if (inserted)
+          program.runtimeNames.push_back(name.str());
+        step.callee = it->second;
+      } else {
+        return unsupported(&op, "a call of @" + name);
+      }
+      for (Value operand : call.getOperands()) {
+        const View *view = lookupView(operand);
+        if (!view)
+          return unsupported(&op, "an argument that is not a known buffer");
+        // Descriptors hold four dims at most (Descriptor below).
+        if (step.kind == StepKind::RuntimeCall && view->sizes.size() > 4)
+          return unsupported(&op, "a runtime call on a view of rank > 4");
+        step.views.push_back(*view);
+      }
+      program.steps.push_back(std::move(step));
+      continue;
+    }
+    return unsupported(&op, "not a host step");
+  }
+  return program;
+}
+
+std::vector<std::string> HostProgram::getKernelNames() const {
+  return kernelNames;
+}
+
+std::vector<std::string> HostProgram::getRuntimeFunctionNames() const {
+  return runtimeNames;
+}
+
+llvm::Error HostProgram::resolve(
+    const std::function<void *(llvm::StringRef)> &kernels,
+    const std::function<void *(llvm::StringRef)> &runtime) {
+  kernelEntries.clear();
+  runtimeEntries.clear();
+  for (const std::string &name : kernelNames) {
+    void *entry = kernels(name);
+    if (!entry)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "no compiled kernel @" + name);
+    kernelEntries.push_back(reinterpret_cast<void (*)(void **)>(entry));
+  }
+  for (const std::string &name : runtimeNames) {
+    void *entry = runtime(name);
+    if (!entry)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "no runtime function @" + name);
+    runtimeEntries.push_back(entry);
+  }
+  return llvm::Error::success();
+}
+
+namespace {
+/// A memref descriptor as MLIR's C interface lays it out: allocated and
+/// aligned pointers, offset, sizes, strides (rank 4 at most here).
+struct Descriptor {
+  void *allocated, *aligned;
+  int64_t offset;
+  int64_t sizesAndStrides[8];
+};
+} // namespace
+
+/// Copies a strided view into another of the same sizes, element by element
+/// over the innermost dim (a memcpy when both are contiguous there).
+static void copyView(const HostProgram::View &from, char *fromBase,
+                     const HostProgram::View &to, char *toBase) {
+  int64_t bytes = from.elementBytes;
+  int64_t rank = static_cast<int64_t>(from.sizes.size());
+  if (rank == 0) {
+    std::memcpy(toBase + to.offset * bytes, fromBase + from.offset * bytes,
+                bytes);
+    return;
+  }
+  std::vector<int64_t> index(rank, 0);
+  int64_t inner = from.sizes[rank - 1];
+  if (inner == 0 || llvm::is_contained(from.sizes, 0))
+    return;
+  bool contiguous = from.strides[rank - 1] == 1 && to.strides[rank - 1] == 1;
+  while (true) {
+    int64_t src = from.offset, dst = to.offset;
+    for (int64_t d = 0; d < rank - 1; ++d) {
+      src += index[d] * from.strides[d];
+      dst += index[d] * to.strides[d];
+    }
+    if (contiguous) {
+      std::memcpy(toBase + dst * bytes, fromBase + src * bytes, inner * bytes);
+    } else {
+      for (int64_t i = 0; i < inner; ++i)
+        std::memcpy(toBase + (dst + i * to.strides[rank - 1]) * bytes,
+                    fromBase + (src + i * from.strides[rank - 1]) * bytes,
+                    bytes);
+    }
+    int64_t d = rank - 2;
+    while (d >= 0 && ++index[d] == from.sizes[d])
+      index[d--] = 0;
+    if (d < 0)
+      return;
+  }
+}
+
+void HostProgram::run(llvm::ArrayRef<void *> buffers) const {
+  std::vector<char *> base(numSlots, nullptr);
+  for (int32_t i = 0; i < numArguments; ++i)
+    base[i] = static_cast<char *>(buffers[i]);
+  for (const Constant &constant : constants)
+    base[constant.slot] = const_cast<char *>(constant.data.data());
+  std::vector<void *> pointers;
+  std::vector<void *> packed;
+  std::vector<Descriptor> descriptors;
+  for (const Step &step : steps) {
+    switch (step.kind) {
+    case StepKind::Alloc:
+      // The runtime's buffer cache, as compiled host code uses it.
+      base[step.slot] = static_cast<char *>(
+          _mlir_memref_to_llvm_aligned_alloc(64, step.bytes));
+      break;
+    case StepKind::Free:
+      _mlir_memref_to_llvm_free(base[step.slot]);
+      base[step.slot] = nullptr;
+      break;
+    case StepKind::Kernel: {
+      // Kernels take one pointer per buffer, offset by the caller.
+      pointers.resize(step.views.size());
+      packed.resize(step.views.size());
+      for (size_t i = 0; i < step.views.size(); ++i) {
+        const View &view = step.views[i];
+        pointers[i] = base[view.slot] + view.offset * view.elementBytes;
+        packed[i] = &pointers[i];
+      }
+      kernelEntries[step.callee](packed.data());
+      break;
+    }
+    case StepKind::RuntimeCall: {
+      descriptors.resize(step.views.size());
+      for (size_t i = 0; i < step.views.size(); ++i) {
+        const View &view = step.views[i];
+        Descriptor &desc = descriptors[i];
+        desc.allocated = desc.aligned = base[view.slot];
+        desc.offset = view.offset;
+        size_t rank = view.sizes.size();
+        for (size_t d = 0; d < rank; ++d) {
+          desc.sizesAndStrides[d] = view.sizes[d];
+          desc.sizesAndStrides[rank + d] = view.strides[d];
+        }
+      }
+      void *entry = runtimeEntries[step.callee];
+      Descriptor *d = descriptors.data();
+      switch (step.views.size()) {
+      case 1:
+        reinterpret_cast<void (*)(void *)>(entry)(d);
+        break;
+      case 2:
+        reinterpret_cast<void (*)(void *, void *)>(entry)(d, d + 1);
+        break;
+      case 3:
+        reinterpret_cast<void (*)(void *, void *, void *)>(entry)(d, d + 1,
+                                                                  d + 2);
+        break;
+      default:
+        reinterpret_cast<void (*)(void *, void *, void *, void *)>(entry)(
+            d, d + 1, d + 2, d + 3);
+        break;
+      }
+      break;
+    }
+    case StepKind::Copy:
+      copyView(step.views[0], base[step.views[0].slot], step.views[1],
+               base[step.views[1].slot]);
+      break;
+    }
+  }
+}
