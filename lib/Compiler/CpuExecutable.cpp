@@ -316,6 +316,16 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   return exe;
 }
 
+llvm::Error CpuExecutable::createKernelEngine(ModuleOp kernelModule,
+                                              const CompileOptions &options) {
+  auto engine = createEngine(kernelModule, /*optimize=*/true,
+                             !options.objectDumpPath.empty());
+  if (!engine)
+    return engine.takeError();
+  kernelEngine = std::move(*engine);
+  return llvm::Error::success();
+}
+
 llvm::Error CpuExecutable::compileKernels(
     ModuleOp module, const KilnCpuPipelineOptions &pipelineOptions,
     const CompileOptions &options, const std::function<double()> &lap) {
@@ -336,17 +346,26 @@ llvm::Error CpuExecutable::compileKernels(
           runPasses(lowering, *kernelModule, options.verifyEachPass))
     return e;
   stats.codegenPassesMs = lap();
+  // The host program passes one pointer per buffer: every kernel must take
+  // exactly that (-kiln-compact-kernel-abi).
+  for (auto kernel : kernelModule->getOps<LLVM::LLVMFuncOp>()) {
+    auto signature = kernel->getAttrOfType<ArrayAttr>("kiln.kernel_args");
+    if (!signature)
+      continue;
+    bool compact =
+        kernel.getNumArguments() == signature.size() &&
+        llvm::all_of(kernel.getFunctionType().getParams(),
+                     [](Type type) { return isa<LLVM::LLVMPointerType>(type); });
+    if (!compact)
+      return makeError("kernel @" + kernel.getName() +
+                       " does not take one pointer per buffer");
+  }
 
   if (llvm::Error e = initializeJit())
     return e;
-  std::vector<std::string> kernelNames = hostProgram->getKernelNames();
-  if (!kernelNames.empty()) {
-    auto kernelEngine = createEngine(*kernelModule, /*optimize=*/true,
-                                     !options.objectDumpPath.empty());
-    if (!kernelEngine)
-      return kernelEngine.takeError();
-    this->kernelEngine = std::move(*kernelEngine);
-  }
+  if (!hostProgram->getKernelNames().empty())
+    if (llvm::Error e = createKernelEngine(*kernelModule, options))
+      return e;
   stats.llvmOptMs = lap();
   // Looking kernels up is what compiles them (ORC is lazy).
   std::string lookupError;
@@ -393,13 +412,9 @@ llvm::Error CpuExecutable::compileHostCode(
   // the costliest part of compiling a deep network otherwise.
   llvm::SmallVector<std::string> kernelNames;
   OwningOpRef<ModuleOp> kernelModule = splitOffKernels(module, kernelNames);
-  if (!kernelNames.empty()) {
-    auto kernelEngine = createEngine(*kernelModule, /*optimize=*/true,
-                                     !options.objectDumpPath.empty());
-    if (!kernelEngine)
-      return kernelEngine.takeError();
-    this->kernelEngine = std::move(*kernelEngine);
-  }
+  if (!kernelNames.empty())
+    if (llvm::Error e = createKernelEngine(*kernelModule, options))
+      return e;
   auto hostEngine = createEngine(module, /*optimize=*/false,
                                  !options.objectDumpPath.empty());
   if (!hostEngine)

@@ -243,21 +243,21 @@ llvm::Expected<HostProgram> HostProgram::build(func::FuncOp entry) {
         return unsupported(&op, "a call of an unknown function");
       Step step;
       StringRef name = call.getCallee();
+      // The callee's index in `names`, added when new.
+      auto indexOf = [&](llvm::StringMap<int32_t> &index,
+                         std::vector<std::string> &names) {
+        auto [it, inserted] = index.try_emplace(name, names.size());
+        if (inserted)
+          names.push_back(name.str());
+        return it->second;
+      };
       if (callee->hasAttr("kiln.kernel")) {
         step.kind = StepKind::Kernel;
-        auto [it, inserted] =
-            kernelIndex.try_emplace(name, program.kernelNames.size());
-        if (inserted)
-          program.kernelNames.push_back(name.str());
-        step.callee = it->second;
+        step.callee = indexOf(kernelIndex, program.kernelNames);
       } else if (callee.isExternal() && name.starts_with("kiln_rt_") &&
                  call.getNumOperands() >= 1 && call.getNumOperands() <= 4) {
         step.kind = StepKind::RuntimeCall;
-        auto [it, inserted] =
-            runtimeIndex.try_emplace(name, program.runtimeNames.size());
-        if (inserted)
-          program.runtimeNames.push_back(name.str());
-        step.callee = it->second;
+        step.callee = indexOf(runtimeIndex, program.runtimeNames);
       } else {
         return unsupported(&op, "a call of @" + name);
       }

@@ -104,6 +104,9 @@ public:
 private:
   CpuExecutable() = default;
 
+  /// Sets kernelEngine: `kernelModule` (LLVM dialect) compiled at -O3.
+  llvm::Error createKernelEngine(mlir::ModuleOp kernelModule,
+                                 const CompileOptions &options);
   /// After the buffer stage: lowers and compiles the kernels of `module`
   /// for hostProgram. `lap` returns the ms since its last call.
   llvm::Error compileKernels(mlir::ModuleOp module,
