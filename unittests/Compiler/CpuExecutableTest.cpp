@@ -5,13 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KilnTestContext.h"
 #include "kiln/Compiler/CpuExecutable.h"
-#include "kiln/Pipelines/Pipelines.h"
 #include "kiln_rt/kiln_rt.h"
 
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "gtest/gtest.h"
 
 #include <cmath>
 
@@ -19,18 +16,10 @@ using namespace kiln;
 
 namespace {
 
-class CpuExecutableTest : public ::testing::Test {
+class CpuExecutableTest : public KilnTestContext {
 protected:
-  CpuExecutableTest() {
-    mlir::DialectRegistry registry;
-    kiln::registerAllKilnDialects(registry);
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
-  }
-
   std::unique_ptr<CpuExecutable> compile(llvm::StringRef source) {
-    module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
-    if (!module)
+    if (!parse(source))
       return nullptr;
     auto exe = CpuExecutable::compile(*module, "main");
     if (!exe) {
@@ -46,8 +35,6 @@ protected:
     return stats.live_bytes;
   }
 
-  mlir::MLIRContext context;
-  mlir::OwningOpRef<mlir::ModuleOp> module;
 };
 
 // Intermediates of several kernels and a matmul, a view of one of them and

@@ -95,9 +95,10 @@ struct KilnLowerToLinalgPass
     if (unexpanded.wasInterrupted() || failed(checkLowerable(module)))
       return signalPassFailure();
 
+    IRRewriter rewriter(&getContext());
+    lowerMatmulEpilogues(rewriter, module, blas);
     SmallVector<FusionGroupOp> groups;
     module.walk([&](FusionGroupOp group) { groups.push_back(group); });
-    IRRewriter rewriter(&getContext());
     // Inner groups first, so that an outer body is complete when inlined.
     int64_t kernels = 0, nextKernelId = 0;
     for (FusionGroupOp group : llvm::reverse(groups)) {

@@ -31,6 +31,12 @@ void populateReductionLoweringPatterns(RewritePatternSet &patterns);
 void populateLinearLoweringPatterns(RewritePatternSet &patterns,
                                     bool matmulLibraryCalls);
 
+/// Lowers each add under `root` that accumulates a matmul's product
+/// (getAccumulatedMatmul) with that matmul, as one contraction whose init
+/// is the add's other operand.
+void lowerMatmulEpilogues(mlir::RewriterBase &rewriter, mlir::Operation *root,
+                          bool libraryCalls);
+
 /// Lowers `group` to one linalg.generic over its iteration domain when its
 /// ops share one static domain, or to one per output shape, tagged
 /// `kiln.kernel_id` = `nextKernelId`++, when a concat exit has parts of

@@ -64,3 +64,21 @@ func.func @matmul_dynamic(%a: tensor<?x8xf32>, %b: tensor<8x16xf32>) -> tensor<?
   %0 = kiln.matmul %a, %b : tensor<?x8xf32>, tensor<8x16xf32> -> tensor<?x16xf32>
   return %0 : tensor<?x16xf32>
 }
+
+// -----
+
+// A sum of products (a weight gradient over the steps of an unrolled
+// network): each add is its matmul's epilogue, the contraction accumulating
+// into the add's other operand (BLAS's beta = 1), so no add is left.
+// CHECK-LABEL: func @accumulated_products
+// CHECK-SAME: (%[[A:.+]]: tensor<8x4xf32>, %[[B:.+]]: tensor<8x16xf32>, %[[C:.+]]: tensor<8x4xf32>, %[[D:.+]]: tensor<8x16xf32>)
+// CHECK: %[[FIRST:.+]] = linalg.generic {{.*}} ins(%[[A]], %[[B]] : tensor<8x4xf32>, tensor<8x16xf32>) outs(%{{.+}} : tensor<4x16xf32>)
+// CHECK: %[[SUM:.+]] = linalg.generic {{.*}} ins(%[[C]], %[[D]] : tensor<8x4xf32>, tensor<8x16xf32>) outs(%[[FIRST]] : tensor<4x16xf32>)
+// CHECK-NOT: arith.addf %in
+// CHECK: return %[[SUM]]
+func.func @accumulated_products(%a: tensor<8x4xf32>, %b: tensor<8x16xf32>, %c: tensor<8x4xf32>, %d: tensor<8x16xf32>) -> tensor<4x16xf32> {
+  %0 = kiln.matmul %a, %b {transpose_a = true} : tensor<8x4xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+  %1 = kiln.matmul %c, %d {transpose_a = true} : tensor<8x4xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+  %2 = kiln.add %0, %1 : tensor<4x16xf32>
+  return %2 : tensor<4x16xf32>
+}

@@ -140,12 +140,40 @@ func.func @reduction_epilogue(%a: tensor<8x4xf32>, %b: tensor<8x4xf32>) -> tenso
 // CHECK: kiln.yield
 // CHECK: %[[M:.+]] = kiln.matmul %[[A]], %arg1
 // CHECK: kiln.fusion_group %[[A]], %[[M]]
-// CHECK: kiln.add
+// CHECK: kiln.mul
 func.func @diamond_through_matmul(%a: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %t = kiln.tanh %a : tensor<4x4xf32>
   %m = kiln.matmul %t, %w : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
-  %u = kiln.add %t, %m : tensor<4x4xf32>
+  %u = kiln.mul %t, %m : tensor<4x4xf32>
   return %u : tensor<4x4xf32>
+}
+
+// -----
+
+// An add that accumulates a matmul's product (read only there) is the
+// matmul's epilogue (BLAS's beta = 1), not a group: a weight gradient summed
+// over the steps of an unrolled network is a chain of them. An add of a
+// product that is also read elsewhere is an ordinary group.
+// CHECK-LABEL: func @matmul_epilogue
+// CHECK: %[[M1:.+]] = kiln.matmul
+// CHECK: %[[M2:.+]] = kiln.matmul
+// CHECK: %[[S:.+]] = kiln.add %[[M1]], %[[M2]]
+// CHECK: %[[M3:.+]] = kiln.matmul
+// CHECK: %[[T:.+]] = kiln.add %[[S]], %[[M3]]
+// CHECK: %[[M4:.+]] = kiln.matmul
+// CHECK: kiln.fusion_group %[[T]], %[[M4]]
+// CHECK: kiln.add
+// CHECK: kiln.tanh
+func.func @matmul_epilogue(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %m1 = kiln.matmul %a, %b : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  %m2 = kiln.matmul %b, %a : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  %s = kiln.add %m1, %m2 : tensor<4x4xf32>
+  %m3 = kiln.matmul %a, %a : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  %t = kiln.add %s, %m3 : tensor<4x4xf32>
+  %m4 = kiln.matmul %b, %b : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  %u = kiln.add %t, %m4 : tensor<4x4xf32>
+  %v = kiln.tanh %u : tensor<4x4xf32>
+  return %v, %m4 : tensor<4x4xf32>, tensor<4x4xf32>
 }
 
 // -----

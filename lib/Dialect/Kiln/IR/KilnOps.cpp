@@ -25,6 +25,20 @@ std::optional<int64_t> kiln::getStaticElementCount(ShapedType type) {
   return type.getNumElements();
 }
 
+MatmulOp kiln::getAccumulatedMatmul(AddOp add) {
+  Type element = add.getType().getElementType();
+  if (!element.isF32() && !element.isF64())
+    return nullptr;
+  // The later of two products accumulates into the earlier one.
+  for (Value operand : llvm::reverse(add->getOperands())) {
+    auto matmul = operand.getDefiningOp<MatmulOp>();
+    if (matmul && matmul->hasOneUse() && matmul.getType() == add.getType() &&
+        add.getLhs() != add.getRhs())
+      return matmul;
+  }
+  return nullptr;
+}
+
 /// Two dim sizes agree when they are equal or either is dynamic.
 static bool dimsCompatible(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;

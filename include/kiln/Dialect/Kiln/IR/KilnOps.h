@@ -25,6 +25,13 @@
 namespace kiln {
 /// The number of elements of `type`, or std::nullopt when a dim is dynamic.
 std::optional<int64_t> getStaticElementCount(mlir::ShapedType type);
+
+/// For `add` = matmul(a, b) + c, where the matmul (f32 or f64) is read only
+/// by the add: that matmul. The add is then the matmul's epilogue, which
+/// accumulates the product into c (BLAS's beta = 1) rather than being a
+/// kernel of its own; a chain of them is a weight gradient summed over the
+/// steps of an unrolled network. Null otherwise.
+MatmulOp getAccumulatedMatmul(AddOp add);
 } // namespace kiln
 
 #endif // KILN_DIALECT_KILN_IR_KILNOPS_H

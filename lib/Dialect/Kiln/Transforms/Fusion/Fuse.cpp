@@ -34,6 +34,9 @@ using namespace kiln;
 namespace {
 
 bool isFusible(Operation *op) {
+  // An add that accumulates a matmul's product is that matmul's epilogue.
+  if (auto add = dyn_cast<AddOp>(op); add && getAccumulatedMatmul(add))
+    return false;
   return isa<KilnDialect>(op->getDialect()) &&
          (op->hasTrait<OpTrait::Elementwise>() ||
           isa<BroadcastInDimOp, SliceOp, ConcatOp, ReduceSumOp, ReduceMaxOp>(
