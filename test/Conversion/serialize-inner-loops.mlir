@@ -1,11 +1,16 @@
 // RUN: kiln-opt %s -kiln-serialize-inner-loops -split-input-file | FileCheck %s
 // RUN: kiln-opt %s -kiln-serialize-inner-loops=vector-width=0 -split-input-file | FileCheck %s --check-prefix=NOVEC
+// RUN: kiln-opt %s -kiln-serialize-inner-loops=interleave=0 -split-input-file | FileCheck %s --check-prefix=NOINTERLEAVE
 
-// The loop's accesses are declared parallel (one access group per loop).
-// CHECK: #[[GROUP:.+]] = #llvm.access_group<id = distinct[0]<>>
-// CHECK: #[[VECTORIZE:.+]] = #llvm.loop_vectorize<disable = false, width = 8 : i32>
-// CHECK: #[[ANNOTATION:.+]] = #llvm.loop_annotation<vectorize = #[[VECTORIZE]], parallelAccesses = #[[GROUP]]>
+// The loop's accesses are declared parallel (one access group per loop),
+// and 4 vector iterations are interleaved (2 with more than 8 buffers).
+// CHECK-DAG: #[[GROUP:.+]] = #llvm.access_group<id = distinct[0]<>>
+// CHECK-DAG: #[[VECTORIZE:.+]] = #llvm.loop_vectorize<disable = false, width = 8 : i32>
+// CHECK-DAG: #[[INTERLEAVE:.+]] = #llvm.loop_interleave<count = 4 : i32>
+// CHECK: #[[ANNOTATION:.+]] = #llvm.loop_annotation<vectorize = #[[VECTORIZE]], interleave = #[[INTERLEAVE]], parallelAccesses = #[[GROUP]]>
 // NOVEC-NOT: loop_annotation
+// NOINTERLEAVE: #llvm.loop_annotation<vectorize = #{{.+}}, parallelAccesses = #{{.+}}>
+// NOINTERLEAVE-NOT: loop_interleave
 
 // The outer dims stay parallel; the innermost dim becomes a sequential loop
 // that LLVM's loop vectorizer can widen.
@@ -43,6 +48,38 @@ func.func @one_dim(%a: memref<8xf32>) {
   %z = arith.constant 0.0 : f32
   scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
     memref.store %z, %a[%i] : memref<8xf32>
+  }
+  return
+}
+
+// -----
+
+// With more than 8 buffers, 2 iterations are interleaved.
+// CHECK: #llvm.loop_interleave<count = 2 : i32>
+// CHECK-LABEL: func @many_buffers
+// CHECK: llvm.loop_annotation
+func.func @many_buffers(%a: memref<4x8xf32>, %b: memref<4x8xf32>, %c: memref<4x8xf32>, %d: memref<4x8xf32>, %e: memref<4x8xf32>, %f: memref<4x8xf32>, %g: memref<4x8xf32>, %h: memref<4x8xf32>, %o: memref<4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c8) step (%c1, %c1) {
+    %va = memref.load %a[%i, %j] : memref<4x8xf32>
+    %vb = memref.load %b[%i, %j] : memref<4x8xf32>
+    %vc = memref.load %c[%i, %j] : memref<4x8xf32>
+    %vd = memref.load %d[%i, %j] : memref<4x8xf32>
+    %ve = memref.load %e[%i, %j] : memref<4x8xf32>
+    %vf = memref.load %f[%i, %j] : memref<4x8xf32>
+    %vg = memref.load %g[%i, %j] : memref<4x8xf32>
+    %vh = memref.load %h[%i, %j] : memref<4x8xf32>
+    %0 = arith.addf %va, %vb : f32
+    %1 = arith.addf %vc, %vd : f32
+    %2 = arith.addf %ve, %vf : f32
+    %3 = arith.addf %vg, %vh : f32
+    %4 = arith.addf %0, %1 : f32
+    %5 = arith.addf %2, %3 : f32
+    %6 = arith.addf %4, %5 : f32
+    memref.store %6, %o[%i, %j] : memref<4x8xf32>
   }
   return
 }

@@ -21,15 +21,31 @@ namespace kiln {
 
 using namespace mlir;
 
-/// Asks LLVM to vectorize the loop `width` lanes wide whatever its cost
-/// model says: the iterations of a parallel dim are independent, and with
+/// Asks LLVM to vectorize the loop `width` lanes wide, interleaving
+/// `interleave` vector iterations, whatever its cost model says: the iterations of a parallel dim are independent, and with
 /// several buffers (which might alias, as far as LLVM knows) it otherwise
 /// often declines the transcendental-heavy bodies of fused kernels.
-static void requestVectorization(scf::ForOp loop, unsigned width) {
+static void requestVectorization(scf::ForOp loop, unsigned width,
+                                 unsigned interleave) {
   MLIRContext *ctx = loop.getContext();
+  auto i32 = IntegerType::get(ctx, 32);
   auto vectorize = LLVM::LoopVectorizeAttr::get(
       ctx, /*disable=*/BoolAttr::get(ctx, false), {}, {},
-      IntegerAttr::get(IntegerType::get(ctx, 32), width), {}, {}, {});
+      IntegerAttr::get(i32, width), {}, {}, {});
+  // Many buffers leave fewer registers for the interleaved iterations.
+  llvm::SmallPtrSet<Value, 16> buffers;
+  loop.walk([&](Operation *op) {
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      buffers.insert(load.getMemref());
+    else if (auto store = dyn_cast<memref::StoreOp>(op))
+      buffers.insert(store.getMemref());
+  });
+  if (buffers.size() > 8)
+    interleave /= 2;
+  LLVM::LoopInterleaveAttr interleaving;
+  if (interleave > 0)
+    interleaving =
+        LLVM::LoopInterleaveAttr::get(ctx, IntegerAttr::get(i32, interleave));
   // Its iterations touch different elements: the loop's loads and stores
   // (which -kiln-attach-loop-annotations tags with this group) carry no
   // dependence across them, so LLVM needs no run-time alias checks, which
@@ -37,8 +53,8 @@ static void requestVectorization(scf::ForOp loop, unsigned width) {
   // buffers share an allocation.
   auto group = LLVM::AccessGroupAttr::get(ctx);
   auto annotation = LLVM::LoopAnnotationAttr::get(
-      ctx, {}, vectorize, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {},
-      {group});
+      ctx, {}, vectorize, interleaving, {}, {}, {}, {}, {}, {}, {}, {}, {},
+      {}, {}, {group});
   // -convert-scf-to-cf puts it on the back edge, where LLVM looks for it.
   loop->setAttr("llvm.loop_annotation", annotation);
 }
@@ -46,7 +62,8 @@ static void requestVectorization(scf::ForOp loop, unsigned width) {
 /// Rewrites `loop` as described above; returns false when it does not
 /// apply.
 static bool serializeInnermostDim(RewriterBase &rewriter,
-                                  scf::ParallelOp loop, unsigned vectorWidth) {
+                                  scf::ParallelOp loop, unsigned vectorWidth,
+                                  unsigned interleave) {
   unsigned numDims = loop.getNumLoops();
   if (numDims < 2 || loop.getNumReductions() != 0)
     return false;
@@ -67,7 +84,7 @@ static bool serializeInnermostDim(RewriterBase &rewriter,
   rewriter.inlineBlockBefore(body, inner.getBody()->getTerminator(), ivs);
   rewriter.eraseOp(loop);
   if (vectorWidth > 1)
-    requestVectorization(inner, vectorWidth);
+    requestVectorization(inner, vectorWidth, interleave);
   return true;
 }
 
@@ -84,7 +101,7 @@ struct KilnSerializeInnerLoopsPass
     });
     IRRewriter rewriter(&getContext());
     for (scf::ParallelOp loop : loops)
-      serializeInnermostDim(rewriter, loop, vectorWidth);
+      serializeInnermostDim(rewriter, loop, vectorWidth, interleave);
   }
 };
 } // namespace
