@@ -66,9 +66,12 @@ public:
     unsigned next = 0;
     for (Operation &op : block) {
       position[&op] = next++;
+      groupAt.push_back(-1);
       if (isFusible(&op)) {
         fusible.push_back(&op);
+        groupAt.back() = static_cast<int>(groups.size());
         groupOf[&op] = groups.size();
+        parent.push_back(groups.size());
         Group group;
         group.members.insert(&op);
         group.domain = getDomain(&op);
@@ -106,9 +109,13 @@ private:
     std::optional<SmallVector<int64_t>> domain;
   };
 
+  /// The group `g` was merged into (path halving keeps chains of merges,
+  /// like a sum over every step, short).
   unsigned find(unsigned g) {
-    while (parent.count(g))
+    while (parent[g] != g) {
+      parent[g] = parent[parent[g]];
       g = parent[g];
+    }
     return g;
   }
   Group &groupFor(Operation *op) { return groups[find(groupOf[op])]; }
@@ -139,40 +146,48 @@ private:
     unsigned limit = 0;
     for (Operation *op : to.members)
       limit = std::max(limit, position.lookup(op));
-    SmallVector<Operation *> stack;
-    llvm::SmallPtrSet<Operation *, 32> seen;
-    llvm::SmallDenseSet<unsigned, 8> seenGroups;
+    // Ops and groups seen by this search carry its stamp.
+    ++searchStamp;
+    if (opStamp.size() < groupAt.size()) {
+      opStamp.assign(groupAt.size(), 0);
+      groupStamp.assign(groups.size(), 0);
+    }
+    SmallVector<std::pair<Operation *, unsigned>> stack;
     auto pushUsers = [&](Operation *op) -> bool {
       for (Operation *user : op->getUsers()) {
         if (to.members.contains(user))
           return true;
-        if (!from.members.contains(user) && position.lookup(user) < limit)
-          stack.push_back(user);
+        unsigned pos = position.lookup(user);
+        if (pos < limit && !from.members.contains(user))
+          stack.push_back({user, pos});
       }
       return false;
     };
     // Direct edges between the two are what the merge absorbs; only paths
     // that leave through some other op can close a cycle.
     for (Operation *op : from.members)
-      for (Operation *user : op->getUsers())
-        if (!from.members.contains(user) && !to.members.contains(user) &&
-            position.lookup(user) < limit)
-          stack.push_back(user);
+      for (Operation *user : op->getUsers()) {
+        unsigned pos = position.lookup(user);
+        if (pos < limit && !from.members.contains(user) &&
+            !to.members.contains(user))
+          stack.push_back({user, pos});
+      }
     while (!stack.empty()) {
-      Operation *op = stack.pop_back_val();
-      if (!seen.insert(op).second)
+      auto [op, pos] = stack.pop_back_val();
+      if (opStamp[pos] == searchStamp)
         continue;
-      auto it = groupOf.find(op);
-      if (it == groupOf.end()) {
+      opStamp[pos] = searchStamp;
+      if (groupAt[pos] < 0) {
         if (pushUsers(op))
           return true;
         continue;
       }
-      unsigned g = find(it->second);
-      if (!seenGroups.insert(g).second)
+      unsigned g = find(groupAt[pos]);
+      if (groupStamp[g] == searchStamp)
         continue;
+      groupStamp[g] = searchStamp;
       for (Operation *member : groups[g].members) {
-        seen.insert(member);
+        opStamp[position.lookup(member)] = searchStamp;
         if (pushUsers(member))
           return true;
       }
@@ -224,7 +239,14 @@ private:
   SmallVector<Operation *> fusible;
   llvm::DenseMap<Operation *, unsigned> groupOf;
   SmallVector<Group> groups;
-  llvm::DenseMap<unsigned, unsigned> parent;
+  /// Union-find over groups: each group's parent, itself for the ones
+  /// still standing.
+  std::vector<unsigned> parent;
+  /// By position: the op's initial group, or -1 when it is not fusible.
+  std::vector<int> groupAt;
+  /// Marks of reachesThroughOutside, by op position and by group.
+  std::vector<unsigned> opStamp, groupStamp;
+  unsigned searchStamp = 0;
 };
 
 /// Replaces the ops of `members` (in program order) by one fusion group.
