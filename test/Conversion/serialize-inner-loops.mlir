@@ -22,15 +22,15 @@
 // CHECK-NEXT: memref.store
 // The sequential loop asks LLVM to vectorize it, 8 lanes wide.
 // CHECK: } {llvm.loop_annotation = #[[ANNOTATION]]}
-func.func @two_dims(%a: memref<4x8xf32>, %b: memref<4x8xf32>) {
+func.func @two_dims(%a: memref<4x64xf32>, %b: memref<4x64xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
-  %c8 = arith.constant 8 : index
-  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c8) step (%c1, %c1) {
-    %v = memref.load %a[%i, %j] : memref<4x8xf32>
+  %c64 = arith.constant 64 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c64) step (%c1, %c1) {
+    %v = memref.load %a[%i, %j] : memref<4x64xf32>
     %t = math.tanh %v : f32
-    memref.store %t, %b[%i, %j] : memref<4x8xf32>
+    memref.store %t, %b[%i, %j] : memref<4x64xf32>
   }
   return
 }
@@ -58,20 +58,20 @@ func.func @one_dim(%a: memref<8xf32>) {
 // CHECK: #llvm.loop_interleave<count = 2 : i32>
 // CHECK-LABEL: func @many_buffers
 // CHECK: llvm.loop_annotation
-func.func @many_buffers(%a: memref<4x8xf32>, %b: memref<4x8xf32>, %c: memref<4x8xf32>, %d: memref<4x8xf32>, %e: memref<4x8xf32>, %f: memref<4x8xf32>, %g: memref<4x8xf32>, %h: memref<4x8xf32>, %o: memref<4x8xf32>) {
+func.func @many_buffers(%a: memref<4x64xf32>, %b: memref<4x64xf32>, %c: memref<4x64xf32>, %d: memref<4x64xf32>, %e: memref<4x64xf32>, %f: memref<4x64xf32>, %g: memref<4x64xf32>, %h: memref<4x64xf32>, %o: memref<4x64xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
-  %c8 = arith.constant 8 : index
-  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c8) step (%c1, %c1) {
-    %va = memref.load %a[%i, %j] : memref<4x8xf32>
-    %vb = memref.load %b[%i, %j] : memref<4x8xf32>
-    %vc = memref.load %c[%i, %j] : memref<4x8xf32>
-    %vd = memref.load %d[%i, %j] : memref<4x8xf32>
-    %ve = memref.load %e[%i, %j] : memref<4x8xf32>
-    %vf = memref.load %f[%i, %j] : memref<4x8xf32>
-    %vg = memref.load %g[%i, %j] : memref<4x8xf32>
-    %vh = memref.load %h[%i, %j] : memref<4x8xf32>
+  %c64 = arith.constant 64 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c64) step (%c1, %c1) {
+    %va = memref.load %a[%i, %j] : memref<4x64xf32>
+    %vb = memref.load %b[%i, %j] : memref<4x64xf32>
+    %vc = memref.load %c[%i, %j] : memref<4x64xf32>
+    %vd = memref.load %d[%i, %j] : memref<4x64xf32>
+    %ve = memref.load %e[%i, %j] : memref<4x64xf32>
+    %vf = memref.load %f[%i, %j] : memref<4x64xf32>
+    %vg = memref.load %g[%i, %j] : memref<4x64xf32>
+    %vh = memref.load %h[%i, %j] : memref<4x64xf32>
     %0 = arith.addf %va, %vb : f32
     %1 = arith.addf %vc, %vd : f32
     %2 = arith.addf %ve, %vf : f32
@@ -79,7 +79,35 @@ func.func @many_buffers(%a: memref<4x8xf32>, %b: memref<4x8xf32>, %c: memref<4x8
     %4 = arith.addf %0, %1 : f32
     %5 = arith.addf %2, %3 : f32
     %6 = arith.addf %4, %5 : f32
-    memref.store %6, %o[%i, %j] : memref<4x8xf32>
+    memref.store %6, %o[%i, %j] : memref<4x64xf32>
+  }
+  return
+}
+
+// -----
+
+// A loop shorter than the vector (3 iterations) is left to LLVM, and one of
+// 8 iterations is vectorized without interleaving: asking for more lanes
+// than there are iterations only makes LLVM warn and keep it scalar.
+// CHECK: #llvm.loop_interleave<count = 1 : i32>
+// CHECK-LABEL: func @short_loops
+// CHECK: scf.for
+// CHECK: } {llvm.loop_annotation = #[[ONE:.+]]}
+// CHECK: scf.for
+// CHECK-NOT: llvm.loop_annotation
+// CHECK: return
+func.func @short_loops(%a: memref<4x8xf32>, %b: memref<4x3xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %z = arith.constant 0.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c8) step (%c1, %c1) {
+    memref.store %z, %a[%i, %j] : memref<4x8xf32>
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c3) step (%c1, %c1) {
+    memref.store %z, %b[%i, %j] : memref<4x3xf32>
   }
   return
 }

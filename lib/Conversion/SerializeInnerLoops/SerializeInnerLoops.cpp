@@ -42,6 +42,14 @@ static void requestVectorization(scf::ForOp loop, unsigned width,
   });
   if (buffers.size() > 8)
     interleave /= 2;
+  // Never ask for more lanes than the loop has iterations: LLVM would warn
+  // that it cannot, and leave the loop scalar.
+  if (std::optional<APInt> trip = loop.getStaticTripCount()) {
+    uint64_t iterations = trip->getZExtValue();
+    if (iterations < width)
+      return;
+    interleave = std::min<uint64_t>(interleave, iterations / width);
+  }
   LLVM::LoopInterleaveAttr interleaving;
   if (interleave > 0)
     interleaving =
