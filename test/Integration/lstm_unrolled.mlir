@@ -1,6 +1,8 @@
 // RUN: kiln-opt %s -kiln-cpu-pipeline=blas=true | FileCheck %s
 // RUN: kiln-run %s --random-inputs 5 --check-reference --report | FileCheck %s --check-prefix=REF --check-prefix=PROGRAM
 // RUN: kiln-run %s --random-inputs 5 --check-reference --report --compile-host | FileCheck %s --check-prefix=REF --check-prefix=COMPILED
+// RUN: %host_python -c "import sys; sys.path.insert(0, '%kiln_src_root/bench/compile_lstm'); import run; print(run.source(12, 4, 8, 8))" > %t.12.mlir
+// RUN: kiln-run %t.12.mlir --random-inputs 6 --check-reference --report | FileCheck %s --check-prefix=LONG
 
 // A 3-step unrolled LSTM, forward and the gradients of sum(h_3) w.r.t. every
 // input and weight (bench/compile_lstm's program, small). Every concat
@@ -13,6 +15,11 @@
 // and the bias gradient (a reduction epilogue).
 // CHECK: module attributes {kiln.fusion_groups = 6 : i64, kiln.kernel_launches = 24 : i64, kiln.unique_kernels = 4 : i64}
 // CHECK-NOT: memcpy
+// The same 4 kernels for 12 steps (24 groups): however long the sequence,
+// one forward cell, one backward cell, the last step (forward and first
+// backward step fused, with dh = 1 folded in) and the bias gradient.
+// LONG-COUNT-17: matches
+// LONG: "fusion_groups": 24, "unique_kernels": 4
 // CHECK-NOT: memrefCopy
 // CHECK-NOT: linalg.copy
 // REF-COUNT-8: matches
