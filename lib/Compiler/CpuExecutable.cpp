@@ -347,7 +347,8 @@ llvm::Error CpuExecutable::compileKernels(
     return e;
   stats.codegenPassesMs = lap();
   // The host program passes one pointer per buffer: every kernel must take
-  // exactly that (-kiln-compact-kernel-abi).
+  // exactly that (-kiln-compact-kernel-abi). The module still holds the
+  // buffer-level host code to fall back on.
   for (auto kernel : kernelModule->getOps<LLVM::LLVMFuncOp>()) {
     auto signature = kernel->getAttrOfType<ArrayAttr>("kiln.kernel_args");
     if (!signature)
@@ -356,9 +357,12 @@ llvm::Error CpuExecutable::compileKernels(
         kernel.getNumArguments() == signature.size() &&
         llvm::all_of(kernel.getFunctionType().getParams(),
                      [](Type type) { return isa<LLVM::LLVMPointerType>(type); });
-    if (!compact)
-      return makeError("kernel @" + kernel.getName() +
-                       " does not take one pointer per buffer");
+    if (!compact) {
+      // The host program cannot call it; compile the host code instead.
+      hostProgram.reset();
+      stats.hostSteps = 0;
+      return compileHostCode(module, pipelineOptions, options, lap);
+    }
   }
 
   if (llvm::Error e = initializeJit())

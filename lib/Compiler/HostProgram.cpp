@@ -2,6 +2,7 @@
 
 #include "kiln/Compiler/HostProgram.h"
 #include "kiln_rt/kiln_rt.h"
+#include "kiln_rt/kiln_rt_blas.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -163,6 +164,9 @@ llvm::Expected<HostProgram> HostProgram::build(func::FuncOp entry) {
       std::optional<View> view = getWholeView(alloc.getType(), program.numSlots);
       if (!view)
         return unsupported(&op, "a dynamic or non-identity allocation");
+      // The runtime's buffers are 64-byte aligned.
+      if (alloc.getAlignment().value_or(64) > 64)
+        return unsupported(&op, "an alignment above 64 bytes");
       Step step{StepKind::Alloc};
       step.slot = program.numSlots++;
       step.bytes = getNumElements(*view) * view->elementBytes;
@@ -187,8 +191,9 @@ llvm::Expected<HostProgram> HostProgram::build(func::FuncOp entry) {
                               decl.getInitialValueAttr())
                         : nullptr;
       std::optional<View> view = getWholeView(global.getType(), program.numSlots);
-      if (!value || !view)
-        return unsupported(&op, "a global without dense static data");
+      // Runs share the data: it must be constant.
+      if (!value || !view || !decl.getConstant())
+        return unsupported(&op, "a global without constant dense data");
       std::optional<std::vector<char>> data =
           getConstantData(value, view->elementBytes);
       if (!data)
@@ -254,7 +259,8 @@ llvm::Expected<HostProgram> HostProgram::build(func::FuncOp entry) {
       if (callee->hasAttr("kiln.kernel")) {
         step.kind = StepKind::Kernel;
         step.callee = indexOf(kernelIndex, program.kernelNames);
-      } else if (callee.isExternal() && name.starts_with("kiln_rt_") &&
+      } else if (callee.isExternal() &&
+                 kiln_rt_blas_lookup(name.str().c_str()) &&
                  call.getNumOperands() >= 1 && call.getNumOperands() <= 4) {
         step.kind = StepKind::RuntimeCall;
         step.callee = indexOf(runtimeIndex, program.runtimeNames);
@@ -325,8 +331,8 @@ static void copyView(const HostProgram::View &from, char *fromBase,
   int64_t bytes = from.elementBytes;
   int64_t rank = static_cast<int64_t>(from.sizes.size());
   if (rank == 0) {
-    std::memcpy(toBase + to.offset * bytes, fromBase + from.offset * bytes,
-                bytes);
+    std::memmove(toBase + to.offset * bytes, fromBase + from.offset * bytes,
+                 bytes);
     return;
   }
   std::vector<int64_t> index(rank, 0);
@@ -340,13 +346,14 @@ static void copyView(const HostProgram::View &from, char *fromBase,
       src += index[d] * from.strides[d];
       dst += index[d] * to.strides[d];
     }
+    // memmove: the two views may be one.
     if (contiguous) {
-      std::memcpy(toBase + dst * bytes, fromBase + src * bytes, inner * bytes);
+      std::memmove(toBase + dst * bytes, fromBase + src * bytes, inner * bytes);
     } else {
       for (int64_t i = 0; i < inner; ++i)
-        std::memcpy(toBase + (dst + i * to.strides[rank - 1]) * bytes,
-                    fromBase + (src + i * from.strides[rank - 1]) * bytes,
-                    bytes);
+        std::memmove(toBase + (dst + i * to.strides[rank - 1]) * bytes,
+                     fromBase + (src + i * from.strides[rank - 1]) * bytes,
+                     bytes);
     }
     int64_t d = rank - 2;
     while (d >= 0 && ++index[d] == from.sizes[d])

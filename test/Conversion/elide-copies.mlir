@@ -139,3 +139,29 @@ func.func @later_destination(%a: memref<4x5xf32>, %b: memref<4x3xf32>) -> memref
   memref.copy %t, %top : memref<4x8xf32> to memref<4x8xf32, strided<[8, 1]>>
   return %d : memref<6x8xf32>
 }
+
+// -----
+
+// Not when a view of the temporary is read after the copy: that reader
+// would see the destination, which a later op writes.
+// CHECK-LABEL: func @temp_view_read_later
+// CHECK: memref.copy %[[T:.+]], %{{.+}} : memref<4x8xf32> to memref<4x8xf32, strided<[16, 1]>>
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @temp_view_read_later(%a: memref<4x8xf32>, %o: memref<2x8xf32>) -> memref<4x16xf32> {
+  %d = memref.alloc() : memref<4x16xf32>
+  %t = memref.alloc() : memref<4x8xf32>
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%a : memref<4x8xf32>) outs(%t : memref<4x8xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  }
+  %top = memref.subview %t[0, 0] [2, 8] [1, 1] : memref<4x8xf32> to memref<2x8xf32, strided<[8, 1]>>
+  %left = memref.subview %d[0, 0] [4, 8] [1, 1] : memref<4x16xf32> to memref<4x8xf32, strided<[16, 1]>>
+  memref.copy %t, %left : memref<4x8xf32> to memref<4x8xf32, strided<[16, 1]>>
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%a : memref<4x8xf32>) outs(%left : memref<4x8xf32, strided<[16, 1]>>) {
+  ^bb0(%x: f32, %y: f32):
+    %n = arith.negf %x : f32
+    linalg.yield %n : f32
+  }
+  memref.copy %top, %o : memref<2x8xf32, strided<[8, 1]>> to memref<2x8xf32>
+  return %d : memref<4x16xf32>
+}

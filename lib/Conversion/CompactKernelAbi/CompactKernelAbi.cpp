@@ -74,9 +74,12 @@ computeLayouts(LLVM::LLVMFuncOp kernel, ArrayAttr memrefSignature) {
       int64_t offset;
       SmallVector<int64_t> strides;
       Type element = getLLVMElementType(memref.getElementType());
+      // The caller adds the offset to the pointer: a static nonzero one
+      // would then be added twice.
       if (element && memref.hasStaticShape() &&
           succeeded(memref.getStridesAndOffset(strides, offset)) &&
-          llvm::none_of(strides, ShapedType::isDynamic)) {
+          llvm::none_of(strides, ShapedType::isDynamic) &&
+          (offset == 0 || ShapedType::isDynamic(offset))) {
         layout.elementType = element;
         layout.sizes.assign(memref.getShape().begin(),
                             memref.getShape().end());

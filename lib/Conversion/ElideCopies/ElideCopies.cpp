@@ -95,7 +95,9 @@ std::optional<std::pair<Value, Box>> getRootBox(Value v) {
 }
 
 /// Whether `root`, or a view of it, is used by an op after `point` in its
-/// block (or nested in one).
+/// block (or nested in one). Any other op that makes a memref from it (a
+/// call that returns it, a select) could make an alias this cannot follow:
+/// that counts as a use after.
 bool isUsedAfter(Value root, Operation *point) {
   SmallVector<Value> worklist = {root};
   while (!worklist.empty()) {
@@ -104,9 +106,15 @@ bool isUsedAfter(Value root, Operation *point) {
       Operation *inBlock = point->getBlock()->findAncestorOpInBlock(*user);
       if (!inBlock || (inBlock != point && point->isBeforeInBlock(inBlock)))
         return true;
-      if (auto view = dyn_cast<ViewLikeOpInterface>(user))
-        if (view.getViewSource() == value)
-          llvm::append_range(worklist, user->getResults());
+      auto view = dyn_cast<ViewLikeOpInterface>(user);
+      if (view && view.getViewSource() == value) {
+        llvm::append_range(worklist, user->getResults());
+        continue;
+      }
+      if (llvm::any_of(user->getResultTypes(), [](Type type) {
+            return isa<BaseMemRefType>(type);
+          }))
+        return true;
     }
   }
   return false;
@@ -170,12 +178,16 @@ bool elide(memref::CopyOp copy) {
     if (!first || user->isBeforeInBlock(first))
       first = user;
   }
-  if (!first)
+  // Nor may a view of it be read after the copy: that reader would then
+  // see the destination, which later ops may write.
+  if (!first || isUsedAfter(temp.getResult(), copy))
     return false;
   // A destination allocated later (a concat of earlier kernels' results)
   // moves up when it has no operands: where an allocation happens is not
   // observable.
   Operation *destAlloc = dest.getDefiningOp();
+  if (destAlloc->getBlock() != copy->getBlock())
+    return false;
   bool hoistDest = !destAlloc->isBeforeInBlock(first);
   if (hoistDest && destAlloc->getNumOperands() != 0)
     return false;
@@ -208,23 +220,27 @@ bool elide(memref::CopyOp copy) {
       return false;
   }
   // The view (and the views it is taken from) must exist before the first
-  // use of the temporary.
-  if (hoistDest)
-    destAlloc->moveBefore(first);
+  // use of the temporary: they move up, which needs their other operands
+  // (sizes, offsets) defined before it. Everything is checked before the
+  // IR changes.
   SmallVector<memref::SubViewOp> chain;
   for (Value v = view.getResult(); auto sub = v.getDefiningOp<memref::SubViewOp>();
        v = sub.getSource())
     chain.push_back(sub);
-  for (memref::SubViewOp sub : llvm::reverse(chain)) {
+  for (memref::SubViewOp sub : chain) {
     if (sub->isBeforeInBlock(first))
       continue;
     for (Value operand : sub->getOperands())
       if (Operation *def = operand.getDefiningOp())
         if (def->getBlock() == copy->getBlock() && !def->isBeforeInBlock(first) &&
-            !isa<memref::SubViewOp>(def))
+            !isa<memref::SubViewOp>(def) && def != destAlloc)
           return false;
-    sub->moveBefore(first);
   }
+  if (hoistDest)
+    destAlloc->moveBefore(first);
+  for (memref::SubViewOp sub : llvm::reverse(chain))
+    if (!sub->isBeforeInBlock(first))
+      sub->moveBefore(first);
   // Views of the temporary (the loop nests of a kernel writing its parts)
   // are taken of the view instead.
   for (Operation *user : llvm::make_early_inc_range(temp->getUsers())) {

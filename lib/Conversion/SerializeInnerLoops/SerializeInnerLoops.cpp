@@ -40,7 +40,7 @@ static void requestVectorization(scf::ForOp loop, unsigned width,
     else if (auto store = dyn_cast<memref::StoreOp>(op))
       buffers.insert(store.getMemref());
   });
-  if (buffers.size() > 8)
+  if (buffers.size() > 8 && interleave > 1)
     interleave /= 2;
   // Never ask for more lanes than the loop has iterations: LLVM would warn
   // that it cannot, and leave the loop scalar.

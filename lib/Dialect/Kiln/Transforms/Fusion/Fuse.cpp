@@ -153,9 +153,12 @@ private:
       groupStamp.assign(groups.size(), 0);
     }
     SmallVector<std::pair<Operation *, unsigned>> stack;
+    // Users nested in a region count as the op of this block holding it.
+    auto inBlock = [&](Operation *user) { return block.findAncestorOpInBlock(*user); };
     auto pushUsers = [&](Operation *op) -> bool {
-      for (Operation *user : op->getUsers()) {
-        if (to.members.contains(user))
+      for (Operation *nested : op->getUsers()) {
+        Operation *user = inBlock(nested);
+        if (!user || to.members.contains(user))
           return true;
         unsigned pos = position.lookup(user);
         if (pos < limit && !from.members.contains(user))
@@ -166,7 +169,10 @@ private:
     // Direct edges between the two are what the merge absorbs; only paths
     // that leave through some other op can close a cycle.
     for (Operation *op : from.members)
-      for (Operation *user : op->getUsers()) {
+      for (Operation *nested : op->getUsers()) {
+        Operation *user = inBlock(nested);
+        if (!user)
+          return true;
         unsigned pos = position.lookup(user);
         if (pos < limit && !from.members.contains(user) &&
             !to.members.contains(user))
