@@ -142,6 +142,17 @@ bool forward(memref::CopyOp copy) {
   return true;
 }
 
+/// Moves `op` before `point` as a clone that replaces it: Operation::moveBefore
+/// invalidates the order of the whole block, and recomputing it on the next
+/// query made the pass quadratic in a long straight-line function.
+Operation *moveBeforeByCloning(Operation *op, Operation *point) {
+  OpBuilder b(point);
+  Operation *clone = b.clone(*op);
+  op->replaceAllUsesWith(clone);
+  op->erase();
+  return clone;
+}
+
 bool elide(memref::CopyOp copy) {
   auto temp = copy.getSource().getDefiningOp<memref::AllocOp>();
   auto view = copy.getTarget().getDefiningOp<memref::SubViewOp>();
@@ -237,10 +248,11 @@ bool elide(memref::CopyOp copy) {
           return false;
   }
   if (hoistDest)
-    destAlloc->moveBefore(first);
-  for (memref::SubViewOp sub : llvm::reverse(chain))
+    moveBeforeByCloning(destAlloc, first);
+  for (memref::SubViewOp &sub : llvm::reverse(chain))
     if (!sub->isBeforeInBlock(first))
-      sub->moveBefore(first);
+      sub = cast<memref::SubViewOp>(moveBeforeByCloning(sub, first));
+  view = chain.front();
   // Views of the temporary (the loop nests of a kernel writing its parts)
   // are taken of the view instead.
   for (Operation *user : llvm::make_early_inc_range(temp->getUsers())) {
