@@ -1,0 +1,161 @@
+//===- Trace.h - the recorded program of lazy tensors -----------*- C++ -*-===//
+//
+// A lazy tensor records the op that makes it as a TraceNode: the op (one of
+// the kiln dialect's, DIALECT.md), its attributes, its operands, and the
+// result's dtype and shape, checked when the node is made. Nodes are
+// immutable and shared; together they form a DAG, the trace.
+//
+// Every node carries a structural hash of the op, attributes, dtype, shape
+// and the operands' hashes. Data never enters it: device data and
+// non-constant scalars are Parameter nodes, hashed by dtype and shape only,
+// so new data (a new batch, a new learning rate) is the same trace.
+//
+// A TraceProgram is what one materialization compiles: the nodes the
+// outputs need, in an order where operands come first, each operand as an
+// index, the parameters numbered in that order. Its hash identifies the
+// program (which parameter goes where included) and keys the cache of
+// compiled executables.
+//
+// Plain C++ on LLVMSupport: recording never touches MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LAZY_TRACE_H
+#define KILN_LAZY_TRACE_H
+
+#include "kiln/Support/HostTensor.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace kiln {
+
+/// What a node computes. Besides the leaves, each is the kiln op of the
+/// same name.
+enum class TraceOp : uint8_t {
+  // Leaves.
+  Parameter, // data supplied when the program runs, by position
+  Constant,  // a splat of a value known when recording
+  // Elementwise, one float operand.
+  Neg, Exp, Log, Tanh, Sigmoid, Relu, Sqrt, Rsqrt, Abs, Sin, Cos, Reciprocal,
+  // Elementwise, two float operands of one type.
+  Add, Sub, Mul, Div, Max, Min, Pow,
+  // Elementwise, others.
+  Cmp,     // two operands of one type -> i1; attrs: {predicate}
+  Select,  // i1, T, T -> T
+  Convert, // T -> the node's dtype
+  // Shape.
+  BroadcastInDim, // attrs: dims
+  Reshape,
+  Transpose, // attrs: perm
+  Slice,     // attrs: offsets then sizes
+  Concat,    // attrs: {dim}
+  // Reductions and contractions.
+  ReduceSum, // attrs: dims
+  ReduceMax, // attrs: dims
+  MatMul,    // attrs: {transpose_a, transpose_b}
+};
+
+/// kiln.cmp's predicates, in the dialect's order.
+enum class CmpPredicate : int64_t { EQ, NE, LT, LE, GT, GE };
+
+/// The kiln op a trace op records ("kiln.add"), or "parameter".
+llvm::StringRef getTraceOpName(TraceOp op);
+
+class TraceNode;
+using NodeRef = std::shared_ptr<const TraceNode>;
+
+class TraceNode {
+public:
+  /// Releases the operands without recursing, so that dropping the end of
+  /// a long chain (a long training run's) cannot overflow the stack.
+  ~TraceNode();
+
+  TraceOp getOp() const { return op; }
+  DType getDType() const { return dtype; }
+  llvm::ArrayRef<int64_t> getShape() const { return shape; }
+  llvm::ArrayRef<NodeRef> getOperands() const { return operands; }
+  llvm::ArrayRef<int64_t> getAttrs() const { return attrs; }
+  /// A Constant's value.
+  double getScalar() const { return scalar; }
+  /// The structural hash: op, attributes, dtype, shape, operand hashes.
+  uint64_t getHash() const { return hash; }
+  int64_t getNumElements() const;
+
+  // Makers: each checks its operands and attributes and fails with a
+  // message that names the op and the shapes involved.
+  static NodeRef parameter(DType dtype, llvm::ArrayRef<int64_t> shape);
+  static llvm::Expected<NodeRef> constant(DType dtype,
+                                          llvm::ArrayRef<int64_t> shape,
+                                          double value);
+  /// The float elementwise ops, unary or binary (operands of one type).
+  static llvm::Expected<NodeRef> elementwise(TraceOp op,
+                                             llvm::ArrayRef<NodeRef> operands);
+  static llvm::Expected<NodeRef> cmp(CmpPredicate predicate, NodeRef lhs,
+                                     NodeRef rhs);
+  static llvm::Expected<NodeRef> select(NodeRef pred, NodeRef onTrue,
+                                        NodeRef onFalse);
+  static llvm::Expected<NodeRef> convert(NodeRef operand, DType dtype);
+  static llvm::Expected<NodeRef> broadcastInDim(NodeRef operand,
+                                                llvm::ArrayRef<int64_t> shape,
+                                                llvm::ArrayRef<int64_t> dims);
+  static llvm::Expected<NodeRef> reshape(NodeRef operand,
+                                         llvm::ArrayRef<int64_t> shape);
+  static llvm::Expected<NodeRef> transpose(NodeRef operand,
+                                           llvm::ArrayRef<int64_t> perm);
+  static llvm::Expected<NodeRef> slice(NodeRef operand,
+                                       llvm::ArrayRef<int64_t> offsets,
+                                       llvm::ArrayRef<int64_t> sizes);
+  static llvm::Expected<NodeRef> concat(llvm::ArrayRef<NodeRef> parts,
+                                        int64_t dim);
+  /// ReduceSum or ReduceMax over `dims` (sorted, unique).
+  static llvm::Expected<NodeRef> reduce(TraceOp op, NodeRef operand,
+                                        llvm::ArrayRef<int64_t> dims);
+  static llvm::Expected<NodeRef> matmul(NodeRef lhs, NodeRef rhs,
+                                        bool transposeA, bool transposeB);
+
+private:
+  TraceNode(TraceOp op, DType dtype, llvm::ArrayRef<int64_t> shape,
+            llvm::ArrayRef<NodeRef> operands, llvm::ArrayRef<int64_t> attrs,
+            double scalar);
+  static NodeRef make(TraceOp op, DType dtype, llvm::ArrayRef<int64_t> shape,
+                      llvm::ArrayRef<NodeRef> operands,
+                      llvm::ArrayRef<int64_t> attrs = {}, double scalar = 0);
+
+  TraceOp op;
+  DType dtype;
+  llvm::SmallVector<int64_t, 4> shape;
+  llvm::SmallVector<NodeRef, 2> operands;
+  llvm::SmallVector<int64_t, 4> attrs;
+  double scalar;
+  uint64_t hash;
+};
+
+/// The nodes some outputs need, ready to import and run.
+struct TraceProgram {
+  struct Entry {
+    const TraceNode *node;
+    /// Indices into `entries` of the node's operands.
+    llvm::SmallVector<int32_t, 2> operands;
+  };
+  /// Operands before their users; parameters in first-use order.
+  std::vector<Entry> entries;
+  /// Indices into `entries`: the parameters (in the program's argument
+  /// order) and the outputs (in the order asked for).
+  std::vector<int32_t> parameters, outputs;
+  /// Identifies the program: equal hashes, equal programs (with
+  /// overwhelming probability), whatever data the parameters hold.
+  uint64_t hash = 0;
+
+  /// Collects what `outputs` need. A node reached twice is one entry.
+  static TraceProgram extract(llvm::ArrayRef<NodeRef> outputs);
+};
+
+} // namespace kiln
+
+#endif // KILN_LAZY_TRACE_H

@@ -1,0 +1,158 @@
+//===- TraceTest.cpp - recorded nodes, their checks and hashes ---------===//
+//
+// Nodes check their operands when they are made and say what is wrong
+// naming the op and the types; hashes see structure, never data; a
+// program's hash tells apart where each parameter goes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Lazy/Trace.h"
+
+#include "gtest/gtest.h"
+
+using namespace kiln;
+
+namespace {
+
+NodeRef param(llvm::ArrayRef<int64_t> shape, DType dtype = DType::F32) {
+  return TraceNode::parameter(dtype, shape);
+}
+
+/// The value of `result`, failing the test with its error otherwise.
+NodeRef ok(llvm::Expected<NodeRef> result) {
+  if (!result) {
+    ADD_FAILURE() << llvm::toString(result.takeError());
+    return nullptr;
+  }
+  return *result;
+}
+
+/// The message of `result`'s error ("" and a failure if there is none).
+std::string error(llvm::Expected<NodeRef> result) {
+  if (result) {
+    ADD_FAILURE() << "expected an error";
+    return "";
+  }
+  return llvm::toString(result.takeError());
+}
+
+TEST(TraceTest, ResultTypes) {
+  NodeRef x = param({4, 8}), w = param({16, 8}), b = param({16});
+  NodeRef xw = ok(TraceNode::matmul(x, w, false, true));
+  EXPECT_EQ(xw->getShape(), (llvm::ArrayRef<int64_t>{4, 16}));
+  NodeRef bb = ok(TraceNode::broadcastInDim(b, {4, 16}, {1}));
+  NodeRef y = ok(TraceNode::elementwise(TraceOp::Add, {xw, bb}));
+  NodeRef t = ok(TraceNode::elementwise(TraceOp::Tanh, {y}));
+  NodeRef s = ok(TraceNode::reduce(TraceOp::ReduceSum, t, {0}));
+  EXPECT_EQ(s->getShape(), (llvm::ArrayRef<int64_t>{16}));
+  NodeRef gate = ok(TraceNode::slice(t, {0, 4}, {4, 4}));
+  EXPECT_EQ(gate->getShape(), (llvm::ArrayRef<int64_t>{4, 4}));
+  NodeRef k = ok(TraceNode::concat({gate, t}, 1));
+  EXPECT_EQ(k->getShape(), (llvm::ArrayRef<int64_t>{4, 20}));
+  NodeRef tt = ok(TraceNode::transpose(t, {1, 0}));
+  EXPECT_EQ(tt->getShape(), (llvm::ArrayRef<int64_t>{16, 4}));
+  NodeRef r = ok(TraceNode::reshape(t, {64}));
+  EXPECT_EQ(r->getShape(), (llvm::ArrayRef<int64_t>{64}));
+  NodeRef m = ok(TraceNode::cmp(CmpPredicate::GT, t, y));
+  EXPECT_EQ(m->getDType(), DType::I1);
+  NodeRef sel = ok(TraceNode::select(m, t, y));
+  EXPECT_EQ(sel->getDType(), DType::F32);
+  NodeRef batched = ok(TraceNode::matmul(param({2, 3, 5}), param({2, 3, 7}),
+                                         true, false));
+  EXPECT_EQ(batched->getShape(), (llvm::ArrayRef<int64_t>{2, 5, 7}));
+}
+
+TEST(TraceTest, ErrorsNameTheOpAndTheTypes) {
+  NodeRef a = param({4, 8}), b = param({4, 9});
+  EXPECT_EQ(error(TraceNode::elementwise(TraceOp::Add, {a, b})),
+            "kiln.add: operand types differ: tensor<4x8xf32> and "
+            "tensor<4x9xf32>");
+  EXPECT_EQ(error(TraceNode::matmul(a, b, false, false)),
+            "kiln.matmul: tensor<4x8xf32> x tensor<4x9xf32>: contracted "
+            "sizes 8 and 4 differ");
+  EXPECT_EQ(error(TraceNode::broadcastInDim(param({3}), {4, 8}, {1})),
+            "kiln.broadcast_in_dim: tensor<3xf32> to tensor<4x8xf32> with "
+            "dims [1]: operand dim 0 (size 3) is neither 1 nor result dim 1 "
+            "(size 8)");
+  EXPECT_EQ(error(TraceNode::slice(a, {0, 6}, {4, 4})),
+            "kiln.slice: offsets [0, 6] and sizes [4, 4] do not fit in "
+            "tensor<4x8xf32>");
+  EXPECT_EQ(error(TraceNode::reshape(a, {5, 6})),
+            "kiln.reshape: tensor<4x8xf32> has 32 elements, which shape "
+            "[5, 6] does not hold");
+  EXPECT_EQ(error(TraceNode::concat({a, param({3, 9})}, 1)),
+            "kiln.concat: tensor<3x9xf32> does not match tensor<4x8xf32> "
+            "except along dim 1");
+  EXPECT_EQ(error(TraceNode::reduce(TraceOp::ReduceSum, a, {1, 0})),
+            "kiln.reduce_sum: dims [1, 0] must be sorted, unique dims of "
+            "tensor<4x8xf32>");
+  EXPECT_EQ(error(TraceNode::transpose(a, {0, 0})),
+            "kiln.transpose: [0, 0] is not a permutation of the dims of "
+            "tensor<4x8xf32>");
+  EXPECT_EQ(error(TraceNode::elementwise(TraceOp::Exp, {param({2}, DType::I1)})),
+            "kiln.exp: needs float operands, got tensor<2xi1>");
+  EXPECT_EQ(error(TraceNode::select(a, a, a)),
+            "kiln.select: the predicate must be i1, got tensor<4x8xf32>");
+}
+
+// Equal structure hashes equal, whatever data the parameters will hold;
+// another op, shape, attribute or constant changes the hash.
+TEST(TraceTest, HashesSeeStructureNotData) {
+  auto build = [](llvm::ArrayRef<int64_t> shape, TraceOp op, double c) {
+    NodeRef x = param(shape);
+    NodeRef k = ok(TraceNode::constant(DType::F32, shape, c));
+    NodeRef y = ok(TraceNode::elementwise(TraceOp::Mul, {x, k}));
+    return ok(TraceNode::elementwise(op, {y}));
+  };
+  uint64_t base = build({4, 8}, TraceOp::Tanh, 2.0)->getHash();
+  EXPECT_EQ(base, build({4, 8}, TraceOp::Tanh, 2.0)->getHash());
+  EXPECT_NE(base, build({4, 9}, TraceOp::Tanh, 2.0)->getHash());
+  EXPECT_NE(base, build({4, 8}, TraceOp::Exp, 2.0)->getHash());
+  EXPECT_NE(base, build({4, 8}, TraceOp::Tanh, 3.0)->getHash());
+  NodeRef x = param({4, 8});
+  EXPECT_NE(ok(TraceNode::reduce(TraceOp::ReduceSum, x, {0}))->getHash(),
+            ok(TraceNode::reduce(TraceOp::ReduceSum, x, {1}))->getHash());
+}
+
+// A program lists each node once, operands first, parameters in first-use
+// order; its hash tells x + x from x + y, and an output's position.
+TEST(TraceTest, ProgramsAndTheirHashes) {
+  NodeRef x = param({4}), y = param({4});
+  NodeRef s = ok(TraceNode::elementwise(TraceOp::Add, {x, y}));
+  NodeRef t = ok(TraceNode::elementwise(TraceOp::Mul, {s, s}));
+  TraceProgram p = TraceProgram::extract({t, s});
+  ASSERT_EQ(p.entries.size(), 4u);
+  EXPECT_EQ(p.entries[0].node, x.get());
+  EXPECT_EQ(p.entries[1].node, y.get());
+  EXPECT_EQ(p.entries[2].node, s.get());
+  EXPECT_EQ(p.entries[3].operands, (llvm::SmallVector<int32_t, 2>{2, 2}));
+  EXPECT_EQ(p.parameters, (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(p.outputs, (std::vector<int32_t>{3, 2}));
+
+  // The same structure on other parameters: the same program.
+  NodeRef x2 = param({4}), y2 = param({4});
+  NodeRef s2 = ok(TraceNode::elementwise(TraceOp::Add, {x2, y2}));
+  NodeRef t2 = ok(TraceNode::elementwise(TraceOp::Mul, {s2, s2}));
+  EXPECT_EQ(TraceProgram::extract({t2, s2}).hash, p.hash);
+  // x + x has the node hashes of x + y, but is another program.
+  NodeRef same = ok(TraceNode::elementwise(TraceOp::Add, {x, x}));
+  EXPECT_EQ(same->getHash(), s->getHash());
+  EXPECT_NE(TraceProgram::extract({same}).hash,
+            TraceProgram::extract({s}).hash);
+  // The outputs' order is part of the program.
+  EXPECT_NE(TraceProgram::extract({s2, t2}).hash, p.hash);
+}
+
+// Extraction walks without recursion: a chain as long as a long training
+// run's does not overflow the stack.
+TEST(TraceTest, LongChains) {
+  NodeRef x = param({2});
+  NodeRef v = x;
+  for (int i = 0; i < 100000; ++i)
+    v = ok(TraceNode::elementwise(TraceOp::Neg, {v}));
+  TraceProgram p = TraceProgram::extract({v});
+  EXPECT_EQ(p.entries.size(), 100001u);
+  EXPECT_EQ(p.parameters, (std::vector<int32_t>{0}));
+}
+
+} // namespace
