@@ -170,7 +170,7 @@ llvm::Expected<NodeRef> TraceNode::elementwise(TraceOp op,
   return make(op, first->getDType(), first->getShape(), operands);
 }
 
-llvm::Expected<NodeRef> TraceNode::cmp(CmpPredicate predicate, NodeRef lhs,
+llvm::Expected<NodeRef> TraceNode::cmp(TracePredicate predicate, NodeRef lhs,
                                        NodeRef rhs) {
   if (lhs->getDType() != rhs->getDType() || lhs->getShape() != rhs->getShape())
     return opError(TraceOp::Cmp, "operand types differ: " + typeString(lhs) +

@@ -53,7 +53,7 @@ TEST(TraceTest, ResultTypes) {
   EXPECT_EQ(tt->getShape(), (llvm::ArrayRef<int64_t>{16, 4}));
   NodeRef r = ok(TraceNode::reshape(t, {64}));
   EXPECT_EQ(r->getShape(), (llvm::ArrayRef<int64_t>{64}));
-  NodeRef m = ok(TraceNode::cmp(CmpPredicate::GT, t, y));
+  NodeRef m = ok(TraceNode::cmp(TracePredicate::GT, t, y));
   EXPECT_EQ(m->getDType(), DType::I1);
   NodeRef sel = ok(TraceNode::select(m, t, y));
   EXPECT_EQ(sel->getDType(), DType::F32);

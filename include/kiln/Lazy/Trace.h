@@ -62,7 +62,7 @@ enum class TraceOp : uint8_t {
 };
 
 /// kiln.cmp's predicates, in the dialect's order.
-enum class CmpPredicate : int64_t { EQ, NE, LT, LE, GT, GE };
+enum class TracePredicate : int64_t { EQ, NE, LT, LE, GT, GE };
 
 /// The kiln op a trace op records ("kiln.add"), or "parameter".
 llvm::StringRef getTraceOpName(TraceOp op);
@@ -96,7 +96,7 @@ public:
   /// The float elementwise ops, unary or binary (operands of one type).
   static llvm::Expected<NodeRef> elementwise(TraceOp op,
                                              llvm::ArrayRef<NodeRef> operands);
-  static llvm::Expected<NodeRef> cmp(CmpPredicate predicate, NodeRef lhs,
+  static llvm::Expected<NodeRef> cmp(TracePredicate predicate, NodeRef lhs,
                                      NodeRef rhs);
   static llvm::Expected<NodeRef> select(NodeRef pred, NodeRef onTrue,
                                         NodeRef onFalse);

@@ -1,0 +1,29 @@
+//===- TraceImporter.h - a trace program as a kiln function -----*- C++ -*-===//
+//
+// The only place a recorded trace meets MLIR, on a cache miss: the program
+// becomes `func.func @name(parameters...) -> (outputs...)` of kiln ops,
+// which the CPU pipeline compiles like any kiln-run input (and which
+// KILN_DUMP_TRACES writes out for kiln-opt and kiln-run).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_COMPILER_TRACEIMPORTER_H
+#define KILN_COMPILER_TRACEIMPORTER_H
+
+#include "kiln/Lazy/Trace.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+namespace kiln {
+
+/// The kiln-dialect module holding `program` as the public function `name`:
+/// one argument per parameter (in the program's order), one result per
+/// output. The context must have the kiln and func dialects loaded.
+mlir::OwningOpRef<mlir::ModuleOp> importTrace(mlir::MLIRContext &context,
+                                              const TraceProgram &program,
+                                              llvm::StringRef name = "main");
+
+} // namespace kiln
+
+#endif // KILN_COMPILER_TRACEIMPORTER_H

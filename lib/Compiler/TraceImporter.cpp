@@ -1,0 +1,167 @@
+//===- TraceImporter.cpp - a trace program as a kiln function -------------===//
+
+#include "kiln/Compiler/TraceImporter.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+using namespace kiln;
+
+static Type getElementType(MLIRContext &context, DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return Float32Type::get(&context);
+  case DType::F64:
+    return Float64Type::get(&context);
+  case DType::F16:
+    return Float16Type::get(&context);
+  case DType::BF16:
+    return BFloat16Type::get(&context);
+  case DType::I1:
+    return IntegerType::get(&context, 1);
+  }
+  return {};
+}
+
+static RankedTensorType getType(MLIRContext &context, const TraceNode &node) {
+  return RankedTensorType::get(node.getShape(),
+                               getElementType(context, node.getDType()));
+}
+
+static CmpPredicate getPredicate(int64_t predicate) {
+  switch (static_cast<TracePredicate>(predicate)) {
+  case TracePredicate::EQ:
+    return CmpPredicate::eq;
+  case TracePredicate::NE:
+    return CmpPredicate::ne;
+  case TracePredicate::LT:
+    return CmpPredicate::lt;
+  case TracePredicate::LE:
+    return CmpPredicate::le;
+  case TracePredicate::GT:
+    return CmpPredicate::gt;
+  case TracePredicate::GE:
+    return CmpPredicate::ge;
+  }
+  return CmpPredicate::eq;
+}
+
+/// The splat constant `node` holds.
+static DenseElementsAttr getSplat(RankedTensorType type, const TraceNode &node) {
+  Type element = type.getElementType();
+  if (auto floatType = dyn_cast<FloatType>(element)) {
+    APFloat value(node.getScalar());
+    bool lostInfo;
+    value.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                  &lostInfo);
+    return DenseElementsAttr::get(type, value);
+  }
+  return DenseElementsAttr::get(type, node.getScalar() != 0);
+}
+
+/// The kiln op `node` records, on `operands`.
+static Value importNode(OpBuilder &b, Location loc, const TraceNode &node,
+                        ValueRange operands) {
+  MLIRContext &context = *b.getContext();
+  RankedTensorType type = getType(context, node);
+  llvm::ArrayRef<int64_t> attrs = node.getAttrs();
+  switch (node.getOp()) {
+  case TraceOp::Parameter:
+    return nullptr; // block arguments
+  case TraceOp::Constant:
+    return ConstantOp::create(b, loc, type, getSplat(type, node));
+#define KILN_UNARY(OP)                                                         \
+  case TraceOp::OP:                                                            \
+    return OP##Op::create(b, loc, type, operands[0]);
+    KILN_UNARY(Neg)
+    KILN_UNARY(Exp)
+    KILN_UNARY(Log)
+    KILN_UNARY(Tanh)
+    KILN_UNARY(Sigmoid)
+    KILN_UNARY(Relu)
+    KILN_UNARY(Sqrt)
+    KILN_UNARY(Rsqrt)
+    KILN_UNARY(Abs)
+    KILN_UNARY(Sin)
+    KILN_UNARY(Cos)
+    KILN_UNARY(Reciprocal)
+    KILN_UNARY(Convert)
+    KILN_UNARY(Reshape)
+#undef KILN_UNARY
+#define KILN_BINARY(OP)                                                        \
+  case TraceOp::OP:                                                            \
+    return OP##Op::create(b, loc, type, operands[0], operands[1]);
+    KILN_BINARY(Add)
+    KILN_BINARY(Sub)
+    KILN_BINARY(Mul)
+    KILN_BINARY(Div)
+    KILN_BINARY(Max)
+    KILN_BINARY(Min)
+    KILN_BINARY(Pow)
+#undef KILN_BINARY
+  case TraceOp::Cmp:
+    return CmpOp::create(b, loc, type, getPredicate(attrs[0]), operands[0],
+                         operands[1]);
+  case TraceOp::Select:
+    return SelectOp::create(b, loc, type, operands[0], operands[1],
+                            operands[2]);
+  case TraceOp::BroadcastInDim:
+    return BroadcastInDimOp::create(b, loc, type, operands[0], attrs);
+  case TraceOp::Transpose:
+    return TransposeOp::create(b, loc, type, operands[0], attrs);
+  case TraceOp::Slice: {
+    size_t rank = attrs.size() / 2;
+    return SliceOp::create(b, loc, type, operands[0], attrs.take_front(rank),
+                           attrs.drop_front(rank));
+  }
+  case TraceOp::Concat:
+    return ConcatOp::create(b, loc, type, operands,
+                            static_cast<uint64_t>(attrs[0]));
+  case TraceOp::ReduceSum:
+    return ReduceSumOp::create(b, loc, type, operands[0], attrs);
+  case TraceOp::ReduceMax:
+    return ReduceMaxOp::create(b, loc, type, operands[0], attrs);
+  case TraceOp::MatMul:
+    return MatmulOp::create(b, loc, type, operands[0], operands[1],
+                            attrs[0] != 0, attrs[1] != 0);
+  }
+  return nullptr;
+}
+
+OwningOpRef<ModuleOp> kiln::importTrace(MLIRContext &context,
+                                        const TraceProgram &program,
+                                        llvm::StringRef name) {
+  Location loc = UnknownLoc::get(&context);
+  OpBuilder b(&context);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(b, loc);
+  SmallVector<Type> inputs, results;
+  for (int32_t p : program.parameters)
+    inputs.push_back(getType(context, *program.entries[p].node));
+  for (int32_t o : program.outputs)
+    results.push_back(getType(context, *program.entries[o].node));
+  b.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(b, loc, name,
+                                   b.getFunctionType(inputs, results));
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToEnd(body);
+
+  SmallVector<Value> values(program.entries.size());
+  for (auto [i, p] : llvm::enumerate(program.parameters))
+    values[p] = body->getArgument(i);
+  for (auto [i, entry] : llvm::enumerate(program.entries)) {
+    if (entry.node->getOp() == TraceOp::Parameter)
+      continue;
+    SmallVector<Value> operands;
+    for (int32_t operand : entry.operands)
+      operands.push_back(values[operand]);
+    values[i] = importNode(b, loc, *entry.node, operands);
+  }
+  SmallVector<Value> outputs;
+  for (int32_t o : program.outputs)
+    outputs.push_back(values[o]);
+  func::ReturnOp::create(b, loc, outputs);
+  return module;
+}
