@@ -152,7 +152,7 @@ OwningOpRef<ModuleOp> kiln::importTrace(MLIRContext &context,
   for (auto [i, p] : llvm::enumerate(program.parameters))
     values[p] = body->getArgument(i);
   for (auto [i, entry] : llvm::enumerate(program.entries)) {
-    if (entry.node->getOp() == TraceOp::Parameter)
+    if (entry.isParameter)
       continue;
     SmallVector<Value> operands;
     for (int32_t operand : entry.operands)

@@ -142,6 +142,31 @@ NodeRef TraceNode::parameter(DType dtype, ArrayRef<int64_t> shape) {
   return make(TraceOp::Parameter, dtype, shape, {});
 }
 
+NodeRef TraceNode::parameter(std::shared_ptr<const HostTensor> data) {
+  NodeRef node = make(TraceOp::Parameter, data->getDType(), data->getShape(),
+                      {});
+  node->data = std::move(data);
+  return node;
+}
+
+std::shared_ptr<const HostTensor> TraceNode::getData() const {
+  std::lock_guard<std::mutex> lock(dataMutex);
+  return data;
+}
+
+llvm::Error TraceNode::setData(std::shared_ptr<const HostTensor> value) const {
+  if (!value || value->getDType() != dtype || value->getShape() != getShape())
+    return opError(op, "a value of type " +
+                           (value ? typeString(value->getDType(),
+                                               value->getShape())
+                                  : std::string("(none)")) +
+                           " cannot be the result " +
+                           typeString(dtype, getShape()));
+  std::lock_guard<std::mutex> lock(dataMutex);
+  data = std::move(value);
+  return llvm::Error::success();
+}
+
 llvm::Expected<NodeRef> TraceNode::constant(DType dtype,
                                             ArrayRef<int64_t> shape,
                                             double value) {
@@ -367,6 +392,17 @@ TraceProgram TraceProgram::extract(ArrayRef<NodeRef> outputs) {
     size_t nextOperand;
   };
   std::vector<Frame> stack;
+  // Nodes with a value are parameters: their operands are not needed.
+  auto isLeaf = [](const TraceNode *node) {
+    return node->getOp() == TraceOp::Parameter || node->getData();
+  };
+  llvm::DenseMap<const TraceNode *, bool> leaf;
+  auto isLeafCached = [&](const TraceNode *node) {
+    auto [it, inserted] = leaf.try_emplace(node, false);
+    if (inserted)
+      it->second = isLeaf(node);
+    return it->second;
+  };
   auto visit = [&](const TraceNode *root) {
     if (index.count(root))
       return;
@@ -374,7 +410,7 @@ TraceProgram TraceProgram::extract(ArrayRef<NodeRef> outputs) {
     while (!stack.empty()) {
       Frame &frame = stack.back();
       ArrayRef<NodeRef> operands = frame.node->getOperands();
-      if (frame.nextOperand < operands.size()) {
+      if (!isLeafCached(frame.node) && frame.nextOperand < operands.size()) {
         const TraceNode *operand = operands[frame.nextOperand++].get();
         if (!index.count(operand))
           stack.push_back({operand, 0});
@@ -384,12 +420,13 @@ TraceProgram TraceProgram::extract(ArrayRef<NodeRef> outputs) {
       stack.pop_back();
       if (index.count(node))
         continue;
-      Entry entry{node, {}};
-      for (const NodeRef &operand : node->getOperands())
-        entry.operands.push_back(index.lookup(operand.get()));
+      Entry entry{node, isLeafCached(node), {}};
+      if (!entry.isParameter)
+        for (const NodeRef &operand : node->getOperands())
+          entry.operands.push_back(index.lookup(operand.get()));
       int32_t id = static_cast<int32_t>(program.entries.size());
       index[node] = id;
-      if (node->getOp() == TraceOp::Parameter)
+      if (entry.isParameter)
         program.parameters.push_back(id);
       program.entries.push_back(std::move(entry));
     }
@@ -404,19 +441,20 @@ TraceProgram TraceProgram::extract(ArrayRef<NodeRef> outputs) {
   llvm::hash_code h = llvm::hash_value(program.entries.size());
   for (const Entry &entry : program.entries) {
     const TraceNode *node = entry.node;
+    // A parameter is its type only, whatever computed its value.
+    TraceOp op = entry.isParameter ? TraceOp::Parameter : node->getOp();
+    ArrayRef<int64_t> attrs =
+        entry.isParameter ? ArrayRef<int64_t>() : node->getAttrs();
     uint64_t scalarBits = 0;
-    if (node->getOp() == TraceOp::Constant) {
+    if (op == TraceOp::Constant) {
       double scalar = node->getScalar();
       std::memcpy(&scalarBits, &scalar, sizeof(scalarBits));
     }
     h = llvm::hash_combine(
-        h, static_cast<uint8_t>(node->getOp()),
-        static_cast<uint8_t>(node->getDType()),
+        h, static_cast<uint8_t>(op), static_cast<uint8_t>(node->getDType()),
         llvm::hash_combine_range(node->getShape().begin(),
                                  node->getShape().end()),
-        llvm::hash_combine_range(node->getAttrs().begin(),
-                                 node->getAttrs().end()),
-        scalarBits,
+        llvm::hash_combine_range(attrs.begin(), attrs.end()), scalarBits,
         llvm::hash_combine_range(entry.operands.begin(),
                                  entry.operands.end()));
   }

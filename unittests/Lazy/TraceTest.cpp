@@ -156,3 +156,40 @@ TEST(TraceTest, LongChains) {
 }
 
 } // namespace
+
+namespace {
+
+// A node whose value is known is a parameter of every later program: what
+// computed it is not run again, and the program is the one a fresh
+// parameter would give.
+TEST(TraceTest, ComputedValuesBecomeParameters) {
+  NodeRef x = TraceNode::parameter(DType::F32, {2});
+  NodeRef e = ok(TraceNode::elementwise(TraceOp::Exp, {x}));
+  NodeRef t = ok(TraceNode::elementwise(TraceOp::Tanh, {e}));
+  EXPECT_EQ(TraceProgram::extract({t}).entries.size(), 3u);
+
+  auto value = std::make_shared<HostTensor>(DType::F32,
+                                            std::vector<int64_t>{2});
+  ASSERT_FALSE(static_cast<bool>(e->setData(value)));
+  EXPECT_EQ(e->getData(), value);
+  TraceProgram after = TraceProgram::extract({t});
+  ASSERT_EQ(after.entries.size(), 2u);
+  EXPECT_EQ(after.entries[0].node, e.get());
+  EXPECT_TRUE(after.entries[0].isParameter);
+  EXPECT_TRUE(after.entries[0].operands.empty());
+  EXPECT_EQ(after.parameters, (std::vector<int32_t>{0}));
+
+  NodeRef fresh = TraceNode::parameter(
+      std::make_shared<HostTensor>(DType::F32, std::vector<int64_t>{2}));
+  NodeRef t2 = ok(TraceNode::elementwise(TraceOp::Tanh, {fresh}));
+  EXPECT_EQ(TraceProgram::extract({t2}).hash, after.hash);
+
+  // A value must fit the node.
+  llvm::Error wrong = e->setData(
+      std::make_shared<HostTensor>(DType::F32, std::vector<int64_t>{3}));
+  EXPECT_EQ(llvm::toString(std::move(wrong)),
+            "kiln.exp: a value of type tensor<3xf32> cannot be the result "
+            "tensor<2xf32>");
+}
+
+} // namespace

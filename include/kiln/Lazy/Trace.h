@@ -10,9 +10,13 @@
 // non-constant scalars are Parameter nodes, hashed by dtype and shape only,
 // so new data (a new batch, a new learning rate) is the same trace.
 //
+// A node's value, once computed, is stored on the node (setData), and from
+// then on the node is a parameter of every program that needs it: nothing
+// is computed twice, whichever tensor recorded what.
+//
 // A TraceProgram is what one materialization compiles: the nodes the
 // outputs need, in an order where operands come first, each operand as an
-// index, the parameters numbered in that order. Its hash identifies the
+// index, the parameters (nodes with data) numbered in that order. Its hash identifies the
 // program (which parameter goes where included) and keys the cache of
 // compiled executables.
 //
@@ -31,6 +35,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 namespace kiln {
@@ -87,9 +92,18 @@ public:
   uint64_t getHash() const { return hash; }
   int64_t getNumElements() const;
 
+  /// The node's value: a parameter's data, or what a run computed. Null
+  /// until known. Thread-safe.
+  std::shared_ptr<const HostTensor> getData() const;
+  /// Stores the node's value once computed; fails when `data` does not
+  /// have the node's dtype and shape. Thread-safe.
+  llvm::Error setData(std::shared_ptr<const HostTensor> data) const;
+
   // Makers: each checks its operands and attributes and fails with a
   // message that names the op and the shapes involved.
   static NodeRef parameter(DType dtype, llvm::ArrayRef<int64_t> shape);
+  /// A parameter holding `data`.
+  static NodeRef parameter(std::shared_ptr<const HostTensor> data);
   static llvm::Expected<NodeRef> constant(DType dtype,
                                           llvm::ArrayRef<int64_t> shape,
                                           double value);
@@ -134,13 +148,18 @@ private:
   llvm::SmallVector<int64_t, 4> attrs;
   double scalar;
   uint64_t hash;
+  mutable std::mutex dataMutex;
+  mutable std::shared_ptr<const HostTensor> data;
 };
 
 /// The nodes some outputs need, ready to import and run.
 struct TraceProgram {
   struct Entry {
     const TraceNode *node;
-    /// Indices into `entries` of the node's operands.
+    /// A parameter of the program: a Parameter node, or one with data
+    /// (whose operands the program then does not need).
+    bool isParameter = false;
+    /// Indices into `entries` of the node's operands (none for parameters).
     llvm::SmallVector<int32_t, 2> operands;
   };
   /// Operands before their users; parameters in first-use order.
