@@ -476,11 +476,20 @@ static std::vector<int64_t> makeDescriptor(void *data,
 
 llvm::Expected<std::vector<HostTensor>>
 CpuExecutable::run(llvm::ArrayRef<HostTensor> args) const {
+  std::vector<const HostTensor *> pointers;
+  for (const HostTensor &arg : args)
+    pointers.push_back(&arg);
+  return run(pointers);
+}
+
+llvm::Expected<std::vector<HostTensor>>
+CpuExecutable::run(llvm::ArrayRef<const HostTensor *> args) const {
   if (args.size() != inputs.size())
     return makeError("@" + entryName + " takes " +
                      llvm::Twine(inputs.size()) + " inputs, got " +
                      llvm::Twine(args.size()));
-  for (auto [i, arg, sig] : llvm::enumerate(args, inputs)) {
+  for (auto [i, argPtr, sig] : llvm::enumerate(args, inputs)) {
+    const HostTensor &arg = *argPtr;
     bool ok = arg.getDType() == sig.dtype &&
               arg.getRank() == static_cast<int64_t>(sig.shape.size());
     for (size_t d = 0; ok && d < sig.shape.size(); ++d)
@@ -504,8 +513,8 @@ CpuExecutable::run(llvm::ArrayRef<HostTensor> args) const {
   if (hostProgram) {
     std::vector<void *> buffers;
     buffers.reserve(args.size() + results.size());
-    for (const HostTensor &arg : args)
-      buffers.push_back(const_cast<void *>(arg.getData()));
+    for (const HostTensor *arg : args)
+      buffers.push_back(const_cast<void *>(arg->getData()));
     for (HostTensor &result : results)
       buffers.push_back(result.getData());
     hostProgram->run(buffers);
@@ -514,9 +523,9 @@ CpuExecutable::run(llvm::ArrayRef<HostTensor> args) const {
 
   std::vector<std::vector<int64_t>> descriptors;
   descriptors.reserve(args.size() + results.size());
-  for (const HostTensor &arg : args)
+  for (const HostTensor *arg : args)
     descriptors.push_back(
-        makeDescriptor(const_cast<void *>(arg.getData()), arg.getShape()));
+        makeDescriptor(const_cast<void *>(arg->getData()), arg->getShape()));
   for (HostTensor &result : results)
     descriptors.push_back(makeDescriptor(result.getData(), result.getShape()));
   // The C interface takes a pointer to each descriptor; the packed call takes

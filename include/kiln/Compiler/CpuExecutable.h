@@ -95,6 +95,9 @@ public:
   /// are allocated here.
   llvm::Expected<std::vector<HostTensor>>
   run(llvm::ArrayRef<HostTensor> args) const;
+  /// As above, on tensors held elsewhere (no copies).
+  llvm::Expected<std::vector<HostTensor>>
+  run(llvm::ArrayRef<const HostTensor *> args) const;
 
   /// Picks the entry function of `module`: `name` if given, else `main`, else
   /// the only public function.

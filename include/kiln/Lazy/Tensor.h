@@ -1,0 +1,117 @@
+//===- Tensor.h - lazy tensors -----------------------------------*- C++ -*-===//
+//
+// kiln::Tensor is a cheap handle on a trace node: ops record, nothing runs
+// until a value is needed (toHost, sync). Shapes and dtypes are checked
+// when an op is recorded. A failed op gives an invalid tensor that carries
+// the message (naming the op and the shapes); ops on it keep that first
+// error, and materializing it returns it. No exceptions.
+//
+// Binary ops broadcast numpy-style (recorded as kiln.broadcast_in_dim);
+// scalar operands are rank-0 parameters, so a new value (a new learning
+// rate) never recompiles.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LAZY_TENSOR_H
+#define KILN_LAZY_TENSOR_H
+
+#include "kiln/Lazy/Trace.h"
+
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+class Tensor {
+public:
+  /// An invalid tensor ("an empty tensor" is its error).
+  Tensor() = default;
+
+  /// Data, copied in.
+  static Tensor fromHost(const HostTensor &data);
+  /// Data, moved in.
+  static Tensor fromHost(HostTensor &&data);
+  /// A rank-0 parameter holding `value`.
+  static Tensor scalar(double value, DType dtype = DType::F32);
+  /// A constant, known when recording (part of the compiled program).
+  static Tensor full(llvm::ArrayRef<int64_t> shape, double value,
+                     DType dtype = DType::F32);
+  static Tensor zeros(llvm::ArrayRef<int64_t> shape, DType dtype = DType::F32);
+
+  bool ok() const { return node != nullptr; }
+  /// Why the tensor is invalid; empty when it is valid.
+  std::string getError() const;
+  DType getDType() const { return node->getDType(); }
+  llvm::ArrayRef<int64_t> getShape() const { return node->getShape(); }
+  const NodeRef &getNode() const { return node; }
+
+  /// Computes the tensor if it is not known yet, then returns a copy of
+  /// its value. A tensor is computed at most once.
+  llvm::Expected<HostTensor> toHost() const;
+
+  /// Internal: a tensor of `node`, or carrying `error`.
+  static Tensor make(llvm::Expected<NodeRef> node);
+  static Tensor invalid(std::shared_ptr<const std::string> error);
+  const std::shared_ptr<const std::string> &getFailure() const {
+    return failure;
+  }
+
+private:
+  NodeRef node;
+  std::shared_ptr<const std::string> failure;
+};
+
+/// Computes every tensor of `tensors` that is not known yet, with one
+/// executable (one compile on a cache miss, one run).
+llvm::Error sync(llvm::ArrayRef<Tensor> tensors);
+
+// Elementwise, with numpy broadcasting.
+Tensor operator+(const Tensor &a, const Tensor &b);
+Tensor operator-(const Tensor &a, const Tensor &b);
+Tensor operator*(const Tensor &a, const Tensor &b);
+Tensor operator/(const Tensor &a, const Tensor &b);
+Tensor operator+(const Tensor &a, double b);
+Tensor operator-(const Tensor &a, double b);
+Tensor operator*(const Tensor &a, double b);
+Tensor operator/(const Tensor &a, double b);
+Tensor operator+(double a, const Tensor &b);
+Tensor operator-(double a, const Tensor &b);
+Tensor operator*(double a, const Tensor &b);
+Tensor operator/(double a, const Tensor &b);
+Tensor operator-(const Tensor &a);
+Tensor maximum(const Tensor &a, const Tensor &b);
+Tensor minimum(const Tensor &a, const Tensor &b);
+Tensor exp(const Tensor &x);
+Tensor log(const Tensor &x);
+Tensor tanh(const Tensor &x);
+Tensor sigmoid(const Tensor &x);
+Tensor relu(const Tensor &x);
+Tensor sqrt(const Tensor &x);
+Tensor abs(const Tensor &x);
+/// a > b (and the others), broadcast: an i1 tensor.
+Tensor gt(const Tensor &a, const Tensor &b);
+Tensor lt(const Tensor &a, const Tensor &b);
+Tensor eq(const Tensor &a, const Tensor &b);
+/// cond ? a : b, broadcast.
+Tensor where(const Tensor &cond, const Tensor &a, const Tensor &b);
+
+// Shapes.
+Tensor reshape(const Tensor &x, llvm::ArrayRef<int64_t> shape);
+Tensor transpose(const Tensor &x, llvm::ArrayRef<int64_t> perm);
+/// The `length` entries of `dim` from `start` (PyTorch's narrow).
+Tensor narrow(const Tensor &x, int64_t dim, int64_t start, int64_t length);
+/// `chunks` equal parts along `dim` (the dim must divide evenly).
+std::vector<Tensor> chunk(const Tensor &x, int64_t chunks, int64_t dim);
+Tensor cat(llvm::ArrayRef<Tensor> parts, int64_t dim);
+/// `x` broadcast to `shape` (numpy rules).
+Tensor broadcastTo(const Tensor &x, llvm::ArrayRef<int64_t> shape);
+
+// Reductions and products.
+Tensor sum(const Tensor &x, llvm::ArrayRef<int64_t> dims);
+Tensor amax(const Tensor &x, llvm::ArrayRef<int64_t> dims);
+Tensor matmul(const Tensor &a, const Tensor &b, bool transposeA = false,
+              bool transposeB = false);
+
+} // namespace kiln
+
+#endif // KILN_LAZY_TENSOR_H

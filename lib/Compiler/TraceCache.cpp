@@ -1,0 +1,87 @@
+//===- TraceCache.cpp - compiled executables by trace program -------------===//
+
+#include "kiln/Compiler/TraceCache.h"
+#include "kiln/Compiler/TraceImporter.h"
+#include "kiln/Pipelines/Pipelines.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include <chrono>
+
+using namespace kiln;
+
+TraceCache::TraceCache(size_t capacity)
+    : capacity(capacity > 0 ? capacity : 1) {
+  mlir::DialectRegistry registry;
+  registerAllKilnDialects(registry);
+  context = std::make_unique<mlir::MLIRContext>(registry);
+  context->loadAllAvailableDialects();
+}
+
+TraceCache::~TraceCache() = default;
+
+TraceCache &TraceCache::global() {
+  // Never destroyed: its executables' JIT engines and OpenMP threads must
+  // not be torn down by static destructors that run in no defined order
+  // with LLVM's and the OpenMP runtime's own.
+  static TraceCache *cache = new TraceCache();
+  return *cache;
+}
+
+TraceCacheStats TraceCache::getStats() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  return stats;
+}
+
+size_t TraceCache::size() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  return order.size();
+}
+
+llvm::Expected<std::shared_ptr<const CpuExecutable>>
+TraceCache::get(const TraceProgram &program) {
+  auto lookup = [&]() -> std::shared_ptr<const CpuExecutable> {
+    auto it = byHash.find(program.hash);
+    if (it == byHash.end())
+      return nullptr;
+    order.splice(order.begin(), order, it->second);
+    return it->second->second;
+  };
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto exe = lookup()) {
+      ++stats.hits;
+      return exe;
+    }
+    ++stats.misses;
+  }
+  // One compile at a time: another thread may have compiled the program
+  // while this one waited.
+  std::lock_guard<std::mutex> compiling(compileMutex);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto exe = lookup())
+      return exe;
+  }
+  auto start = std::chrono::steady_clock::now();
+  mlir::OwningOpRef<mlir::ModuleOp> module = importTrace(*context, program);
+  auto compiled = CpuExecutable::compile(*module, "main");
+  if (!compiled)
+    return compiled.takeError();
+  std::shared_ptr<const CpuExecutable> exe = std::move(*compiled);
+  double ms = std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - start)
+                  .count();
+
+  std::lock_guard<std::mutex> lock(mutex);
+  ++stats.compiles;
+  stats.compileMs += ms;
+  order.emplace_front(program.hash, exe);
+  byHash[program.hash] = order.begin();
+  while (order.size() > capacity) {
+    byHash.erase(order.back().first);
+    order.pop_back();
+    ++stats.evictions;
+  }
+  return exe;
+}

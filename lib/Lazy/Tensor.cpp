@@ -1,0 +1,363 @@
+//===- Tensor.cpp - lazy tensors -------------------------------------------===//
+
+#include "kiln/Lazy/Tensor.h"
+#include "kiln/Compiler/TraceCache.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/Twine.h"
+
+using namespace kiln;
+using llvm::ArrayRef;
+
+static llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+Tensor Tensor::make(llvm::Expected<NodeRef> node) {
+  Tensor t;
+  if (node)
+    t.node = std::move(*node);
+  else
+    t.failure =
+        std::make_shared<const std::string>(llvm::toString(node.takeError()));
+  return t;
+}
+
+Tensor Tensor::invalid(std::shared_ptr<const std::string> error) {
+  Tensor t;
+  t.failure = std::move(error);
+  return t;
+}
+
+std::string Tensor::getError() const {
+  if (node)
+    return "";
+  return failure ? *failure : "an empty tensor";
+}
+
+Tensor Tensor::fromHost(const HostTensor &data) {
+  return fromHost(HostTensor(data));
+}
+
+Tensor Tensor::fromHost(HostTensor &&data) {
+  Tensor t;
+  t.node = TraceNode::parameter(
+      std::make_shared<const HostTensor>(std::move(data)));
+  return t;
+}
+
+Tensor Tensor::scalar(double value, DType dtype) {
+  HostTensor data(dtype, {});
+  data.setFromDouble(0, value);
+  return fromHost(std::move(data));
+}
+
+Tensor Tensor::full(ArrayRef<int64_t> shape, double value, DType dtype) {
+  return make(TraceNode::constant(dtype, shape, value));
+}
+
+Tensor Tensor::zeros(ArrayRef<int64_t> shape, DType dtype) {
+  return full(shape, 0.0, dtype);
+}
+
+/// The first invalid tensor of `tensors`, if any.
+static const Tensor *firstInvalid(ArrayRef<const Tensor *> tensors) {
+  for (const Tensor *t : tensors)
+    if (!t->ok())
+      return t;
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Broadcasting
+//===----------------------------------------------------------------------===//
+
+/// numpy's broadcast of the shapes of `tensors`, or an error naming `op`.
+static llvm::Expected<std::vector<int64_t>>
+broadcastShape(llvm::StringRef op, ArrayRef<const Tensor *> tensors) {
+  size_t rank = 0;
+  for (const Tensor *t : tensors)
+    rank = std::max(rank, t->getShape().size());
+  std::vector<int64_t> shape(rank, 1);
+  for (const Tensor *t : tensors) {
+    ArrayRef<int64_t> s = t->getShape();
+    for (size_t i = 0; i < s.size(); ++i) {
+      int64_t &out = shape[rank - s.size() + i];
+      if (s[i] == out || s[i] == 1)
+        continue;
+      if (out != 1) {
+        std::string shapes;
+        for (const Tensor *u : tensors) {
+          shapes += shapes.empty() ? "" : " and ";
+          shapes += "[";
+          for (auto [j, d] : llvm::enumerate(u->getShape()))
+            shapes += (j ? ", " : "") + std::to_string(d);
+          shapes += "]";
+        }
+        return makeError(op + ": shapes " + shapes + " do not broadcast");
+      }
+      out = s[i];
+    }
+  }
+  return shape;
+}
+
+/// `node` broadcast to `shape` (trailing dims aligned), or itself.
+static llvm::Expected<NodeRef> broadcastNode(NodeRef node,
+                                             ArrayRef<int64_t> shape) {
+  if (node->getShape() == shape)
+    return node;
+  size_t offset = shape.size() - node->getShape().size();
+  llvm::SmallVector<int64_t, 4> dims;
+  for (size_t i = 0; i < node->getShape().size(); ++i)
+    dims.push_back(static_cast<int64_t>(offset + i));
+  return TraceNode::broadcastInDim(node, shape, dims);
+}
+
+/// Records `build` on the operands broadcast to one shape.
+template <typename BuildFn>
+static Tensor broadcasting(llvm::StringRef op, ArrayRef<const Tensor *> operands,
+                           BuildFn build) {
+  if (const Tensor *bad = firstInvalid(operands))
+    return Tensor::invalid(bad->getFailure());
+  llvm::Expected<std::vector<int64_t>> shape = broadcastShape(op, operands);
+  if (!shape)
+    return Tensor::make(shape.takeError());
+  llvm::SmallVector<NodeRef, 3> nodes;
+  for (const Tensor *t : operands) {
+    llvm::Expected<NodeRef> node = broadcastNode(t->getNode(), *shape);
+    if (!node)
+      return Tensor::make(node.takeError());
+    nodes.push_back(*node);
+  }
+  return Tensor::make(build(nodes));
+}
+
+static Tensor binary(TraceOp op, const Tensor &a, const Tensor &b) {
+  return broadcasting(getTraceOpName(op), {&a, &b},
+                      [&](ArrayRef<NodeRef> nodes) {
+                        return TraceNode::elementwise(op, nodes);
+                      });
+}
+
+static Tensor unary(TraceOp op, const Tensor &x) {
+  if (!x.ok())
+    return x;
+  return Tensor::make(TraceNode::elementwise(op, {x.getNode()}));
+}
+
+/// A scalar operand: a rank-0 parameter of `like`'s dtype.
+static Tensor scalarLike(double value, const Tensor &like) {
+  return Tensor::scalar(value, like.ok() ? like.getDType() : DType::F32);
+}
+
+static Tensor compare(TracePredicate predicate, const Tensor &a,
+                      const Tensor &b) {
+  return broadcasting("kiln.cmp", {&a, &b}, [&](ArrayRef<NodeRef> nodes) {
+    return TraceNode::cmp(predicate, nodes[0], nodes[1]);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+Tensor kiln::operator+(const Tensor &a, const Tensor &b) {
+  return binary(TraceOp::Add, a, b);
+}
+Tensor kiln::operator-(const Tensor &a, const Tensor &b) {
+  return binary(TraceOp::Sub, a, b);
+}
+Tensor kiln::operator*(const Tensor &a, const Tensor &b) {
+  return binary(TraceOp::Mul, a, b);
+}
+Tensor kiln::operator/(const Tensor &a, const Tensor &b) {
+  return binary(TraceOp::Div, a, b);
+}
+Tensor kiln::operator+(const Tensor &a, double b) {
+  return a + scalarLike(b, a);
+}
+Tensor kiln::operator-(const Tensor &a, double b) {
+  return a - scalarLike(b, a);
+}
+Tensor kiln::operator*(const Tensor &a, double b) {
+  return a * scalarLike(b, a);
+}
+Tensor kiln::operator/(const Tensor &a, double b) {
+  return a / scalarLike(b, a);
+}
+Tensor kiln::operator+(double a, const Tensor &b) {
+  return scalarLike(a, b) + b;
+}
+Tensor kiln::operator-(double a, const Tensor &b) {
+  return scalarLike(a, b) - b;
+}
+Tensor kiln::operator*(double a, const Tensor &b) {
+  return scalarLike(a, b) * b;
+}
+Tensor kiln::operator/(double a, const Tensor &b) {
+  return scalarLike(a, b) / b;
+}
+Tensor kiln::operator-(const Tensor &a) { return unary(TraceOp::Neg, a); }
+Tensor kiln::maximum(const Tensor &a, const Tensor &b) {
+  return binary(TraceOp::Max, a, b);
+}
+Tensor kiln::minimum(const Tensor &a, const Tensor &b) {
+  return binary(TraceOp::Min, a, b);
+}
+Tensor kiln::exp(const Tensor &x) { return unary(TraceOp::Exp, x); }
+Tensor kiln::log(const Tensor &x) { return unary(TraceOp::Log, x); }
+Tensor kiln::tanh(const Tensor &x) { return unary(TraceOp::Tanh, x); }
+Tensor kiln::sigmoid(const Tensor &x) { return unary(TraceOp::Sigmoid, x); }
+Tensor kiln::relu(const Tensor &x) { return unary(TraceOp::Relu, x); }
+Tensor kiln::sqrt(const Tensor &x) { return unary(TraceOp::Sqrt, x); }
+Tensor kiln::abs(const Tensor &x) { return unary(TraceOp::Abs, x); }
+Tensor kiln::gt(const Tensor &a, const Tensor &b) {
+  return compare(TracePredicate::GT, a, b);
+}
+Tensor kiln::lt(const Tensor &a, const Tensor &b) {
+  return compare(TracePredicate::LT, a, b);
+}
+Tensor kiln::eq(const Tensor &a, const Tensor &b) {
+  return compare(TracePredicate::EQ, a, b);
+}
+Tensor kiln::where(const Tensor &cond, const Tensor &a, const Tensor &b) {
+  return broadcasting("kiln.select", {&cond, &a, &b},
+                      [&](ArrayRef<NodeRef> nodes) {
+                        return TraceNode::select(nodes[0], nodes[1], nodes[2]);
+                      });
+}
+
+Tensor kiln::reshape(const Tensor &x, ArrayRef<int64_t> shape) {
+  if (!x.ok())
+    return x;
+  return Tensor::make(TraceNode::reshape(x.getNode(), shape));
+}
+
+Tensor kiln::transpose(const Tensor &x, ArrayRef<int64_t> perm) {
+  if (!x.ok())
+    return x;
+  return Tensor::make(TraceNode::transpose(x.getNode(), perm));
+}
+
+Tensor kiln::narrow(const Tensor &x, int64_t dim, int64_t start,
+                    int64_t length) {
+  if (!x.ok())
+    return x;
+  int64_t rank = x.getShape().size();
+  if (dim < 0 || dim >= rank)
+    return Tensor::make(makeError("kiln.slice: narrow along dim " +
+                                  llvm::Twine(dim) + " of a rank-" +
+                                  llvm::Twine(rank) + " tensor"));
+  llvm::SmallVector<int64_t, 4> offsets(rank, 0);
+  llvm::SmallVector<int64_t, 4> sizes(x.getShape());
+  offsets[dim] = start;
+  sizes[dim] = length;
+  return Tensor::make(TraceNode::slice(x.getNode(), offsets, sizes));
+}
+
+std::vector<Tensor> kiln::chunk(const Tensor &x, int64_t chunks, int64_t dim) {
+  if (!x.ok())
+    return {x};
+  int64_t rank = x.getShape().size();
+  if (chunks <= 0 || dim < 0 || dim >= rank ||
+      x.getShape()[dim] % chunks != 0)
+    return {Tensor::make(makeError(
+        "kiln.slice: chunk into " + llvm::Twine(chunks) + " along dim " +
+        llvm::Twine(dim) + " needs a dim that divides evenly"))};
+  int64_t size = x.getShape()[dim] / chunks;
+  std::vector<Tensor> parts;
+  for (int64_t i = 0; i < chunks; ++i)
+    parts.push_back(narrow(x, dim, i * size, size));
+  return parts;
+}
+
+Tensor kiln::cat(ArrayRef<Tensor> parts, int64_t dim) {
+  llvm::SmallVector<NodeRef, 4> nodes;
+  for (const Tensor &part : parts) {
+    if (!part.ok())
+      return part;
+    nodes.push_back(part.getNode());
+  }
+  return Tensor::make(TraceNode::concat(nodes, dim));
+}
+
+Tensor kiln::broadcastTo(const Tensor &x, ArrayRef<int64_t> shape) {
+  if (!x.ok())
+    return x;
+  Tensor target = Tensor::zeros(shape, x.getDType());
+  llvm::Expected<std::vector<int64_t>> result =
+      broadcastShape("kiln.broadcast_in_dim", {&x, &target});
+  if (!result)
+    return Tensor::make(result.takeError());
+  if (ArrayRef<int64_t>(*result) != shape)
+    return Tensor::make(makeError("kiln.broadcast_in_dim: cannot broadcast "
+                                  "to a smaller shape"));
+  return Tensor::make(broadcastNode(x.getNode(), shape));
+}
+
+Tensor kiln::sum(const Tensor &x, ArrayRef<int64_t> dims) {
+  if (!x.ok())
+    return x;
+  return Tensor::make(TraceNode::reduce(TraceOp::ReduceSum, x.getNode(), dims));
+}
+
+Tensor kiln::amax(const Tensor &x, ArrayRef<int64_t> dims) {
+  if (!x.ok())
+    return x;
+  return Tensor::make(TraceNode::reduce(TraceOp::ReduceMax, x.getNode(), dims));
+}
+
+Tensor kiln::matmul(const Tensor &a, const Tensor &b, bool transposeA,
+                    bool transposeB) {
+  if (const Tensor *bad = firstInvalid({&a, &b}))
+    return *bad;
+  return Tensor::make(
+      TraceNode::matmul(a.getNode(), b.getNode(), transposeA, transposeB));
+}
+
+//===----------------------------------------------------------------------===//
+// Materialization
+//===----------------------------------------------------------------------===//
+
+llvm::Error kiln::sync(ArrayRef<Tensor> tensors) {
+  std::vector<NodeRef> outputs;
+  llvm::DenseSet<const TraceNode *> seen;
+  for (const Tensor &t : tensors) {
+    if (!t.ok())
+      return makeError(t.getError());
+    if (!t.getNode()->getData() && seen.insert(t.getNode().get()).second)
+      outputs.push_back(t.getNode());
+  }
+  if (outputs.empty())
+    return llvm::Error::success();
+  TraceProgram program = TraceProgram::extract(outputs);
+  std::vector<std::shared_ptr<const HostTensor>> inputs;
+  std::vector<const HostTensor *> args;
+  for (int32_t p : program.parameters) {
+    std::shared_ptr<const HostTensor> data = program.entries[p].node->getData();
+    if (!data)
+      return makeError("a parameter without data reaches the tensors asked "
+                       "for");
+    args.push_back(data.get());
+    inputs.push_back(std::move(data));
+  }
+  llvm::Expected<std::shared_ptr<const CpuExecutable>> exe =
+      TraceCache::global().get(program);
+  if (!exe)
+    return exe.takeError();
+  llvm::Expected<std::vector<HostTensor>> results = (*exe)->run(args);
+  if (!results)
+    return results.takeError();
+  for (auto [node, result] : llvm::zip(outputs, *results))
+    if (llvm::Error e = node->setData(
+            std::make_shared<const HostTensor>(std::move(result))))
+      return e;
+  return llvm::Error::success();
+}
+
+llvm::Expected<HostTensor> Tensor::toHost() const {
+  if (llvm::Error e = sync({*this}))
+    return std::move(e);
+  return HostTensor(*node->getData());
+}
