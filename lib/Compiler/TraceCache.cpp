@@ -5,8 +5,13 @@
 #include "kiln/Pipelines/Pipelines.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cstdlib>
 
 using namespace kiln;
 
@@ -65,6 +70,20 @@ TraceCache::get(const TraceProgram &program) {
   }
   auto start = std::chrono::steady_clock::now();
   mlir::OwningOpRef<mlir::ModuleOp> module = importTrace(*context, program);
+  // KILN_DUMP_TRACES=DIR keeps every compiled program, for kiln-opt and
+  // kiln-run; before compiling, which lowers the module in place.
+  if (const char *dir = std::getenv("KILN_DUMP_TRACES"); dir && *dir) {
+    llvm::SmallString<128> path(dir);
+    llvm::sys::fs::create_directories(path);
+    std::string name;
+    llvm::raw_string_ostream(name)
+        << "trace-" << llvm::format_hex_no_prefix(program.hash, 16) << ".mlir";
+    llvm::sys::path::append(path, name);
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    if (!ec)
+      module->print(os);
+  }
   auto compiled = CpuExecutable::compile(*module, "main");
   if (!compiled)
     return compiled.takeError();

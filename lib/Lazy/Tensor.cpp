@@ -3,8 +3,14 @@
 #include "kiln/Lazy/Tensor.h"
 #include "kiln/Compiler/TraceCache.h"
 
+#include "kiln_rt/kiln_rt.h"
+
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/Twine.h"
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
 
 using namespace kiln;
 using llvm::ArrayRef;
@@ -320,6 +326,39 @@ Tensor kiln::matmul(const Tensor &a, const Tensor &b, bool transposeA,
 // Materialization
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// Runs of materialized programs, for metrics().
+struct RunCounters {
+  std::mutex mutex;
+  int64_t runs = 0;
+  double runMs = 0;
+};
+RunCounters &getRunCounters() {
+  static RunCounters *counters = new RunCounters();
+  return *counters;
+}
+} // namespace
+
+Metrics kiln::metrics() {
+  Metrics m;
+  m.tracedOps = getNumTracedNodes();
+  TraceCacheStats cache = TraceCache::global().getStats();
+  m.compiles = cache.compiles;
+  m.cacheHits = cache.hits;
+  m.cacheMisses = cache.misses;
+  m.compileMs = cache.compileMs;
+  {
+    RunCounters &counters = getRunCounters();
+    std::lock_guard<std::mutex> lock(counters.mutex);
+    m.runs = counters.runs;
+    m.runMs = counters.runMs;
+  }
+  kiln_rt_host_stats host;
+  kiln_rt_host_get_stats(&host);
+  m.liveBytes = host.live_bytes;
+  return m;
+}
+
 llvm::Error kiln::sync(ArrayRef<Tensor> tensors) {
   std::vector<NodeRef> outputs;
   llvm::DenseSet<const TraceNode *> seen;
@@ -346,9 +385,18 @@ llvm::Error kiln::sync(ArrayRef<Tensor> tensors) {
       TraceCache::global().get(program);
   if (!exe)
     return exe.takeError();
+  auto start = std::chrono::steady_clock::now();
   llvm::Expected<std::vector<HostTensor>> results = (*exe)->run(args);
   if (!results)
     return results.takeError();
+  {
+    RunCounters &counters = getRunCounters();
+    std::lock_guard<std::mutex> lock(counters.mutex);
+    ++counters.runs;
+    counters.runMs += std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+  }
   for (auto [node, result] : llvm::zip(outputs, *results))
     if (llvm::Error e = node->setData(
             std::make_shared<const HostTensor>(std::move(result))))

@@ -7,6 +7,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
 
+#include <atomic>
 #include <cstring>
 
 using namespace kiln;
@@ -48,6 +49,12 @@ llvm::StringRef kiln::getTraceOpName(TraceOp op) {
   case TraceOp::MatMul: return "kiln.matmul";
   }
   return "unknown";
+}
+
+static std::atomic<int64_t> numTracedNodes{0};
+
+int64_t kiln::getNumTracedNodes() {
+  return numTracedNodes.load(std::memory_order_relaxed);
 }
 
 /// "tensor<4x8xf32>", as MLIR spells the type.
@@ -128,6 +135,7 @@ TraceNode::~TraceNode() {
 NodeRef TraceNode::make(TraceOp op, DType dtype, ArrayRef<int64_t> shape,
                         ArrayRef<NodeRef> operands, ArrayRef<int64_t> attrs,
                         double scalar) {
+  numTracedNodes.fetch_add(1, std::memory_order_relaxed);
   return NodeRef(new TraceNode(op, dtype, shape, operands, attrs, scalar));
 }
 
@@ -162,9 +170,26 @@ llvm::Error TraceNode::setData(std::shared_ptr<const HostTensor> value) const {
                                   : std::string("(none)")) +
                            " cannot be the result " +
                            typeString(dtype, getShape()));
-  std::lock_guard<std::mutex> lock(dataMutex);
-  data = std::move(value);
+  llvm::SmallVector<NodeRef, 2> released;
+  {
+    std::lock_guard<std::mutex> lock(dataMutex);
+    data = std::move(value);
+    released = std::move(operands);
+    operands.clear();
+  }
+  // Released outside the lock (the destructor walks long chains).
   return llvm::Error::success();
+}
+
+bool TraceNode::isLeafOrGetOperands(
+    llvm::SmallVectorImpl<NodeRef> &result) const {
+  if (op == TraceOp::Parameter)
+    return true;
+  std::lock_guard<std::mutex> lock(dataMutex);
+  if (data)
+    return true;
+  result.append(operands.begin(), operands.end());
+  return false;
 }
 
 llvm::Expected<NodeRef> TraceNode::constant(DType dtype,
@@ -387,52 +412,47 @@ TraceProgram TraceProgram::extract(ArrayRef<NodeRef> outputs) {
   TraceProgram program;
   llvm::DenseMap<const TraceNode *, int32_t> index;
   // Iterative post-order: a node is entered once all its operands are.
+  // Nodes with a value are parameters: their operands are not needed.
   struct Frame {
-    const TraceNode *node;
-    size_t nextOperand;
+    NodeRef node;
+    bool leaf;
+    llvm::SmallVector<NodeRef, 2> operands;
+    size_t nextOperand = 0;
   };
   std::vector<Frame> stack;
-  // Nodes with a value are parameters: their operands are not needed.
-  auto isLeaf = [](const TraceNode *node) {
-    return node->getOp() == TraceOp::Parameter || node->getData();
+  auto push = [&](const NodeRef &node) {
+    Frame frame{node, false, {}};
+    frame.leaf = node->isLeafOrGetOperands(frame.operands);
+    stack.push_back(std::move(frame));
   };
-  llvm::DenseMap<const TraceNode *, bool> leaf;
-  auto isLeafCached = [&](const TraceNode *node) {
-    auto [it, inserted] = leaf.try_emplace(node, false);
-    if (inserted)
-      it->second = isLeaf(node);
-    return it->second;
-  };
-  auto visit = [&](const TraceNode *root) {
-    if (index.count(root))
+  auto visit = [&](const NodeRef &root) {
+    if (index.count(root.get()))
       return;
-    stack.push_back({root, 0});
+    push(root);
     while (!stack.empty()) {
       Frame &frame = stack.back();
-      ArrayRef<NodeRef> operands = frame.node->getOperands();
-      if (!isLeafCached(frame.node) && frame.nextOperand < operands.size()) {
-        const TraceNode *operand = operands[frame.nextOperand++].get();
-        if (!index.count(operand))
-          stack.push_back({operand, 0});
+      if (frame.nextOperand < frame.operands.size()) {
+        NodeRef operand = frame.operands[frame.nextOperand++];
+        if (!index.count(operand.get()))
+          push(operand);
         continue;
       }
-      const TraceNode *node = frame.node;
+      Frame done = std::move(stack.back());
       stack.pop_back();
-      if (index.count(node))
+      if (index.count(done.node.get()))
         continue;
-      Entry entry{node, isLeafCached(node), {}};
-      if (!entry.isParameter)
-        for (const NodeRef &operand : node->getOperands())
-          entry.operands.push_back(index.lookup(operand.get()));
+      Entry entry{done.node, done.leaf, {}};
+      for (const NodeRef &operand : done.operands)
+        entry.operands.push_back(index.lookup(operand.get()));
       int32_t id = static_cast<int32_t>(program.entries.size());
-      index[node] = id;
+      index[done.node.get()] = id;
       if (entry.isParameter)
         program.parameters.push_back(id);
       program.entries.push_back(std::move(entry));
     }
   };
   for (const NodeRef &output : outputs) {
-    visit(output.get());
+    visit(output);
     program.outputs.push_back(index.lookup(output.get()));
   }
 
@@ -440,7 +460,7 @@ TraceProgram TraceProgram::extract(ArrayRef<NodeRef> outputs) {
   // positions (so that x + x and x + y differ), then the outputs.
   llvm::hash_code h = llvm::hash_value(program.entries.size());
   for (const Entry &entry : program.entries) {
-    const TraceNode *node = entry.node;
+    const TraceNode *node = entry.node.get();
     // A parameter is its type only, whatever computed its value.
     TraceOp op = entry.isParameter ? TraceOp::Parameter : node->getOp();
     ArrayRef<int64_t> attrs =

@@ -10,9 +10,13 @@
 #include "kiln/Compiler/TraceCache.h"
 #include "kiln/Lazy/Tensor.h"
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <cstdlib>
 
 using namespace kiln;
 
@@ -145,6 +149,74 @@ TEST(TensorTest, TraceCacheHitsAndMisses) {
   EXPECT_EQ(afterSync.hits + afterSync.misses,
             beforeSync.hits + beforeSync.misses + 1);
   EXPECT_NEAR(values(b)[1], std::log(1.5), 1e-6);
+}
+
+} // namespace
+
+namespace {
+
+// metrics() counts what happened: recorded ops, runs, a compile on a miss
+// and a hit on the same program with new data.
+TEST(TensorTest, Metrics) {
+  Metrics before = metrics();
+  Tensor y = relu(input({5}, {1, -1, 2, -2, 3}) * 7.0);
+  Metrics recorded = metrics();
+  EXPECT_GE(recorded.tracedOps, before.tracedOps + 4);
+  values(y);
+  Metrics first = metrics();
+  EXPECT_EQ(first.runs, before.runs + 1);
+  EXPECT_EQ(first.cacheMisses + first.cacheHits,
+            before.cacheMisses + before.cacheHits + 1);
+  values(relu(input({5}, {5, 4, 3, 2, 1}) * 7.0));
+  Metrics second = metrics();
+  EXPECT_EQ(second.cacheHits, first.cacheHits + 1);
+  EXPECT_EQ(second.compiles, first.compiles);
+  EXPECT_GT(second.liveBytes, 0u);
+}
+
+// KILN_DUMP_TRACES=DIR writes each compiled program as a kiln module.
+TEST(TensorTest, DumpTraces) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("kiln-traces", dir));
+  setenv("KILN_DUMP_TRACES", dir.c_str(), 1);
+  // A shape no other test uses: a miss.
+  values(tanh(input({7}, {1, 2, 3, 4, 5, 6, 7})));
+  unsetenv("KILN_DUMP_TRACES");
+  std::error_code ec;
+  int files = 0;
+  std::string text;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    ++files;
+    auto buffer = llvm::MemoryBuffer::getFile(it->path());
+    ASSERT_TRUE(static_cast<bool>(buffer));
+    text = (*buffer)->getBuffer().str();
+  }
+  EXPECT_EQ(files, 1);
+  EXPECT_NE(text.find("func.func @main(%arg0: tensor<7xf32>) -> tensor<7xf32>"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("kiln.tanh"), std::string::npos) << text;
+  llvm::sys::fs::remove_directories(dir);
+}
+
+// Tensors nobody holds are freed: many steps of a small training-like loop
+// (the previous step's result feeds the next) hold no more memory at the
+// end than after the first steps.
+TEST(TensorTest, MemoryStaysFlat) {
+  Tensor w = input({8, 8}, std::vector<float>(64, 0.01f));
+  Tensor state = input({4, 8}, std::vector<float>(32, 0.5f));
+  auto step = [&] {
+    Tensor next = tanh(matmul(state, w) + 0.1);
+    ASSERT_FALSE(static_cast<bool>(sync({next})));
+    state = next;
+  };
+  for (int i = 0; i < 20; ++i)
+    step();
+  uint64_t early = metrics().liveBytes;
+  for (int i = 0; i < 2000; ++i)
+    step();
+  EXPECT_EQ(metrics().liveBytes, early);
 }
 
 } // namespace

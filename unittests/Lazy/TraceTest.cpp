@@ -122,9 +122,9 @@ TEST(TraceTest, ProgramsAndTheirHashes) {
   NodeRef t = ok(TraceNode::elementwise(TraceOp::Mul, {s, s}));
   TraceProgram p = TraceProgram::extract({t, s});
   ASSERT_EQ(p.entries.size(), 4u);
-  EXPECT_EQ(p.entries[0].node, x.get());
-  EXPECT_EQ(p.entries[1].node, y.get());
-  EXPECT_EQ(p.entries[2].node, s.get());
+  EXPECT_EQ(p.entries[0].node.get(), x.get());
+  EXPECT_EQ(p.entries[1].node.get(), y.get());
+  EXPECT_EQ(p.entries[2].node.get(), s.get());
   EXPECT_EQ(p.entries[3].operands, (llvm::SmallVector<int32_t, 2>{2, 2}));
   EXPECT_EQ(p.parameters, (std::vector<int32_t>{0, 1}));
   EXPECT_EQ(p.outputs, (std::vector<int32_t>{3, 2}));
@@ -174,7 +174,7 @@ TEST(TraceTest, ComputedValuesBecomeParameters) {
   EXPECT_EQ(e->getData(), value);
   TraceProgram after = TraceProgram::extract({t});
   ASSERT_EQ(after.entries.size(), 2u);
-  EXPECT_EQ(after.entries[0].node, e.get());
+  EXPECT_EQ(after.entries[0].node.get(), e.get());
   EXPECT_TRUE(after.entries[0].isParameter);
   EXPECT_TRUE(after.entries[0].operands.empty());
   EXPECT_EQ(after.parameters, (std::vector<int32_t>{0}));

@@ -65,6 +65,18 @@ private:
 /// executable (one compile on a cache miss, one run).
 llvm::Error sync(llvm::ArrayRef<Tensor> tensors);
 
+/// What the lazy tensors have done in this process.
+struct Metrics {
+  int64_t tracedOps = 0; // nodes recorded (data included)
+  int64_t compiles = 0, cacheHits = 0, cacheMisses = 0;
+  int64_t runs = 0;
+  double compileMs = 0, runMs = 0;
+  /// Bytes of host memory held by the runtime's allocator now (tensor data
+  /// and the buffer cache's blocks).
+  uint64_t liveBytes = 0;
+};
+Metrics metrics();
+
 // Elementwise, with numpy broadcasting.
 Tensor operator+(const Tensor &a, const Tensor &b);
 Tensor operator-(const Tensor &a, const Tensor &b);

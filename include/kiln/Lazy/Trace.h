@@ -72,6 +72,9 @@ enum class TracePredicate : int64_t { EQ, NE, LT, LE, GT, GE };
 /// The kiln op a trace op records ("kiln.add"), or "parameter".
 llvm::StringRef getTraceOpName(TraceOp op);
 
+/// Nodes recorded so far in this process (parameters included).
+int64_t getNumTracedNodes();
+
 class TraceNode;
 using NodeRef = std::shared_ptr<const TraceNode>;
 
@@ -84,7 +87,6 @@ public:
   TraceOp getOp() const { return op; }
   DType getDType() const { return dtype; }
   llvm::ArrayRef<int64_t> getShape() const { return shape; }
-  llvm::ArrayRef<NodeRef> getOperands() const { return operands; }
   llvm::ArrayRef<int64_t> getAttrs() const { return attrs; }
   /// A Constant's value.
   double getScalar() const { return scalar; }
@@ -96,8 +98,15 @@ public:
   /// until known. Thread-safe.
   std::shared_ptr<const HostTensor> getData() const;
   /// Stores the node's value once computed; fails when `data` does not
-  /// have the node's dtype and shape. Thread-safe.
+  /// have the node's dtype and shape. The node then lets go of its
+  /// operands: no program needs them through it any more, and a long
+  /// training loop would otherwise keep every step's values alive.
+  /// Thread-safe.
   llvm::Error setData(std::shared_ptr<const HostTensor> data) const;
+  /// Whether the node is a parameter of any program that needs it (a
+  /// Parameter, or a node with a value); if not, its operands are added to
+  /// `operands`. One consistent view under concurrent setData.
+  bool isLeafOrGetOperands(llvm::SmallVectorImpl<NodeRef> &operands) const;
 
   // Makers: each checks its operands and attributes and fails with a
   // message that names the op and the shapes involved.
@@ -144,7 +153,8 @@ private:
   TraceOp op;
   DType dtype;
   llvm::SmallVector<int64_t, 4> shape;
-  llvm::SmallVector<NodeRef, 2> operands;
+  /// Guarded by dataMutex once the node is shared: setData clears it.
+  mutable llvm::SmallVector<NodeRef, 2> operands;
   llvm::SmallVector<int64_t, 4> attrs;
   double scalar;
   uint64_t hash;
@@ -155,7 +165,9 @@ private:
 /// The nodes some outputs need, ready to import and run.
 struct TraceProgram {
   struct Entry {
-    const TraceNode *node;
+    /// Held, so that the program's nodes outlive a concurrent setData that
+    /// lets go of them.
+    NodeRef node;
     /// A parameter of the program: a Parameter node, or one with data
     /// (whose operands the program then does not need).
     bool isParameter = false;
