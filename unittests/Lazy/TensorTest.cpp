@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <thread>
 
 using namespace kiln;
 
@@ -217,6 +218,45 @@ TEST(TensorTest, MemoryStaysFlat) {
   for (int i = 0; i < 2000; ++i)
     step();
   EXPECT_EQ(metrics().liveBytes, early);
+}
+
+} // namespace
+
+namespace {
+
+// Several threads record and materialize at once, on shared inputs and one
+// program structure: every result is right, and the program is compiled
+// once.
+TEST(TensorTest, ThreadsMaterializeAtOnce) {
+  Tensor shared = input({16}, std::vector<float>(16, 0.5f));
+  constexpr int numThreads = 4, steps = 25;
+  std::vector<int> wrong(numThreads, 0);
+  TraceCacheStats before = stats();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < numThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int s = 0; s < steps; ++s) {
+        float v = static_cast<float>(t * steps + s);
+        Tensor y = shared * input({16}, std::vector<float>(16, v)) + 1.0;
+        llvm::Expected<HostTensor> host = y.toHost();
+        if (!host) {
+          llvm::consumeError(host.takeError());
+          ++wrong[t];
+          continue;
+        }
+        for (int64_t i = 0; i < 16; ++i)
+          if (host->getAsDouble(i) != 0.5 * v + 1.0)
+            ++wrong[t];
+      }
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  for (int t = 0; t < numThreads; ++t)
+    EXPECT_EQ(wrong[t], 0) << "thread " << t;
+  TraceCacheStats after = stats();
+  EXPECT_LE(after.compiles, before.compiles + 1);
+  EXPECT_EQ(after.hits + after.misses,
+            before.hits + before.misses + numThreads * steps);
 }
 
 } // namespace
