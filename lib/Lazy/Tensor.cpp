@@ -217,7 +217,16 @@ Tensor kiln::tanh(const Tensor &x) { return unary(TraceOp::Tanh, x); }
 Tensor kiln::sigmoid(const Tensor &x) { return unary(TraceOp::Sigmoid, x); }
 Tensor kiln::relu(const Tensor &x) { return unary(TraceOp::Relu, x); }
 Tensor kiln::sqrt(const Tensor &x) { return unary(TraceOp::Sqrt, x); }
+Tensor kiln::rsqrt(const Tensor &x) { return unary(TraceOp::Rsqrt, x); }
 Tensor kiln::abs(const Tensor &x) { return unary(TraceOp::Abs, x); }
+Tensor kiln::sin(const Tensor &x) { return unary(TraceOp::Sin, x); }
+Tensor kiln::cos(const Tensor &x) { return unary(TraceOp::Cos, x); }
+Tensor kiln::reciprocal(const Tensor &x) {
+  return unary(TraceOp::Reciprocal, x);
+}
+Tensor kiln::pow(const Tensor &a, const Tensor &b) {
+  return binary(TraceOp::Pow, a, b);
+}
 Tensor kiln::gt(const Tensor &a, const Tensor &b) {
   return compare(TracePredicate::GT, a, b);
 }

@@ -83,6 +83,29 @@ TEST(TensorTest, ScalarsShapesAndReductions) {
             (std::vector<float>{1, -2, 3, -4, 5, -6}));
 }
 
+// The other elementwise ops, against <cmath>.
+TEST(TensorTest, MoreElementwise) {
+  std::vector<float> xs = {0.25f, 1.0f, 2.5f};
+  Tensor x = input({3}, xs);
+  std::vector<float> got = values(cat({sin(x), cos(x), rsqrt(x), reciprocal(x),
+                                       pow(x, input({3}, {2, 0.5f, 3})),
+                                       sqrt(x), log(x), abs(-x)},
+                                      0));
+  ASSERT_EQ(got.size(), 24u);
+  std::vector<float> exponents = {2, 0.5f, 3};
+  for (int i = 0; i < 3; ++i) {
+    double v = xs[i];
+    EXPECT_NEAR(got[i], std::sin(v), 1e-6);
+    EXPECT_NEAR(got[3 + i], std::cos(v), 1e-6);
+    EXPECT_NEAR(got[6 + i], 1 / std::sqrt(v), 1e-6);
+    EXPECT_NEAR(got[9 + i], 1 / v, 1e-6);
+    EXPECT_NEAR(got[12 + i], std::pow(v, exponents[i]), 1e-5);
+    EXPECT_NEAR(got[15 + i], std::sqrt(v), 1e-6);
+    EXPECT_NEAR(got[18 + i], std::log(v), 1e-6);
+    EXPECT_NEAR(got[21 + i], v, 0);
+  }
+}
+
 // A failed op names itself and the shapes, at once; later ops keep that
 // first error, and materializing returns it.
 TEST(TensorTest, ErrorsAtTheFailingOp) {

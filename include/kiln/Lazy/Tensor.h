@@ -99,7 +99,13 @@ Tensor tanh(const Tensor &x);
 Tensor sigmoid(const Tensor &x);
 Tensor relu(const Tensor &x);
 Tensor sqrt(const Tensor &x);
+Tensor rsqrt(const Tensor &x);
 Tensor abs(const Tensor &x);
+Tensor sin(const Tensor &x);
+Tensor cos(const Tensor &x);
+Tensor reciprocal(const Tensor &x);
+/// a ** b, broadcast.
+Tensor pow(const Tensor &a, const Tensor &b);
 /// a > b (and the others), broadcast: an i1 tensor.
 Tensor gt(const Tensor &a, const Tensor &b);
 Tensor lt(const Tensor &a, const Tensor &b);
