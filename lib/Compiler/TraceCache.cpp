@@ -10,6 +10,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <string>
+
 #include <chrono>
 #include <cstdlib>
 
@@ -50,7 +52,7 @@ TraceCache::get(const TraceProgram &program) {
     if (it == byHash.end())
       return nullptr;
     order.splice(order.begin(), order, it->second);
-    return it->second->second;
+    return it->second->executable;
   };
   {
     std::lock_guard<std::mutex> lock(mutex);
@@ -59,6 +61,9 @@ TraceCache::get(const TraceProgram &program) {
       return exe;
     }
     ++stats.misses;
+    if (const char *explain = std::getenv("KILN_EXPLAIN_MISS");
+        explain && std::string(explain) != "0")
+      llvm::errs() << explainMiss(program) << "\n";
   }
   // One compile at a time: another thread may have compiled the program
   // while this one waited.
@@ -95,12 +100,43 @@ TraceCache::get(const TraceProgram &program) {
   std::lock_guard<std::mutex> lock(mutex);
   ++stats.compiles;
   stats.compileMs += ms;
-  order.emplace_front(program.hash, exe);
+  Entry entry{program.hash, exe, program.entryHashes, {}};
+  for (size_t i = 0; i < program.entries.size(); ++i)
+    entry.descriptions.push_back(program.describe(static_cast<int32_t>(i)));
+  order.push_front(std::move(entry));
   byHash[program.hash] = order.begin();
   while (order.size() > capacity) {
-    byHash.erase(order.back().first);
+    byHash.erase(order.back().hash);
     order.pop_back();
     ++stats.evictions;
   }
   return exe;
+}
+
+std::string TraceCache::explainMiss(const TraceProgram &program) const {
+  std::string line = "kiln: trace cache miss (" +
+                     std::to_string(program.entries.size()) + " ops)";
+  const Entry *closest = nullptr;
+  size_t common = 0;
+  for (const Entry &entry : order) {
+    size_t n = 0;
+    while (n < entry.entryHashes.size() && n < program.entryHashes.size() &&
+           entry.entryHashes[n] == program.entryHashes[n])
+      ++n;
+    if (!closest || n > common) {
+      closest = &entry;
+      common = n;
+    }
+  }
+  if (!closest)
+    return line + ": the cache is empty";
+  line += ": the closest cached program first differs at %" +
+          std::to_string(common) + ": ";
+  line += common < program.entries.size()
+              ? program.describe(static_cast<int32_t>(common))
+              : "(the end: this program is a prefix of it)";
+  line += ", where it has ";
+  line += common < closest->descriptions.size() ? closest->descriptions[common]
+                                                : "nothing more";
+  return line;
 }

@@ -470,16 +470,35 @@ TraceProgram TraceProgram::extract(ArrayRef<NodeRef> outputs) {
       double scalar = node->getScalar();
       std::memcpy(&scalarBits, &scalar, sizeof(scalarBits));
     }
-    h = llvm::hash_combine(
-        h, static_cast<uint8_t>(op), static_cast<uint8_t>(node->getDType()),
+    llvm::hash_code entryHash = llvm::hash_combine(
+        static_cast<uint8_t>(op), static_cast<uint8_t>(node->getDType()),
         llvm::hash_combine_range(node->getShape().begin(),
                                  node->getShape().end()),
         llvm::hash_combine_range(attrs.begin(), attrs.end()), scalarBits,
         llvm::hash_combine_range(entry.operands.begin(),
                                  entry.operands.end()));
+    program.entryHashes.push_back(static_cast<uint64_t>(entryHash));
+    h = llvm::hash_combine(h, entryHash);
   }
   h = llvm::hash_combine(h, llvm::hash_combine_range(program.outputs.begin(),
                                                      program.outputs.end()));
   program.hash = static_cast<uint64_t>(h);
   return program;
+}
+
+std::string TraceProgram::describe(int32_t index) const {
+  const Entry &entry = entries[index];
+  std::string s = entry.isParameter
+                      ? std::string("parameter")
+                      : getTraceOpName(entry.node->getOp()).str();
+  if (!entry.isParameter && !entry.node->getAttrs().empty())
+    s += " " + listString(entry.node->getAttrs());
+  if (!entry.operands.empty()) {
+    s += "(";
+    for (auto [i, operand] : llvm::enumerate(entry.operands))
+      s += (i ? ", %" : "%") + std::to_string(operand);
+    s += ")";
+  }
+  return s + " : " + typeString(entry.node->getDType(),
+                                entry.node->getShape());
 }

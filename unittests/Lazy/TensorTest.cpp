@@ -283,3 +283,33 @@ TEST(TensorTest, ThreadsMaterializeAtOnce) {
 }
 
 } // namespace
+
+namespace {
+
+// KILN_EXPLAIN_MISS=1: a miss names where the program first differs from
+// the closest cached one.
+TEST(TensorTest, ExplainMiss) {
+  TraceCache cache;
+  auto program = [](int64_t n) {
+    NodeRef x = TraceNode::parameter(DType::F32, {n});
+    NodeRef e = *TraceNode::elementwise(TraceOp::Exp, {x});
+    NodeRef t = *TraceNode::elementwise(TraceOp::Tanh, {e});
+    return TraceProgram::extract({t});
+  };
+  ASSERT_TRUE(static_cast<bool>(cache.get(program(4))));
+  NodeRef y = TraceNode::parameter(DType::F32, {4});
+  NodeRef e = *TraceNode::elementwise(TraceOp::Exp, {y});
+  NodeRef s = *TraceNode::elementwise(TraceOp::Sigmoid, {e});
+  setenv("KILN_EXPLAIN_MISS", "1", 1);
+  testing::internal::CaptureStderr();
+  ASSERT_TRUE(static_cast<bool>(cache.get(TraceProgram::extract({s}))));
+  std::string explained = testing::internal::GetCapturedStderr();
+  unsetenv("KILN_EXPLAIN_MISS");
+  EXPECT_EQ(explained,
+            "kiln: trace cache miss (3 ops): the closest cached program first "
+            "differs at %2: kiln.sigmoid(%1) : tensor<4xf32>, where it has "
+            "kiln.tanh(%1) : tensor<4xf32>\n");
+  EXPECT_EQ(cache.getStats().misses, 2);
+}
+
+} // namespace

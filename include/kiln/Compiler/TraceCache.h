@@ -5,6 +5,10 @@
 // pipeline, and keeps the result. Bounded (least recently used goes first)
 // and safe to use from several threads; compiles are serialized.
 //
+// With KILN_EXPLAIN_MISS=1 in the environment, a miss says on stderr where
+// the program first differs from the closest cached one (the one sharing
+// the longest prefix of entries).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef KILN_COMPILER_TRACECACHE_H
@@ -47,7 +51,16 @@ public:
   size_t size() const;
 
 private:
-  using Entry = std::pair<uint64_t, std::shared_ptr<const CpuExecutable>>;
+  struct Entry {
+    uint64_t hash;
+    std::shared_ptr<const CpuExecutable> executable;
+    /// For KILN_EXPLAIN_MISS: the program's entries, hashed and described.
+    std::vector<uint64_t> entryHashes;
+    std::vector<std::string> descriptions;
+  };
+
+  /// Why `program` missed, in one line (called with `mutex` held).
+  std::string explainMiss(const TraceProgram &program) const;
 
   size_t capacity;
   mutable std::mutex mutex;

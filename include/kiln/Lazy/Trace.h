@@ -182,6 +182,13 @@ struct TraceProgram {
   /// Identifies the program: equal hashes, equal programs (with
   /// overwhelming probability), whatever data the parameters hold.
   uint64_t hash = 0;
+  /// Per entry, the hash of what it contributes (op, attributes, type and
+  /// operand positions): where two programs first differ.
+  std::vector<uint64_t> entryHashes;
+
+  /// "kiln.add(%2, %3) : tensor<4x8xf32>", or "parameter : ..." for a
+  /// parameter: entry `index` for a person.
+  std::string describe(int32_t index) const;
 
   /// Collects what `outputs` need. A node reached twice is one entry.
   static TraceProgram extract(llvm::ArrayRef<NodeRef> outputs);
