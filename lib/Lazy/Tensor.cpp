@@ -236,6 +236,12 @@ Tensor kiln::lt(const Tensor &a, const Tensor &b) {
 Tensor kiln::eq(const Tensor &a, const Tensor &b) {
   return compare(TracePredicate::EQ, a, b);
 }
+Tensor kiln::convert(const Tensor &x, DType dtype) {
+  if (!x.ok())
+    return x;
+  return Tensor::make(TraceNode::convert(x.getNode(), dtype));
+}
+
 Tensor kiln::where(const Tensor &cond, const Tensor &a, const Tensor &b) {
   return broadcasting("kiln.select", {&cond, &a, &b},
                       [&](ArrayRef<NodeRef> nodes) {

@@ -110,6 +110,8 @@ Tensor pow(const Tensor &a, const Tensor &b);
 Tensor gt(const Tensor &a, const Tensor &b);
 Tensor lt(const Tensor &a, const Tensor &b);
 Tensor eq(const Tensor &a, const Tensor &b);
+/// `x` in another element type.
+Tensor convert(const Tensor &x, DType dtype);
 /// cond ? a : b, broadcast.
 Tensor where(const Tensor &cond, const Tensor &a, const Tensor &b);
 
