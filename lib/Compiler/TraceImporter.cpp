@@ -2,6 +2,7 @@
 
 #include "kiln/Compiler/TraceImporter.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Reference/Interpreter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -10,25 +11,9 @@
 using namespace mlir;
 using namespace kiln;
 
-static Type getElementType(MLIRContext &context, DType dtype) {
-  switch (dtype) {
-  case DType::F32:
-    return Float32Type::get(&context);
-  case DType::F64:
-    return Float64Type::get(&context);
-  case DType::F16:
-    return Float16Type::get(&context);
-  case DType::BF16:
-    return BFloat16Type::get(&context);
-  case DType::I1:
-    return IntegerType::get(&context, 1);
-  }
-  return {};
-}
-
 static RankedTensorType getType(MLIRContext &context, const TraceNode &node) {
-  return RankedTensorType::get(node.getShape(),
-                               getElementType(context, node.getDType()));
+  return RankedTensorType::get(
+      node.getShape(), reference::getElementType(context, node.getDType()));
 }
 
 static CmpPredicate getPredicate(int64_t predicate) {

@@ -93,13 +93,9 @@ broadcastShape(llvm::StringRef op, ArrayRef<const Tensor *> tensors) {
         continue;
       if (out != 1) {
         std::string shapes;
-        for (const Tensor *u : tensors) {
-          shapes += shapes.empty() ? "" : " and ";
-          shapes += "[";
-          for (auto [j, d] : llvm::enumerate(u->getShape()))
-            shapes += (j ? ", " : "") + std::to_string(d);
-          shapes += "]";
-        }
+        for (const Tensor *u : tensors)
+          shapes += (shapes.empty() ? "" : " and ") +
+                    getListString(u->getShape());
         return makeError(op + ": shapes " + shapes + " do not broadcast");
       }
       out = s[i];

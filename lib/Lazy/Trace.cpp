@@ -57,25 +57,10 @@ int64_t kiln::getNumTracedNodes() {
   return numTracedNodes.load(std::memory_order_relaxed);
 }
 
-/// "tensor<4x8xf32>", as MLIR spells the type.
-static std::string typeString(DType dtype, ArrayRef<int64_t> shape) {
-  std::string s = "tensor<";
-  for (int64_t d : shape)
-    s += std::to_string(d) + "x";
-  s += getDTypeName(dtype).str() + ">";
-  return s;
-}
-
 static std::string typeString(const NodeRef &node) {
-  return typeString(node->getDType(), node->getShape());
+  return getTensorTypeString(node->getDType(), node->getShape());
 }
 
-static std::string listString(ArrayRef<int64_t> values) {
-  std::string s = "[";
-  for (auto [i, v] : llvm::enumerate(values))
-    s += (i ? ", " : "") + std::to_string(v);
-  return s + "]";
-}
 
 static llvm::Error opError(TraceOp op, const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -165,11 +150,11 @@ std::shared_ptr<const HostTensor> TraceNode::getData() const {
 llvm::Error TraceNode::setData(std::shared_ptr<const HostTensor> value) const {
   if (!value || value->getDType() != dtype || value->getShape() != getShape())
     return opError(op, "a value of type " +
-                           (value ? typeString(value->getDType(),
+                           (value ? getTensorTypeString(value->getDType(),
                                                value->getShape())
                                   : std::string("(none)")) +
                            " cannot be the result " +
-                           typeString(dtype, getShape()));
+                           getTensorTypeString(dtype, getShape()));
   llvm::SmallVector<NodeRef, 2> released;
   {
     std::lock_guard<std::mutex> lock(dataMutex);
@@ -197,7 +182,7 @@ llvm::Expected<NodeRef> TraceNode::constant(DType dtype,
                                             double value) {
   if (hasNegativeDim(shape))
     return opError(TraceOp::Constant,
-                   "negative dim in shape " + listString(shape));
+                   "negative dim in shape " + getListString(shape));
   return make(TraceOp::Constant, dtype, shape, {}, {},
               roundToDType(value, dtype));
 }
@@ -255,8 +240,8 @@ llvm::Expected<NodeRef> TraceNode::broadcastInDim(NodeRef operand,
   auto fail = [&](const llvm::Twine &why) {
     return opError(TraceOp::BroadcastInDim,
                    typeString(operand) + " to " +
-                       typeString(operand->getDType(), shape) + " with dims " +
-                       listString(dims) + ": " + why);
+                       getTensorTypeString(operand->getDType(), shape) + " with dims " +
+                       getListString(dims) + ": " + why);
   };
   if (hasNegativeDim(shape))
     return fail("negative result dim");
@@ -285,7 +270,7 @@ llvm::Expected<NodeRef> TraceNode::reshape(NodeRef operand,
     return opError(TraceOp::Reshape,
                    typeString(operand) + " has " +
                        llvm::Twine(operand->getNumElements()) +
-                       " elements, which shape " + listString(shape) +
+                       " elements, which shape " + getListString(shape) +
                        " does not hold");
   return make(TraceOp::Reshape, operand->getDType(), shape, {operand});
 }
@@ -293,23 +278,21 @@ llvm::Expected<NodeRef> TraceNode::reshape(NodeRef operand,
 llvm::Expected<NodeRef> TraceNode::transpose(NodeRef operand,
                                              ArrayRef<int64_t> perm) {
   ArrayRef<int64_t> in = operand->getShape();
+  auto notPermutation = [&] {
+    return opError(TraceOp::Transpose,
+                   getListString(perm) + " is not a permutation of the dims of " +
+                       typeString(operand));
+  };
+  if (perm.size() != in.size())
+    return notPermutation();
   llvm::SmallVector<bool, 4> seen(in.size(), false);
   llvm::SmallVector<int64_t, 4> shape;
   for (int64_t p : perm) {
-    if (perm.size() != in.size() || p < 0 ||
-        p >= static_cast<int64_t>(in.size()) || seen[p])
-      return opError(TraceOp::Transpose, listString(perm) +
-                                             " is not a permutation of the "
-                                             "dims of " +
-                                             typeString(operand));
+    if (p < 0 || p >= static_cast<int64_t>(in.size()) || seen[p])
+      return notPermutation();
     seen[p] = true;
     shape.push_back(in[p]);
   }
-  if (perm.size() != in.size())
-    return opError(TraceOp::Transpose, listString(perm) +
-                                           " is not a permutation of the "
-                                           "dims of " +
-                                           typeString(operand));
   return make(TraceOp::Transpose, operand->getDType(), shape, {operand}, perm);
 }
 
@@ -318,8 +301,8 @@ llvm::Expected<NodeRef> TraceNode::slice(NodeRef operand,
                                          ArrayRef<int64_t> sizes) {
   ArrayRef<int64_t> in = operand->getShape();
   auto fail = [&] {
-    return opError(TraceOp::Slice, "offsets " + listString(offsets) +
-                                       " and sizes " + listString(sizes) +
+    return opError(TraceOp::Slice, "offsets " + getListString(offsets) +
+                                       " and sizes " + getListString(sizes) +
                                        " do not fit in " + typeString(operand));
   };
   if (offsets.size() != in.size() || sizes.size() != in.size())
@@ -367,7 +350,7 @@ llvm::Expected<NodeRef> TraceNode::reduce(TraceOp op, NodeRef operand,
   int64_t rank = operand->getShape().size();
   for (auto [i, d] : llvm::enumerate(dims))
     if (d < 0 || d >= rank || (i > 0 && d <= dims[i - 1]))
-      return opError(op, "dims " + listString(dims) +
+      return opError(op, "dims " + getListString(dims) +
                              " must be sorted, unique dims of " +
                              typeString(operand));
   llvm::SmallVector<int64_t, 4> shape;
@@ -492,13 +475,13 @@ std::string TraceProgram::describe(int32_t index) const {
                       ? std::string("parameter")
                       : getTraceOpName(entry.node->getOp()).str();
   if (!entry.isParameter && !entry.node->getAttrs().empty())
-    s += " " + listString(entry.node->getAttrs());
+    s += " " + getListString(entry.node->getAttrs());
   if (!entry.operands.empty()) {
     s += "(";
     for (auto [i, operand] : llvm::enumerate(entry.operands))
       s += (i ? ", %" : "%") + std::to_string(operand);
     s += ")";
   }
-  return s + " : " + typeString(entry.node->getDType(),
+  return s + " : " + getTensorTypeString(entry.node->getDType(),
                                 entry.node->getShape());
 }

@@ -562,6 +562,22 @@ Interpreter::call(func::FuncOp func, std::vector<Buffer> args, int depth) {
 
 } // namespace
 
+Type kiln::reference::getElementType(MLIRContext &context, DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return Float32Type::get(&context);
+  case DType::F64:
+    return Float64Type::get(&context);
+  case DType::F16:
+    return Float16Type::get(&context);
+  case DType::BF16:
+    return BFloat16Type::get(&context);
+  case DType::I1:
+    return IntegerType::get(&context, 1);
+  }
+  return {};
+}
+
 llvm::Expected<DType> kiln::reference::getDType(Type type) {
   if (type.isF32())
     return DType::F32;

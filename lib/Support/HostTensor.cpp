@@ -203,9 +203,21 @@ void HostTensor::setFromDouble(int64_t index, double value) {
 }
 
 std::string HostTensor::getTypeString() const {
+  return getTensorTypeString(dtype, shape);
+}
+
+std::string kiln::getTensorTypeString(DType dtype,
+                                      llvm::ArrayRef<int64_t> shape) {
   std::string s = "tensor<";
   for (int64_t d : shape)
     s += std::to_string(d) + "x";
   s += getDTypeName(dtype).str() + ">";
   return s;
+}
+
+std::string kiln::getListString(llvm::ArrayRef<int64_t> values) {
+  std::string s = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(values[i]);
+  return s + "]";
 }

@@ -28,6 +28,8 @@ evaluate(mlir::func::FuncOp func, llvm::ArrayRef<HostTensor> inputs);
 
 /// The DType of a kiln element type, or an error naming the type.
 llvm::Expected<DType> getDType(mlir::Type elementType);
+/// The element type of `dtype` (the inverse of getDType).
+mlir::Type getElementType(mlir::MLIRContext &context, DType dtype);
 
 /// Checks that `value` can be passed where `type` is expected: same element
 /// type and rank, equal static dims.

@@ -31,6 +31,11 @@ llvm::StringRef getDTypeName(DType dtype);
 /// Parses the MLIR spelling.
 std::optional<DType> parseDTypeName(llvm::StringRef name);
 
+/// "tensor<4x8xf32>": a tensor type as MLIR spells it, for messages.
+std::string getTensorTypeString(DType dtype, llvm::ArrayRef<int64_t> shape);
+/// "[4, 8]": a list of dims, offsets or sizes, for messages.
+std::string getListString(llvm::ArrayRef<int64_t> values);
+
 /// Rounds `value` to the nearest value representable in `dtype` (ties to
 /// even); i1 becomes 0 or 1 (`value != 0`).
 double roundToDType(double value, DType dtype);
