@@ -78,25 +78,23 @@ static const Tensor *firstInvalid(ArrayRef<const Tensor *> tensors) {
 // Broadcasting
 //===----------------------------------------------------------------------===//
 
-/// numpy's broadcast of the shapes of `tensors`, or an error naming `op`.
+/// numpy's broadcast of `shapes`, or an error naming `op`.
 static llvm::Expected<std::vector<int64_t>>
-broadcastShape(llvm::StringRef op, ArrayRef<const Tensor *> tensors) {
+broadcastShape(llvm::StringRef op, ArrayRef<ArrayRef<int64_t>> shapes) {
   size_t rank = 0;
-  for (const Tensor *t : tensors)
-    rank = std::max(rank, t->getShape().size());
+  for (ArrayRef<int64_t> s : shapes)
+    rank = std::max(rank, s.size());
   std::vector<int64_t> shape(rank, 1);
-  for (const Tensor *t : tensors) {
-    ArrayRef<int64_t> s = t->getShape();
+  for (ArrayRef<int64_t> s : shapes) {
     for (size_t i = 0; i < s.size(); ++i) {
       int64_t &out = shape[rank - s.size() + i];
       if (s[i] == out || s[i] == 1)
         continue;
       if (out != 1) {
-        std::string shapes;
-        for (const Tensor *u : tensors)
-          shapes += (shapes.empty() ? "" : " and ") +
-                    getListString(u->getShape());
-        return makeError(op + ": shapes " + shapes + " do not broadcast");
+        std::string listed;
+        for (ArrayRef<int64_t> u : shapes)
+          listed += (listed.empty() ? "" : " and ") + getListString(u);
+        return makeError(op + ": shapes " + listed + " do not broadcast");
       }
       out = s[i];
     }
@@ -122,7 +120,10 @@ static Tensor broadcasting(llvm::StringRef op, ArrayRef<const Tensor *> operands
                            BuildFn build) {
   if (const Tensor *bad = firstInvalid(operands))
     return Tensor::invalid(bad->getFailure());
-  llvm::Expected<std::vector<int64_t>> shape = broadcastShape(op, operands);
+  llvm::SmallVector<ArrayRef<int64_t>, 3> shapes;
+  for (const Tensor *t : operands)
+    shapes.push_back(t->getShape());
+  llvm::Expected<std::vector<int64_t>> shape = broadcastShape(op, shapes);
   if (!shape)
     return Tensor::make(shape.takeError());
   llvm::SmallVector<NodeRef, 3> nodes;
@@ -302,9 +303,8 @@ Tensor kiln::cat(ArrayRef<Tensor> parts, int64_t dim) {
 Tensor kiln::broadcastTo(const Tensor &x, ArrayRef<int64_t> shape) {
   if (!x.ok())
     return x;
-  Tensor target = Tensor::zeros(shape, x.getDType());
   llvm::Expected<std::vector<int64_t>> result =
-      broadcastShape("kiln.broadcast_in_dim", {&x, &target});
+      broadcastShape("kiln.broadcast_in_dim", {x.getShape(), shape});
   if (!result)
     return Tensor::make(result.takeError());
   if (ArrayRef<int64_t>(*result) != shape)
