@@ -7,6 +7,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace kiln;
@@ -47,10 +49,43 @@ static DenseElementsAttr getSplat(RankedTensorType type, const TraceNode &node) 
   return DenseElementsAttr::get(type, node.getScalar() != 0);
 }
 
-/// The kiln op `node` records, on `operands`.
-static Value importNode(OpBuilder &b, Location loc, const TraceNode &node,
-                        ValueRange operands) {
-  MLIRContext &context = *b.getContext();
+namespace {
+/// Imports programs into one module: the entry, then each callee once.
+class TraceImporter {
+public:
+  TraceImporter(MLIRContext &context, ModuleOp module)
+      : context(context), module(module), loc(UnknownLoc::get(&context)) {}
+
+  /// `program` as the function `name`.
+  func::FuncOp importProgram(const TraceProgram &program, StringRef name);
+
+private:
+  /// The private function of `callee`, imported on first use.
+  StringRef getCalleeName(const TraceProgram &callee);
+  /// The kiln op `node` records, on `operands`.
+  Value importNode(OpBuilder &b, const TraceNode &node, ValueRange operands);
+
+  MLIRContext &context;
+  ModuleOp module;
+  Location loc;
+  llvm::DenseMap<uint64_t, std::string> calleeNames;
+};
+} // namespace
+
+StringRef TraceImporter::getCalleeName(const TraceProgram &callee) {
+  auto it = calleeNames.find(callee.hash);
+  if (it != calleeNames.end())
+    return it->second;
+  std::string name;
+  llvm::raw_string_ostream(name)
+      << "vjp_callee_" << llvm::format_hex_no_prefix(callee.hash, 16);
+  func::FuncOp func = importProgram(callee, name);
+  func.setPrivate();
+  return calleeNames[callee.hash] = name;
+}
+
+Value TraceImporter::importNode(OpBuilder &b, const TraceNode &node,
+                                ValueRange operands) {
   RankedTensorType type = getType(context, node);
   llvm::ArrayRef<int64_t> attrs = node.getAttrs();
   switch (node.getOp()) {
@@ -112,22 +147,31 @@ static Value importNode(OpBuilder &b, Location loc, const TraceNode &node,
   case TraceOp::MatMul:
     return MatmulOp::create(b, loc, type, operands[0], operands[1],
                             attrs[0] != 0, attrs[1] != 0);
+  case TraceOp::Vjp: {
+    // Stands for its first result; VjpResult picks the others.
+    const TraceProgram &callee = *node.getCallee();
+    StringRef name = getCalleeName(callee);
+    SmallVector<Type> grads;
+    for (int64_t argument : attrs)
+      grads.push_back(
+          getType(context, *callee.entries[callee.parameters[argument]].node));
+    return VjpOp::create(b, loc, grads, name, attrs, operands)->getResult(0);
+  }
+  case TraceOp::VjpResult:
+    return operands[0].getDefiningOp()->getResult(attrs[0]);
   }
   return nullptr;
 }
 
-OwningOpRef<ModuleOp> kiln::importTrace(MLIRContext &context,
-                                        const TraceProgram &program,
-                                        llvm::StringRef name) {
-  Location loc = UnknownLoc::get(&context);
-  OpBuilder b(&context);
-  OwningOpRef<ModuleOp> module = ModuleOp::create(b, loc);
+func::FuncOp TraceImporter::importProgram(const TraceProgram &program,
+                                          StringRef name) {
   SmallVector<Type> inputs, results;
   for (int32_t p : program.parameters)
     inputs.push_back(getType(context, *program.entries[p].node));
   for (int32_t o : program.outputs)
     results.push_back(getType(context, *program.entries[o].node));
-  b.setInsertionPointToEnd(module->getBody());
+  OpBuilder b(&context);
+  b.setInsertionPointToEnd(module.getBody());
   auto func = func::FuncOp::create(b, loc, name,
                                    b.getFunctionType(inputs, results));
   Block *body = func.addEntryBlock();
@@ -142,11 +186,19 @@ OwningOpRef<ModuleOp> kiln::importTrace(MLIRContext &context,
     SmallVector<Value> operands;
     for (int32_t operand : entry.operands)
       operands.push_back(values[operand]);
-    values[i] = importNode(b, loc, *entry.node, operands);
+    values[i] = importNode(b, *entry.node, operands);
   }
   SmallVector<Value> outputs;
   for (int32_t o : program.outputs)
     outputs.push_back(values[o]);
   func::ReturnOp::create(b, loc, outputs);
+  return func;
+}
+
+OwningOpRef<ModuleOp> kiln::importTrace(MLIRContext &context,
+                                        const TraceProgram &program,
+                                        llvm::StringRef name) {
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  TraceImporter(context, *module).importProgram(program, name);
   return module;
 }

@@ -333,6 +333,47 @@ Tensor kiln::matmul(const Tensor &a, const Tensor &b, bool transposeA,
       TraceNode::matmul(a.getNode(), b.getNode(), transposeA, transposeB));
 }
 
+std::vector<Tensor> kiln::grad(ArrayRef<Tensor> outputs,
+                               ArrayRef<Tensor> inputs,
+                               ArrayRef<Tensor> gradOutputs) {
+  auto failAll = [&](Tensor failed) {
+    return std::vector<Tensor>(std::max<size_t>(inputs.size(), 1), failed);
+  };
+  llvm::SmallVector<NodeRef, 4> outputNodes, inputNodes, cotangents;
+  for (ArrayRef<Tensor> list : {outputs, inputs, gradOutputs})
+    for (const Tensor &t : list)
+      if (!t.ok())
+        return failAll(t);
+  for (const Tensor &t : outputs)
+    outputNodes.push_back(t.getNode());
+  for (const Tensor &t : inputs)
+    inputNodes.push_back(t.getNode());
+  for (const Tensor &t : gradOutputs)
+    cotangents.push_back(t.getNode());
+  if (gradOutputs.empty()) {
+    for (const NodeRef &output : outputNodes) {
+      if (output->getNumElements() != 1)
+        return failAll(Tensor::make(makeError(
+            "kiln.vjp: output gradients may be left out only for outputs "
+            "of one element, not " +
+            getTensorTypeString(output->getDType(), output->getShape()))));
+      llvm::Expected<NodeRef> one =
+          TraceNode::constant(output->getDType(), output->getShape(), 1.0);
+      if (!one)
+        return failAll(Tensor::make(one.takeError()));
+      cotangents.push_back(*one);
+    }
+  }
+  llvm::Expected<std::vector<NodeRef>> grads =
+      TraceNode::vjp(outputNodes, inputNodes, cotangents);
+  if (!grads)
+    return failAll(Tensor::make(grads.takeError()));
+  std::vector<Tensor> result;
+  for (NodeRef &g : *grads)
+    result.push_back(Tensor::make(std::move(g)));
+  return result;
+}
+
 //===----------------------------------------------------------------------===//
 // Materialization
 //===----------------------------------------------------------------------===//

@@ -3,6 +3,7 @@
 #include "kiln/Lazy/Trace.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
@@ -47,6 +48,8 @@ llvm::StringRef kiln::getTraceOpName(TraceOp op) {
   case TraceOp::ReduceSum: return "kiln.reduce_sum";
   case TraceOp::ReduceMax: return "kiln.reduce_max";
   case TraceOp::MatMul: return "kiln.matmul";
+  case TraceOp::Vjp: return "kiln.vjp";
+  case TraceOp::VjpResult: return "result";
   }
   return "unknown";
 }
@@ -81,19 +84,31 @@ static bool hasNegativeDim(ArrayRef<int64_t> shape) {
   return llvm::any_of(shape, [](int64_t d) { return d < 0; });
 }
 
-TraceNode::TraceNode(TraceOp op, DType dtype, ArrayRef<int64_t> shape,
-                     ArrayRef<NodeRef> operands, ArrayRef<int64_t> attrs,
-                     double scalar)
-    : op(op), dtype(dtype), shape(shape.begin(), shape.end()),
-      operands(operands.begin(), operands.end()),
-      attrs(attrs.begin(), attrs.end()), scalar(scalar) {
+/// What a node computes besides its operands: a Constant's value, a Vjp's
+/// callee.
+static uint64_t getPayloadHash(TraceOp op, double scalar,
+                               const TraceProgram *callee) {
+  if (op == TraceOp::Vjp)
+    return callee->hash;
   uint64_t scalarBits = 0;
   if (op == TraceOp::Constant)
     std::memcpy(&scalarBits, &scalar, sizeof(scalarBits));
+  return scalarBits;
+}
+
+TraceNode::TraceNode(TraceOp op, DType dtype, ArrayRef<int64_t> shape,
+                     ArrayRef<NodeRef> operands, ArrayRef<int64_t> attrs,
+                     double scalar,
+                     std::shared_ptr<const TraceProgram> callee)
+    : op(op), dtype(dtype), shape(shape.begin(), shape.end()),
+      operands(operands.begin(), operands.end()),
+      attrs(attrs.begin(), attrs.end()), scalar(scalar),
+      callee(std::move(callee)) {
   llvm::hash_code h = llvm::hash_combine(
       static_cast<uint8_t>(op), static_cast<uint8_t>(dtype),
       llvm::hash_combine_range(shape.begin(), shape.end()),
-      llvm::hash_combine_range(attrs.begin(), attrs.end()), scalarBits);
+      llvm::hash_combine_range(attrs.begin(), attrs.end()),
+      getPayloadHash(op, scalar, this->callee.get()));
   for (const NodeRef &operand : operands)
     h = llvm::hash_combine(h, operand->getHash());
   hash = static_cast<uint64_t>(h);
@@ -119,9 +134,11 @@ TraceNode::~TraceNode() {
 
 NodeRef TraceNode::make(TraceOp op, DType dtype, ArrayRef<int64_t> shape,
                         ArrayRef<NodeRef> operands, ArrayRef<int64_t> attrs,
-                        double scalar) {
+                        double scalar,
+                        std::shared_ptr<const TraceProgram> callee) {
   numTracedNodes.fetch_add(1, std::memory_order_relaxed);
-  return NodeRef(new TraceNode(op, dtype, shape, operands, attrs, scalar));
+  return NodeRef(new TraceNode(op, dtype, shape, operands, attrs, scalar,
+                               std::move(callee)));
 }
 
 int64_t TraceNode::getNumElements() const {
@@ -391,9 +408,61 @@ llvm::Expected<NodeRef> TraceNode::matmul(NodeRef lhs, NodeRef rhs,
               {transposeA ? 1 : 0, transposeB ? 1 : 0});
 }
 
-TraceProgram TraceProgram::extract(ArrayRef<NodeRef> outputs) {
+/// What `entry` contributes to its program: op, attributes, type, payload
+/// and operand positions (so that x + x and x + y differ). A parameter is
+/// its type only, whatever computed its value.
+static uint64_t hashEntry(const TraceProgram::Entry &entry) {
+  const TraceNode *node = entry.node.get();
+  TraceOp op = entry.isParameter ? TraceOp::Parameter : node->getOp();
+  ArrayRef<int64_t> attrs =
+      entry.isParameter ? ArrayRef<int64_t>() : node->getAttrs();
+  return static_cast<uint64_t>(llvm::hash_combine(
+      static_cast<uint8_t>(op), static_cast<uint8_t>(node->getDType()),
+      llvm::hash_combine_range(node->getShape().begin(),
+                               node->getShape().end()),
+      llvm::hash_combine_range(attrs.begin(), attrs.end()),
+      getPayloadHash(op, node->getScalar(), node->getCallee().get()),
+      llvm::hash_combine_range(entry.operands.begin(), entry.operands.end())));
+}
+
+/// Whether two computed entries compute the same thing.
+static bool computeTheSame(const TraceProgram::Entry &a,
+                           const TraceProgram::Entry &b) {
+  const TraceNode &x = *a.node, &y = *b.node;
+  if (x.getOp() != y.getOp() || x.getDType() != y.getDType() ||
+      x.getShape() != y.getShape() || x.getAttrs() != y.getAttrs() ||
+      a.operands != b.operands)
+    return false;
+  if (x.getOp() == TraceOp::Constant)
+    return getPayloadHash(TraceOp::Constant, x.getScalar(), nullptr) ==
+           getPayloadHash(TraceOp::Constant, y.getScalar(), nullptr);
+  if (x.getOp() == TraceOp::Vjp)
+    return x.getCallee()->hash == y.getCallee()->hash;
+  return true;
+}
+
+/// The program's hash, from its entries' and its outputs.
+static void rehash(TraceProgram &program) {
+  llvm::hash_code h = llvm::hash_value(program.entries.size());
+  for (uint64_t entryHash : program.entryHashes)
+    h = llvm::hash_combine(h, entryHash);
+  h = llvm::hash_combine(h, llvm::hash_combine_range(program.outputs.begin(),
+                                                     program.outputs.end()));
+  program.hash = static_cast<uint64_t>(h);
+}
+
+TraceProgram TraceProgram::extract(
+    ArrayRef<NodeRef> outputs,
+    const std::vector<std::pair<NodeRef, NodeRef>> &substitutes) {
   TraceProgram program;
   llvm::DenseMap<const TraceNode *, int32_t> index;
+  llvm::DenseMap<const TraceNode *, NodeRef> substituteOf;
+  for (const auto &[node, substitute] : substitutes)
+    substituteOf[node.get()] = substitute;
+  // Computed entries by hash, for hash-consing; the nodes folded into an
+  // earlier entry are kept alive so that their addresses stay unique keys.
+  llvm::DenseMap<uint64_t, int32_t> consed;
+  std::vector<NodeRef> folded;
   // Iterative post-order: a node is entered once all its operands are.
   // Nodes with a value are parameters: their operands are not needed.
   struct Frame {
@@ -403,9 +472,18 @@ TraceProgram TraceProgram::extract(ArrayRef<NodeRef> outputs) {
     size_t nextOperand = 0;
   };
   std::vector<Frame> stack;
+  auto substituted = [&](const NodeRef &node, const TraceNode *user) {
+    if (substituteOf.empty())
+      return node;
+    auto it = substituteOf.find(node.get());
+    return it == substituteOf.end() || it->second.get() == user ? node
+                                                                : it->second;
+  };
   auto push = [&](const NodeRef &node) {
     Frame frame{node, false, {}};
     frame.leaf = node->isLeafOrGetOperands(frame.operands);
+    for (NodeRef &operand : frame.operands)
+      operand = substituted(operand, node.get());
     stack.push_back(std::move(frame));
   };
   auto visit = [&](const NodeRef &root) {
@@ -427,46 +505,154 @@ TraceProgram TraceProgram::extract(ArrayRef<NodeRef> outputs) {
       Entry entry{done.node, done.leaf, {}};
       for (const NodeRef &operand : done.operands)
         entry.operands.push_back(index.lookup(operand.get()));
+      uint64_t entryHash = hashEntry(entry);
       int32_t id = static_cast<int32_t>(program.entries.size());
+      if (!entry.isParameter) {
+        auto [it, inserted] = consed.try_emplace(entryHash, id);
+        if (!inserted && computeTheSame(program.entries[it->second], entry)) {
+          index[done.node.get()] = it->second;
+          folded.push_back(std::move(done.node));
+          continue;
+        }
+      }
       index[done.node.get()] = id;
       if (entry.isParameter)
         program.parameters.push_back(id);
       program.entries.push_back(std::move(entry));
+      program.entryHashes.push_back(entryHash);
     }
   };
   for (const NodeRef &output : outputs) {
-    visit(output);
-    program.outputs.push_back(index.lookup(output.get()));
+    NodeRef root = substituted(output, nullptr);
+    visit(root);
+    program.outputs.push_back(index.lookup(root.get()));
   }
-
-  // The program's hash: each entry as op, attributes, type and operand
-  // positions (so that x + x and x + y differ), then the outputs.
-  llvm::hash_code h = llvm::hash_value(program.entries.size());
-  for (const Entry &entry : program.entries) {
-    const TraceNode *node = entry.node.get();
-    // A parameter is its type only, whatever computed its value.
-    TraceOp op = entry.isParameter ? TraceOp::Parameter : node->getOp();
-    ArrayRef<int64_t> attrs =
-        entry.isParameter ? ArrayRef<int64_t>() : node->getAttrs();
-    uint64_t scalarBits = 0;
-    if (op == TraceOp::Constant) {
-      double scalar = node->getScalar();
-      std::memcpy(&scalarBits, &scalar, sizeof(scalarBits));
-    }
-    llvm::hash_code entryHash = llvm::hash_combine(
-        static_cast<uint8_t>(op), static_cast<uint8_t>(node->getDType()),
-        llvm::hash_combine_range(node->getShape().begin(),
-                                 node->getShape().end()),
-        llvm::hash_combine_range(attrs.begin(), attrs.end()), scalarBits,
-        llvm::hash_combine_range(entry.operands.begin(),
-                                 entry.operands.end()));
-    program.entryHashes.push_back(static_cast<uint64_t>(entryHash));
-    h = llvm::hash_combine(h, entryHash);
-  }
-  h = llvm::hash_combine(h, llvm::hash_combine_range(program.outputs.begin(),
-                                                     program.outputs.end()));
-  program.hash = static_cast<uint64_t>(h);
+  rehash(program);
   return program;
+}
+
+/// Whether `callee`, or a callee it calls, computes one of `nodes` (rather
+/// than taking it as an argument).
+static bool computesAnyOf(const TraceProgram &callee,
+                          const llvm::DenseSet<const TraceNode *> &nodes) {
+  for (const TraceProgram::Entry &entry : callee.entries) {
+    if (entry.isParameter)
+      continue;
+    if (nodes.contains(entry.node.get()))
+      return true;
+    if (entry.node->getOp() == TraceOp::Vjp &&
+        computesAnyOf(*entry.node->getCallee(), nodes))
+      return true;
+  }
+  return false;
+}
+
+llvm::Expected<std::vector<NodeRef>>
+TraceNode::vjp(ArrayRef<NodeRef> outputs, ArrayRef<NodeRef> inputs,
+               ArrayRef<NodeRef> cotangents) {
+  if (outputs.empty() || inputs.empty())
+    return opError(TraceOp::Vjp, "needs at least one output and one input");
+  if (cotangents.size() != outputs.size())
+    return opError(TraceOp::Vjp, llvm::Twine(outputs.size()) +
+                                     " outputs but " +
+                                     llvm::Twine(cotangents.size()) +
+                                     " output gradients");
+  for (auto [i, output] : llvm::enumerate(outputs)) {
+    if (!isFloat(output->getDType()))
+      return opError(TraceOp::Vjp, "output " + llvm::Twine(i) + " is " +
+                                       typeString(output) +
+                                       ", which has no gradient");
+    const NodeRef &cotangent = cotangents[i];
+    if (cotangent->getDType() != output->getDType() ||
+        cotangent->getShape() != output->getShape())
+      return opError(TraceOp::Vjp, "the gradient of output " + llvm::Twine(i) +
+                                       " is " + typeString(cotangent) +
+                                       ", not " + typeString(output));
+  }
+  for (auto [i, input] : llvm::enumerate(inputs))
+    if (!isFloat(input->getDType()))
+      return opError(TraceOp::Vjp, "input " + llvm::Twine(i) + " is " +
+                                       typeString(input) +
+                                       ", which has no gradient");
+
+  // The callee's argument for each input: the input itself when it is a
+  // leaf, else the perturbation `delta` of `input + delta`.
+  std::vector<std::pair<NodeRef, NodeRef>> substitutes;
+  llvm::DenseMap<const TraceNode *, NodeRef> argumentOf;
+  llvm::DenseSet<const TraceNode *> deltas, perturbed;
+  for (const NodeRef &input : inputs) {
+    if (argumentOf.count(input.get()))
+      continue;
+    llvm::SmallVector<NodeRef, 2> operands;
+    if (input->isLeafOrGetOperands(operands)) {
+      argumentOf[input.get()] = input;
+      continue;
+    }
+    NodeRef delta = parameter(input->getDType(), input->getShape());
+    NodeRef perturbedInput = make(TraceOp::Add, input->getDType(),
+                                  input->getShape(), {input, delta});
+    substitutes.emplace_back(input, perturbedInput);
+    deltas.insert(delta.get());
+    perturbed.insert(input.get());
+    argumentOf[input.get()] = std::move(delta);
+  }
+  auto callee = std::make_shared<TraceProgram>(
+      TraceProgram::extract(outputs, substitutes));
+  // A perturbation reaches what the callee computes itself, not what an
+  // inner gradient recomputes in its own callee.
+  for (const TraceProgram::Entry &entry : callee->entries)
+    if (!entry.isParameter && entry.node->getOp() == TraceOp::Vjp &&
+        computesAnyOf(*entry.node->getCallee(), perturbed))
+      return opError(TraceOp::Vjp,
+                     "a gradient of a gradient is taken with respect to a "
+                     "computed tensor that the inner gradient recomputes; "
+                     "take it with respect to leaves (data or parameters)");
+
+  // Inputs that nothing reads are arguments too: their gradient is zero.
+  llvm::DenseMap<const TraceNode *, int64_t> positionOf;
+  for (auto [i, p] : llvm::enumerate(callee->parameters))
+    positionOf[callee->entries[p].node.get()] = static_cast<int64_t>(i);
+  for (const NodeRef &input : inputs) {
+    const NodeRef &argument = argumentOf[input.get()];
+    if (positionOf.count(argument.get()))
+      continue;
+    int32_t id = static_cast<int32_t>(callee->entries.size());
+    positionOf[argument.get()] = static_cast<int64_t>(callee->parameters.size());
+    callee->entries.push_back(TraceProgram::Entry{argument, true, {}});
+    callee->entryHashes.push_back(hashEntry(callee->entries.back()));
+    callee->parameters.push_back(id);
+  }
+  rehash(*callee);
+
+  llvm::SmallVector<int64_t, 4> wrt;
+  for (const NodeRef &input : inputs)
+    wrt.push_back(positionOf.lookup(argumentOf[input.get()].get()));
+  llvm::sort(wrt);
+  wrt.erase(std::unique(wrt.begin(), wrt.end()), wrt.end());
+
+  // In the caller, a perturbation is zero.
+  llvm::SmallVector<NodeRef, 8> operands;
+  for (int32_t p : callee->parameters) {
+    const NodeRef &argument = callee->entries[p].node;
+    if (!deltas.contains(argument.get())) {
+      operands.push_back(argument);
+      continue;
+    }
+    operands.push_back(make(TraceOp::Constant, argument->getDType(),
+                            argument->getShape(), {}));
+  }
+  operands.append(cotangents.begin(), cotangents.end());
+  NodeRef vjpNode = make(TraceOp::Vjp, DType::F32, {}, operands, wrt, 0,
+                         std::move(callee));
+
+  std::vector<NodeRef> grads;
+  for (const NodeRef &input : inputs) {
+    int64_t position = positionOf.lookup(argumentOf[input.get()].get());
+    int64_t index = llvm::find(wrt, position) - wrt.begin();
+    grads.push_back(make(TraceOp::VjpResult, input->getDType(),
+                         input->getShape(), {vjpNode}, {index}));
+  }
+  return grads;
 }
 
 std::string TraceProgram::describe(int32_t index) const {
@@ -482,6 +668,8 @@ std::string TraceProgram::describe(int32_t index) const {
       s += (i ? ", %" : "%") + std::to_string(operand);
     s += ")";
   }
+  if (entry.node->getOp() == TraceOp::Vjp && !entry.isParameter)
+    return s; // no tensor type of its own
   return s + " : " + getTensorTypeString(entry.node->getDType(),
                                 entry.node->getShape());
 }

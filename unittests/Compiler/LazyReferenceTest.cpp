@@ -105,4 +105,22 @@ TEST_F(LazyReferenceTest, EveryOp) {
   check("full", Tensor::full({2, 2}, 3.25) + a.getShape()[0]);
 }
 
+// Gradients, against the interpreter's own kiln.vjp on the imported
+// program (a callee function per gradient). The interpreter's vjp is
+// central differences, too noisy to check a second derivative to 2e-6;
+// GradTest checks those against derivatives taken by hand.
+TEST_F(LazyReferenceTest, Gradients) {
+  Tensor x = random({3, 4}), w = random({4, 5}), bias = random({5});
+  Tensor hidden = tanh(matmul(x, w) + bias);
+  Tensor loss = sum(amax(hidden, {1}) * sum(sigmoid(hidden), {1}), {0});
+  std::vector<Tensor> g = grad({loss}, {x, w, bias, hidden});
+  check("dx", g[0]);
+  check("dw", g[1]);
+  check("dbias", g[2]);
+  check("dhidden", g[3]);
+  Tensor parts = cat(chunk(x * x, 2, 1), 0);
+  check("through slices and concat",
+        grad({parts}, {x}, {random({6, 2})})[0]);
+}
+
 } // namespace

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Compiler/TraceCache.h"
-#include "kiln/Lazy/Tensor.h"
+#include "LazyTestHelpers.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -22,25 +22,6 @@
 using namespace kiln;
 
 namespace {
-
-Tensor input(std::vector<int64_t> shape, std::vector<float> values) {
-  HostTensor data(DType::F32, shape);
-  for (size_t i = 0; i < values.size(); ++i)
-    data.setFromDouble(static_cast<int64_t>(i), values[i]);
-  return Tensor::fromHost(std::move(data));
-}
-
-std::vector<float> values(const Tensor &t) {
-  llvm::Expected<HostTensor> host = t.toHost();
-  if (!host) {
-    ADD_FAILURE() << llvm::toString(host.takeError());
-    return {};
-  }
-  std::vector<float> out;
-  for (int64_t i = 0; i < host->getNumElements(); ++i)
-    out.push_back(static_cast<float>(host->getAsDouble(i)));
-  return out;
-}
 
 TraceCacheStats stats() { return TraceCache::global().getStats(); }
 

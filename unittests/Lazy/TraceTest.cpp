@@ -143,6 +143,32 @@ TEST(TraceTest, ProgramsAndTheirHashes) {
   EXPECT_NE(TraceProgram::extract({s2, t2}).hash, p.hash);
 }
 
+// Extraction hash-conses: a subexpression recorded twice is one entry, so
+// the program is computed once; parameters are never merged (their data
+// differ) and neither are different constants.
+TEST(TraceTest, ProgramsAreHashConsed) {
+  NodeRef x = param({4}), y = param({4});
+  auto expression = [&](NodeRef v, double c) {
+    NodeRef k = ok(TraceNode::constant(DType::F32, {4}, c));
+    return ok(TraceNode::elementwise(
+        TraceOp::Tanh, {ok(TraceNode::elementwise(TraceOp::Mul, {v, k}))}));
+  };
+  NodeRef a = expression(x, 2.0), b = expression(x, 2.0);
+  NodeRef sum = ok(TraceNode::elementwise(TraceOp::Add, {a, b}));
+  TraceProgram p = TraceProgram::extract({sum, b});
+  // x, 2, x * 2, tanh, a + a.
+  ASSERT_EQ(p.entries.size(), 5u);
+  EXPECT_EQ(p.entries[4].operands, (llvm::SmallVector<int32_t, 2>{3, 3}));
+  EXPECT_EQ(p.outputs, (std::vector<int32_t>{4, 3}));
+  // The program recorded once is the same program.
+  NodeRef once = ok(TraceNode::elementwise(TraceOp::Add, {a, a}));
+  EXPECT_EQ(TraceProgram::extract({once, a}).hash, p.hash);
+
+  NodeRef other = expression(y, 2.0), three = expression(x, 3.0);
+  EXPECT_EQ(TraceProgram::extract({a, other}).entries.size(), 7u);
+  EXPECT_EQ(TraceProgram::extract({a, three}).entries.size(), 7u);
+}
+
 // Extraction walks without recursion: a chain as long as a long training
 // run's does not overflow the stack.
 TEST(TraceTest, LongChains) {

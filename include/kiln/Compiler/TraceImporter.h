@@ -19,7 +19,9 @@ namespace kiln {
 
 /// The kiln-dialect module holding `program` as the public function `name`:
 /// one argument per parameter (in the program's order), one result per
-/// output. The context must have the kiln and func dialects loaded.
+/// output. Each gradient's callee is a private function of the module
+/// (`vjp_callee_<hash>`, one per distinct callee). The context must have the
+/// kiln and func dialects loaded.
 mlir::OwningOpRef<mlir::ModuleOp> importTrace(mlir::MLIRContext &context,
                                               const TraceProgram &program,
                                               llvm::StringRef name = "main");

@@ -132,6 +132,18 @@ Tensor amax(const Tensor &x, llvm::ArrayRef<int64_t> dims);
 Tensor matmul(const Tensor &a, const Tensor &b, bool transposeA = false,
               bool transposeB = false);
 
+// Gradients.
+/// The gradients of `outputs` with respect to `inputs`, weighted by
+/// `gradOutputs` (one per output, of its shape), as PyTorch's
+/// torch.autograd.grad: one tensor per input, of its shape. Recorded
+/// lazily as one kiln.vjp, so gradients of gradients work, and the
+/// compiler computes only what the gradients asked for need.
+/// `gradOutputs` may be left out when every output has one element (a
+/// loss): each is then weighted by 1. On an error, every result carries it.
+std::vector<Tensor> grad(llvm::ArrayRef<Tensor> outputs,
+                         llvm::ArrayRef<Tensor> inputs,
+                         llvm::ArrayRef<Tensor> gradOutputs = {});
+
 } // namespace kiln
 
 #endif // KILN_LAZY_TENSOR_H

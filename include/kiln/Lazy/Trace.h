@@ -64,6 +64,10 @@ enum class TraceOp : uint8_t {
   ReduceSum, // attrs: dims
   ReduceMax, // attrs: dims
   MatMul,    // attrs: {transpose_a, transpose_b}
+  // Gradients.
+  Vjp,       // kiln.vjp of a recorded callee; attrs: wrt. Its results are
+             // VjpResult nodes; the node itself has no tensor type.
+  VjpResult, // attrs: {index}: the vjp's gradient `index`
 };
 
 /// kiln.cmp's predicates, in the dialect's order.
@@ -77,6 +81,7 @@ int64_t getNumTracedNodes();
 
 class TraceNode;
 using NodeRef = std::shared_ptr<const TraceNode>;
+struct TraceProgram;
 
 class TraceNode {
 public:
@@ -90,8 +95,13 @@ public:
   llvm::ArrayRef<int64_t> getAttrs() const { return attrs; }
   /// A Constant's value.
   double getScalar() const { return scalar; }
-  /// The structural hash: op, attributes, dtype, shape, operand hashes.
+  /// The structural hash: op, attributes, dtype, shape, operand hashes
+  /// (and a Vjp's callee).
   uint64_t getHash() const { return hash; }
+  /// A Vjp's callee: the function whose vector-Jacobian product it is.
+  const std::shared_ptr<const TraceProgram> &getCallee() const {
+    return callee;
+  }
   int64_t getNumElements() const;
 
   /// The node's value: a parameter's data, or what a run computed. Null
@@ -141,14 +151,28 @@ public:
                                         llvm::ArrayRef<int64_t> dims);
   static llvm::Expected<NodeRef> matmul(NodeRef lhs, NodeRef rhs,
                                         bool transposeA, bool transposeB);
+  /// The gradients of `outputs` with respect to `inputs`, weighted by
+  /// `cotangents` (one per output, of its type): one VjpResult node per
+  /// input, of its type, recorded as one kiln.vjp.
+  ///
+  /// The callee is what computes `outputs` from the leaves they need (the
+  /// parameters, and nodes with a value), as recorded now. A computed
+  /// input gets a zero perturbation in the callee (the gradient with
+  /// respect to `input + delta` at delta = 0), so that paths through one
+  /// input to another count, as in PyTorch. The callee recomputes the
+  /// forward; the compiler's CSE merges it with the caller's.
+  static llvm::Expected<std::vector<NodeRef>>
+  vjp(llvm::ArrayRef<NodeRef> outputs, llvm::ArrayRef<NodeRef> inputs,
+      llvm::ArrayRef<NodeRef> cotangents);
 
 private:
   TraceNode(TraceOp op, DType dtype, llvm::ArrayRef<int64_t> shape,
             llvm::ArrayRef<NodeRef> operands, llvm::ArrayRef<int64_t> attrs,
-            double scalar);
+            double scalar, std::shared_ptr<const TraceProgram> callee);
   static NodeRef make(TraceOp op, DType dtype, llvm::ArrayRef<int64_t> shape,
                       llvm::ArrayRef<NodeRef> operands,
-                      llvm::ArrayRef<int64_t> attrs = {}, double scalar = 0);
+                      llvm::ArrayRef<int64_t> attrs = {}, double scalar = 0,
+                      std::shared_ptr<const TraceProgram> callee = nullptr);
 
   TraceOp op;
   DType dtype;
@@ -157,6 +181,7 @@ private:
   mutable llvm::SmallVector<NodeRef, 2> operands;
   llvm::SmallVector<int64_t, 4> attrs;
   double scalar;
+  std::shared_ptr<const TraceProgram> callee;
   uint64_t hash;
   mutable std::mutex dataMutex;
   mutable std::shared_ptr<const HostTensor> data;
@@ -190,8 +215,14 @@ struct TraceProgram {
   /// parameter: entry `index` for a person.
   std::string describe(int32_t index) const;
 
-  /// Collects what `outputs` need. A node reached twice is one entry.
-  static TraceProgram extract(llvm::ArrayRef<NodeRef> outputs);
+  /// Collects what `outputs` need. A node reached twice is one entry, and
+  /// so are two nodes that compute the same thing from the same entries
+  /// (hash-consing: a trace recorded twice is computed once).
+  /// `substitutes` replaces, wherever a node is an operand or an output,
+  /// that node by another (the substitute's own operands excepted).
+  static TraceProgram
+  extract(llvm::ArrayRef<NodeRef> outputs,
+          const std::vector<std::pair<NodeRef, NodeRef>> &substitutes = {});
 };
 
 } // namespace kiln
