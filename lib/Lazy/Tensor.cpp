@@ -52,6 +52,14 @@ Tensor Tensor::fromHost(HostTensor &&data) {
   return t;
 }
 
+Tensor Tensor::wrap(const void *data, DType dtype, ArrayRef<int64_t> shape) {
+  llvm::Expected<HostTensor> borrowed =
+      HostTensor::borrow(dtype, shape.vec(), const_cast<void *>(data));
+  if (!borrowed)
+    return make(borrowed.takeError());
+  return fromHost(std::move(*borrowed));
+}
+
 Tensor Tensor::scalar(double value, DType dtype) {
   HostTensor data(dtype, {});
   data.setFromDouble(0, value);

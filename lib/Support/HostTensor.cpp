@@ -83,7 +83,8 @@ double kiln::roundToDType(double value, DType dtype) {
 }
 
 void HostTensor::FreeDeleter::operator()(void *p) const {
-  kiln_rt_host_free(p);
+  if (owned)
+    kiln_rt_host_free(p);
 }
 
 HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape,
@@ -101,16 +102,14 @@ HostTensor::createUninitialized(DType dtype, std::vector<int64_t> shape) {
   return allocate(dtype, std::move(shape), /*zero=*/false);
 }
 
-llvm::Expected<HostTensor> HostTensor::allocate(DType dtype,
-                                                std::vector<int64_t> shape,
-                                                bool zero) {
+/// The element count of `shape`, or why it has none.
+static llvm::Expected<int64_t> countElements(llvm::StringRef what, DType dtype,
+                                             llvm::ArrayRef<int64_t> shape) {
   auto fail = [&](const llvm::Twine &why) {
-    std::string dims;
-    for (int64_t d : shape)
-      dims += std::to_string(d) + "x";
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "cannot allocate tensor<" + dims +
-                                       getDTypeName(dtype) + ">: " + why);
+                                   what + " " +
+                                       getTensorTypeString(dtype, shape) +
+                                       ": " + why);
   };
   // Cap the element count well below overflow of the byte size.
   constexpr int64_t maxElements = int64_t(1) << 56;
@@ -122,16 +121,50 @@ llvm::Expected<HostTensor> HostTensor::allocate(DType dtype,
       return fail("too many elements");
     count *= d;
   }
+  return count;
+}
+
+llvm::Expected<HostTensor> HostTensor::allocate(DType dtype,
+                                                std::vector<int64_t> shape,
+                                                bool zero) {
+  llvm::Expected<int64_t> count =
+      countElements("cannot allocate", dtype, shape);
+  if (!count)
+    return count.takeError();
   // 64-byte alignment suits vector loads. The runtime's allocator keeps the
   // live-byte count that metrics and leak tests read.
   void *data = nullptr;
-  size_t bytes = count * getDTypeSize(dtype);
+  size_t bytes = *count * getDTypeSize(dtype);
   kiln_rt_status status =
       zero ? kiln_rt_host_alloc(bytes, 64, &data)
            : kiln_rt_host_alloc_uninitialized(bytes, 64, &data);
   if (status != KILN_RT_OK)
-    return fail(kiln_rt_status_string(status));
-  return HostTensor(dtype, std::move(shape), count, data);
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "cannot allocate " + getTensorTypeString(dtype, shape) + ": " +
+            kiln_rt_status_string(status));
+  return HostTensor(dtype, std::move(shape), *count, data);
+}
+
+llvm::Expected<HostTensor> HostTensor::borrow(DType dtype,
+                                              std::vector<int64_t> shape,
+                                              void *data) {
+  llvm::Expected<int64_t> count = countElements("cannot wrap", dtype, shape);
+  if (!count)
+    return count.takeError();
+  auto fail = [&](const llvm::Twine &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot wrap " +
+                                       getTensorTypeString(dtype, shape) +
+                                       ": " + why);
+  };
+  if (!data && *count > 0)
+    return fail("the buffer is null");
+  if (reinterpret_cast<uintptr_t>(data) % getDTypeSize(dtype) != 0)
+    return fail("the buffer is not aligned to its element size");
+  HostTensor tensor(dtype, std::move(shape), *count, data);
+  tensor.storage.get_deleter().owned = false;
+  return tensor;
 }
 
 HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape) {

@@ -128,6 +128,37 @@ TEST(TensorTest, MaterializesOnce) {
   EXPECT_NEAR(got[2], 3 * std::exp(3.0) + 1, 1e-3);
 }
 
+// wrap borrows the caller's buffer: no copy, no allocation counted, the
+// buffer read when the program runs; bad buffers fail at wrap.
+TEST(TensorTest, WrapBorrows) {
+  alignas(16) float buffer[6] = {1, 2, 3, 4, 5, 6};
+  uint64_t before = metrics().liveBytes;
+  Tensor x = Tensor::wrap(buffer, DType::F32, {2, 3});
+  ASSERT_TRUE(x.ok()) << x.getError();
+  EXPECT_EQ(metrics().liveBytes, before);
+  EXPECT_EQ(x.getNode()->getData()->getData(), static_cast<void *>(buffer));
+  EXPECT_TRUE(x.getNode()->getData()->isBorrowed());
+  // Read when the program runs, not when recorded.
+  Tensor y = x * 2.0;
+  buffer[5] = 10;
+  EXPECT_EQ(values(y), (std::vector<float>{2, 4, 6, 8, 10, 20}));
+  // A copy out owns its storage.
+  llvm::Expected<HostTensor> copy = x.toHost();
+  ASSERT_TRUE(static_cast<bool>(copy));
+  EXPECT_FALSE(copy->isBorrowed());
+  EXPECT_NE(copy->getData(), static_cast<void *>(buffer));
+
+  EXPECT_EQ(Tensor::wrap(nullptr, DType::F32, {2}).getError(),
+            "cannot wrap tensor<2xf32>: the buffer is null");
+  EXPECT_EQ(Tensor::wrap(reinterpret_cast<char *>(buffer) + 2, DType::F32, {2})
+                .getError(),
+            "cannot wrap tensor<2xf32>: the buffer is not aligned to its "
+            "element size");
+  EXPECT_EQ(Tensor::wrap(buffer, DType::F32, {-1}).getError(),
+            "cannot wrap tensor<-1xf32>: negative dim");
+  EXPECT_TRUE(Tensor::wrap(nullptr, DType::F32, {0}).ok());
+}
+
 // New data is the same program (a hit); a new shape is another (a miss);
 // sync of several tensors is one program.
 TEST(TensorTest, TraceCacheHitsAndMisses) {

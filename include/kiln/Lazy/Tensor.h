@@ -31,6 +31,12 @@ public:
   static Tensor fromHost(const HostTensor &data);
   /// Data, moved in.
   static Tensor fromHost(HostTensor &&data);
+  /// The caller's row-major buffer, borrowed: neither copied nor written.
+  /// It must stay alive and unchanged while the tensor, or a tensor
+  /// recorded from it that is not computed yet, exists. Invalid for a bad
+  /// shape or a buffer that is null or misaligned.
+  static Tensor wrap(const void *data, DType dtype,
+                     llvm::ArrayRef<int64_t> shape);
   /// A rank-0 parameter holding `value`.
   static Tensor scalar(double value, DType dtype = DType::F32);
   /// A constant, known when recording (part of the compiled program).

@@ -55,6 +55,12 @@ public:
   /// written in full before anything reads them, like a kernel's results.
   static llvm::Expected<HostTensor>
   createUninitialized(DType dtype, std::vector<int64_t> shape);
+  /// A tensor over the caller's row-major buffer, which it neither copies
+  /// nor frees: the buffer must outlive the tensor. Fails for a bad shape,
+  /// or a buffer that is null or not aligned to the element size.
+  static llvm::Expected<HostTensor> borrow(DType dtype,
+                                           std::vector<int64_t> shape,
+                                           void *data);
 
   HostTensor(HostTensor &&) = default;
   HostTensor &operator=(HostTensor &&) = default;
@@ -66,6 +72,9 @@ public:
   int64_t getRank() const { return static_cast<int64_t>(shape.size()); }
   int64_t getNumElements() const { return numElements; }
   size_t getByteSize() const { return numElements * getDTypeSize(dtype); }
+
+  /// Whether the storage is the caller's (borrow()). A copy owns its own.
+  bool isBorrowed() const { return !storage.get_deleter().owned; }
 
   void *getData() { return storage.get(); }
   const void *getData() const { return storage.get(); }
@@ -87,7 +96,10 @@ private:
              void *data);
 
   struct FreeDeleter {
+    FreeDeleter() : owned(true) {}
+    explicit FreeDeleter(bool owned) : owned(owned) {}
     void operator()(void *p) const;
+    bool owned;
   };
 
   DType dtype = DType::F32;
