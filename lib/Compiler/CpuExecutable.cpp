@@ -475,15 +475,17 @@ static std::vector<int64_t> makeDescriptor(void *data,
 }
 
 llvm::Expected<std::vector<HostTensor>>
-CpuExecutable::run(llvm::ArrayRef<HostTensor> args) const {
+CpuExecutable::run(llvm::ArrayRef<HostTensor> args,
+                   HostProgram::Profile *profile) const {
   std::vector<const HostTensor *> pointers;
   for (const HostTensor &arg : args)
     pointers.push_back(&arg);
-  return run(pointers);
+  return run(pointers, profile);
 }
 
 llvm::Expected<std::vector<HostTensor>>
-CpuExecutable::run(llvm::ArrayRef<const HostTensor *> args) const {
+CpuExecutable::run(llvm::ArrayRef<const HostTensor *> args,
+                   HostProgram::Profile *profile) const {
   if (args.size() != inputs.size())
     return makeError("@" + entryName + " takes " +
                      llvm::Twine(inputs.size()) + " inputs, got " +
@@ -517,7 +519,7 @@ CpuExecutable::run(llvm::ArrayRef<const HostTensor *> args) const {
       buffers.push_back(const_cast<void *>(arg->getData()));
     for (HostTensor &result : results)
       buffers.push_back(result.getData());
-    hostProgram->run(buffers);
+    hostProgram->run(buffers, profile);
     return results;
   }
 

@@ -1,6 +1,8 @@
 //===- HostProgram.cpp - the entry's host code as a list of steps ---------===//
 
 #include "kiln/Compiler/HostProgram.h"
+
+#include <chrono>
 #include "kiln_rt/kiln_rt.h"
 #include "kiln_rt/kiln_rt_blas.h"
 
@@ -363,7 +365,22 @@ static void copyView(const HostProgram::View &from, char *fromBase,
   }
 }
 
-void HostProgram::run(llvm::ArrayRef<void *> buffers) const {
+void HostProgram::run(llvm::ArrayRef<void *> buffers,
+                      Profile *profile) const {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point callStart;
+  auto startCall = [&] {
+    if (profile)
+      callStart = Clock::now();
+  };
+  auto endCall = [&] {
+    if (!profile)
+      return;
+    ++profile->launches;
+    profile->kernelNs +=
+        std::chrono::duration<double, std::nano>(Clock::now() - callStart)
+            .count();
+  };
   std::vector<char *> base(numSlots, nullptr);
   for (int32_t i = 0; i < numArguments; ++i)
     base[i] = static_cast<char *>(buffers[i]);
@@ -392,7 +409,9 @@ void HostProgram::run(llvm::ArrayRef<void *> buffers) const {
         pointers[i] = base[view.slot] + view.offset * view.elementBytes;
         packed[i] = &pointers[i];
       }
+      startCall();
       kernelEntries[step.callee](packed.data());
+      endCall();
       break;
     }
     case StepKind::RuntimeCall: {
@@ -410,6 +429,7 @@ void HostProgram::run(llvm::ArrayRef<void *> buffers) const {
       }
       void *entry = runtimeEntries[step.callee];
       Descriptor *d = descriptors.data();
+      startCall();
       switch (step.views.size()) {
       case 1:
         reinterpret_cast<void (*)(void *)>(entry)(d);
@@ -426,6 +446,7 @@ void HostProgram::run(llvm::ArrayRef<void *> buffers) const {
             d, d + 1, d + 2, d + 3);
         break;
       }
+      endCall();
       break;
     }
     case StepKind::Copy:

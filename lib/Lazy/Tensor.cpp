@@ -392,12 +392,18 @@ struct RunCounters {
   std::mutex mutex;
   int64_t runs = 0;
   double runMs = 0;
+  HostProgram::Profile kernels;
+  std::atomic<bool> timeKernels{false};
 };
 RunCounters &getRunCounters() {
   static RunCounters *counters = new RunCounters();
   return *counters;
 }
 } // namespace
+
+void kiln::setKernelTiming(bool enabled) {
+  getRunCounters().timeKernels.store(enabled, std::memory_order_relaxed);
+}
 
 Metrics kiln::metrics() {
   Metrics m;
@@ -412,6 +418,8 @@ Metrics kiln::metrics() {
     std::lock_guard<std::mutex> lock(counters.mutex);
     m.runs = counters.runs;
     m.runMs = counters.runMs;
+    m.kernelMs = counters.kernels.kernelNs / 1e6;
+    m.kernelLaunches = counters.kernels.launches;
   }
   kiln_rt_host_stats host;
   kiln_rt_host_get_stats(&host);
@@ -445,14 +453,19 @@ llvm::Error kiln::sync(ArrayRef<Tensor> tensors) {
       TraceCache::global().get(program);
   if (!exe)
     return exe.takeError();
+  RunCounters &counters = getRunCounters();
+  HostProgram::Profile profile;
+  bool timeKernels = counters.timeKernels.load(std::memory_order_relaxed);
   auto start = std::chrono::steady_clock::now();
-  llvm::Expected<std::vector<HostTensor>> results = (*exe)->run(args);
+  llvm::Expected<std::vector<HostTensor>> results =
+      (*exe)->run(args, timeKernels ? &profile : nullptr);
   if (!results)
     return results.takeError();
   {
-    RunCounters &counters = getRunCounters();
     std::lock_guard<std::mutex> lock(counters.mutex);
     ++counters.runs;
+    counters.kernels.launches += profile.launches;
+    counters.kernels.kernelNs += profile.kernelNs;
     counters.runMs += std::chrono::duration<double, std::milli>(
                           std::chrono::steady_clock::now() - start)
                           .count();

@@ -87,7 +87,10 @@ void kiln::buildKilnCpuLoweringPipeline(
     OpPassManager &pm, const KilnCpuPipelineOptions &options) {
   // Loops: parallel loops over both cores, math as polynomials.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
-  pm.addNestedPass<func::FuncOp>(createKilnSerializeInnerLoops());
+  KilnSerializeInnerLoopsOptions serialize;
+  serialize.minParallelIterations =
+      options.parallel ? options.minParallelIterations.getValue() : 0;
+  pm.addNestedPass<func::FuncOp>(createKilnSerializeInnerLoops(serialize));
   if (options.expandMath)
     pm.addNestedPass<func::FuncOp>(createKilnExpandMath());
   pm.addPass(createCanonicalizerPass());

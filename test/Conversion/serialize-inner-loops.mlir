@@ -1,6 +1,6 @@
-// RUN: kiln-opt %s -kiln-serialize-inner-loops -split-input-file | FileCheck %s
-// RUN: kiln-opt %s -kiln-serialize-inner-loops=vector-width=0 -split-input-file | FileCheck %s --check-prefix=NOVEC
-// RUN: kiln-opt %s -kiln-serialize-inner-loops=interleave=0 -split-input-file | FileCheck %s --check-prefix=NOINTERLEAVE
+// RUN: kiln-opt %s -kiln-serialize-inner-loops=min-parallel-iterations=0 -split-input-file | FileCheck %s
+// RUN: kiln-opt %s -kiln-serialize-inner-loops="vector-width=0 min-parallel-iterations=0" -split-input-file | FileCheck %s --check-prefix=NOVEC
+// RUN: kiln-opt %s -kiln-serialize-inner-loops="interleave=0 min-parallel-iterations=0" -split-input-file | FileCheck %s --check-prefix=NOINTERLEAVE
 
 // The loop's accesses are declared parallel (one access group per loop),
 // and 4 vector iterations are interleaved (2 with more than 8 buffers).

@@ -7,7 +7,8 @@
 // own, copied into that slice.)
 
 // RUN: kiln-run %s --random-inputs 91 --check-reference --report | FileCheck %s
-// RUN: kiln-opt %s -kiln-cpu-pipeline | FileCheck %s --check-prefix=IR
+// RUN: kiln-opt %s -kiln-cpu-pipeline=min-parallel-iterations=0 | FileCheck %s --check-prefix=IR
+// RUN: kiln-opt %s -kiln-cpu-pipeline | FileCheck %s --check-prefix=SMALL
 
 // CHECK: reference: out0 tensor<6x11xf32> matches
 // CHECK: "fusion_groups": 2
@@ -26,6 +27,8 @@
 // IR-COUNT-2: omp.parallel
 // IR-LABEL: llvm.func @kiln_kernel_1
 // IR-COUNT-1: omp.parallel
+// With the default threshold, these loops are too small for threads.
+// SMALL-NOT: omp.parallel
 func.func @unequal(%x: tensor<4x8xf32>, %y: tensor<4x3xf32>, %z: tensor<2x11xf32>)
     -> tensor<6x11xf32> attributes {llvm.emit_c_interface} {
   %a = kiln.exp %x : tensor<4x8xf32>

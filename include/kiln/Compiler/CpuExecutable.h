@@ -92,12 +92,15 @@ public:
   const CompileStats &getStats() const { return stats; }
 
   /// Checks `args` against the signature and runs the function; the results
-  /// are allocated here.
+  /// are allocated here. A `profile` gets the time spent in kernels (when
+  /// the host code runs as a HostProgram; compiled host code is not timed).
   llvm::Expected<std::vector<HostTensor>>
-  run(llvm::ArrayRef<HostTensor> args) const;
+  run(llvm::ArrayRef<HostTensor> args,
+      HostProgram::Profile *profile = nullptr) const;
   /// As above, on tensors held elsewhere (no copies).
   llvm::Expected<std::vector<HostTensor>>
-  run(llvm::ArrayRef<const HostTensor *> args) const;
+  run(llvm::ArrayRef<const HostTensor *> args,
+      HostProgram::Profile *profile = nullptr) const;
 
   /// Picks the entry function of `module`: `name` if given, else `main`, else
   /// the only public function.

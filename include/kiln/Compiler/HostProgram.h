@@ -55,9 +55,16 @@ public:
   resolve(const std::function<void *(llvm::StringRef kernel)> &kernels,
           const std::function<void *(llvm::StringRef function)> &runtime);
 
+  /// Time spent in kernels and runtime functions, when asked for.
+  struct Profile {
+    int64_t launches = 0;
+    double kernelNs = 0;
+  };
+
   /// Runs the steps; `buffers` holds the entry's arguments in order (input
-  /// data, then the caller-allocated results).
-  void run(llvm::ArrayRef<void *> buffers) const;
+  /// data, then the caller-allocated results). With a `profile`, times each
+  /// kernel and runtime call and adds to it.
+  void run(llvm::ArrayRef<void *> buffers, Profile *profile = nullptr) const;
 
   int64_t getNumSteps() const { return static_cast<int64_t>(steps.size()); }
 

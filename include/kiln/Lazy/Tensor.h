@@ -77,11 +77,18 @@ struct Metrics {
   int64_t compiles = 0, cacheHits = 0, cacheMisses = 0;
   int64_t runs = 0;
   double compileMs = 0, runMs = 0;
+  /// Of runMs, the time in kernels (and BLAS calls), and their count; only
+  /// while kernel timing is on (setKernelTiming).
+  double kernelMs = 0;
+  int64_t kernelLaunches = 0;
   /// Bytes of host memory held by the runtime's allocator now (tensor data
   /// and the buffer cache's blocks).
   uint64_t liveBytes = 0;
 };
 Metrics metrics();
+/// Times every kernel launch from now on (off by default: it costs two
+/// clock reads per launch), for Metrics::kernelMs.
+void setKernelTiming(bool enabled);
 
 // Elementwise, with numpy broadcasting.
 Tensor operator+(const Tensor &a, const Tensor &b);

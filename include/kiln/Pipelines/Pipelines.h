@@ -14,6 +14,11 @@ struct KilnCpuPipelineOptions
   Option<bool> parallel{*this, "parallel",
                         llvm::cl::desc("run parallel loops with OpenMP"),
                         llvm::cl::init(true)};
+  Option<int64_t> minParallelIterations{
+      *this, "min-parallel-iterations",
+      llvm::cl::desc("loop nests with fewer static iterations run on one "
+                     "thread (0: every parallel loop uses OpenMP)"),
+      llvm::cl::init(8192)};
   Option<bool> prune{*this, "prune",
                      llvm::cl::desc("dead-edge elimination in -kiln-autodiff "
                                     "(false: the naive derivation)"),

@@ -11,6 +11,7 @@
 #include "kiln/Conversion/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMAttrs.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -96,6 +97,101 @@ static bool serializeInnermostDim(RewriterBase &rewriter,
   return true;
 }
 
+/// The static trip count of a loop dim, if its bounds are constants.
+static std::optional<int64_t> getTripCount(Value lower, Value upper,
+                                           Value step) {
+  std::optional<int64_t> lb = getConstantIntValue(lower),
+                         ub = getConstantIntValue(upper),
+                         st = getConstantIntValue(step);
+  if (!lb || !ub || !st || *st <= 0)
+    return std::nullopt;
+  return *ub > *lb ? (*ub - *lb + *st - 1) / *st : 0;
+}
+
+static std::optional<int64_t> countIterations(Operation *loop);
+
+/// Executions of the innermost bodies of the loops in `block` (1 when it
+/// has none), or nullopt when a trip count is not static.
+static std::optional<int64_t> countBodyIterations(Block &block) {
+  int64_t total = 0;
+  bool hasLoops = false;
+  for (Operation &op : block) {
+    if (!isa<scf::ForOp, scf::ParallelOp>(op)) {
+      // Loops nested in other ops (an scf.if) are not counted; any such op
+      // makes the estimate unknown.
+      if (op.getNumRegions() != 0)
+        return std::nullopt;
+      continue;
+    }
+    hasLoops = true;
+    std::optional<int64_t> n = countIterations(&op);
+    if (!n)
+      return std::nullopt;
+    total += *n;
+  }
+  return hasLoops ? total : 1;
+}
+
+/// Executions of the innermost bodies of `loop` (scf.for or scf.parallel).
+static std::optional<int64_t> countIterations(Operation *loop) {
+  int64_t trips = 1;
+  auto multiply = [&](std::optional<int64_t> n) {
+    if (n && *n > 0 && trips > (int64_t(1) << 40) / *n)
+      n = int64_t(1) << 40; // large enough: saturate
+    if (n)
+      trips *= *n;
+    return n.has_value();
+  };
+  Block *body;
+  if (auto forOp = dyn_cast<scf::ForOp>(loop)) {
+    if (!multiply(getTripCount(forOp.getLowerBound(), forOp.getUpperBound(),
+                               forOp.getStep())))
+      return std::nullopt;
+    body = forOp.getBody();
+  } else {
+    auto parallel = cast<scf::ParallelOp>(loop);
+    for (auto [lb, ub, step] :
+         llvm::zip(parallel.getLowerBound(), parallel.getUpperBound(),
+                   parallel.getStep()))
+      if (!multiply(getTripCount(lb, ub, step)))
+        return std::nullopt;
+    body = parallel.getBody();
+  }
+  if (!multiply(countBodyIterations(*body)))
+    return std::nullopt;
+  return trips;
+}
+
+/// Rewrites a small `loop` as nested scf.for loops, the innermost one
+/// vectorized; returns false when it is not small (or has reductions).
+static bool sequentializeSmallLoop(RewriterBase &rewriter,
+                                   scf::ParallelOp loop,
+                                   int64_t minParallelIterations,
+                                   unsigned vectorWidth, unsigned interleave) {
+  if (loop.getNumReductions() != 0)
+    return false;
+  std::optional<int64_t> iterations = countIterations(loop);
+  if (!iterations || *iterations >= minParallelIterations)
+    return false;
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  SmallVector<Value> ivs;
+  scf::ForOp innermost;
+  for (auto [lb, ub, step] : llvm::zip(
+           loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    innermost = scf::ForOp::create(rewriter, loc, lb, ub, step);
+    ivs.push_back(innermost.getInductionVar());
+    rewriter.setInsertionPointToStart(innermost.getBody());
+  }
+  Block *body = loop.getBody();
+  rewriter.eraseOp(body->getTerminator());
+  rewriter.inlineBlockBefore(body, innermost.getBody()->getTerminator(), ivs);
+  rewriter.eraseOp(loop);
+  if (vectorWidth > 1)
+    requestVectorization(innermost, vectorWidth, interleave);
+  return true;
+}
+
 namespace {
 struct KilnSerializeInnerLoopsPass
     : kiln::impl::KilnSerializeInnerLoopsBase<KilnSerializeInnerLoopsPass> {
@@ -109,7 +205,9 @@ struct KilnSerializeInnerLoopsPass
     });
     IRRewriter rewriter(&getContext());
     for (scf::ParallelOp loop : loops)
-      serializeInnermostDim(rewriter, loop, vectorWidth, interleave);
+      if (!sequentializeSmallLoop(rewriter, loop, minParallelIterations,
+                                  vectorWidth, interleave))
+        serializeInnermostDim(rewriter, loop, vectorWidth, interleave);
   }
 };
 } // namespace
