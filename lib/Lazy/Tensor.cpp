@@ -87,12 +87,12 @@ static const Tensor *firstInvalid(ArrayRef<const Tensor *> tensors) {
 //===----------------------------------------------------------------------===//
 
 /// numpy's broadcast of `shapes`, or an error naming `op`.
-static llvm::Expected<std::vector<int64_t>>
+static llvm::Expected<llvm::SmallVector<int64_t, 4>>
 broadcastShape(llvm::StringRef op, ArrayRef<ArrayRef<int64_t>> shapes) {
   size_t rank = 0;
   for (ArrayRef<int64_t> s : shapes)
     rank = std::max(rank, s.size());
-  std::vector<int64_t> shape(rank, 1);
+  llvm::SmallVector<int64_t, 4> shape(rank, 1);
   for (ArrayRef<int64_t> s : shapes) {
     for (size_t i = 0; i < s.size(); ++i) {
       int64_t &out = shape[rank - s.size() + i];
@@ -131,7 +131,8 @@ static Tensor broadcasting(llvm::StringRef op, ArrayRef<const Tensor *> operands
   llvm::SmallVector<ArrayRef<int64_t>, 3> shapes;
   for (const Tensor *t : operands)
     shapes.push_back(t->getShape());
-  llvm::Expected<std::vector<int64_t>> shape = broadcastShape(op, shapes);
+  llvm::Expected<llvm::SmallVector<int64_t, 4>> shape =
+      broadcastShape(op, shapes);
   if (!shape)
     return Tensor::make(shape.takeError());
   llvm::SmallVector<NodeRef, 3> nodes;
@@ -311,7 +312,7 @@ Tensor kiln::cat(ArrayRef<Tensor> parts, int64_t dim) {
 Tensor kiln::broadcastTo(const Tensor &x, ArrayRef<int64_t> shape) {
   if (!x.ok())
     return x;
-  llvm::Expected<std::vector<int64_t>> result =
+  llvm::Expected<llvm::SmallVector<int64_t, 4>> result =
       broadcastShape("kiln.broadcast_in_dim", {x.getShape(), shape});
   if (!result)
     return Tensor::make(result.takeError());

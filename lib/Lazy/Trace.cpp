@@ -4,7 +4,6 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
-#include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
 
@@ -84,6 +83,50 @@ static bool hasNegativeDim(ArrayRef<int64_t> shape) {
   return llvm::any_of(shape, [](int64_t d) { return d < 0; });
 }
 
+namespace {
+/// A 64-bit hash of a sequence of words: xxHash64's round per word and its
+/// final avalanche. Structural hashes are built on every recorded op, so
+/// this is cheaper than llvm::hash_combine's general machinery; it is as
+/// good a 64-bit hash for keying the cache of compiled programs.
+class WordHasher {
+public:
+  WordHasher &add(uint64_t word) {
+    state += word * prime2;
+    state = (state << 31) | (state >> 33);
+    state *= prime1;
+    return *this;
+  }
+  /// The length, then each value: sequences of different lengths differ.
+  WordHasher &add(ArrayRef<int64_t> words) {
+    add(words.size());
+    for (int64_t w : words)
+      add(static_cast<uint64_t>(w));
+    return *this;
+  }
+  WordHasher &add(ArrayRef<int32_t> words) {
+    add(words.size());
+    for (int32_t w : words)
+      add(static_cast<uint64_t>(static_cast<int64_t>(w)));
+    return *this;
+  }
+  uint64_t get() const {
+    uint64_t h = state;
+    h ^= h >> 33;
+    h *= prime2;
+    h ^= h >> 29;
+    h *= prime3;
+    h ^= h >> 32;
+    return h;
+  }
+
+private:
+  static constexpr uint64_t prime1 = 0x9E3779B185EBCA87ULL;
+  static constexpr uint64_t prime2 = 0xC2B2AE3D27D4EB4FULL;
+  static constexpr uint64_t prime3 = 0x165667B19E3779F9ULL;
+  uint64_t state = 0x27D4EB2F165667C5ULL;
+};
+} // namespace
+
 /// What a node computes besides its operands: a Constant's value, a Vjp's
 /// callee.
 static uint64_t getPayloadHash(TraceOp op, double scalar,
@@ -96,7 +139,7 @@ static uint64_t getPayloadHash(TraceOp op, double scalar,
   return scalarBits;
 }
 
-TraceNode::TraceNode(TraceOp op, DType dtype, ArrayRef<int64_t> shape,
+TraceNode::TraceNode(PrivateTag, TraceOp op, DType dtype, ArrayRef<int64_t> shape,
                      ArrayRef<NodeRef> operands, ArrayRef<int64_t> attrs,
                      double scalar,
                      std::shared_ptr<const TraceProgram> callee)
@@ -104,14 +147,15 @@ TraceNode::TraceNode(TraceOp op, DType dtype, ArrayRef<int64_t> shape,
       operands(operands.begin(), operands.end()),
       attrs(attrs.begin(), attrs.end()), scalar(scalar),
       callee(std::move(callee)) {
-  llvm::hash_code h = llvm::hash_combine(
-      static_cast<uint8_t>(op), static_cast<uint8_t>(dtype),
-      llvm::hash_combine_range(shape.begin(), shape.end()),
-      llvm::hash_combine_range(attrs.begin(), attrs.end()),
-      getPayloadHash(op, scalar, this->callee.get()));
+  WordHasher h;
+  h.add(static_cast<uint64_t>(op) << 8 | static_cast<uint64_t>(dtype))
+      .add(shape)
+      .add(attrs)
+      .add(getPayloadHash(op, scalar, this->callee.get()))
+      .add(operands.size());
   for (const NodeRef &operand : operands)
-    h = llvm::hash_combine(h, operand->getHash());
-  hash = static_cast<uint64_t>(h);
+    h.add(operand->getHash());
+  hash = h.get();
 }
 
 TraceNode::~TraceNode() {
@@ -137,8 +181,9 @@ NodeRef TraceNode::make(TraceOp op, DType dtype, ArrayRef<int64_t> shape,
                         double scalar,
                         std::shared_ptr<const TraceProgram> callee) {
   numTracedNodes.fetch_add(1, std::memory_order_relaxed);
-  return NodeRef(new TraceNode(op, dtype, shape, operands, attrs, scalar,
-                               std::move(callee)));
+  return std::make_shared<const TraceNode>(PrivateTag(), op, dtype, shape,
+                                           operands, attrs, scalar,
+                                           std::move(callee));
 }
 
 int64_t TraceNode::getNumElements() const {
@@ -416,13 +461,14 @@ static uint64_t hashEntry(const TraceProgram::Entry &entry) {
   TraceOp op = entry.isParameter ? TraceOp::Parameter : node->getOp();
   ArrayRef<int64_t> attrs =
       entry.isParameter ? ArrayRef<int64_t>() : node->getAttrs();
-  return static_cast<uint64_t>(llvm::hash_combine(
-      static_cast<uint8_t>(op), static_cast<uint8_t>(node->getDType()),
-      llvm::hash_combine_range(node->getShape().begin(),
-                               node->getShape().end()),
-      llvm::hash_combine_range(attrs.begin(), attrs.end()),
-      getPayloadHash(op, node->getScalar(), node->getCallee().get()),
-      llvm::hash_combine_range(entry.operands.begin(), entry.operands.end())));
+  return WordHasher()
+      .add(static_cast<uint64_t>(op) << 8 |
+           static_cast<uint64_t>(node->getDType()))
+      .add(node->getShape())
+      .add(attrs)
+      .add(getPayloadHash(op, node->getScalar(), node->getCallee().get()))
+      .add(ArrayRef<int32_t>(entry.operands))
+      .get();
 }
 
 /// Whether two computed entries compute the same thing.
@@ -443,12 +489,12 @@ static bool computeTheSame(const TraceProgram::Entry &a,
 
 /// The program's hash, from its entries' and its outputs.
 static void rehash(TraceProgram &program) {
-  llvm::hash_code h = llvm::hash_value(program.entries.size());
+  WordHasher h;
+  h.add(program.entries.size());
   for (uint64_t entryHash : program.entryHashes)
-    h = llvm::hash_combine(h, entryHash);
-  h = llvm::hash_combine(h, llvm::hash_combine_range(program.outputs.begin(),
-                                                     program.outputs.end()));
-  program.hash = static_cast<uint64_t>(h);
+    h.add(entryHash);
+  h.add(ArrayRef<int32_t>(program.outputs));
+  program.hash = h.get();
 }
 
 TraceProgram TraceProgram::extract(
@@ -463,6 +509,10 @@ TraceProgram TraceProgram::extract(
   // earlier entry are kept alive so that their addresses stay unique keys.
   llvm::DenseMap<uint64_t, int32_t> consed;
   std::vector<NodeRef> folded;
+  index.reserve(64);
+  consed.reserve(64);
+  program.entries.reserve(64);
+  program.entryHashes.reserve(64);
   // Iterative post-order: a node is entered once all its operands are.
   // Nodes with a value are parameters: their operands are not needed.
   struct Frame {

@@ -84,7 +84,16 @@ using NodeRef = std::shared_ptr<const TraceNode>;
 struct TraceProgram;
 
 class TraceNode {
+  /// Only the makers construct nodes (through std::make_shared, for one
+  /// allocation per node).
+  struct PrivateTag {
+    explicit PrivateTag() = default;
+  };
+
 public:
+  TraceNode(PrivateTag, TraceOp op, DType dtype, llvm::ArrayRef<int64_t> shape,
+            llvm::ArrayRef<NodeRef> operands, llvm::ArrayRef<int64_t> attrs,
+            double scalar, std::shared_ptr<const TraceProgram> callee);
   /// Releases the operands without recursing, so that dropping the end of
   /// a long chain (a long training run's) cannot overflow the stack.
   ~TraceNode();
@@ -166,9 +175,6 @@ public:
       llvm::ArrayRef<NodeRef> cotangents);
 
 private:
-  TraceNode(TraceOp op, DType dtype, llvm::ArrayRef<int64_t> shape,
-            llvm::ArrayRef<NodeRef> operands, llvm::ArrayRef<int64_t> attrs,
-            double scalar, std::shared_ptr<const TraceProgram> callee);
   static NodeRef make(TraceOp op, DType dtype, llvm::ArrayRef<int64_t> shape,
                       llvm::ArrayRef<NodeRef> operands,
                       llvm::ArrayRef<int64_t> attrs = {}, double scalar = 0,
