@@ -28,6 +28,12 @@ using namespace mlir;
 /// often declines the transcendental-heavy bodies of fused kernels.
 static void requestVectorization(scf::ForOp loop, unsigned width,
                                  unsigned interleave) {
+  // LLVM vectorizes innermost loops only: one around a reduction's loop (a
+  // generated matmul's) is left alone, or LLVM warns that it cannot.
+  bool hasInnerLoops = false;
+  loop.getBody()->walk([&](LoopLikeOpInterface) { hasInnerLoops = true; });
+  if (hasInnerLoops)
+    return;
   MLIRContext *ctx = loop.getContext();
   auto i32 = IntegerType::get(ctx, 32);
   auto vectorize = LLVM::LoopVectorizeAttr::get(
