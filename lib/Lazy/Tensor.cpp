@@ -267,6 +267,13 @@ Tensor kiln::transpose(const Tensor &x, ArrayRef<int64_t> perm) {
   return Tensor::make(TraceNode::transpose(x.getNode(), perm));
 }
 
+Tensor kiln::slice(const Tensor &x, ArrayRef<int64_t> offsets,
+                   ArrayRef<int64_t> sizes) {
+  if (!x.ok())
+    return x;
+  return Tensor::make(TraceNode::slice(x.getNode(), offsets, sizes));
+}
+
 Tensor kiln::narrow(const Tensor &x, int64_t dim, int64_t start,
                     int64_t length) {
   if (!x.ok())
@@ -280,7 +287,7 @@ Tensor kiln::narrow(const Tensor &x, int64_t dim, int64_t start,
   llvm::SmallVector<int64_t, 4> sizes(x.getShape());
   offsets[dim] = start;
   sizes[dim] = length;
-  return Tensor::make(TraceNode::slice(x.getNode(), offsets, sizes));
+  return slice(x, offsets, sizes);
 }
 
 std::vector<Tensor> kiln::chunk(const Tensor &x, int64_t chunks, int64_t dim) {

@@ -94,6 +94,7 @@ TEST_F(LazyReferenceTest, EveryOp) {
   check("reshape", reshape(a, {2, 6}));
   check("transpose", transpose(a, {1, 0}));
   check("narrow", narrow(a, 1, 1, 2));
+  check("slice", slice(a, {1, 1}, {2, 3}));
   check("chunk", chunk(a, 2, 1)[1]);
   check("cat", cat({a, narrow(b, 0, 0, 1)}, 0));
   check("broadcastTo", broadcastTo(row, {2, 3, 4}));

@@ -131,6 +131,9 @@ Tensor where(const Tensor &cond, const Tensor &a, const Tensor &b);
 // Shapes.
 Tensor reshape(const Tensor &x, llvm::ArrayRef<int64_t> shape);
 Tensor transpose(const Tensor &x, llvm::ArrayRef<int64_t> perm);
+/// The box of `sizes` at `offsets` (kiln.slice; unit strides).
+Tensor slice(const Tensor &x, llvm::ArrayRef<int64_t> offsets,
+             llvm::ArrayRef<int64_t> sizes);
 /// The `length` entries of `dim` from `start` (PyTorch's narrow).
 Tensor narrow(const Tensor &x, int64_t dim, int64_t start, int64_t length);
 /// `chunks` equal parts along `dim` (the dim must divide evenly).
