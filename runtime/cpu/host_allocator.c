@@ -41,6 +41,8 @@ const char *kiln_rt_status_string(kiln_rt_status status) {
     return "unavailable";
   case KILN_RT_INTERNAL:
     return "internal error";
+  case KILN_RT_DEVICE_ERROR:
+    return "device error";
   }
   return "unknown status";
 }

@@ -22,6 +22,7 @@ typedef enum kiln_rt_status {
   KILN_RT_OUT_OF_MEMORY = 2,
   KILN_RT_UNAVAILABLE = 3,
   KILN_RT_INTERNAL = 4,
+  KILN_RT_DEVICE_ERROR = 5, /* a device call failed (kiln_rt_cuda.h) */
 } kiln_rt_status;
 
 /* A short, static description of `status`. */

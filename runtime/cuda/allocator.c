@@ -1,0 +1,172 @@
+/*===- allocator.c - a caching device allocator ---------------------------===*
+ *
+ * cuMemAlloc and cuMemFree synchronize the device and cost tens of
+ * microseconds, so freed blocks are kept and reused, as PyTorch's caching
+ * allocator does. Sizes round up to a class: 512 bytes below 1 MiB, 2 MiB
+ * above. A block is reused for an allocation of its exact class. When the
+ * driver is out of memory, the cache is given back and the allocation
+ * tried once more.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "driver.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct block {
+  CUdeviceptr ptr;
+  size_t size; /* the size class */
+} block;
+
+/* A growable array of blocks. */
+typedef struct block_list {
+  block *items;
+  size_t count, capacity;
+} block_list;
+
+static pthread_mutex_t memory_mutex = PTHREAD_MUTEX_INITIALIZER;
+static block_list live, cached;
+static kiln_rt_cuda_memory_stats stats;
+
+static size_t size_class(size_t bytes) {
+  const size_t small = 512, large = 2u << 20;
+  if (bytes < (1u << 20))
+    return (bytes + small - 1) / small * small;
+  return (bytes + large - 1) / large * large;
+}
+
+static int push(block_list *list, block b) {
+  if (list->count == list->capacity) {
+    size_t capacity = list->capacity ? 2 * list->capacity : 64;
+    block *items = realloc(list->items, capacity * sizeof(block));
+    if (!items)
+      return 0;
+    list->items = items;
+    list->capacity = capacity;
+  }
+  list->items[list->count++] = b;
+  return 1;
+}
+
+/* Removes and returns item `i` (the order is not kept). */
+static block take(block_list *list, size_t i) {
+  block b = list->items[i];
+  list->items[i] = list->items[--list->count];
+  return b;
+}
+
+/* Gives the cached blocks back to the driver; memory_mutex held. */
+static void release_cached(void) {
+  for (size_t i = 0; i < cached.count; ++i)
+    kiln_cuda.cuMemFree_v2(cached.items[i].ptr);
+  cached.count = 0;
+  stats.cached_bytes = 0;
+}
+
+kiln_rt_status kiln_rt_cuda_malloc(size_t bytes, void **device_ptr) {
+  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_malloc");
+  if (status != KILN_RT_OK)
+    return status;
+  if (!device_ptr)
+    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
+                          "kiln_rt_cuda_malloc: device_ptr is NULL");
+  *device_ptr = NULL;
+  if (bytes == 0)
+    return KILN_RT_OK;
+  size_t size = size_class(bytes);
+  pthread_mutex_lock(&memory_mutex);
+  block b = {0, size};
+  int found = 0;
+  /* The most recently freed block of the class: likely still in cache. */
+  for (size_t i = cached.count; i-- > 0;)
+    if (cached.items[i].size == size) {
+      b = take(&cached, i);
+      stats.cached_bytes -= size;
+      ++stats.hits;
+      found = 1;
+      break;
+    }
+  if (!found) {
+    CUresult result = kiln_cuda.cuMemAlloc_v2(&b.ptr, size);
+    if (result == CUDA_ERROR_OUT_OF_MEMORY && cached.count > 0) {
+      release_cached();
+      result = kiln_cuda.cuMemAlloc_v2(&b.ptr, size);
+    }
+    if (result != CUDA_SUCCESS) {
+      status = kiln_cuda_check(result, "cuMemAlloc");
+      pthread_mutex_unlock(&memory_mutex);
+      return status;
+    }
+    ++stats.misses;
+  }
+  if (!push(&live, b)) {
+    kiln_cuda.cuMemFree_v2(b.ptr);
+    pthread_mutex_unlock(&memory_mutex);
+    return kiln_cuda_fail(KILN_RT_OUT_OF_MEMORY,
+                          "kiln_rt_cuda_malloc: out of host memory");
+  }
+  stats.live_bytes += size;
+  if (stats.live_bytes > stats.peak_bytes)
+    stats.peak_bytes = stats.live_bytes;
+  *device_ptr = (void *)(uintptr_t)b.ptr;
+  pthread_mutex_unlock(&memory_mutex);
+  return KILN_RT_OK;
+}
+
+kiln_rt_status kiln_rt_cuda_free(void *device_ptr) {
+  if (!device_ptr)
+    return KILN_RT_OK;
+  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_free");
+  if (status != KILN_RT_OK)
+    return status;
+  CUdeviceptr ptr = (CUdeviceptr)(uintptr_t)device_ptr;
+  pthread_mutex_lock(&memory_mutex);
+  /* Recent allocations are freed first: search from the end. */
+  for (size_t i = live.count; i-- > 0;)
+    if (live.items[i].ptr == ptr) {
+      block b = take(&live, i);
+      stats.live_bytes -= b.size;
+      if (push(&cached, b))
+        stats.cached_bytes += b.size;
+      else
+        kiln_cuda.cuMemFree_v2(b.ptr);
+      pthread_mutex_unlock(&memory_mutex);
+      return KILN_RT_OK;
+    }
+  pthread_mutex_unlock(&memory_mutex);
+  return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
+                        "kiln_rt_cuda_free: %p was not allocated by "
+                        "kiln_rt_cuda_malloc, or was freed already",
+                        device_ptr);
+}
+
+kiln_rt_status kiln_rt_cuda_trim(void) {
+  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_trim");
+  if (status != KILN_RT_OK)
+    return status;
+  pthread_mutex_lock(&memory_mutex);
+  release_cached();
+  pthread_mutex_unlock(&memory_mutex);
+  return KILN_RT_OK;
+}
+
+void kiln_rt_cuda_get_memory_stats(kiln_rt_cuda_memory_stats *out) {
+  pthread_mutex_lock(&memory_mutex);
+  *out = stats;
+  pthread_mutex_unlock(&memory_mutex);
+}
+
+void kiln_cuda_release_memory(void) {
+  pthread_mutex_lock(&memory_mutex);
+  release_cached();
+  for (size_t i = 0; i < live.count; ++i)
+    kiln_cuda.cuMemFree_v2(live.items[i].ptr);
+  free(live.items);
+  free(cached.items);
+  memset(&live, 0, sizeof(live));
+  memset(&cached, 0, sizeof(cached));
+  memset(&stats, 0, sizeof(stats));
+  pthread_mutex_unlock(&memory_mutex);
+}

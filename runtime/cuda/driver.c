@@ -1,0 +1,279 @@
+/*===- driver.c - loading the CUDA driver, errors, the device -------------===*
+ *
+ * kiln_rt_cuda_init dlopens the driver and resolves the entry points of
+ * driver.h, initializes it, and retains the device's primary context.
+ * Every other entry point starts with kiln_cuda_enter, which fails cleanly
+ * before a successful init and makes the context current on new threads.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "driver.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+kiln_cuda_driver kiln_cuda;
+
+static pthread_mutex_t init_mutex = PTHREAD_MUTEX_INITIALIZER;
+static void *library;
+static atomic_int initialized;
+/* Bumped by every init and shutdown: a thread whose context is from an
+ * older generation makes the current one current again. */
+static atomic_uint generation;
+static int init_failed;
+static kiln_rt_status init_status;
+static char init_error[512];
+static CUdevice device;
+static int device_ordinal;
+static CUcontext context;
+
+static _Thread_local char last_error[1024];
+static _Thread_local unsigned current_generation;
+
+kiln_rt_status kiln_cuda_fail(kiln_rt_status status, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  vsnprintf(last_error, sizeof(last_error), format, args);
+  va_end(args);
+  return status;
+}
+
+kiln_rt_status kiln_cuda_append(kiln_rt_status status, const char *format,
+                                ...) {
+  size_t used = strlen(last_error);
+  va_list args;
+  va_start(args, format);
+  vsnprintf(last_error + used, sizeof(last_error) - used, format, args);
+  va_end(args);
+  return status;
+}
+
+const char *kiln_rt_cuda_last_error(void) { return last_error; }
+
+static kiln_rt_status status_of(CUresult result) {
+  switch (result) {
+  case CUDA_SUCCESS:
+    return KILN_RT_OK;
+  case CUDA_ERROR_OUT_OF_MEMORY:
+    return KILN_RT_OUT_OF_MEMORY;
+  case CUDA_ERROR_INVALID_VALUE:
+  case CUDA_ERROR_INVALID_HANDLE:
+  case CUDA_ERROR_NOT_FOUND:
+    return KILN_RT_INVALID_ARGUMENT;
+  case CUDA_ERROR_NOT_INITIALIZED:
+  case CUDA_ERROR_DEINITIALIZED:
+  case CUDA_ERROR_INSUFFICIENT_DRIVER:
+  case CUDA_ERROR_NO_DEVICE:
+    return KILN_RT_UNAVAILABLE;
+  default:
+    return KILN_RT_DEVICE_ERROR;
+  }
+}
+
+kiln_rt_status kiln_cuda_check(CUresult result, const char *call) {
+  if (result == CUDA_SUCCESS)
+    return KILN_RT_OK;
+  const char *name = NULL, *description = NULL;
+  if (kiln_cuda.cuGetErrorName)
+    kiln_cuda.cuGetErrorName(result, &name);
+  if (kiln_cuda.cuGetErrorString)
+    kiln_cuda.cuGetErrorString(result, &description);
+  if (name)
+    return kiln_cuda_fail(status_of(result), "%s: %s (%s)", call, name,
+                          description ? description : "no description");
+  return kiln_cuda_fail(status_of(result), "%s: CUresult %d", call, result);
+}
+
+kiln_rt_status kiln_cuda_enter(const char *api) {
+  if (!atomic_load(&initialized)) {
+    pthread_mutex_lock(&init_mutex);
+    kiln_rt_status status =
+        init_failed
+            ? kiln_cuda_fail(KILN_RT_UNAVAILABLE,
+                             "%s: the CUDA runtime is not available: %s", api,
+                             init_error)
+            : kiln_cuda_fail(KILN_RT_UNAVAILABLE,
+                             "%s: the CUDA runtime is not initialized (call "
+                             "kiln_rt_cuda_init first)",
+                             api);
+    pthread_mutex_unlock(&init_mutex);
+    return status;
+  }
+  unsigned now = atomic_load(&generation);
+  if (current_generation != now) {
+    kiln_rt_status status =
+        kiln_cuda_check(kiln_cuda.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+    if (status != KILN_RT_OK)
+      return status;
+    current_generation = now;
+  }
+  return KILN_RT_OK;
+}
+
+/* Undoes a partial init; called with init_mutex held. */
+static void unload_library(void) {
+  if (library)
+    dlclose(library);
+  library = NULL;
+  memset(&kiln_cuda, 0, sizeof(kiln_cuda));
+}
+
+/* The init steps; on failure the thread's error says why. */
+static kiln_rt_status load_and_initialize(void) {
+  const char *path = getenv("KILN_RT_LIBCUDA");
+  if (!path || !*path)
+    path = "libcuda.so.1";
+  library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    const char *why = dlerror();
+    return kiln_cuda_fail(KILN_RT_UNAVAILABLE,
+                          "dlopen %s: %s (is an NVIDIA driver installed?)",
+                          path, why ? why : "unknown error");
+  }
+#define KILN_CUDA_RESOLVE(name, result, params)                                \
+  *(void **)(&kiln_cuda.name) = dlsym(library, #name);                         \
+  if (!kiln_cuda.name)                                                         \
+    return kiln_cuda_fail(KILN_RT_UNAVAILABLE,                                 \
+                          "%s has no %s (is the driver too old?)", path,       \
+                          #name);
+  KILN_CUDA_DRIVER_FUNCTIONS(KILN_CUDA_RESOLVE)
+#undef KILN_CUDA_RESOLVE
+
+  kiln_rt_status status = kiln_cuda_check(kiln_cuda.cuInit(0), "cuInit");
+  if (status != KILN_RT_OK)
+    return status;
+  int count = 0;
+  status = kiln_cuda_check(kiln_cuda.cuDeviceGetCount(&count),
+                           "cuDeviceGetCount");
+  if (status != KILN_RT_OK)
+    return status;
+  const char *ordinal = getenv("KILN_RT_CUDA_DEVICE");
+  device_ordinal = ordinal && *ordinal ? atoi(ordinal) : 0;
+  if (count == 0)
+    return kiln_cuda_fail(KILN_RT_UNAVAILABLE,
+                          "cuDeviceGetCount: the driver sees no device");
+  if (device_ordinal < 0 || device_ordinal >= count)
+    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
+                          "KILN_RT_CUDA_DEVICE=%d, but there are %d devices",
+                          device_ordinal, count);
+  status = kiln_cuda_check(kiln_cuda.cuDeviceGet(&device, device_ordinal),
+                           "cuDeviceGet");
+  if (status != KILN_RT_OK)
+    return status;
+  status = kiln_cuda_check(kiln_cuda.cuDevicePrimaryCtxRetain(&context, device),
+                           "cuDevicePrimaryCtxRetain");
+  if (status != KILN_RT_OK)
+    return status;
+  status = kiln_cuda_check(kiln_cuda.cuCtxSetCurrent(context),
+                           "cuCtxSetCurrent");
+  if (status != KILN_RT_OK) {
+    kiln_cuda.cuDevicePrimaryCtxRelease_v2(device);
+    return status;
+  }
+  return KILN_RT_OK;
+}
+
+kiln_rt_status kiln_rt_cuda_init(void) {
+  if (atomic_load(&initialized))
+    return kiln_cuda_enter("kiln_rt_cuda_init");
+  pthread_mutex_lock(&init_mutex);
+  kiln_rt_status status = KILN_RT_OK;
+  if (atomic_load(&initialized)) {
+    status = KILN_RT_OK;
+  } else if (init_failed) {
+    status = kiln_cuda_fail(init_status, "%s", init_error);
+  } else {
+    status = load_and_initialize();
+    if (status == KILN_RT_OK) {
+      current_generation = atomic_fetch_add(&generation, 1) + 1;
+      atomic_store(&initialized, 1);
+    } else {
+      init_failed = 1;
+      init_status = status;
+      snprintf(init_error, sizeof(init_error), "%s", last_error);
+      unload_library();
+    }
+  }
+  pthread_mutex_unlock(&init_mutex);
+  return status == KILN_RT_OK ? kiln_cuda_enter("kiln_rt_cuda_init") : status;
+}
+
+int kiln_rt_cuda_is_initialized(void) { return atomic_load(&initialized); }
+
+void kiln_rt_cuda_shutdown(void) {
+  pthread_mutex_lock(&init_mutex);
+  if (atomic_load(&initialized) &&
+      kiln_cuda_enter("kiln_rt_cuda_shutdown") == KILN_RT_OK) {
+    kiln_cuda.cuCtxSynchronize();
+    kiln_cuda_unload_modules();
+    kiln_cuda_release_memory();
+    kiln_cuda.cuDevicePrimaryCtxRelease_v2(device);
+  }
+  atomic_store(&initialized, 0);
+  atomic_fetch_add(&generation, 1);
+  init_failed = 0;
+  context = NULL;
+  unload_library();
+  pthread_mutex_unlock(&init_mutex);
+}
+
+kiln_rt_status kiln_rt_cuda_device_count(int *count) {
+  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_device_count");
+  if (status != KILN_RT_OK)
+    return status;
+  if (!count)
+    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
+                          "kiln_rt_cuda_device_count: count is NULL");
+  return kiln_cuda_check(kiln_cuda.cuDeviceGetCount(count), "cuDeviceGetCount");
+}
+
+kiln_rt_status kiln_rt_cuda_device_get_info(kiln_rt_cuda_device_info *info) {
+  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_device_get_info");
+  if (status != KILN_RT_OK)
+    return status;
+  if (!info)
+    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
+                          "kiln_rt_cuda_device_get_info: info is NULL");
+  memset(info, 0, sizeof(*info));
+  info->ordinal = device_ordinal;
+  status = kiln_cuda_check(
+      kiln_cuda.cuDeviceGetName(info->name, (int)sizeof(info->name) - 1,
+                                device),
+      "cuDeviceGetName");
+  struct {
+    int attribute;
+    int *value;
+  } attributes[] = {
+      {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &info->compute_major},
+      {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &info->compute_minor},
+      {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &info->multiprocessors},
+      {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+       &info->max_threads_per_block},
+      {CU_DEVICE_ATTRIBUTE_WARP_SIZE, &info->warp_size},
+  };
+  for (size_t i = 0; status == KILN_RT_OK && i < sizeof(attributes) /
+                                                     sizeof(attributes[0]);
+       ++i)
+    status = kiln_cuda_check(kiln_cuda.cuDeviceGetAttribute(
+                                 attributes[i].value, attributes[i].attribute,
+                                 device),
+                             "cuDeviceGetAttribute");
+  size_t bytes = 0;
+  if (status == KILN_RT_OK)
+    status = kiln_cuda_check(kiln_cuda.cuDeviceTotalMem_v2(&bytes, device),
+                             "cuDeviceTotalMem");
+  info->total_memory_bytes = bytes;
+  return status;
+}
+
+kiln_rt_status kiln_rt_cuda_synchronize(void) {
+  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_synchronize");
+  if (status != KILN_RT_OK)
+    return status;
+  return kiln_cuda_check(kiln_cuda.cuCtxSynchronize(), "cuCtxSynchronize");
+}

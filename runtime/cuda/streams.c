@@ -1,0 +1,219 @@
+/*===- streams.c - streams, copies, launches and events -------------------===*
+ *
+ * Thin, checked wrappers: each validates its arguments, makes the context
+ * current, and names the driver call in any error.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "driver.h"
+
+#include <stdlib.h>
+
+static CUstream handle_of(kiln_rt_cuda_stream *stream) {
+  return stream ? stream->handle : NULL;
+}
+
+static CUdeviceptr device_address(const void *ptr) {
+  return (CUdeviceptr)(uintptr_t)ptr;
+}
+
+kiln_rt_status kiln_rt_cuda_stream_create(kiln_rt_cuda_stream **out) {
+  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_stream_create");
+  if (status != KILN_RT_OK)
+    return status;
+  if (!out)
+    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
+                          "kiln_rt_cuda_stream_create: stream is NULL");
+  kiln_rt_cuda_stream *stream = calloc(1, sizeof(*stream));
+  if (!stream)
+    return kiln_cuda_fail(KILN_RT_OUT_OF_MEMORY,
+                          "kiln_rt_cuda_stream_create: out of host memory");
+  status = kiln_cuda_check(
+      kiln_cuda.cuStreamCreate(&stream->handle, CU_STREAM_NON_BLOCKING),
+      "cuStreamCreate");
+  if (status != KILN_RT_OK) {
+    free(stream);
+    return status;
+  }
+  *out = stream;
+  return KILN_RT_OK;
+}
+
+kiln_rt_status kiln_rt_cuda_stream_destroy(kiln_rt_cuda_stream *stream) {
+  if (!stream)
+    return KILN_RT_OK;
+  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_stream_destroy");
+  if (status != KILN_RT_OK)
+    return status;
+  status = kiln_cuda_check(kiln_cuda.cuStreamDestroy_v2(stream->handle),
+                           "cuStreamDestroy");
+  free(stream);
+  return status;
+}
+
+kiln_rt_status kiln_rt_cuda_stream_synchronize(kiln_rt_cuda_stream *stream) {
+  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_stream_synchronize");
+  if (status != KILN_RT_OK)
+    return status;
+  return kiln_cuda_check(kiln_cuda.cuStreamSynchronize(handle_of(stream)),
+                         "cuStreamSynchronize");
+}
+
+/* Common checks of the copies. */
+static kiln_rt_status enter_copy(const char *api, const void *dst,
+                                 const void *src, size_t bytes) {
+  kiln_rt_status status = kiln_cuda_enter(api);
+  if (status != KILN_RT_OK)
+    return status;
+  if (bytes && (!dst || !src))
+    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
+                          "%s: a NULL pointer for %zu bytes", api, bytes);
+  return KILN_RT_OK;
+}
+
+kiln_rt_status kiln_rt_cuda_copy_to_device(void *device_dst,
+                                           const void *host_src, size_t bytes,
+                                           kiln_rt_cuda_stream *stream) {
+  kiln_rt_status status = enter_copy("kiln_rt_cuda_copy_to_device",
+                                     device_dst, host_src, bytes);
+  if (status != KILN_RT_OK || bytes == 0)
+    return status;
+  return kiln_cuda_check(
+      kiln_cuda.cuMemcpyHtoDAsync_v2(device_address(device_dst), host_src,
+                                     bytes, handle_of(stream)),
+      "cuMemcpyHtoDAsync");
+}
+
+kiln_rt_status kiln_rt_cuda_copy_to_host(void *host_dst,
+                                         const void *device_src, size_t bytes,
+                                         kiln_rt_cuda_stream *stream) {
+  kiln_rt_status status = enter_copy("kiln_rt_cuda_copy_to_host", host_dst,
+                                     device_src, bytes);
+  if (status != KILN_RT_OK || bytes == 0)
+    return status;
+  return kiln_cuda_check(
+      kiln_cuda.cuMemcpyDtoHAsync_v2(host_dst, device_address(device_src),
+                                     bytes, handle_of(stream)),
+      "cuMemcpyDtoHAsync");
+}
+
+kiln_rt_status kiln_rt_cuda_copy_device(void *device_dst,
+                                        const void *device_src, size_t bytes,
+                                        kiln_rt_cuda_stream *stream) {
+  kiln_rt_status status = enter_copy("kiln_rt_cuda_copy_device", device_dst,
+                                     device_src, bytes);
+  if (status != KILN_RT_OK || bytes == 0)
+    return status;
+  return kiln_cuda_check(
+      kiln_cuda.cuMemcpyDtoDAsync_v2(device_address(device_dst),
+                                     device_address(device_src), bytes,
+                                     handle_of(stream)),
+      "cuMemcpyDtoDAsync");
+}
+
+kiln_rt_status kiln_rt_cuda_memset_zero(void *device_dst, size_t bytes,
+                                        kiln_rt_cuda_stream *stream) {
+  kiln_rt_status status = enter_copy("kiln_rt_cuda_memset_zero", device_dst,
+                                     device_dst, bytes);
+  if (status != KILN_RT_OK || bytes == 0)
+    return status;
+  return kiln_cuda_check(kiln_cuda.cuMemsetD8Async(device_address(device_dst),
+                                                   0, bytes,
+                                                   handle_of(stream)),
+                         "cuMemsetD8Async");
+}
+
+kiln_rt_status kiln_rt_cuda_launch(kiln_rt_cuda_function *function,
+                                   const unsigned grid[3],
+                                   const unsigned block[3],
+                                   unsigned shared_bytes,
+                                   kiln_rt_cuda_stream *stream,
+                                   void **params) {
+  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_launch");
+  if (status != KILN_RT_OK)
+    return status;
+  if (!function || !grid || !block)
+    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
+                          "kiln_rt_cuda_launch: needs a function, a grid and "
+                          "a block");
+  for (int d = 0; d < 3; ++d)
+    if (grid[d] == 0 || block[d] == 0)
+      return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
+                            "kiln_rt_cuda_launch: \"%s\" with an empty grid "
+                            "(%u, %u, %u) or block (%u, %u, %u)",
+                            function->name, grid[0], grid[1], grid[2],
+                            block[0], block[1], block[2]);
+  status = kiln_cuda_check(
+      kiln_cuda.cuLaunchKernel(function->handle, grid[0], grid[1], grid[2],
+                               block[0], block[1], block[2], shared_bytes,
+                               handle_of(stream), params, NULL),
+      "cuLaunchKernel");
+  if (status != KILN_RT_OK) /* name the kernel too */
+    kiln_cuda_append(status, " (kernel \"%s\")", function->name);
+  return status;
+}
+
+kiln_rt_status kiln_rt_cuda_event_create(kiln_rt_cuda_event **out) {
+  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_event_create");
+  if (status != KILN_RT_OK)
+    return status;
+  if (!out)
+    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
+                          "kiln_rt_cuda_event_create: event is NULL");
+  kiln_rt_cuda_event *event = calloc(1, sizeof(*event));
+  if (!event)
+    return kiln_cuda_fail(KILN_RT_OUT_OF_MEMORY,
+                          "kiln_rt_cuda_event_create: out of host memory");
+  status = kiln_cuda_check(kiln_cuda.cuEventCreate(&event->handle, 0),
+                           "cuEventCreate");
+  if (status != KILN_RT_OK) {
+    free(event);
+    return status;
+  }
+  *out = event;
+  return KILN_RT_OK;
+}
+
+kiln_rt_status kiln_rt_cuda_event_destroy(kiln_rt_cuda_event *event) {
+  if (!event)
+    return KILN_RT_OK;
+  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_event_destroy");
+  if (status != KILN_RT_OK)
+    return status;
+  status = kiln_cuda_check(kiln_cuda.cuEventDestroy_v2(event->handle),
+                           "cuEventDestroy");
+  free(event);
+  return status;
+}
+
+kiln_rt_status kiln_rt_cuda_event_record(kiln_rt_cuda_event *event,
+                                         kiln_rt_cuda_stream *stream) {
+  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_event_record");
+  if (status != KILN_RT_OK)
+    return status;
+  if (!event)
+    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
+                          "kiln_rt_cuda_event_record: event is NULL");
+  return kiln_cuda_check(
+      kiln_cuda.cuEventRecord(event->handle, handle_of(stream)),
+      "cuEventRecord");
+}
+
+kiln_rt_status kiln_rt_cuda_event_elapsed_ms(kiln_rt_cuda_event *start,
+                                             kiln_rt_cuda_event *end,
+                                             float *ms) {
+  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_event_elapsed_ms");
+  if (status != KILN_RT_OK)
+    return status;
+  if (!start || !end || !ms)
+    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
+                          "kiln_rt_cuda_event_elapsed_ms: needs two events "
+                          "and a result pointer");
+  status = kiln_cuda_check(kiln_cuda.cuEventSynchronize(end->handle),
+                           "cuEventSynchronize");
+  if (status != KILN_RT_OK)
+    return status;
+  return kiln_cuda_check(
+      kiln_cuda.cuEventElapsedTime(ms, start->handle, end->handle),
+      "cuEventElapsedTime");
+}

@@ -1,0 +1,155 @@
+/*===- kiln_rt_cuda.h - kiln's CUDA runtime, C ABI ------------------------===*
+ *
+ * A small runtime on the CUDA Driver API, which it loads with dlopen
+ * (libcuda.so.1, or the library KILN_RT_LIBCUDA names) when
+ * kiln_rt_cuda_init() is called: it links no CUDA library, and on a
+ * machine without a driver or a GPU every call fails cleanly.
+ *
+ * Every function returns a status. A failure also leaves a message for the
+ * calling thread (kiln_rt_cuda_last_error()) that names the failing driver
+ * call and its CUresult, e.g.
+ *   "cuModuleLoadDataEx: CUDA_ERROR_INVALID_PTX (a PTX JIT compilation
+ *    failed): ptxas fatal: ..."
+ * Nothing aborts and nothing is only printed.
+ *
+ * One device (ordinal 0, or KILN_RT_CUDA_DEVICE) and its primary context.
+ * PTX modules are loaded once per content and kept; functions are looked
+ * up once per module. Device memory comes from a caching allocator: freed
+ * blocks are kept by size class and reused.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef KILN_RT_KILN_RT_CUDA_H
+#define KILN_RT_KILN_RT_CUDA_H
+
+#include "kiln_rt/kiln_rt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Loads the driver, initializes it and makes the device's primary context
+ * current on the calling thread. Idempotent and thread-safe; a failure is
+ * remembered, and later calls fail with the same message. */
+kiln_rt_status kiln_rt_cuda_init(void);
+
+/* Whether kiln_rt_cuda_init() has succeeded (it is not called here). */
+int kiln_rt_cuda_is_initialized(void);
+
+/* The calling thread's last failure, or "" when none. */
+const char *kiln_rt_cuda_last_error(void);
+
+typedef struct kiln_rt_cuda_device_info {
+  char name[256];
+  int ordinal;
+  int compute_major, compute_minor; /* e.g. 9 and 0 for sm_90 */
+  int multiprocessors;
+  int max_threads_per_block;
+  int warp_size;
+  uint64_t total_memory_bytes;
+} kiln_rt_cuda_device_info;
+
+/* Devices the driver sees (0 is an answer, not an error). Needs init. */
+kiln_rt_status kiln_rt_cuda_device_count(int *count);
+/* The device kiln uses. Needs init. */
+kiln_rt_status kiln_rt_cuda_device_get_info(kiln_rt_cuda_device_info *info);
+
+/* --- Modules and functions ----------------------------------------------- */
+
+typedef struct kiln_rt_cuda_module kiln_rt_cuda_module;
+typedef struct kiln_rt_cuda_function kiln_rt_cuda_function;
+
+/* The module of `ptx` (a NUL-terminated PTX text of `size` bytes, the NUL
+ * not counted), loaded on first use: the same content gives the same
+ * module. Modules live until kiln_rt_cuda_shutdown(). */
+kiln_rt_status kiln_rt_cuda_module_load(const char *ptx, size_t size,
+                                        kiln_rt_cuda_module **module);
+/* The kernel `name` of `module`, looked up once. */
+kiln_rt_status kiln_rt_cuda_module_get_function(kiln_rt_cuda_module *module,
+                                                const char *name,
+                                                kiln_rt_cuda_function **function);
+
+typedef struct kiln_rt_cuda_module_stats {
+  uint64_t loads;        /* modules loaded into the driver */
+  uint64_t load_hits;    /* loads answered from the cache */
+  uint64_t functions;    /* functions looked up in the driver */
+  uint64_t function_hits;
+} kiln_rt_cuda_module_stats;
+void kiln_rt_cuda_get_module_stats(kiln_rt_cuda_module_stats *stats);
+
+/* --- Device memory ------------------------------------------------------- */
+
+/* `bytes` of device memory (256-byte aligned; 0 gives NULL), from the cache
+ * of freed blocks when one of the size class is there. */
+kiln_rt_status kiln_rt_cuda_malloc(size_t bytes, void **device_ptr);
+/* Returns a block to the cache; NULL is ignored. The block may still be in
+ * use by work queued on a stream: free only after synchronizing it. */
+kiln_rt_status kiln_rt_cuda_free(void *device_ptr);
+/* Gives every cached block back to the driver. */
+kiln_rt_status kiln_rt_cuda_trim(void);
+
+typedef struct kiln_rt_cuda_memory_stats {
+  uint64_t live_bytes;   /* handed out, not freed (size-class bytes) */
+  uint64_t peak_bytes;
+  uint64_t cached_bytes; /* freed, kept for reuse */
+  uint64_t hits;         /* allocations served from the cache */
+  uint64_t misses;       /* allocations that went to the driver */
+} kiln_rt_cuda_memory_stats;
+void kiln_rt_cuda_get_memory_stats(kiln_rt_cuda_memory_stats *stats);
+
+/* --- Streams, copies, launches, events ----------------------------------- */
+
+typedef struct kiln_rt_cuda_stream kiln_rt_cuda_stream;
+typedef struct kiln_rt_cuda_event kiln_rt_cuda_event;
+
+/* A non-blocking stream. NULL stands for the default stream below. */
+kiln_rt_status kiln_rt_cuda_stream_create(kiln_rt_cuda_stream **stream);
+kiln_rt_status kiln_rt_cuda_stream_destroy(kiln_rt_cuda_stream *stream);
+kiln_rt_status kiln_rt_cuda_stream_synchronize(kiln_rt_cuda_stream *stream);
+
+/* Asynchronous copies on `stream`. Host memory that is not page-locked
+ * makes the driver copy synchronously. */
+kiln_rt_status kiln_rt_cuda_copy_to_device(void *device_dst,
+                                           const void *host_src, size_t bytes,
+                                           kiln_rt_cuda_stream *stream);
+kiln_rt_status kiln_rt_cuda_copy_to_host(void *host_dst,
+                                         const void *device_src, size_t bytes,
+                                         kiln_rt_cuda_stream *stream);
+kiln_rt_status kiln_rt_cuda_copy_device(void *device_dst,
+                                        const void *device_src, size_t bytes,
+                                        kiln_rt_cuda_stream *stream);
+kiln_rt_status kiln_rt_cuda_memset_zero(void *device_dst, size_t bytes,
+                                        kiln_rt_cuda_stream *stream);
+
+/* Launches `function` on a grid of `grid` blocks of `block` threads, with
+ * `params` as cuLaunchKernel takes them (a pointer to each argument). */
+kiln_rt_status kiln_rt_cuda_launch(kiln_rt_cuda_function *function,
+                                   const unsigned grid[3],
+                                   const unsigned block[3],
+                                   unsigned shared_bytes,
+                                   kiln_rt_cuda_stream *stream,
+                                   void **params);
+
+/* Events, for timing kernels. */
+kiln_rt_status kiln_rt_cuda_event_create(kiln_rt_cuda_event **event);
+kiln_rt_status kiln_rt_cuda_event_destroy(kiln_rt_cuda_event *event);
+kiln_rt_status kiln_rt_cuda_event_record(kiln_rt_cuda_event *event,
+                                         kiln_rt_cuda_stream *stream);
+/* Milliseconds from `start` to `end`, waiting for `end`. */
+kiln_rt_status kiln_rt_cuda_event_elapsed_ms(kiln_rt_cuda_event *start,
+                                             kiln_rt_cuda_event *end,
+                                             float *ms);
+
+/* Waits for all work on the device. */
+kiln_rt_status kiln_rt_cuda_synchronize(void);
+
+/* Unloads every module, gives back every cached block and the context,
+ * and unloads the driver; kiln_rt_cuda_init() may be called again. Handles
+ * from before are invalid. */
+void kiln_rt_cuda_shutdown(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_RT_KILN_RT_CUDA_H */

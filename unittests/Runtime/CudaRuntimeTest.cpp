@@ -1,0 +1,351 @@
+//===- CudaRuntimeTest.cpp - the CUDA runtime without a GPU -------------===//
+//
+// Every entry point before init, a missing driver, and a failing driver,
+// each with the message naming the failing call; then the runtime's own
+// logic on a stand-in driver (FakeCudaDriver.c): device queries, modules
+// cached by content, functions by name, the caching allocator, copies,
+// launches and events. A real GPU runs kiln's GPU integration tests.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln_rt/kiln_rt_cuda.h"
+
+#include "gtest/gtest.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::string lastError() { return kiln_rt_cuda_last_error(); }
+
+/// Points the runtime at `library` (nullptr: the real libcuda.so.1) for
+/// one test, and shuts it down after.
+class CudaRuntimeTest : public testing::Test {
+protected:
+  void useDriver(const char *library) {
+    kiln_rt_cuda_shutdown();
+    if (library)
+      setenv("KILN_RT_LIBCUDA", library, 1);
+    else
+      unsetenv("KILN_RT_LIBCUDA");
+  }
+  void TearDown() override {
+    kiln_rt_cuda_shutdown();
+    unsetenv("KILN_RT_LIBCUDA");
+    unsetenv("FAKE_CUDA_FAIL");
+    unsetenv("FAKE_CUDA_FAIL_CODE");
+    unsetenv("FAKE_CUDA_FAIL_COUNT");
+  }
+  /// A global of the fake driver (loaded by the runtime).
+  template <typename T> T *fakeGlobal(const char *name) {
+    void *handle = dlopen(KILN_FAKE_CUDA_DRIVER, RTLD_NOW | RTLD_NOLOAD);
+    EXPECT_NE(handle, nullptr);
+    T *symbol = handle ? static_cast<T *>(dlsym(handle, name)) : nullptr;
+    if (handle)
+      dlclose(handle);
+    return symbol;
+  }
+};
+
+TEST_F(CudaRuntimeTest, EveryCallBeforeInitFails) {
+  useDriver(nullptr);
+  void *ptr = reinterpret_cast<void *>(0x1000);
+  int count = 0;
+  kiln_rt_cuda_device_info info;
+  kiln_rt_cuda_module *module = nullptr;
+  kiln_rt_cuda_function *function = nullptr;
+  kiln_rt_cuda_stream *stream = nullptr;
+  kiln_rt_cuda_event *event = nullptr;
+  float ms;
+  unsigned dims[3] = {1, 1, 1};
+  char host[16];
+  struct Call {
+    const char *name;
+    kiln_rt_status status;
+  } calls[] = {
+      {"kiln_rt_cuda_device_count", kiln_rt_cuda_device_count(&count)},
+      {"kiln_rt_cuda_device_get_info", kiln_rt_cuda_device_get_info(&info)},
+      {"kiln_rt_cuda_module_load",
+       kiln_rt_cuda_module_load(".version 7.0", 12, &module)},
+      {"kiln_rt_cuda_module_get_function",
+       kiln_rt_cuda_module_get_function(module, "k", &function)},
+      {"kiln_rt_cuda_malloc", kiln_rt_cuda_malloc(16, &ptr)},
+      {"kiln_rt_cuda_free", kiln_rt_cuda_free(ptr)},
+      {"kiln_rt_cuda_trim", kiln_rt_cuda_trim()},
+      {"kiln_rt_cuda_stream_create", kiln_rt_cuda_stream_create(&stream)},
+      {"kiln_rt_cuda_stream_synchronize",
+       kiln_rt_cuda_stream_synchronize(nullptr)},
+      {"kiln_rt_cuda_copy_to_device",
+       kiln_rt_cuda_copy_to_device(ptr, host, 16, nullptr)},
+      {"kiln_rt_cuda_copy_to_host",
+       kiln_rt_cuda_copy_to_host(host, ptr, 16, nullptr)},
+      {"kiln_rt_cuda_copy_device",
+       kiln_rt_cuda_copy_device(ptr, ptr, 16, nullptr)},
+      {"kiln_rt_cuda_memset_zero",
+       kiln_rt_cuda_memset_zero(ptr, 16, nullptr)},
+      {"kiln_rt_cuda_launch",
+       kiln_rt_cuda_launch(function, dims, dims, 0, nullptr, nullptr)},
+      {"kiln_rt_cuda_event_create", kiln_rt_cuda_event_create(&event)},
+      {"kiln_rt_cuda_event_record", kiln_rt_cuda_event_record(event, nullptr)},
+      {"kiln_rt_cuda_event_elapsed_ms",
+       kiln_rt_cuda_event_elapsed_ms(event, event, &ms)},
+      {"kiln_rt_cuda_synchronize", kiln_rt_cuda_synchronize()},
+  };
+  for (const Call &call : calls) {
+    EXPECT_EQ(call.status, KILN_RT_UNAVAILABLE) << call.name;
+  }
+  // The message names the call and says what to do.
+  EXPECT_EQ(kiln_rt_cuda_synchronize(), KILN_RT_UNAVAILABLE);
+  EXPECT_EQ(lastError(), "kiln_rt_cuda_synchronize: the CUDA runtime is not "
+                         "initialized (call kiln_rt_cuda_init first)");
+  EXPECT_FALSE(kiln_rt_cuda_is_initialized());
+  // Freeing NULL and destroying nothing are no-ops, as free() is.
+  EXPECT_EQ(kiln_rt_cuda_free(nullptr), KILN_RT_OK);
+  EXPECT_EQ(kiln_rt_cuda_stream_destroy(nullptr), KILN_RT_OK);
+  EXPECT_EQ(kiln_rt_cuda_event_destroy(nullptr), KILN_RT_OK);
+}
+
+TEST_F(CudaRuntimeTest, MissingDriver) {
+  useDriver("/nonexistent/libcuda.so.1");
+  EXPECT_EQ(kiln_rt_cuda_init(), KILN_RT_UNAVAILABLE);
+  std::string why = lastError();
+  EXPECT_EQ(why.rfind("dlopen /nonexistent/libcuda.so.1: ", 0), 0u) << why;
+  EXPECT_NE(why.find("(is an NVIDIA driver installed?)"), std::string::npos);
+  // The failure is remembered, and later calls say why.
+  EXPECT_EQ(kiln_rt_cuda_init(), KILN_RT_UNAVAILABLE);
+  EXPECT_EQ(lastError(), why);
+  void *ptr;
+  EXPECT_EQ(kiln_rt_cuda_malloc(4, &ptr), KILN_RT_UNAVAILABLE);
+  EXPECT_EQ(lastError(),
+            "kiln_rt_cuda_malloc: the CUDA runtime is not available: " + why);
+}
+
+// This machine's own driver: a clean failure without one, a working
+// device with one.
+TEST_F(CudaRuntimeTest, ThisMachinesDriver) {
+  useDriver(nullptr);
+  kiln_rt_status status = kiln_rt_cuda_init();
+  if (status != KILN_RT_OK) {
+    EXPECT_EQ(status, KILN_RT_UNAVAILABLE);
+    EXPECT_FALSE(lastError().empty());
+    return;
+  }
+  kiln_rt_cuda_device_info info;
+  ASSERT_EQ(kiln_rt_cuda_device_get_info(&info), KILN_RT_OK) << lastError();
+  EXPECT_GT(info.multiprocessors, 0);
+  EXPECT_EQ(info.warp_size, 32);
+}
+
+TEST_F(CudaRuntimeTest, FailingDriverCallsAreNamed) {
+  useDriver(KILN_FAKE_CUDA_DRIVER);
+  setenv("FAKE_CUDA_FAIL", "cuInit", 1);
+  setenv("FAKE_CUDA_FAIL_CODE", "100", 1);
+  EXPECT_EQ(kiln_rt_cuda_init(), KILN_RT_UNAVAILABLE);
+  EXPECT_EQ(lastError(),
+            "cuInit: CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)");
+
+  useDriver(KILN_FAKE_CUDA_DRIVER);
+  setenv("FAKE_CUDA_FAIL", "cuMemAlloc_v2", 1);
+  setenv("FAKE_CUDA_FAIL_CODE", "2", 1);
+  ASSERT_EQ(kiln_rt_cuda_init(), KILN_RT_OK) << lastError();
+  void *ptr = nullptr;
+  EXPECT_EQ(kiln_rt_cuda_malloc(100, &ptr), KILN_RT_OUT_OF_MEMORY);
+  EXPECT_EQ(lastError(), "cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY (out of memory)");
+  EXPECT_EQ(ptr, nullptr);
+
+  setenv("FAKE_CUDA_FAIL", "cuLaunchKernel", 1);
+  setenv("FAKE_CUDA_FAIL_CODE", "700", 1);
+  const char ptx[] = ".version 7.0\n.visible .entry k(\n)\n";
+  kiln_rt_cuda_module *module;
+  kiln_rt_cuda_function *function;
+  ASSERT_EQ(kiln_rt_cuda_module_load(ptx, sizeof(ptx) - 1, &module),
+            KILN_RT_OK);
+  ASSERT_EQ(kiln_rt_cuda_module_get_function(module, "k", &function),
+            KILN_RT_OK);
+  unsigned dims[3] = {1, 1, 1};
+  EXPECT_EQ(kiln_rt_cuda_launch(function, dims, dims, 0, nullptr, nullptr),
+            KILN_RT_DEVICE_ERROR);
+  EXPECT_EQ(lastError(), "cuLaunchKernel: CUDA_ERROR_ILLEGAL_ADDRESS (an "
+                         "illegal memory access was encountered) (kernel "
+                         "\"k\")");
+}
+
+TEST_F(CudaRuntimeTest, DeviceAndModules) {
+  useDriver(KILN_FAKE_CUDA_DRIVER);
+  ASSERT_EQ(kiln_rt_cuda_init(), KILN_RT_OK) << lastError();
+  EXPECT_TRUE(kiln_rt_cuda_is_initialized());
+  EXPECT_EQ(kiln_rt_cuda_init(), KILN_RT_OK); // idempotent
+  int count = 0;
+  ASSERT_EQ(kiln_rt_cuda_device_count(&count), KILN_RT_OK);
+  EXPECT_EQ(count, 1);
+  kiln_rt_cuda_device_info info;
+  ASSERT_EQ(kiln_rt_cuda_device_get_info(&info), KILN_RT_OK) << lastError();
+  EXPECT_EQ(std::string(info.name), "kiln fake device 0");
+  EXPECT_EQ(info.compute_major, 8);
+  EXPECT_EQ(info.compute_minor, 0);
+  EXPECT_EQ(info.multiprocessors, 108);
+  EXPECT_EQ(info.total_memory_bytes, uint64_t(40) << 30);
+
+  // One load per content; one lookup per function.
+  std::string ptx = ".version 7.0\n.visible .entry add(\n)\n"
+                    ".visible .entry mul(\n)\n";
+  std::string same = ptx; // another buffer, equal content
+  kiln_rt_cuda_module *a, *b, *c;
+  ASSERT_EQ(kiln_rt_cuda_module_load(ptx.c_str(), ptx.size(), &a), KILN_RT_OK);
+  ASSERT_EQ(kiln_rt_cuda_module_load(same.c_str(), same.size(), &b),
+            KILN_RT_OK);
+  EXPECT_EQ(a, b);
+  std::string other = ptx + "// another module\n";
+  ASSERT_EQ(kiln_rt_cuda_module_load(other.c_str(), other.size(), &c),
+            KILN_RT_OK);
+  EXPECT_NE(a, c);
+  EXPECT_EQ(*fakeGlobal<int>("fake_cuda_modules_loaded"), 2);
+  kiln_rt_cuda_function *add1, *add2, *mul;
+  ASSERT_EQ(kiln_rt_cuda_module_get_function(a, "add", &add1), KILN_RT_OK);
+  ASSERT_EQ(kiln_rt_cuda_module_get_function(a, "add", &add2), KILN_RT_OK);
+  ASSERT_EQ(kiln_rt_cuda_module_get_function(a, "mul", &mul), KILN_RT_OK);
+  EXPECT_EQ(add1, add2);
+  EXPECT_NE(add1, mul);
+  kiln_rt_cuda_module_stats stats;
+  kiln_rt_cuda_get_module_stats(&stats);
+  EXPECT_EQ(stats.loads, 2u);
+  EXPECT_EQ(stats.load_hits, 1u);
+  EXPECT_EQ(stats.functions, 2u);
+  EXPECT_EQ(stats.function_hits, 1u);
+
+  // Errors name the call, and what the JIT said.
+  kiln_rt_cuda_function *missing;
+  EXPECT_EQ(kiln_rt_cuda_module_get_function(a, "sub", &missing),
+            KILN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(lastError(), "cuModuleGetFunction: CUDA_ERROR_NOT_FOUND (named "
+                         "symbol not found): no kernel \"sub\" in the module");
+  const char bad[] = "not ptx";
+  kiln_rt_cuda_module *broken;
+  EXPECT_EQ(kiln_rt_cuda_module_load(bad, sizeof(bad) - 1, &broken),
+            KILN_RT_DEVICE_ERROR);
+  EXPECT_EQ(lastError(), "cuModuleLoadDataEx: CUDA_ERROR_INVALID_PTX (a PTX "
+                         "JIT compilation failed): ptxas fatal: no .version "
+                         "directive");
+  EXPECT_EQ(kiln_rt_cuda_module_load(bad, 3, &broken),
+            KILN_RT_INVALID_ARGUMENT); // not NUL-terminated at size
+
+  // Shutdown unloads every module and releases the context.
+  kiln_rt_cuda_shutdown();
+  EXPECT_FALSE(kiln_rt_cuda_is_initialized());
+}
+
+TEST_F(CudaRuntimeTest, CachingAllocator) {
+  useDriver(KILN_FAKE_CUDA_DRIVER);
+  ASSERT_EQ(kiln_rt_cuda_init(), KILN_RT_OK) << lastError();
+  int *driverBlocks = fakeGlobal<int>("fake_cuda_allocations");
+  void *a, *b, *c, *zero;
+  ASSERT_EQ(kiln_rt_cuda_malloc(1000, &a), KILN_RT_OK);
+  ASSERT_EQ(kiln_rt_cuda_malloc(3 << 20, &b), KILN_RT_OK);
+  ASSERT_EQ(kiln_rt_cuda_malloc(0, &zero), KILN_RT_OK);
+  EXPECT_EQ(zero, nullptr);
+  kiln_rt_cuda_memory_stats stats;
+  kiln_rt_cuda_get_memory_stats(&stats);
+  // 1000 bytes -> 1024 (512-byte classes); 3 MiB -> 4 MiB (2 MiB classes).
+  EXPECT_EQ(stats.live_bytes, 1024u + (4u << 20));
+  EXPECT_EQ(stats.misses, 2u);
+  EXPECT_EQ(*driverBlocks, 2);
+
+  ASSERT_EQ(kiln_rt_cuda_free(a), KILN_RT_OK);
+  // A block of the same class comes back from the cache.
+  ASSERT_EQ(kiln_rt_cuda_malloc(1020, &c), KILN_RT_OK);
+  EXPECT_EQ(c, a);
+  kiln_rt_cuda_get_memory_stats(&stats);
+  EXPECT_EQ(stats.hits, 1u);
+  EXPECT_EQ(*driverBlocks, 2);
+  ASSERT_EQ(kiln_rt_cuda_free(c), KILN_RT_OK);
+  ASSERT_EQ(kiln_rt_cuda_free(b), KILN_RT_OK);
+  kiln_rt_cuda_get_memory_stats(&stats);
+  EXPECT_EQ(stats.live_bytes, 0u);
+  EXPECT_EQ(stats.cached_bytes, 1024u + (4u << 20));
+  EXPECT_EQ(stats.peak_bytes, 1024u + (4u << 20));
+
+  // Freeing twice, or what it never gave out, is an error.
+  EXPECT_EQ(kiln_rt_cuda_free(b), KILN_RT_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("was not allocated by kiln_rt_cuda_malloc, or "
+                             "was freed already"),
+            std::string::npos);
+
+  // When the driver runs out, the cache is given back and the allocation
+  // retried.
+  setenv("FAKE_CUDA_FAIL", "cuMemAlloc_v2", 1);
+  setenv("FAKE_CUDA_FAIL_COUNT", "1", 1);
+  void *d;
+  ASSERT_EQ(kiln_rt_cuda_malloc(5000, &d), KILN_RT_OK) << lastError();
+  EXPECT_EQ(*driverBlocks, 1);
+  kiln_rt_cuda_get_memory_stats(&stats);
+  EXPECT_EQ(stats.cached_bytes, 0u);
+  EXPECT_EQ(stats.live_bytes, 5120u);
+  unsetenv("FAKE_CUDA_FAIL");
+  ASSERT_EQ(kiln_rt_cuda_free(d), KILN_RT_OK);
+  ASSERT_EQ(kiln_rt_cuda_trim(), KILN_RT_OK);
+  EXPECT_EQ(*driverBlocks, 0);
+}
+
+TEST_F(CudaRuntimeTest, CopiesLaunchesEvents) {
+  useDriver(KILN_FAKE_CUDA_DRIVER);
+  ASSERT_EQ(kiln_rt_cuda_init(), KILN_RT_OK) << lastError();
+  kiln_rt_cuda_stream *stream;
+  ASSERT_EQ(kiln_rt_cuda_stream_create(&stream), KILN_RT_OK);
+  std::vector<float> in = {1, 2, 3, 4}, out(4, 0);
+  void *device, *copy;
+  ASSERT_EQ(kiln_rt_cuda_malloc(16, &device), KILN_RT_OK);
+  ASSERT_EQ(kiln_rt_cuda_malloc(16, &copy), KILN_RT_OK);
+  ASSERT_EQ(kiln_rt_cuda_copy_to_device(device, in.data(), 16, stream),
+            KILN_RT_OK);
+  ASSERT_EQ(kiln_rt_cuda_copy_device(copy, device, 16, stream), KILN_RT_OK);
+  ASSERT_EQ(kiln_rt_cuda_copy_to_host(out.data(), copy, 16, stream),
+            KILN_RT_OK);
+  ASSERT_EQ(kiln_rt_cuda_stream_synchronize(stream), KILN_RT_OK);
+  EXPECT_EQ(out, in);
+  ASSERT_EQ(kiln_rt_cuda_memset_zero(copy, 16, stream), KILN_RT_OK);
+  ASSERT_EQ(kiln_rt_cuda_copy_to_host(out.data(), copy, 16, stream),
+            KILN_RT_OK);
+  EXPECT_EQ(out, std::vector<float>(4, 0));
+  EXPECT_EQ(kiln_rt_cuda_copy_to_host(nullptr, copy, 16, stream),
+            KILN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(lastError(),
+            "kiln_rt_cuda_copy_to_host: a NULL pointer for 16 bytes");
+
+  const char ptx[] = ".version 7.0\n.visible .entry scale(\n)\n";
+  kiln_rt_cuda_module *module;
+  kiln_rt_cuda_function *scale;
+  ASSERT_EQ(kiln_rt_cuda_module_load(ptx, sizeof(ptx) - 1, &module),
+            KILN_RT_OK);
+  ASSERT_EQ(kiln_rt_cuda_module_get_function(module, "scale", &scale),
+            KILN_RT_OK);
+  unsigned grid[3] = {40, 1, 1}, block[3] = {256, 1, 1};
+  void *params[] = {&device};
+  kiln_rt_cuda_event *start, *end;
+  ASSERT_EQ(kiln_rt_cuda_event_create(&start), KILN_RT_OK);
+  ASSERT_EQ(kiln_rt_cuda_event_create(&end), KILN_RT_OK);
+  ASSERT_EQ(kiln_rt_cuda_event_record(start, stream), KILN_RT_OK);
+  ASSERT_EQ(kiln_rt_cuda_launch(scale, grid, block, 0, stream, params),
+            KILN_RT_OK);
+  ASSERT_EQ(kiln_rt_cuda_event_record(end, stream), KILN_RT_OK);
+  float ms = 0;
+  ASSERT_EQ(kiln_rt_cuda_event_elapsed_ms(start, end, &ms), KILN_RT_OK);
+  EXPECT_FLOAT_EQ(ms, 1.5f);
+  unsigned *launch = fakeGlobal<unsigned>("fake_cuda_last_launch");
+  EXPECT_EQ(launch[0], 40u);
+  EXPECT_EQ(launch[3], 256u);
+  unsigned empty[3] = {0, 1, 1};
+  EXPECT_EQ(kiln_rt_cuda_launch(scale, empty, block, 0, stream, params),
+            KILN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(lastError(), "kiln_rt_cuda_launch: \"scale\" with an empty grid "
+                         "(0, 1, 1) or block (256, 1, 1)");
+  EXPECT_EQ(kiln_rt_cuda_event_destroy(start), KILN_RT_OK);
+  EXPECT_EQ(kiln_rt_cuda_event_destroy(end), KILN_RT_OK);
+  EXPECT_EQ(kiln_rt_cuda_stream_destroy(stream), KILN_RT_OK);
+  EXPECT_EQ(kiln_rt_cuda_synchronize(), KILN_RT_OK);
+}
+
+} // namespace

@@ -1,0 +1,263 @@
+/*===- FakeCudaDriver.c - a CUDA driver stand-in for the runtime's tests --===*
+ *
+ * Implements the driver entry points runtime/cuda uses on host memory, so
+ * that the runtime's own logic (loading, caching, allocation, error
+ * reporting) is tested on machines without a GPU. Kernels do not run: a
+ * launch is recorded (fake_cuda_last_launch). FAKE_CUDA_FAIL=NAME makes
+ * the entry point NAME fail with FAKE_CUDA_FAIL_CODE (default 2, out of
+ * memory), every time or FAKE_CUDA_FAIL_COUNT times. A PTX text is accepted if it has ".version"; its kernels are
+ * the names after ".entry".
+ *
+ * Real GPUs are tested through the device tool (lit feature `cuda`).
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult;
+
+/* FAKE_CUDA_FAIL_COUNT=N: fail only the next N calls (read when set). */
+static int fails(const char *name) {
+  const char *which = getenv("FAKE_CUDA_FAIL");
+  if (!which || strcmp(which, name) != 0)
+    return 0;
+  static const char *seen;
+  static int left;
+  const char *count = getenv("FAKE_CUDA_FAIL_COUNT");
+  if (!count)
+    return 1;
+  if (seen != count) { /* a new setting */
+    seen = count;
+    left = atoi(count);
+  }
+  return left-- > 0;
+}
+
+static CUresult failure(void) {
+  const char *code = getenv("FAKE_CUDA_FAIL_CODE");
+  return code ? atoi(code) : 2;
+}
+
+#define FAKE_ENTRY(name)                                                       \
+  if (fails(#name))                                                            \
+  return failure()
+
+CUresult cuGetErrorName(CUresult error, const char **name) {
+  switch (error) {
+  case 1: *name = "CUDA_ERROR_INVALID_VALUE"; return 0;
+  case 2: *name = "CUDA_ERROR_OUT_OF_MEMORY"; return 0;
+  case 100: *name = "CUDA_ERROR_NO_DEVICE"; return 0;
+  case 218: *name = "CUDA_ERROR_INVALID_PTX"; return 0;
+  case 500: *name = "CUDA_ERROR_NOT_FOUND"; return 0;
+  case 700: *name = "CUDA_ERROR_ILLEGAL_ADDRESS"; return 0;
+  }
+  *name = NULL;
+  return 1;
+}
+
+CUresult cuGetErrorString(CUresult error, const char **text) {
+  switch (error) {
+  case 1: *text = "invalid argument"; return 0;
+  case 2: *text = "out of memory"; return 0;
+  case 100: *text = "no CUDA-capable device is detected"; return 0;
+  case 218: *text = "a PTX JIT compilation failed"; return 0;
+  case 500: *text = "named symbol not found"; return 0;
+  case 700: *text = "an illegal memory access was encountered"; return 0;
+  }
+  *text = NULL;
+  return 1;
+}
+
+static int initialized;
+CUresult cuInit(unsigned flags) {
+  FAKE_ENTRY(cuInit);
+  initialized = 1;
+  return flags == 0 ? 0 : 1;
+}
+CUresult cuDeviceGetCount(int *count) {
+  FAKE_ENTRY(cuDeviceGetCount);
+  *count = initialized ? 1 : 0;
+  return initialized ? 0 : 3;
+}
+CUresult cuDeviceGet(int *device, int ordinal) {
+  FAKE_ENTRY(cuDeviceGet);
+  *device = ordinal;
+  return ordinal == 0 ? 0 : 101;
+}
+CUresult cuDeviceGetName(char *name, int length, int device) {
+  FAKE_ENTRY(cuDeviceGetName);
+  snprintf(name, (size_t)length, "kiln fake device %d", device);
+  return 0;
+}
+CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
+  FAKE_ENTRY(cuDeviceGetAttribute);
+  switch (attribute) {
+  case 1: *value = 1024; return 0;  /* max threads per block */
+  case 10: *value = 32; return 0;   /* warp size */
+  case 16: *value = 108; return 0;  /* multiprocessors */
+  case 75: *value = 8; return 0;    /* compute capability */
+  case 76: *value = 0; return 0;
+  }
+  return 1;
+}
+CUresult cuDeviceTotalMem_v2(size_t *bytes, int device) {
+  FAKE_ENTRY(cuDeviceTotalMem_v2);
+  *bytes = (size_t)40 << 30;
+  return 0;
+}
+
+static int context_object;
+int fake_cuda_retained;
+CUresult cuDevicePrimaryCtxRetain(void **context, int device) {
+  FAKE_ENTRY(cuDevicePrimaryCtxRetain);
+  *context = &context_object;
+  ++fake_cuda_retained;
+  return 0;
+}
+CUresult cuDevicePrimaryCtxRelease_v2(int device) {
+  --fake_cuda_retained;
+  return 0;
+}
+CUresult cuCtxSetCurrent(void *context) {
+  FAKE_ENTRY(cuCtxSetCurrent);
+  return context == &context_object ? 0 : 201;
+}
+CUresult cuCtxSynchronize(void) {
+  FAKE_ENTRY(cuCtxSynchronize);
+  return 0;
+}
+
+/* A module: its PTX text, searched for ".entry NAME(". */
+typedef struct fake_module {
+  char *ptx;
+} fake_module;
+int fake_cuda_modules_loaded;
+
+CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned count,
+                            int *options, void **values) {
+  FAKE_ENTRY(cuModuleLoadDataEx);
+  const char *ptx = image;
+  if (!strstr(ptx, ".version")) {
+    for (unsigned i = 0; i < count; ++i)
+      if (options[i] == 5) /* CU_JIT_ERROR_LOG_BUFFER */
+        snprintf(values[i], 64, "ptxas fatal: no .version directive");
+    return 218;
+  }
+  fake_module *m = malloc(sizeof(*m));
+  m->ptx = strdup(ptx);
+  *module = m;
+  ++fake_cuda_modules_loaded;
+  return 0;
+}
+CUresult cuModuleUnload(void *module) {
+  fake_module *m = module;
+  free(m->ptx);
+  free(m);
+  --fake_cuda_modules_loaded;
+  return 0;
+}
+CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
+  FAKE_ENTRY(cuModuleGetFunction);
+  fake_module *m = module;
+  char pattern[300];
+  snprintf(pattern, sizeof(pattern), ".entry %s(", name);
+  char *found = strstr(m->ptx, pattern);
+  if (!found)
+    return 500;
+  *function = found;
+  return 0;
+}
+
+int fake_cuda_allocations;
+CUresult cuMemAlloc_v2(unsigned long long *ptr, size_t bytes) {
+  FAKE_ENTRY(cuMemAlloc_v2);
+  void *p = malloc(bytes);
+  if (!p)
+    return 2;
+  ++fake_cuda_allocations;
+  *ptr = (unsigned long long)(size_t)p;
+  return 0;
+}
+CUresult cuMemFree_v2(unsigned long long ptr) {
+  FAKE_ENTRY(cuMemFree_v2);
+  free((void *)(size_t)ptr);
+  --fake_cuda_allocations;
+  return 0;
+}
+CUresult cuMemcpyHtoDAsync_v2(unsigned long long dst, const void *src,
+                              size_t bytes, void *stream) {
+  FAKE_ENTRY(cuMemcpyHtoDAsync_v2);
+  memcpy((void *)(size_t)dst, src, bytes);
+  return 0;
+}
+CUresult cuMemcpyDtoHAsync_v2(void *dst, unsigned long long src, size_t bytes,
+                              void *stream) {
+  FAKE_ENTRY(cuMemcpyDtoHAsync_v2);
+  memcpy(dst, (void *)(size_t)src, bytes);
+  return 0;
+}
+CUresult cuMemcpyDtoDAsync_v2(unsigned long long dst, unsigned long long src,
+                              size_t bytes, void *stream) {
+  FAKE_ENTRY(cuMemcpyDtoDAsync_v2);
+  memmove((void *)(size_t)dst, (void *)(size_t)src, bytes);
+  return 0;
+}
+CUresult cuMemsetD8Async(unsigned long long dst, unsigned char value,
+                         size_t bytes, void *stream) {
+  FAKE_ENTRY(cuMemsetD8Async);
+  memset((void *)(size_t)dst, value, bytes);
+  return 0;
+}
+
+static int stream_object;
+CUresult cuStreamCreate(void **stream, unsigned flags) {
+  FAKE_ENTRY(cuStreamCreate);
+  *stream = &stream_object;
+  return 0;
+}
+CUresult cuStreamDestroy_v2(void *stream) { return 0; }
+CUresult cuStreamSynchronize(void *stream) {
+  FAKE_ENTRY(cuStreamSynchronize);
+  return 0;
+}
+
+/* The last launch: grid, block and the first parameter's address. */
+unsigned fake_cuda_last_launch[6];
+int fake_cuda_launches;
+CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
+                        unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                        void *stream, void **params, void **extra) {
+  FAKE_ENTRY(cuLaunchKernel);
+  unsigned dims[6] = {gx, gy, gz, bx, by, bz};
+  memcpy(fake_cuda_last_launch, dims, sizeof(dims));
+  ++fake_cuda_launches;
+  return 0;
+}
+
+static float event_clock;
+CUresult cuEventCreate(void **event, unsigned flags) {
+  FAKE_ENTRY(cuEventCreate);
+  *event = malloc(sizeof(float));
+  return 0;
+}
+CUresult cuEventDestroy_v2(void *event) {
+  free(event);
+  return 0;
+}
+CUresult cuEventRecord(void *event, void *stream) {
+  FAKE_ENTRY(cuEventRecord);
+  event_clock += 1.5f;
+  *(float *)event = event_clock;
+  return 0;
+}
+CUresult cuEventSynchronize(void *event) {
+  FAKE_ENTRY(cuEventSynchronize);
+  return 0;
+}
+CUresult cuEventElapsedTime(float *ms, void *start, void *end) {
+  FAKE_ENTRY(cuEventElapsedTime);
+  *ms = *(float *)end - *(float *)start;
+  return 0;
+}
