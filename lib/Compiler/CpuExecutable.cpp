@@ -264,7 +264,9 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   // Matmuls go to the BLAS when the runtime found one; the generated loops
   // are the fallback.
   kiln::KilnCpuPipelineOptions pipelineOptions;
-  pipelineOptions.blas = options.blas.value_or(kiln_rt_blas_available() != 0);
+  pipelineOptions.blas =
+      !options.emulateGpuKernels &&
+      options.blas.value_or(kiln_rt_blas_available() != 0);
   pipelineOptions.prune = options.autodiffPrune;
   pipelineOptions.kernelDedup = options.kernelDedup;
   PassManager tensorStage(module.getContext());
@@ -282,6 +284,10 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
 
   PassManager bufferStage(module.getContext());
   kiln::buildKilnCpuBufferPipeline(bufferStage, pipelineOptions);
+  if (options.emulateGpuKernels) {
+    bufferStage.addPass(createKilnMapKernelsToGpu());
+    bufferStage.addPass(createKilnEmulateGpuLaunches());
+  }
   if (llvm::Error e = runPasses(bufferStage, module, options.verifyEachPass))
     return std::move(e);
   // -kiln-outline-kernels counted the kernels.

@@ -102,6 +102,8 @@ void kiln::buildKilnCpuLoweringPipeline(
   // expand-strided-metadata computes offsets with affine.apply.
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // Vector loads and stores (GPU kernels emulated on the CPU use them).
+  pm.addPass(createConvertVectorToLLVMPass());
   // Buffers come from the runtime's cache (kiln_rt.h), through MLIR's
   // generic allocation functions.
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
@@ -131,4 +133,9 @@ void kiln::registerKilnPipelines() {
       "Lower kiln to the LLVM dialect for the host CPU (OpenMP loops, "
       "polynomial math, results as out-params)",
       buildKilnCpuPipeline);
+  PassPipelineRegistration<KilnGpuPipelineOptions>(
+      "kiln-gpu-pipeline",
+      "Lower kiln to host functions that launch GPU kernels, the kernels "
+      "compiled to PTX by LLVM's NVPTX backend",
+      buildKilnGpuPipeline);
 }

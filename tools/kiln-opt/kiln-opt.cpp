@@ -15,6 +15,7 @@ int main(int argc, char **argv) {
   kiln::registerAllKilnPasses();
   mlir::DialectRegistry registry;
   kiln::registerAllKilnDialects(registry);
+  kiln::registerKilnTranslations(registry);
   bool statistics = llvm::any_of(llvm::ArrayRef(argv, argc), [](char *arg) {
     return llvm::StringRef(arg).starts_with("-mlir-pass-statistics") ||
            llvm::StringRef(arg).starts_with("--mlir-pass-statistics");

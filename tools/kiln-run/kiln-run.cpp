@@ -83,6 +83,12 @@ static cl::opt<std::string> dumpObject(
     cl::desc("write the machine code to PATH.kernels.o (and PATH.host.o when the "
              "host code is compiled)"),
     cl::value_desc("PATH"), cl::init(""));
+static cl::opt<bool> emulateGpu(
+    "emulate-gpu",
+    cl::desc("map the kernels to the GPU as --backend cuda does, then run "
+             "those GPU kernels on the CPU, one thread after another: checks "
+             "the thread mapping without a GPU (matmuls are kernels too)"),
+    cl::init(false));
 static cl::opt<std::string>
     blasMode("blas", cl::desc("matmuls through a BLAS: auto, on or off"),
              cl::init("auto"));
@@ -278,6 +284,7 @@ int main(int argc, char **argv) {
   compileOptions.verifyEachPass = verifyEach;
   compileOptions.compileHostCode = compileHost;
   compileOptions.objectDumpPath = dumpObject;
+  compileOptions.emulateGpuKernels = emulateGpu;
   if (blasMode == "on")
     compileOptions.blas = true;
   else if (blasMode == "off")

@@ -71,6 +71,12 @@ struct CompileOptions {
   bool verifyEachPass = false;
   /// Compile the host code even when the entry could run as a HostProgram.
   bool compileHostCode = false;
+  /// Map the kernels to the GPU (-kiln-map-kernels-to-gpu), then run those
+  /// GPU kernels on the CPU, one thread after another
+  /// (-kiln-emulate-gpu-launches): the GPU code's index arithmetic and
+  /// vector paths, checked without a GPU. Matmuls are kernels then, as on
+  /// the GPU.
+  bool emulateGpuKernels = false;
   /// When set, the machine code is written there as ELF objects, for
   /// profilers and disassemblers: PATH.kernels.o and PATH.host.o.
   std::string objectDumpPath;

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -22,6 +23,11 @@ namespace kiln {
 /// loop nests of one fusion group with several (one per output shape) carry
 /// the same integer, and become one kernel.
 inline constexpr llvm::StringLiteral kKernelIdAttrName = "kiln.kernel_id";
+
+/// Makes `kernel` a private kernel function as -kiln-outline-kernels makes
+/// them: `kiln.kernel`, its memref signature in `kiln.kernel_args` (for
+/// -kiln-compact-kernel-abi) and `noinline`.
+void markAsKernel(mlir::func::FuncOp kernel);
 
 #define GEN_PASS_DECL
 #include "kiln/Conversion/Passes.h.inc"

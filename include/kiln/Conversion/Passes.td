@@ -262,3 +262,66 @@ def KilnExpandMath : Pass<"kiln-expand-math"> {
 }
 
 #endif // KILN_CONVERSION_PASSES_TD
+
+def KilnMapKernelsToGpu : Pass<"kiln-map-kernels-to-gpu", "mlir::ModuleOp"> {
+  let summary = "Turn each outlined kernel into a GPU kernel with a real "
+                "thread mapping, launched from the host functions";
+  let description = [{
+    Runs after `-kiln-outline-kernels`. Each `kiln_kernel_N` function (its
+    linalg ops on buffers) becomes a `gpu.func` of the same name in the
+    `gpu.module @kiln_gpu`, and each call of it a `gpu.launch_func` of
+    `block-size` threads per block over a 1-D grid.
+
+    Every linalg op is one grid-stride loop over its parallel iteration
+    space, in row-major order: thread `t` of the grid handles elements `t`,
+    `t + gridDim * blockDim`, ... Where the innermost dim is contiguous in
+    every operand it reads or writes (or not read at all: a broadcast) and a
+    multiple of `vector-width`, each thread takes `vector-width` elements
+    at a time with 128-bit loads and stores; whether every buffer is aligned
+    for that is checked once per launch (a uniform branch), and the scalar
+    loop runs otherwise. The upstream mapping (`-gpu-map-parallel-loops`)
+    gives one thread per block. Reduction dims run as a sequential loop per
+    output element; a fill of an output followed by its reduction is one
+    loop (the accumulator starts at the fill value).
+
+    Ops of a kernel run one after another in the one launch only while no
+    op reads or overwrites what an earlier one wrote (concat parts); a
+    dependence starts another launch (`kiln_kernel_N_1`, ...).
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+  let options = [
+    Option<"blockSize", "block-size", "unsigned", /*default=*/"256",
+           "threads per block">,
+    Option<"vectorWidth", "vector-width", "unsigned", /*default=*/"4",
+           "f32 elements per thread and step on the vector path (4: 128-bit "
+           "accesses; 1: scalar only)">,
+    Option<"maxBlocks", "max-blocks", "unsigned", /*default=*/"8192",
+           "blocks per launch at most; the grid-stride loop covers the rest">
+  ];
+  let statistics = [
+    Statistic<"numKernels", "kiln-gpu-kernels", "GPU kernels made">,
+    Statistic<"numVectorized", "kiln-gpu-vectorized-loops",
+              "loops with a vector path">
+  ];
+}
+
+def KilnEmulateGpuLaunches
+    : Pass<"kiln-emulate-gpu-launches", "mlir::ModuleOp"> {
+  let summary = "Run the GPU kernels of -kiln-map-kernels-to-gpu on the "
+                "CPU, one thread after another, to test them without a GPU";
+  let description = [{
+    Each `gpu.func` of `gpu.module @kiln_gpu` becomes a `kiln.kernel`
+    function again, its body inside loops over the launch's blocks and
+    threads (`gpu.block_id`, `gpu.thread_id`, `gpu.block_dim` and
+    `gpu.grid_dim` become their values), and each `gpu.launch_func` a call
+    of it. The index arithmetic, the alignment checks and both the vector
+    and the scalar paths then run, and check, as compiled for the GPU. The
+    kernels use no shared memory or barriers, so one thread after another
+    computes what the threads compute together.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect"];
+}

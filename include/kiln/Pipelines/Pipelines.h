@@ -37,6 +37,35 @@ struct KilnCpuPipelineOptions
       llvm::cl::init(true)};
 };
 
+struct KilnGpuPipelineOptions
+    : public mlir::PassPipelineOptions<KilnGpuPipelineOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("the NVIDIA GPU to generate PTX for"),
+                           llvm::cl::init("sm_80")};
+  Option<unsigned> blockSize{*this, "block-size",
+                             llvm::cl::desc("threads per block"),
+                             llvm::cl::init(256)};
+  Option<unsigned> vectorWidth{
+      *this, "vector-width",
+      llvm::cl::desc("f32 elements per thread and step on the vector path"),
+      llvm::cl::init(4)};
+  Option<bool> prune{*this, "prune",
+                     llvm::cl::desc("dead-edge elimination in -kiln-autodiff "
+                                    "(false: the naive derivation)"),
+                     llvm::cl::init(true)};
+  Option<bool> kernelDedup{
+      *this, "kernel-dedup",
+      llvm::cl::desc("compile equal kernels once (false: for measuring)"),
+      llvm::cl::init(true)};
+};
+
+/// From kiln ops to host functions of buffers and gpu.launch_func, and a
+/// gpu.binary of PTX (LLVM's NVPTX backend: no CUDA toolkit): the tensor
+/// and buffer stages of the CPU pipeline, -kiln-map-kernels-to-gpu, and
+/// the kernels through NVVM.
+void buildKilnGpuPipeline(mlir::OpPassManager &pm,
+                          const KilnGpuPipelineOptions &options);
+
 /// From kiln ops (vjps expanded) to the LLVM dialect for the host: the
 /// tensor stage, then the codegen stage.
 void buildKilnCpuPipeline(mlir::OpPassManager &pm,

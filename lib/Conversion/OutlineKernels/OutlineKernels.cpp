@@ -105,6 +105,21 @@ static bool areEquivalentKernels(func::FuncOp a, func::FuncOp b) {
              OperationEquivalence::IgnoreLocations);
 }
 
+void kiln::markAsKernel(func::FuncOp kernel) {
+  MLIRContext *ctx = kernel.getContext();
+  kernel.setPrivate();
+  kernel->setAttr(kKernelAttr, UnitAttr::get(ctx));
+  // The memref signature, for -kiln-compact-kernel-abi once the types are
+  // gone.
+  SmallVector<Attribute> argTypeAttrs;
+  for (Type type : kernel.getArgumentTypes())
+    argTypeAttrs.push_back(TypeAttr::get(type));
+  kernel->setAttr(kKernelArgsAttr, ArrayAttr::get(ctx, argTypeAttrs));
+  // LLVM would otherwise inline every copy back into the caller.
+  kernel->setAttr("passthrough",
+                  ArrayAttr::get(ctx, {StringAttr::get(ctx, "noinline")}));
+}
+
 namespace {
 struct KilnOutlineKernelsPass
     : kiln::impl::KilnOutlineKernelsBase<KilnOutlineKernelsPass> {
@@ -193,17 +208,7 @@ struct KilnOutlineKernelsPass
               existing = candidate;
         if (!existing) {
           bucket.push_back(kernel);
-          kernel.setPrivate();
-          kernel->setAttr(kKernelAttr, UnitAttr::get(ctx));
-          // The memref signature, for -kiln-compact-kernel-abi once the
-          // types are gone.
-          SmallVector<Attribute> argTypeAttrs;
-          for (Type type : argTypes)
-            argTypeAttrs.push_back(TypeAttr::get(type));
-          kernel->setAttr(kKernelArgsAttr, ArrayAttr::get(ctx, argTypeAttrs));
-          // LLVM would otherwise inline every copy back into the caller.
-          kernel->setAttr("passthrough",
-                          ArrayAttr::get(ctx, {StringAttr::get(ctx, "noinline")}));
+          kiln::markAsKernel(kernel);
           kernel.setSymName("kiln_kernel_" + std::to_string(uniqueKernels++));
           symbols.insert(kernel);
         } else {

@@ -1,0 +1,142 @@
+//===- EmulateGpuLaunches.cpp - the -kiln-emulate-gpu-launches pass -------===//
+//
+// gpu.func + gpu.launch_func -> a kiln.kernel function looping over blocks
+// and threads, and a call. See Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Conversion/Passes.h"
+
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNEMULATEGPULAUNCHES
+#include "kiln/Conversion/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+
+namespace {
+
+/// A launch's grid and block sizes along x (y and z must be 1).
+struct LaunchShape {
+  int64_t blocks, threads;
+  bool operator==(const LaunchShape &other) const {
+    return blocks == other.blocks && threads == other.threads;
+  }
+};
+
+FailureOr<LaunchShape> getLaunchShape(gpu::LaunchFuncOp launch) {
+  gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+  gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+  std::optional<int64_t> gx = getConstantIntValue(grid.x),
+                         gy = getConstantIntValue(grid.y),
+                         gz = getConstantIntValue(grid.z),
+                         bx = getConstantIntValue(block.x),
+                         by = getConstantIntValue(block.y),
+                         bz = getConstantIntValue(block.z);
+  if (!gx || !bx || gy != 1 || gz != 1 || by != 1 || bz != 1)
+    return launch.emitError("only launches of constant 1-D grids and blocks "
+                            "can be emulated");
+  return LaunchShape{*gx, *bx};
+}
+
+struct KilnEmulateGpuLaunchesPass
+    : kiln::impl::KilnEmulateGpuLaunchesBase<KilnEmulateGpuLaunchesPass> {
+  void runOnOperation() override;
+};
+
+} // namespace
+
+/// The body of `kernel` as a function looping over `shape`.
+static LogicalResult emulate(gpu::GPUFuncOp kernel, LaunchShape shape,
+                             ModuleOp module) {
+  if (!kernel.getBody().hasOneBlock())
+    return kernel.emitError("only single-block GPU kernels can be emulated");
+  OpBuilder b(module.getBodyRegion());
+  b.setInsertionPointToEnd(module.getBody());
+  Location loc = kernel.getLoc();
+  auto func = func::FuncOp::create(b, loc, kernel.getName(),
+                                   kernel.getFunctionType());
+  kiln::markAsKernel(func);
+  Block *entry = func.addEntryBlock();
+  b.setInsertionPointToEnd(entry);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value blocks = arith::ConstantIndexOp::create(b, loc, shape.blocks);
+  Value threads = arith::ConstantIndexOp::create(b, loc, shape.threads);
+  auto blockLoop = scf::ForOp::create(b, loc, zero, blocks, one);
+  b.setInsertionPointToStart(blockLoop.getBody());
+  auto threadLoop = scf::ForOp::create(b, loc, zero, threads, one);
+  b.setInsertionPointToStart(threadLoop.getBody());
+
+  IRMapping mapping;
+  for (auto [from, to] :
+       llvm::zip(kernel.getArguments(), entry->getArguments()))
+    mapping.map(from, to);
+  for (Operation &op : kernel.getBody().front()) {
+    if (isa<gpu::ReturnOp>(op))
+      continue;
+    auto dimension = [&](auto idOp, Value x, Value yz) -> Value {
+      return idOp.getDimension() == gpu::Dimension::x ? x : yz;
+    };
+    Value replacement;
+    if (auto id = dyn_cast<gpu::BlockIdOp>(op))
+      replacement = dimension(id, blockLoop.getInductionVar(), zero);
+    else if (auto id = dyn_cast<gpu::ThreadIdOp>(op))
+      replacement = dimension(id, threadLoop.getInductionVar(), zero);
+    else if (auto dim = dyn_cast<gpu::BlockDimOp>(op))
+      replacement = dimension(dim, threads, one);
+    else if (auto dim = dyn_cast<gpu::GridDimOp>(op))
+      replacement = dimension(dim, blocks, one);
+    if (replacement) {
+      mapping.map(op.getResult(0), replacement);
+      continue;
+    }
+    if (op.getDialect() == op.getContext()->getLoadedDialect("gpu"))
+      return op.emitError("this GPU op cannot be emulated");
+    b.clone(op, mapping);
+  }
+  b.setInsertionPointToEnd(entry);
+  func::ReturnOp::create(b, loc);
+  return success();
+}
+
+void KilnEmulateGpuLaunchesPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  SmallVector<gpu::LaunchFuncOp> launches;
+  module.walk([&](gpu::LaunchFuncOp launch) { launches.push_back(launch); });
+  // One shape per kernel, in program order.
+  llvm::MapVector<gpu::GPUFuncOp, LaunchShape> shapes;
+  for (gpu::LaunchFuncOp launch : launches) {
+    auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+        launch, launch.getKernel());
+    if (!kernel) {
+      launch.emitError("the launched kernel is not in the module");
+      return signalPassFailure();
+    }
+    FailureOr<LaunchShape> shape = getLaunchShape(launch);
+    if (failed(shape))
+      return signalPassFailure();
+    auto [it, inserted] = shapes.insert({kernel, *shape});
+    if (!inserted && !(it->second == *shape)) {
+      launch.emitError("a kernel launched with two shapes cannot be emulated");
+      return signalPassFailure();
+    }
+  }
+  for (auto [kernel, shape] : shapes)
+    if (failed(emulate(kernel, shape, module)))
+      return signalPassFailure();
+  for (gpu::LaunchFuncOp launch : launches) {
+    OpBuilder b(launch);
+    func::CallOp::create(b, launch.getLoc(),
+                         launch.getKernel().getLeafReference(), TypeRange(),
+                         launch.getKernelOperands());
+    launch.erase();
+  }
+  for (auto gpuModule :
+       llvm::make_early_inc_range(module.getOps<gpu::GPUModuleOp>()))
+    gpuModule.erase();
+  module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
+}

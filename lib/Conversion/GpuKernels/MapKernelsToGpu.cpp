@@ -1,0 +1,609 @@
+//===- MapKernelsToGpu.cpp - the -kiln-map-kernels-to-gpu pass ------------===//
+//
+// Outlined kernels (linalg ops on buffers) -> gpu.func with a grid-stride
+// loop per op, a vector path of 128-bit accesses where every operand allows
+// it, and gpu.launch_func at the call sites. See Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Conversion/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNMAPKERNELSTOGPU
+#include "kiln/Conversion/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+
+namespace {
+
+/// The name of the gpu.module that holds every kernel.
+constexpr StringLiteral kGpuModuleName = "kiln_gpu";
+
+/// One loop of a GPU kernel: a linalg op, and the fill it absorbs (the
+/// output its accumulator starts from).
+struct Nest {
+  linalg::LinalgOp op;
+  linalg::FillOp fill;          // or null
+  unsigned fillOutput = 0;      // which output of `op` the fill initializes
+};
+
+/// The ops of a kernel that run in one launch.
+using Stage = SmallVector<Nest>;
+
+/// Whether `fill` initializes an output of the reduction `op`: the output's
+/// accumulator can start at the fill value.
+static std::optional<unsigned> getFilledOutput(linalg::FillOp fill,
+                                               linalg::LinalgOp op) {
+  if (op.getNumReductionLoops() == 0)
+    return std::nullopt;
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (init.get() == fill.getOutputs()[0] &&
+        op.getMatchingIndexingMap(&init).isProjectedPermutation())
+      return init.getOperandNumber() - op.getNumDpsInputs();
+  return std::nullopt;
+}
+
+/// The buffers `op` reads (inputs, and inits whose value it uses).
+static SmallVector<Value> getReadBuffers(linalg::LinalgOp op) {
+  SmallVector<Value> reads;
+  for (OpOperand *input : op.getDpsInputOperands())
+    reads.push_back(input->get());
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (op.payloadUsesValueFromOperand(&init))
+      reads.push_back(init.get());
+  return reads;
+}
+
+/// Splits a kernel's ops into stages: a new one starts where an op reads or
+/// writes a buffer an earlier op of the stage wrote (a fill followed by the
+/// reduction it initializes is one nest instead).
+static FailureOr<SmallVector<Stage>> splitIntoStages(func::FuncOp kernel) {
+  SmallVector<Stage> stages(1);
+  llvm::SmallPtrSet<Value, 8> written;
+  SmallVector<linalg::LinalgOp> ops;
+  for (Operation &op : kernel.getBody().front()) {
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      if (!linalgOp.hasPureBufferSemantics())
+        return kernel.emitError("a kernel op on tensors cannot run on the GPU");
+      ops.push_back(linalgOp);
+    } else if (op.getNumRegions() != 0) {
+      return op.emitError("this op cannot run in a GPU kernel");
+    }
+  }
+  for (size_t i = 0; i < ops.size(); ++i) {
+    Nest nest{ops[i], nullptr, 0};
+    if (auto fill = dyn_cast<linalg::FillOp>(ops[i].getOperation());
+        fill && i + 1 < ops.size()) {
+      if (std::optional<unsigned> output = getFilledOutput(fill, ops[i + 1])) {
+        nest = Nest{ops[i + 1], fill, *output};
+        ++i;
+      }
+    }
+    bool dependent = false;
+    SmallVector<Value> touched = getReadBuffers(nest.op);
+    for (Value init : nest.op.getDpsInits())
+      touched.push_back(init);
+    for (Value buffer : touched)
+      dependent |= written.contains(buffer);
+    if (dependent && !stages.back().empty()) {
+      stages.emplace_back();
+      written.clear();
+    }
+    for (Value init : nest.op.getDpsInits())
+      written.insert(init);
+    stages.back().push_back(nest);
+  }
+  if (stages.back().empty())
+    stages.pop_back();
+  return stages;
+}
+
+/// Builds the body of one GPU kernel.
+class KernelBuilder {
+public:
+  KernelBuilder(OpBuilder &b, Location loc, unsigned vectorWidth)
+      : b(b), loc(loc), vectorWidth(vectorWidth) {}
+
+  /// This thread's first linear index and the grid's stride.
+  void emitThreadIndex() {
+    Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    Value blockDim = gpu::BlockDimOp::create(b, loc, gpu::Dimension::x);
+    Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value gridDim = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+    first = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, block, blockDim), thread);
+    stride = arith::MulIOp::create(b, loc, gridDim, blockDim);
+  }
+
+  /// The loop of `nest`; `mapping` maps the kernel function's values (its
+  /// arguments and constants) to the GPU kernel's. Returns whether it has a
+  /// vector path.
+  bool emitNest(const Nest &nest, IRMapping &mapping);
+
+  /// Elements (or vector groups) the widest loop has: the grid to launch.
+  int64_t getWork() const { return work; }
+
+private:
+  Value index(int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  }
+  /// The loop ivs of linear index `linear` over `dims` (row-major).
+  void delinearize(Value linear, ArrayRef<int64_t> dims,
+                   ArrayRef<int64_t> ranges, SmallVectorImpl<Value> &ivs);
+  /// The indices of `map` at `ivs`.
+  SmallVector<Value> applyMap(AffineMap map, ArrayRef<Value> ivs);
+  /// Whether the vector path fits `op`.
+  bool canVectorize(linalg::LinalgOp op, ArrayRef<int64_t> ranges);
+  /// Whether operand `operand` of `op` is read or written along the
+  /// innermost loop dim (contiguously; else it is the same for the group).
+  bool isContiguous(linalg::LinalgOp op, OpOperand &operand);
+  /// Whether every buffer `op` accesses contiguously is aligned for vectors.
+  Value emitAlignmentCheck(linalg::LinalgOp op, IRMapping &mapping);
+  void emitScalarLoop(const Nest &nest, ArrayRef<int64_t> ranges,
+                      IRMapping &mapping);
+  void emitVectorLoop(const Nest &nest, ArrayRef<int64_t> ranges,
+                      IRMapping &mapping);
+  /// Clones the payload of `op` with `args` for its block arguments; returns
+  /// the yielded values.
+  SmallVector<Value> emitPayload(linalg::LinalgOp op, ArrayRef<Value> args,
+                                 IRMapping &mapping);
+
+  OpBuilder &b;
+  Location loc;
+  unsigned vectorWidth;
+  Value first, stride;
+  int64_t work = 0;
+};
+
+} // namespace
+
+void KernelBuilder::delinearize(Value linear, ArrayRef<int64_t> dims,
+                                ArrayRef<int64_t> ranges,
+                                SmallVectorImpl<Value> &ivs) {
+  // The innermost dim varies fastest.
+  Value rest = linear;
+  for (size_t i = dims.size(); i-- > 0;) {
+    int64_t size = ranges[dims[i]];
+    if (i == 0) {
+      ivs[dims[i]] = rest;
+      break;
+    }
+    Value size_v = index(size);
+    ivs[dims[i]] = arith::RemUIOp::create(b, loc, rest, size_v);
+    rest = arith::DivUIOp::create(b, loc, rest, size_v);
+  }
+}
+
+SmallVector<Value> KernelBuilder::applyMap(AffineMap map, ArrayRef<Value> ivs) {
+  SmallVector<Value> indices;
+  for (AffineExpr expr : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr))
+      indices.push_back(ivs[dim.getPosition()]);
+    else if (auto constant = dyn_cast<AffineConstantExpr>(expr))
+      indices.push_back(index(constant.getValue()));
+    else
+      indices.push_back(affine::AffineApplyOp::create(
+          b, loc, AffineMap::get(map.getNumDims(), 0, expr), ivs));
+  }
+  return indices;
+}
+
+bool KernelBuilder::isContiguous(linalg::LinalgOp op, OpOperand &operand) {
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  unsigned innermost = op.getNumLoops() - 1;
+  return map.getNumResults() > 0 &&
+         llvm::any_of(map.getResults(), [&](AffineExpr e) {
+           return e.isFunctionOfDim(innermost);
+         });
+}
+
+bool KernelBuilder::canVectorize(linalg::LinalgOp op,
+                                 ArrayRef<int64_t> ranges) {
+  unsigned numLoops = op.getNumLoops();
+  if (vectorWidth <= 1 || numLoops == 0 || op.getNumReductionLoops() != 0 ||
+      ranges.back() % vectorWidth != 0)
+    return false;
+  unsigned innermost = numLoops - 1;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type) {
+      if (op.isDpsInput(&operand))
+        continue; // a scalar (a fill's value)
+      return false;
+    }
+    if (!type.getElementType().isF32())
+      return false;
+    if (!isContiguous(op, operand)) {
+      if (op.isDpsInit(&operand))
+        return false; // every output element is written
+      continue;        // a broadcast: one scalar per group
+    }
+    // The innermost dim is the last index, alone, with unit stride; the
+    // other strides keep each row's start aligned.
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (!last || last.getPosition() != innermost)
+      return false;
+    for (AffineExpr e : map.getResults().drop_back())
+      if (e.isFunctionOfDim(innermost))
+        return false;
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)) ||
+        strides.back() != 1)
+      return false;
+    for (int64_t s : ArrayRef<int64_t>(strides).drop_back())
+      if (ShapedType::isDynamic(s) || s % vectorWidth != 0)
+        return false;
+  }
+  return true;
+}
+
+Value KernelBuilder::emitAlignmentCheck(linalg::LinalgOp op,
+                                        IRMapping &mapping) {
+  Value aligned = arith::ConstantIntOp::create(b, loc, 1, 1);
+  int64_t bytes = static_cast<int64_t>(vectorWidth) * 4;
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isa<MemRefType>(operand.get().getType()) ||
+        !isContiguous(op, operand))
+      continue;
+    Value buffer = mapping.lookup(operand.get());
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
+    Value offsetBytes =
+        arith::MulIOp::create(b, loc, metadata.getOffset(), index(4));
+    Value address = arith::AddIOp::create(b, loc, base, offsetBytes);
+    Value remainder = arith::RemUIOp::create(b, loc, address, index(bytes));
+    Value isAligned = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            remainder, index(0));
+    aligned = arith::AndIOp::create(b, loc, aligned, isAligned);
+  }
+  return aligned;
+}
+
+SmallVector<Value> KernelBuilder::emitPayload(linalg::LinalgOp op,
+                                              ArrayRef<Value> args,
+                                              IRMapping &mapping) {
+  Block &body = op->getRegion(0).front();
+  IRMapping payload = mapping;
+  for (auto [arg, value] : llvm::zip(body.getArguments(), args))
+    if (value)
+      payload.map(arg, value);
+  for (Operation &inner : body.without_terminator())
+    b.clone(inner, payload);
+  SmallVector<Value> yields;
+  for (Value v : body.getTerminator()->getOperands())
+    yields.push_back(payload.lookupOrDefault(v));
+  return yields;
+}
+
+void KernelBuilder::emitScalarLoop(const Nest &nest, ArrayRef<int64_t> ranges,
+                                   IRMapping &mapping) {
+  linalg::LinalgOp op = nest.op;
+  SmallVector<unsigned> parallel, reduction;
+  op.getParallelDims(parallel);
+  op.getReductionDims(reduction);
+  SmallVector<int64_t> parallelDims(parallel.begin(), parallel.end());
+  SmallVector<int64_t> reductionDims(reduction.begin(), reduction.end());
+  int64_t elements = 1;
+  for (int64_t d : parallelDims)
+    elements *= ranges[d];
+  auto loop = scf::ForOp::create(b, loc, first, index(elements), stride);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  SmallVector<Value> ivs(op.getNumLoops());
+  delinearize(loop.getInductionVar(), parallelDims, ranges, ivs);
+
+  Block &body = op->getRegion(0).front();
+  auto loadOperand = [&](OpOperand &operand,
+                         ArrayRef<Value> at) -> Value {
+    Value source = mapping.lookupOrDefault(operand.get());
+    if (!isa<MemRefType>(source.getType()))
+      return source; // a scalar input (a fill's value)
+    return memref::LoadOp::create(
+        b, loc, source, applyMap(op.getMatchingIndexingMap(&operand), at));
+  };
+
+  if (reductionDims.empty()) {
+    SmallVector<Value> args;
+    for (OpOperand &operand : op->getOpOperands()) {
+      bool used = !body.getArgument(operand.getOperandNumber()).use_empty();
+      args.push_back(used ? loadOperand(operand, ivs) : Value());
+    }
+    SmallVector<Value> results = isa<linalg::FillOp>(op.getOperation())
+                                     ? SmallVector<Value>{args.front()}
+                                     : emitPayload(op, args, mapping);
+    for (auto [init, value] : llvm::zip(op.getDpsInitsMutable(), results))
+      memref::StoreOp::create(b, loc, value,
+                              mapping.lookupOrDefault(init.get()),
+                              applyMap(op.getMatchingIndexingMap(&init), ivs));
+    return;
+  }
+
+  // Outputs indexed by parallel dims only accumulate over the reduction
+  // (from the fill, or from what they hold); the others (a reduction's
+  // epilogue writing every element) are written at every step.
+  auto involvesReduction = [&](AffineMap map) {
+    return llvm::any_of(reductionDims, [&](int64_t d) {
+      return llvm::any_of(map.getResults(), [&](AffineExpr e) {
+        return e.isFunctionOfDim(d);
+      });
+    });
+  };
+  SmallVector<OpOperand *> accumulated, perStep;
+  SmallVector<Value> accumulators;
+  for (auto [i, init] : llvm::enumerate(op.getDpsInitsMutable())) {
+    if (involvesReduction(op.getMatchingIndexingMap(&init))) {
+      perStep.push_back(&init);
+      continue;
+    }
+    accumulated.push_back(&init);
+    if (nest.fill && i == nest.fillOutput)
+      accumulators.push_back(
+          mapping.lookupOrDefault(linalg::FillOp(nest.fill).getInputs()[0]));
+    else
+      accumulators.push_back(loadOperand(init, ivs));
+  }
+  // One sequential loop per reduction dim, the accumulators carried.
+  SmallVector<scf::ForOp> loops;
+  SmallVector<Value> carried = accumulators;
+  for (int64_t d : reductionDims) {
+    auto inner = scf::ForOp::create(b, loc, index(0), index(ranges[d]),
+                                    index(1), carried);
+    loops.push_back(inner);
+    b.setInsertionPointToStart(inner.getBody());
+    ivs[d] = inner.getInductionVar();
+    carried.assign(inner.getRegionIterArgs().begin(),
+                   inner.getRegionIterArgs().end());
+  }
+  SmallVector<Value> args;
+  for (OpOperand *input : op.getDpsInputOperands())
+    args.push_back(loadOperand(*input, ivs));
+  size_t nextCarried = 0;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    if (llvm::is_contained(accumulated, &init))
+      args.push_back(carried[nextCarried++]);
+    else
+      args.push_back(op.payloadUsesValueFromOperand(&init)
+                         ? loadOperand(init, ivs)
+                         : Value());
+  }
+  SmallVector<Value> results = emitPayload(op, args, mapping);
+  SmallVector<Value> carriedResults;
+  for (auto [init, value] : llvm::zip(op.getDpsInitsMutable(), results)) {
+    if (llvm::is_contained(accumulated, &init))
+      carriedResults.push_back(value);
+    else
+      memref::StoreOp::create(b, loc, value,
+                              mapping.lookupOrDefault(init.get()),
+                              applyMap(op.getMatchingIndexingMap(&init), ivs));
+  }
+  scf::YieldOp::create(b, loc, carriedResults);
+  for (size_t i = loops.size() - 1; i > 0; --i) {
+    b.setInsertionPointToEnd(loops[i - 1].getBody());
+    scf::YieldOp::create(b, loc, loops[i].getResults());
+  }
+  b.setInsertionPointAfter(loops.front());
+  for (auto [init, value] : llvm::zip(accumulated, loops.front().getResults()))
+    memref::StoreOp::create(b, loc, value, mapping.lookupOrDefault(init->get()),
+                            applyMap(op.getMatchingIndexingMap(init), ivs));
+}
+
+void KernelBuilder::emitVectorLoop(const Nest &nest, ArrayRef<int64_t> ranges,
+                                   IRMapping &mapping) {
+  linalg::LinalgOp op = nest.op;
+  unsigned numLoops = op.getNumLoops();
+  SmallVector<int64_t> dims;
+  for (unsigned d = 0; d < numLoops; ++d)
+    dims.push_back(d);
+  int64_t elements = 1;
+  for (int64_t r : ranges)
+    elements *= r;
+  int64_t width = vectorWidth;
+  auto loop =
+      scf::ForOp::create(b, loc, first, index(elements / width), stride);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value linear = arith::MulIOp::create(b, loc, loop.getInductionVar(),
+                                       index(width));
+  SmallVector<Value> ivs(numLoops);
+  delinearize(linear, dims, ranges, ivs);
+  auto alignment = llvm::MaybeAlign(width * 4);
+  auto vectorType = VectorType::get({width}, b.getF32Type());
+
+  // Per operand: a vector (contiguous) or one scalar for the group.
+  Block &body = op->getRegion(0).front();
+  SmallVector<Value> loaded;
+  SmallVector<bool> isVector;
+  for (OpOperand &operand : op->getOpOperands()) {
+    bool used = !body.getArgument(operand.getOperandNumber()).use_empty() ||
+                isa<linalg::FillOp>(op.getOperation());
+    Value source = mapping.lookupOrDefault(operand.get());
+    bool contiguous = isa<MemRefType>(source.getType()) &&
+                      isContiguous(op, operand);
+    isVector.push_back(contiguous);
+    if (!used || (op.isDpsInit(&operand) &&
+                  !op.payloadUsesValueFromOperand(&operand))) {
+      loaded.push_back(Value());
+      continue;
+    }
+    if (!isa<MemRefType>(source.getType()))
+      loaded.push_back(source);
+    else if (contiguous)
+      loaded.push_back(vector::LoadOp::create(
+          b, loc, vectorType, source,
+          applyMap(op.getMatchingIndexingMap(&operand), ivs), false,
+          alignment));
+    else
+      loaded.push_back(memref::LoadOp::create(
+          b, loc, source, applyMap(op.getMatchingIndexingMap(&operand), ivs)));
+  }
+  // The payload once per lane.
+  unsigned numOutputs = op.getNumDpsInits();
+  SmallVector<SmallVector<Value>> lanes(numOutputs);
+  for (int64_t lane = 0; lane < width; ++lane) {
+    SmallVector<Value> args;
+    for (auto [value, vector] : llvm::zip(loaded, isVector))
+      args.push_back(value && vector
+                         ? Value(vector::ExtractOp::create(b, loc, value, lane))
+                         : value);
+    SmallVector<Value> results = isa<linalg::FillOp>(op.getOperation())
+                                     ? SmallVector<Value>{args.front()}
+                                     : emitPayload(op, args, mapping);
+    for (unsigned o = 0; o < numOutputs; ++o)
+      lanes[o].push_back(results[o]);
+  }
+  for (auto [o, init] : llvm::enumerate(op.getDpsInitsMutable())) {
+    Value vector =
+        vector::FromElementsOp::create(b, loc, vectorType, lanes[o]);
+    vector::StoreOp::create(b, loc, vector,
+                            mapping.lookupOrDefault(init.get()),
+                            applyMap(op.getMatchingIndexingMap(&init), ivs),
+                            false, alignment);
+  }
+}
+
+bool KernelBuilder::emitNest(const Nest &nest, IRMapping &mapping) {
+  linalg::LinalgOp op = nest.op;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t parallelElements = 1;
+  for (auto [d, type] : llvm::enumerate(op.getIteratorTypesArray()))
+    if (type == utils::IteratorType::parallel)
+      parallelElements *= ranges[d];
+  if (parallelElements == 0)
+    return false;
+  if (!canVectorize(op, ranges)) {
+    work = std::max(work, parallelElements);
+    emitScalarLoop(nest, ranges, mapping);
+    return false;
+  }
+  work = std::max(work, parallelElements / vectorWidth);
+  Value aligned = emitAlignmentCheck(op, mapping);
+  auto branch = scf::IfOp::create(b, loc, aligned, /*withElse=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    emitVectorLoop(nest, ranges, mapping);
+    b.setInsertionPointToStart(branch.elseBlock());
+    emitScalarLoop(nest, ranges, mapping);
+  }
+  return true;
+}
+
+namespace {
+struct KilnMapKernelsToGpuPass
+    : kiln::impl::KilnMapKernelsToGpuBase<KilnMapKernelsToGpuPass> {
+  using Base::Base;
+
+  void runOnOperation() override;
+
+private:
+  /// The GPU kernels of `kernel`, one per stage, with their grid sizes.
+  LogicalResult mapKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule,
+                          SmallVectorImpl<std::pair<gpu::GPUFuncOp, int64_t>>
+                              &launches);
+};
+} // namespace
+
+LogicalResult KilnMapKernelsToGpuPass::mapKernel(
+    func::FuncOp kernel, gpu::GPUModuleOp gpuModule,
+    SmallVectorImpl<std::pair<gpu::GPUFuncOp, int64_t>> &launches) {
+  for (BlockArgument arg : kernel.getArguments())
+    if (auto type = dyn_cast<MemRefType>(arg.getType());
+        !type || !type.hasStaticShape())
+      return kernel.emitError("a GPU kernel needs buffers of static shape, "
+                              "got ")
+             << arg.getType();
+  FailureOr<SmallVector<Stage>> stages = splitIntoStages(kernel);
+  if (failed(stages))
+    return failure();
+  OpBuilder b(gpuModule.getBodyRegion());
+  b.setInsertionPointToEnd(gpuModule.getBody());
+  Location loc = kernel.getLoc();
+  for (auto [index, stage] : llvm::enumerate(*stages)) {
+    std::string name = kernel.getSymName().str();
+    if (stages->size() > 1)
+      name += "_" + std::to_string(index);
+    auto func = gpu::GPUFuncOp::create(b, loc, name, kernel.getFunctionType());
+    func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
+        {static_cast<int32_t>(blockSize.getValue()), 1, 1}));
+    OpBuilder body = OpBuilder::atBlockEnd(&func.getBody().front());
+    IRMapping mapping;
+    for (auto [from, to] :
+         llvm::zip(kernel.getArguments(), func.getArguments()))
+      mapping.map(from, to);
+    // The kernel's other ops are constants its loops use.
+    for (Operation &op : kernel.getBody().front().without_terminator())
+      if (!isa<linalg::LinalgOp>(op))
+        body.clone(op, mapping);
+    KernelBuilder builder(body, loc, vectorWidth);
+    builder.emitThreadIndex();
+    for (const Nest &nest : stage)
+      if (builder.emitNest(nest, mapping))
+        ++numVectorized;
+    gpu::ReturnOp::create(body, loc);
+    ++numKernels;
+    int64_t blocks = (builder.getWork() + blockSize - 1) / blockSize;
+    launches.emplace_back(func, std::clamp<int64_t>(blocks, 1, maxBlocks));
+  }
+  return success();
+}
+
+void KilnMapKernelsToGpuPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  if (blockSize == 0 || blockSize > 1024 || vectorWidth == 0 ||
+      maxBlocks == 0) {
+    module.emitError("kiln-map-kernels-to-gpu: block-size must be in "
+                     "[1, 1024], vector-width and max-blocks positive");
+    return signalPassFailure();
+  }
+  SmallVector<func::FuncOp> kernels;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func->hasAttr("kiln.kernel"))
+      kernels.push_back(func);
+  if (kernels.empty())
+    return;
+
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  UnitAttr::get(&getContext()));
+  OpBuilder b(module.getBodyRegion());
+  b.setInsertionPointToEnd(module.getBody());
+  auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), kGpuModuleName);
+
+  // Each kernel's launches, by its name.
+  llvm::StringMap<SmallVector<std::pair<gpu::GPUFuncOp, int64_t>>> launchesOf;
+  for (func::FuncOp kernel : kernels)
+    if (failed(mapKernel(kernel, gpuModule, launchesOf[kernel.getSymName()])))
+      return signalPassFailure();
+
+  // Calls become launches.
+  SmallVector<func::CallOp> calls;
+  module.walk([&](func::CallOp call) {
+    if (launchesOf.count(call.getCallee()))
+      calls.push_back(call);
+  });
+  for (func::CallOp call : calls) {
+    OpBuilder at(call);
+    Location loc = call.getLoc();
+    Value one = arith::ConstantIndexOp::create(at, loc, 1);
+    Value threads = arith::ConstantIndexOp::create(at, loc, blockSize);
+    for (auto [func, blocks] : launchesOf[call.getCallee()]) {
+      Value grid = arith::ConstantIndexOp::create(at, loc, blocks);
+      gpu::LaunchFuncOp::create(at, loc, func, gpu::KernelDim3{grid, one, one},
+                                gpu::KernelDim3{threads, one, one},
+                                /*dynamicSharedMemorySize=*/Value(),
+                                call.getArgOperands());
+    }
+    call.erase();
+  }
+  for (func::FuncOp kernel : kernels)
+    kernel.erase();
+}

@@ -1,0 +1,49 @@
+//===- GpuPipeline.cpp - the -kiln-gpu-pipeline ---------------------------===//
+
+#include "kiln/Conversion/Passes.h"
+#include "kiln/Pipelines/Pipelines.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void kiln::buildKilnGpuPipeline(OpPassManager &pm,
+                                const KilnGpuPipelineOptions &options) {
+  // Derivatives, fusion, linalg and buffers as on the CPU; matmuls are
+  // generated kernels for now (no BLAS calls).
+  KilnCpuPipelineOptions shared;
+  shared.prune = options.prune;
+  shared.kernelDedup = options.kernelDedup;
+  shared.blas = false;
+  buildKilnCpuTensorPipeline(pm, shared);
+  buildKilnCpuBufferPipeline(pm, shared);
+
+  // Each kernel a GPU kernel with a real thread mapping; launches in the
+  // host functions.
+  KilnMapKernelsToGpuOptions map;
+  map.blockSize = options.blockSize;
+  map.vectorWidth = options.vectorWidth;
+  pm.addPass(createKilnMapKernelsToGpu(map));
+
+  // The kernels: polynomial math (no libdevice calls), then NVVM and PTX.
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createKilnExpandMath());
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
