@@ -40,79 +40,11 @@ static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-static std::string typeToString(Type type) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  type.print(os);
-  return s;
-}
-
 CpuExecutable::~CpuExecutable() = default;
 
 llvm::Expected<std::string> CpuExecutable::findEntry(ModuleOp module,
                                                      StringRef name) {
-  if (!name.empty()) {
-    auto func = module.lookupSymbol<func::FuncOp>(name);
-    if (!func)
-      return makeError("no function @" + name + " in the module");
-    if (func.isExternal())
-      return makeError("@" + name + " has no body");
-    return name.str();
-  }
-  if (auto main = module.lookupSymbol<func::FuncOp>("main"))
-    if (!main.isExternal())
-      return std::string("main");
-  SmallVector<func::FuncOp> publicFuncs;
-  for (auto func : module.getOps<func::FuncOp>())
-    if (func.isPublic() && !func.isExternal())
-      publicFuncs.push_back(func);
-  if (publicFuncs.size() != 1)
-    return makeError(
-        "no @main and " + llvm::Twine(publicFuncs.size()) +
-        " public functions: name the entry with --entry");
-  return publicFuncs.front().getSymName().str();
-}
-
-static llvm::Expected<TensorSignature> getSignature(Type type,
-                                                    const llvm::Twine &what,
-                                                    bool requireStatic) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor)
-    return makeError(what + " has type " + typeToString(type) +
-                     ", not a ranked tensor");
-  llvm::Expected<DType> dtype = reference::getDType(tensor.getElementType());
-  if (!dtype)
-    return makeError(what + ": " + llvm::toString(dtype.takeError()));
-  if (requireStatic && !tensor.hasStaticShape())
-    return makeError(what + " has dynamic shape " + typeToString(type) +
-                     "; results must have static shapes");
-  return TensorSignature{*dtype, tensor.getShape().vec(), typeToString(type)};
-}
-
-/// Runs `pm` on `module`, turning the first error diagnostic into an Error.
-/// The result is verified even when the passes were not each verified:
-/// nothing invalid reaches the JIT.
-static llvm::Error runPasses(PassManager &pm, ModuleOp module,
-                             bool verifyEachPass) {
-  FirstErrorCollector errors(module.getContext());
-  pm.enableVerifier(verifyEachPass);
-  if (failed(pm.run(module)) || failed(verify(module)))
-    return makeError(errors.getFirstErrorOr("compilation failed"));
-  return llvm::Error::success();
-}
-
-/// The functions `entry` calls, directly or not, and `entry`, in call order.
-static SmallVector<func::FuncOp> getReachableFunctions(ModuleOp module,
-                                                       func::FuncOp entry) {
-  SmallVector<func::FuncOp> order = {entry};
-  llvm::SmallPtrSet<Operation *, 8> seen = {entry};
-  for (size_t i = 0; i < order.size(); ++i)
-    order[i].walk([&](func::CallOp call) {
-      auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
-      if (callee && seen.insert(callee).second)
-        order.push_back(callee);
-    });
-  return order;
+  return kiln::findEntry(module, name);
 }
 
 /// Initializes the JIT target and loads the libraries compiled code calls
@@ -222,44 +154,16 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
     last = now;
     return ms;
   };
-  DialectRegistry registry;
-  kiln::registerAllKilnDialects(registry);
-  kiln::registerKilnTranslations(registry);
-  module.getContext()->appendDialectRegistry(registry);
-
+  llvm::Expected<PreparedEntry> prepared = prepareEntry(module, entry);
+  if (!prepared)
+    return prepared.takeError();
   std::unique_ptr<CpuExecutable> exe(new CpuExecutable());
-  llvm::Expected<std::string> name = findEntry(module, entry);
-  if (!name)
-    return name.takeError();
-  exe->entryName = *name;
+  exe->entryName = prepared->name;
+  exe->inputs = prepared->inputs;
+  exe->outputs = prepared->outputs;
+  exe->stats.fusionGroups = prepared->writtenFusionGroups;
+  int64_t writtenGroups = prepared->writtenFusionGroups;
   auto func = module.lookupSymbol<func::FuncOp>(exe->entryName);
-  FunctionType type = func.getFunctionType();
-  for (auto [i, input] : llvm::enumerate(type.getInputs())) {
-    auto sig = getSignature(input, "argument " + llvm::Twine(i), false);
-    if (!sig)
-      return sig.takeError();
-    exe->inputs.push_back(std::move(*sig));
-  }
-  for (auto [i, result] : llvm::enumerate(type.getResults())) {
-    auto sig = getSignature(result, "result " + llvm::Twine(i), true);
-    if (!sig)
-      return sig.takeError();
-    exe->outputs.push_back(std::move(*sig));
-  }
-  // Only the entry stays public, so that symbol DCE drops what it does not
-  // call and nothing else is compiled.
-  for (auto other : module.getOps<func::FuncOp>())
-    if (other != func && !other.isExternal())
-      other.setPrivate();
-  func.setPublic();
-  func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                UnitAttr::get(module.getContext()));
-
-  // Groups written in the program count, and so do the ones -kiln-fuse
-  // forms (it records them on the module).
-  for (func::FuncOp reachable : getReachableFunctions(module, func))
-    reachable.walk([&](FusionGroupOp) { ++exe->stats.fusionGroups; });
-  int64_t writtenGroups = exe->stats.fusionGroups;
 
   // Matmuls go to the BLAS when the runtime found one; the generated loops
   // are the fallback.

@@ -1,20 +1,21 @@
 //===- HostProgram.cpp - the entry's host code as a list of steps ---------===//
 
 #include "kiln/Compiler/HostProgram.h"
-
-#include <chrono>
 #include "kiln_rt/kiln_rt.h"
 #include "kiln_rt/kiln_rt_blas.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <chrono>
 #include <cstring>
 
 using namespace mlir;
@@ -243,6 +244,37 @@ llvm::Expected<HostProgram> HostProgram::build(func::FuncOp entry) {
       program.steps.push_back(std::move(step));
       continue;
     }
+    if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
+      Step step{StepKind::Launch};
+      StringRef name = launch.getKernelName();
+      auto [it, inserted] = kernelIndex.try_emplace(name,
+                                                    program.kernelNames.size());
+      if (inserted)
+        program.kernelNames.push_back(name.str());
+      step.callee = it->second;
+      gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+      gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+      Value dims[6] = {grid.x, grid.y, grid.z, block.x, block.y, block.z};
+      for (int d = 0; d < 6; ++d) {
+        std::optional<int64_t> size = getConstantIntValue(dims[d]);
+        if (!size || *size <= 0 || *size > INT32_MAX)
+          return unsupported(&op, "a launch of a dynamic or empty grid");
+        (d < 3 ? step.grid[d] : step.block[d - 3]) =
+            static_cast<unsigned>(*size);
+      }
+      if (launch.hasClusterSize() || launch.getDynamicSharedMemorySize() ||
+          !launch.getAsyncDependencies().empty())
+        return unsupported(&op, "a launch with clusters, shared memory or "
+                                "async dependencies");
+      for (Value operand : launch.getKernelOperands()) {
+        const View *view = lookupView(operand);
+        if (!view)
+          return unsupported(&op, "an argument that is not a known buffer");
+        step.views.push_back(*view);
+      }
+      program.steps.push_back(std::move(step));
+      continue;
+    }
     if (auto call = dyn_cast<func::CallOp>(op)) {
       auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(
           &op, call.getCalleeAttr());
@@ -284,6 +316,11 @@ llvm::Expected<HostProgram> HostProgram::build(func::FuncOp entry) {
     return unsupported(&op, "not a host step");
   }
   return program;
+}
+
+bool HostProgram::hasLaunches() const {
+  return llvm::any_of(
+      steps, [](const Step &step) { return step.kind == StepKind::Launch; });
 }
 
 std::vector<std::string> HostProgram::getKernelNames() const {
@@ -453,6 +490,8 @@ void HostProgram::run(llvm::ArrayRef<void *> buffers,
       copyView(step.views[0], base[step.views[0].slot], step.views[1],
                base[step.views[1].slot]);
       break;
+    case StepKind::Launch:
+      break; // a device executor's (callers check hasLaunches())
     }
   }
 }

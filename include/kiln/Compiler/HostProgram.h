@@ -61,26 +61,40 @@ public:
     double kernelNs = 0;
   };
 
-  /// Runs the steps; `buffers` holds the entry's arguments in order (input
-  /// data, then the caller-allocated results). With a `profile`, times each
-  /// kernel and runtime call and adds to it.
+  /// Runs the steps on the CPU; `buffers` holds the entry's arguments in
+  /// order (input data, then the caller-allocated results). With a
+  /// `profile`, times each kernel and runtime call and adds to it. A
+  /// program with GPU launches (hasLaunches()) is a device executor's.
   void run(llvm::ArrayRef<void *> buffers, Profile *profile = nullptr) const;
 
   int64_t getNumSteps() const { return static_cast<int64_t>(steps.size()); }
 
-private:
-  enum class StepKind { Alloc, Free, Kernel, RuntimeCall, Copy };
+  /// Kernel: a CPU kernel call; Launch: a GPU kernel launch (gpu.launch_func,
+  /// which run() refuses: a device executor runs those).
+  enum class StepKind { Alloc, Free, Kernel, RuntimeCall, Copy, Launch };
   struct Step {
     StepKind kind;
     int32_t slot = -1;     // Alloc, Free
     int64_t bytes = 0;     // Alloc
-    int32_t callee = -1;   // Kernel, RuntimeCall: index into the names
+    int32_t callee = -1;   // Kernel, RuntimeCall, Launch: index into the names
     std::vector<View> views; // call arguments; Copy: source, target
+    unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1}; // Launch
   };
+  /// A buffer slot that holds constant data (a memref.global).
   struct Constant {
     int32_t slot;
     std::vector<char> data;
   };
+
+  /// For executors of the steps on a device.
+  llvm::ArrayRef<Step> getSteps() const { return steps; }
+  llvm::ArrayRef<Constant> getConstants() const { return constants; }
+  int32_t getNumArguments() const { return numArguments; }
+  int32_t getNumSlots() const { return numSlots; }
+  /// Whether a step launches GPU kernels (then run() cannot run it).
+  bool hasLaunches() const;
+
+private:
 
   int32_t numArguments = 0, numSlots = 0;
   std::vector<Step> steps;
