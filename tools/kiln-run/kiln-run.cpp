@@ -9,10 +9,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Compiler/CpuExecutable.h"
+#include "kiln/Compiler/CudaExecutable.h"
 #include "kiln/Compiler/Diagnostics.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Reference/Interpreter.h"
 #include "kiln/Support/Npy.h"
+#include "kiln_rt/kiln_rt_cuda.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -89,6 +91,15 @@ static cl::opt<bool> emulateGpu(
              "those GPU kernels on the CPU, one thread after another: checks "
              "the thread mapping without a GPU (matmuls are kernels too)"),
     cl::init(false));
+static cl::opt<std::string>
+    chip("chip",
+         cl::desc("with --backend cuda: the GPU to compile for, e.g. sm_90 "
+                  "(default: the device's own)"),
+         cl::init(""));
+static cl::opt<std::string>
+    dumpPtx("dump-ptx",
+            cl::desc("with --backend cuda: write the kernels' PTX to PATH"),
+            cl::value_desc("PATH"), cl::init(""));
 static cl::opt<std::string>
     blasMode("blas", cl::desc("matmuls through a BLAS: auto, on or off"),
              cl::init("auto"));
@@ -204,11 +215,26 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "kiln-run: compile and run a kiln function\n");
 
-  if (backend == "cuda")
-    fail("backend 'cuda' is not available: this build of kiln has no CUDA "
-         "runtime yet");
-  if (backend != "cpu")
+  if (backend != "cpu" && backend != "cuda")
     fail("unknown backend '" + backend + "' (expected cpu or cuda)");
+  bool cuda = backend == "cuda";
+  if (cuda && emulateGpu)
+    fail("--emulate-gpu runs GPU kernels on the CPU: it needs --backend cpu");
+  // Without a driver or a GPU, say so before anything compiles.
+  std::string chipName = chip;
+  if (cuda) {
+    if (kiln_rt_status status = kiln_rt_cuda_init())
+      fail("backend 'cuda' is unavailable: " +
+           Twine(*kiln_rt_cuda_last_error() ? kiln_rt_cuda_last_error()
+                                            : kiln_rt_status_string(status)));
+    kiln_rt_cuda_device_info info;
+    if (chipName.empty() &&
+        kiln_rt_cuda_device_get_info(&info) == KILN_RT_OK)
+      chipName = "sm_" + std::to_string(info.compute_major) +
+                 std::to_string(info.compute_minor);
+    if (chipName.empty())
+      chipName = "sm_80";
+  }
   if (repeat < 1)
     fail("--repeat must be at least 1");
   if (!inputs.empty() && randomSeed >= 0)
@@ -291,21 +317,57 @@ int main(int argc, char **argv) {
     compileOptions.blas = false;
   else if (blasMode != "auto")
     fail("--blas must be auto, on or off");
-  Expected<std::unique_ptr<kiln::CpuExecutable>> exe =
-      kiln::CpuExecutable::compile(*module, *entry, compileOptions);
-  if (!exe)
-    fail(toString(exe.takeError()));
+  std::unique_ptr<kiln::CpuExecutable> cpuExe;
+  std::unique_ptr<kiln::CudaExecutable> cudaExe;
+  if (cuda) {
+    kiln::CudaCompileOptions cudaOptions;
+    cudaOptions.chip = chipName;
+    cudaOptions.autodiffPrune = autodiffPrune;
+    cudaOptions.kernelDedup = kernelDedup;
+    cudaOptions.verifyEachPass = verifyEach;
+    Expected<std::unique_ptr<kiln::CudaExecutable>> exe =
+        kiln::CudaExecutable::compile(*module, *entry, cudaOptions);
+    if (!exe)
+      fail(toString(exe.takeError()));
+    cudaExe = std::move(*exe);
+  } else {
+    Expected<std::unique_ptr<kiln::CpuExecutable>> exe =
+        kiln::CpuExecutable::compile(*module, *entry, compileOptions);
+    if (!exe)
+      fail(toString(exe.takeError()));
+    cpuExe = std::move(*exe);
+  }
+  const kiln::CompileStats &stats =
+      cuda ? cudaExe->getStats() : cpuExe->getStats();
+  if (!dumpPtx.empty()) {
+    if (!cuda)
+      fail("--dump-ptx needs --backend cuda");
+    std::error_code ec;
+    raw_fd_ostream os(dumpPtx, ec);
+    if (ec)
+      fail("cannot write '" + dumpPtx + "': " + ec.message());
+    os << cudaExe->getPtx();
+  }
 
+  // The CPU's run time is wall time; the GPU's is the device time of the
+  // steps, from CUDA events (the copies of inputs and results excluded).
   std::vector<double> times;
   std::vector<HostTensor> results;
+  std::vector<const HostTensor *> argPointers;
+  for (const HostTensor &arg : args)
+    argPointers.push_back(&arg);
   for (int i = 0; i < repeat; ++i) {
     auto start = std::chrono::steady_clock::now();
-    Expected<std::vector<HostTensor>> out = (*exe)->run(args);
+    kiln::CudaExecutable::RunProfile profile;
+    Expected<std::vector<HostTensor>> out =
+        cuda ? cudaExe->run(argPointers, &profile) : cpuExe->run(args);
     auto end = std::chrono::steady_clock::now();
     if (!out)
       fail(toString(out.takeError()));
-    times.push_back(
-        std::chrono::duration<double, std::milli>(end - start).count());
+    times.push_back(cuda ? profile.kernelMs
+                         : std::chrono::duration<double, std::milli>(
+                               end - start)
+                               .count());
     results = std::move(*out);
   }
   std::sort(times.begin(), times.end());
@@ -352,7 +414,6 @@ int main(int argc, char **argv) {
   }
 
   if (report) {
-    const kiln::CompileStats &stats = (*exe)->getStats();
     outs() << "{\"entry\": \"" << *entry << "\", \"backend\": \"" << backend
            << "\", \"compile_ms\": " << format("%.3f", stats.compileMs)
            << ", \"compile_breakdown_ms\": {\"tensor_passes\": "

@@ -170,20 +170,44 @@ CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
   return 0;
 }
 
+/* Live allocations, for checking launch parameters. */
+#define MAX_BLOCKS 4096
+static struct {
+  unsigned long long ptr;
+  size_t bytes;
+} blocks[MAX_BLOCKS];
 int fake_cuda_allocations;
+
 CUresult cuMemAlloc_v2(unsigned long long *ptr, size_t bytes) {
   FAKE_ENTRY(cuMemAlloc_v2);
   void *p = malloc(bytes);
   if (!p)
     return 2;
+  for (int i = 0; i < MAX_BLOCKS; ++i)
+    if (!blocks[i].ptr) {
+      blocks[i].ptr = (unsigned long long)(size_t)p;
+      blocks[i].bytes = bytes;
+      break;
+    }
   ++fake_cuda_allocations;
   *ptr = (unsigned long long)(size_t)p;
   return 0;
 }
 CUresult cuMemFree_v2(unsigned long long ptr) {
   FAKE_ENTRY(cuMemFree_v2);
+  for (int i = 0; i < MAX_BLOCKS; ++i)
+    if (blocks[i].ptr == ptr)
+      blocks[i].ptr = 0;
   free((void *)(size_t)ptr);
   --fake_cuda_allocations;
+  return 0;
+}
+
+static int is_device_pointer(unsigned long long ptr) {
+  for (int i = 0; i < MAX_BLOCKS; ++i)
+    if (blocks[i].ptr && ptr >= blocks[i].ptr &&
+        ptr < blocks[i].ptr + blocks[i].bytes + 1)
+      return 1;
   return 0;
 }
 CUresult cuMemcpyHtoDAsync_v2(unsigned long long dst, const void *src,
@@ -223,9 +247,14 @@ CUresult cuStreamSynchronize(void *stream) {
   return 0;
 }
 
-/* The last launch: grid, block and the first parameter's address. */
+/* The last launch: grid, block, and how many parameters it had. */
 unsigned fake_cuda_last_launch[6];
+int fake_cuda_last_param_count;
 int fake_cuda_launches;
+/* A launch's parameters are checked against the kernel's PTX signature:
+ * each `.ptr` parameter must point into device memory allocated here (a
+ * packing error in the caller fails the launch: CUDA_ERROR_INVALID_VALUE).
+ * A PTX without parameter lines (the unit tests') takes any parameters. */
 CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
                         unsigned bx, unsigned by, unsigned bz, unsigned shared,
                         void *stream, void **params, void **extra) {
@@ -233,6 +262,27 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
   unsigned dims[6] = {gx, gy, gz, bx, by, bz};
   memcpy(fake_cuda_last_launch, dims, sizeof(dims));
   ++fake_cuda_launches;
+  const char *signature = strchr((const char *)function, '(');
+  const char *end = signature ? strchr(signature, ')') : NULL;
+  int count = 0;
+  for (const char *line = signature; line && end && line < end;) {
+    const char *param = strstr(line, ".param");
+    if (!param || param > end)
+      break;
+    if (!params)
+      return 1;
+    const char *next = strchr(param, '\n');
+    int pointer = strstr(param, ".ptr") && strstr(param, ".ptr") < next;
+    if (pointer) {
+      unsigned long long value;
+      memcpy(&value, params[count], sizeof(value));
+      if (!is_device_pointer(value))
+        return 1;
+    }
+    ++count;
+    line = next ? next + 1 : end;
+  }
+  fake_cuda_last_param_count = count;
   return 0;
 }
 
