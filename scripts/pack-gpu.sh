@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Packs kiln-run, the kiln runtime and every shared library they load
+# (glibc's loader included, so the bundle runs on any x86-64 Linux with an
+# NVIDIA driver and no LLVM/MLIR) into one .tar.xz, with the examples, the
+# Integration tests and their GPU runner, and the GPU benchmark.
+#
+#   scripts/pack-gpu.sh [BUILD_DIR] [OUT.tar.xz]
+#
+# On the GPU machine:
+#   tar xf kiln-gpu.tar.xz && kiln/bin/kiln-run kiln/examples/lstm_cell.mlir \
+#     --backend cuda --random-inputs 0 --check-reference --report
+#   /usr/bin/python3 kiln/test/GPU/run_integration.py kiln/bin/kiln-run cuda kiln/test/Integration
+set -euo pipefail
+BUILD="${1:-build}"
+OUT="${2:-kiln-gpu.tar.xz}"
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+[ -x "$BUILD/bin/kiln-run" ] || { echo "pack-gpu.sh: no $BUILD/bin/kiln-run; build first" >&2; exit 1; }
+
+STAGE="$(mktemp -d)"
+trap 'rm -rf "$STAGE"' EXIT
+K="$STAGE/kiln"
+mkdir -p "$K/bin" "$K/lib" "$K/test/GPU" "$K/bench"
+cp "$BUILD/bin/kiln-run" "$K/bin/kiln-run.bin"
+# Every library the dynamic loader would map, and the loader itself.
+for lib in $(ldd "$BUILD/bin/kiln-run" | awk '/=>/ {print $3} !/=>/ && /^\t\// {print $1}'); do
+  cp -L "$lib" "$K/lib/"
+done
+LOADER="$(basename "$(ldd "$BUILD/bin/kiln-run" | awk '!/=>/ && /ld-linux/ {print $1}')")"
+cat > "$K/bin/kiln-run" <<LAUNCHER
+#!/bin/sh
+# kiln-run with the bundled libraries and loader.
+here="\$(cd "\$(dirname "\$0")/.." && pwd)"
+exec "\$here/lib/$LOADER" --library-path "\$here/lib" "\$here/bin/kiln-run.bin" "\$@"
+LAUNCHER
+chmod +x "$K/bin/kiln-run"
+cp -r "$ROOT/examples" "$K/examples"
+cp -r "$ROOT/test/Integration" "$K/test/Integration"
+cp "$ROOT/test/GPU/run_integration.py" "$K/test/GPU/"
+cp -r "$ROOT/bench/gpu" "$ROOT/bench/lstm_cell" "$ROOT/bench/hessian" "$K/bench/"
+tar -C "$STAGE" -cf - kiln | xz -T0 -9 > "$OUT"
+SIZE=$(stat -c %s "$OUT")
+echo "pack-gpu.sh: $OUT: $((SIZE / 1024 / 1024)) MiB ($SIZE bytes)"
+# The device tool carries 64 MiB at most.
+[ "$SIZE" -le $((64 * 1024 * 1024)) ] || { echo "pack-gpu.sh: over the 64 MiB the device tool carries" >&2; exit 1; }
