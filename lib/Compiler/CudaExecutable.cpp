@@ -42,6 +42,76 @@ static bool isDense(const HostProgram::View &view) {
   return true;
 }
 
+namespace {
+/// A runtime call of the CPU pipeline's BLAS shim (kiln_rt_blas.h), as a
+/// cuBLAS product: C = op(A) op(B) (+ C unless `_set`).
+struct GemmCall {
+  kiln_rt_cuda_dtype dtype;
+  bool transA, transB, accumulate;
+  int64_t m, n, k, batch;
+  int64_t lda, ldb, ldc, strideA, strideB, strideC;
+};
+} // namespace
+
+/// The row stride of a matrix view, and whether it is stored transposed
+/// (unit stride along its rows instead).
+static std::optional<std::pair<int64_t, bool>>
+getLeadingDim(const HostProgram::View &view) {
+  size_t r = view.strides.size();
+  if (view.strides[r - 1] == 1)
+    return std::make_pair(view.strides[r - 2], false);
+  if (view.strides[r - 2] == 1)
+    return std::make_pair(view.strides[r - 1], true);
+  return std::nullopt;
+}
+
+/// `name` (e.g. kiln_rt_batch_matmul_f32_nt_set) on `views` (A, B, C).
+static llvm::Expected<GemmCall>
+getGemmCall(llvm::StringRef name, llvm::ArrayRef<HostProgram::View> views) {
+  auto unsupported = [&] {
+    return makeError("the cuda backend cannot run @" + name +
+                     " on these views");
+  };
+  StringRef rest = name;
+  bool batched = rest.consume_front("kiln_rt_batch_matmul_");
+  if (!batched && !rest.consume_front("kiln_rt_matmul_"))
+    return unsupported();
+  GemmCall call;
+  if (rest.consume_front("f32_"))
+    call.dtype = KILN_RT_CUDA_F32;
+  else if (rest.consume_front("f64_"))
+    call.dtype = KILN_RT_CUDA_F64;
+  else
+    return unsupported();
+  call.accumulate = !rest.consume_back("_set");
+  if (rest.size() != 2 || views.size() != 3)
+    return unsupported();
+  call.transA = rest[0] == 't';
+  call.transB = rest[1] == 't';
+  size_t rank = batched ? 3 : 2;
+  for (const HostProgram::View &view : views)
+    if (view.sizes.size() != rank)
+      return unsupported();
+  const HostProgram::View &a = views[0], &b = views[1], &c = views[2];
+  auto la = getLeadingDim(a), lb = getLeadingDim(b), lc = getLeadingDim(c);
+  if (!la || !lb || !lc || lc->second)
+    return unsupported();
+  // A view stored transposed is the other op on its transpose.
+  call.transA ^= la->second;
+  call.transB ^= lb->second;
+  call.lda = la->first;
+  call.ldb = lb->first;
+  call.ldc = lc->first;
+  call.m = c.sizes[rank - 2];
+  call.n = c.sizes[rank - 1];
+  call.k = views[0].sizes[rank - 1 - (rest[0] == 't' ? 1 : 0)];
+  call.batch = batched ? c.sizes[0] : 1;
+  call.strideA = batched ? a.strides[0] : 0;
+  call.strideB = batched ? b.strides[0] : 0;
+  call.strideC = batched ? c.strides[0] : 0;
+  return call;
+}
+
 CudaExecutable::~CudaExecutable() {
   // The runtime may be shut down already (then the blocks are gone).
   if (kiln_rt_cuda_is_initialized())
@@ -71,6 +141,8 @@ CudaExecutable::compile(ModuleOp module, StringRef entry,
   pipelineOptions.chip = options.chip;
   pipelineOptions.prune = options.autodiffPrune;
   pipelineOptions.kernelDedup = options.kernelDedup;
+  pipelineOptions.blas = options.blas.value_or(
+      kiln_rt_cuda_is_initialized() && kiln_rt_cuda_blas_available());
   PassManager pm(module.getContext());
   buildKilnGpuPipeline(pm, pipelineOptions);
   if (llvm::Error e = runPasses(pm, module, options.verifyEachPass))
@@ -98,10 +170,16 @@ CudaExecutable::compile(ModuleOp module, StringRef entry,
   if (!program)
     return makeError("the cuda backend cannot run @" + exe->entryName +
                      "'s host code: " + llvm::toString(program.takeError()));
+  std::vector<std::string> runtimeNames = program->getRuntimeFunctionNames();
   for (const HostProgram::Step &step : program->getSteps()) {
-    if (step.kind == HostProgram::StepKind::Kernel ||
-        step.kind == HostProgram::StepKind::RuntimeCall)
+    if (step.kind == HostProgram::StepKind::Kernel)
       return makeError("the cuda backend cannot run a host kernel call");
+    if (step.kind == HostProgram::StepKind::RuntimeCall) {
+      llvm::Expected<GemmCall> gemm =
+          getGemmCall(runtimeNames[step.callee], step.views);
+      if (!gemm)
+        return gemm.takeError();
+    }
     if (step.kind == HostProgram::StepKind::Copy &&
         (!isDense(step.views[0]) || !isDense(step.views[1])))
       return makeError("the cuda backend does not copy strided views yet");
@@ -251,6 +329,7 @@ CudaExecutable::run(llvm::ArrayRef<const HostTensor *> args,
   // memref (allocated and aligned pointer, offset, sizes, strides).
   std::vector<uint64_t> values;
   std::vector<void *> params;
+  std::vector<std::string> runtimeNames = program->getRuntimeFunctionNames();
   for (const HostProgram::Step &step : program->getSteps()) {
     switch (step.kind) {
     case HostProgram::StepKind::Alloc:
@@ -296,8 +375,23 @@ CudaExecutable::run(llvm::ArrayRef<const HostTensor *> args,
         ++profile->launches;
       break;
     }
+    case HostProgram::StepKind::RuntimeCall: {
+      llvm::Expected<GemmCall> gemm =
+          getGemmCall(runtimeNames[step.callee], step.views);
+      if (!gemm)
+        return gemm.takeError();
+      if (llvm::Error e = check(kiln_rt_cuda_gemm(
+              gemm->dtype, gemm->transA, gemm->transB, gemm->m, gemm->n,
+              gemm->k, 1.0, address(step.views[0]), gemm->lda, gemm->strideA,
+              address(step.views[1]), gemm->ldb, gemm->strideB,
+              gemm->accumulate ? 1.0 : 0.0, address(step.views[2]),
+              gemm->ldc, gemm->strideC, gemm->batch, nullptr)))
+        return std::move(e);
+      if (profile)
+        ++profile->launches;
+      break;
+    }
     case HostProgram::StepKind::Kernel:
-    case HostProgram::StepKind::RuntimeCall:
       return makeError("the cuda backend cannot run a host kernel call");
     }
   }

@@ -15,11 +15,11 @@ using namespace mlir;
 void kiln::buildKilnGpuPipeline(OpPassManager &pm,
                                 const KilnGpuPipelineOptions &options) {
   // Derivatives, fusion, linalg and buffers as on the CPU; matmuls are
-  // generated kernels for now (no BLAS calls).
+  // runtime calls (cuBLAS, for the executor) or generated kernels.
   KilnCpuPipelineOptions shared;
   shared.prune = options.prune;
   shared.kernelDedup = options.kernelDedup;
-  shared.blas = false;
+  shared.blas = options.blas;
   buildKilnCpuTensorPipeline(pm, shared);
   buildKilnCpuBufferPipeline(pm, shared);
 

@@ -210,6 +210,7 @@ void kiln_rt_cuda_shutdown(void) {
   if (atomic_load(&initialized) &&
       kiln_cuda_enter("kiln_rt_cuda_shutdown") == KILN_RT_OK) {
     kiln_cuda.cuCtxSynchronize();
+    kiln_cuda_release_blas();
     kiln_cuda_unload_modules();
     kiln_cuda_release_memory();
     kiln_cuda.cuDevicePrimaryCtxRelease_v2(device);

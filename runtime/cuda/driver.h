@@ -132,5 +132,6 @@ kiln_rt_status kiln_cuda_check(CUresult result, const char *call);
 /* Helpers of kiln_rt_cuda_shutdown, in the files that own the state. */
 void kiln_cuda_unload_modules(void);
 void kiln_cuda_release_memory(void);
+void kiln_cuda_release_blas(void);
 
 #endif /* KILN_RT_CUDA_DRIVER_H */

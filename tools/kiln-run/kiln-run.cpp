@@ -325,6 +325,10 @@ int main(int argc, char **argv) {
     cudaOptions.autodiffPrune = autodiffPrune;
     cudaOptions.kernelDedup = kernelDedup;
     cudaOptions.verifyEachPass = verifyEach;
+    if (blasMode == "on")
+      cudaOptions.blas = true;
+    else if (blasMode == "off")
+      cudaOptions.blas = false;
     Expected<std::unique_ptr<kiln::CudaExecutable>> exe =
         kiln::CudaExecutable::compile(*module, *entry, cudaOptions);
     if (!exe)

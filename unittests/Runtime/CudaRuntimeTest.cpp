@@ -39,6 +39,7 @@ protected:
     unsetenv("FAKE_CUDA_FAIL");
     unsetenv("FAKE_CUDA_FAIL_CODE");
     unsetenv("FAKE_CUDA_FAIL_COUNT");
+    unsetenv("KILN_RT_LIBCUBLAS");
   }
   /// A global of the fake driver (loaded by the runtime).
   template <typename T> T *fakeGlobal(const char *name) {
@@ -346,6 +347,85 @@ TEST_F(CudaRuntimeTest, CopiesLaunchesEvents) {
   EXPECT_EQ(kiln_rt_cuda_event_destroy(end), KILN_RT_OK);
   EXPECT_EQ(kiln_rt_cuda_stream_destroy(stream), KILN_RT_OK);
   EXPECT_EQ(kiln_rt_cuda_synchronize(), KILN_RT_OK);
+}
+
+// Row-major products through cuBLAS's column-major interface, checked by
+// value on a stand-in that computes: every transpose combination, leading
+// dims wider than the rows, a batch, and accumulation (beta = 1).
+TEST_F(CudaRuntimeTest, GemmMapsRowMajorToCublas) {
+  useDriver(KILN_FAKE_CUDA_DRIVER);
+  setenv("KILN_RT_LIBCUBLAS", KILN_FAKE_CUBLAS, 1);
+  ASSERT_EQ(kiln_rt_cuda_init(), KILN_RT_OK) << lastError();
+  ASSERT_TRUE(kiln_rt_cuda_blas_available()) << lastError();
+  const int64_t m = 3, n = 5, k = 4, batch = 2, pad = 2;
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb)
+      for (double beta : {0.0, 1.0}) {
+        SCOPED_TRACE(testing::Message() << "ta " << ta << " tb " << tb
+                                        << " beta " << beta);
+        // Stored shapes (row-major) and their row strides, padded.
+        int64_t aRows = ta ? k : m, aCols = ta ? m : k;
+        int64_t bRows = tb ? n : k, bCols = tb ? k : n;
+        int64_t lda = aCols + pad, ldb = bCols + pad, ldc = n + pad;
+        int64_t sa = aRows * lda, sb = bRows * ldb, sc = m * ldc;
+        std::vector<float> a(batch * sa), b(batch * sb), c(batch * sc);
+        for (size_t i = 0; i < a.size(); ++i)
+          a[i] = float((i * 7) % 11) - 5;
+        for (size_t i = 0; i < b.size(); ++i)
+          b[i] = float((i * 5) % 13) - 6;
+        for (size_t i = 0; i < c.size(); ++i)
+          c[i] = float(i % 3);
+        std::vector<float> want = c;
+        for (int64_t p = 0; p < batch; ++p)
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+              float acc = 0;
+              for (int64_t l = 0; l < k; ++l)
+                acc += (ta ? a[p * sa + l * lda + i] : a[p * sa + i * lda + l]) *
+                       (tb ? b[p * sb + j * ldb + l] : b[p * sb + l * ldb + j]);
+              float &out = want[p * sc + i * ldc + j];
+              out = acc + float(beta) * out;
+            }
+        void *da, *db, *dc;
+        ASSERT_EQ(kiln_rt_cuda_malloc(a.size() * 4, &da), KILN_RT_OK);
+        ASSERT_EQ(kiln_rt_cuda_malloc(b.size() * 4, &db), KILN_RT_OK);
+        ASSERT_EQ(kiln_rt_cuda_malloc(c.size() * 4, &dc), KILN_RT_OK);
+        kiln_rt_cuda_copy_to_device(da, a.data(), a.size() * 4, nullptr);
+        kiln_rt_cuda_copy_to_device(db, b.data(), b.size() * 4, nullptr);
+        kiln_rt_cuda_copy_to_device(dc, c.data(), c.size() * 4, nullptr);
+        ASSERT_EQ(kiln_rt_cuda_gemm(KILN_RT_CUDA_F32, ta, tb, m, n, k, 1.0, da,
+                                    lda, sa, db, ldb, sb, beta, dc, ldc, sc,
+                                    batch, nullptr),
+                  KILN_RT_OK)
+            << lastError();
+        std::vector<float> got(c.size());
+        kiln_rt_cuda_copy_to_host(got.data(), dc, got.size() * 4, nullptr);
+        for (int64_t p = 0; p < batch; ++p)
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j)
+              EXPECT_EQ(got[p * sc + i * ldc + j], want[p * sc + i * ldc + j])
+                  << p << " " << i << " " << j;
+        kiln_rt_cuda_free(da);
+        kiln_rt_cuda_free(db);
+        kiln_rt_cuda_free(dc);
+      }
+  EXPECT_EQ(kiln_rt_cuda_gemm(KILN_RT_CUDA_F32, 0, 0, -1, 2, 2, 1, nullptr, 1,
+                              0, nullptr, 1, 0, 0, nullptr, 1, 0, 1, nullptr),
+            KILN_RT_INVALID_ARGUMENT);
+}
+
+TEST_F(CudaRuntimeTest, NoCublas) {
+  useDriver(KILN_FAKE_CUDA_DRIVER);
+  setenv("KILN_RT_LIBCUBLAS", "/nonexistent/libcublas.so", 1);
+  ASSERT_EQ(kiln_rt_cuda_init(), KILN_RT_OK) << lastError();
+  // This machine may have a real cuBLAS on the default names.
+  if (kiln_rt_cuda_blas_available())
+    GTEST_SKIP() << "a cuBLAS is installed here";
+  float x = 0;
+  EXPECT_EQ(kiln_rt_cuda_gemm(KILN_RT_CUDA_F32, 0, 0, 1, 1, 1, 1, &x, 1, 1,
+                              &x, 1, 1, 0, &x, 1, 1, 1, nullptr),
+            KILN_RT_UNAVAILABLE);
+  EXPECT_EQ(lastError(), "cuBLAS is not available");
 }
 
 } // namespace

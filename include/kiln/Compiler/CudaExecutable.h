@@ -17,6 +17,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 
 struct kiln_rt_cuda_module;
 struct kiln_rt_cuda_function;
@@ -29,6 +30,9 @@ struct CudaCompileOptions {
   bool autodiffPrune = true;
   bool kernelDedup = true;
   bool verifyEachPass = false;
+  /// Matmuls through cuBLAS: by default when the runtime is initialized
+  /// and finds it; generated kernels otherwise.
+  std::optional<bool> blas;
 };
 
 class CudaExecutable {

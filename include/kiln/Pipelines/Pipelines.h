@@ -49,6 +49,10 @@ struct KilnGpuPipelineOptions
       *this, "vector-width",
       llvm::cl::desc("f32 elements per thread and step on the vector path"),
       llvm::cl::init(4)};
+  Option<bool> blas{*this, "blas",
+                    llvm::cl::desc("matmuls as runtime calls (cuBLAS); "
+                                   "false: generated kernels"),
+                    llvm::cl::init(false)};
   Option<bool> prune{*this, "prune",
                      llvm::cl::desc("dead-edge elimination in -kiln-autodiff "
                                     "(false: the naive derivation)"),

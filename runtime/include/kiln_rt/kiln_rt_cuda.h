@@ -143,6 +143,30 @@ kiln_rt_status kiln_rt_cuda_event_elapsed_ms(kiln_rt_cuda_event *start,
 /* Waits for all work on the device. */
 kiln_rt_status kiln_rt_cuda_synchronize(void);
 
+/* --- Matrix products (cuBLAS) -------------------------------------------- */
+
+/* Whether cuBLAS could be loaded (libcublas.so.12, .11, or the library
+ * KILN_RT_LIBCUBLAS names). Needs init; loads it on first call. */
+int kiln_rt_cuda_blas_available(void);
+
+typedef enum kiln_rt_cuda_dtype {
+  KILN_RT_CUDA_F32 = 0,
+  KILN_RT_CUDA_F64 = 1,
+} kiln_rt_cuda_dtype;
+
+/* C = alpha op(A) op(B) + beta C for `batch` row-major matrices: op(A) is
+ * m x k, op(B) k x n, C m x n; op transposes when trans_* is non-zero.
+ * ld* are the row strides (elements) of A, B and C as stored, stride* the
+ * elements between consecutive matrices of a batch. Queued on `stream`
+ * through cuBLAS; an error names the cuBLAS call. */
+kiln_rt_status kiln_rt_cuda_gemm(kiln_rt_cuda_dtype dtype, int trans_a,
+                                 int trans_b, int64_t m, int64_t n, int64_t k,
+                                 double alpha, const void *a, int64_t lda,
+                                 int64_t stride_a, const void *b, int64_t ldb,
+                                 int64_t stride_b, double beta, void *c,
+                                 int64_t ldc, int64_t stride_c, int64_t batch,
+                                 kiln_rt_cuda_stream *stream);
+
 /* Unloads every module, gives back every cached block and the context,
  * and unloads the driver; kiln_rt_cuda_init() may be called again. Handles
  * from before are invalid. */

@@ -1,0 +1,173 @@
+/*===- blas.c - matrix products through cuBLAS, loaded at run time --------===*
+ *
+ * cuBLAS is column-major; kiln's buffers are row-major. A row-major C =
+ * op(A) op(B) is the column-major C^T = op(B)^T op(A)^T, so each product
+ * goes to cuBLAS with the operands (and their ops) swapped and m, n
+ * exchanged; no data moves.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "driver.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+typedef int cublasStatus_t;
+typedef struct cublasContext *cublasHandle_t;
+enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 };
+
+#define KILN_CUBLAS_FUNCTIONS(X)                                               \
+  X(cublasCreate_v2, cublasStatus_t, (cublasHandle_t *))                       \
+  X(cublasDestroy_v2, cublasStatus_t, (cublasHandle_t))                        \
+  X(cublasSetStream_v2, cublasStatus_t, (cublasHandle_t, CUstream))            \
+  X(cublasSgemmStridedBatched, cublasStatus_t,                                 \
+    (cublasHandle_t, int, int, int, int, int, const float *, const float *,    \
+     int, long long, const float *, int, long long, const float *, float *,    \
+     int, long long, int))                                                     \
+  X(cublasDgemmStridedBatched, cublasStatus_t,                                 \
+    (cublasHandle_t, int, int, int, int, int, const double *, const double *,  \
+     int, long long, const double *, int, long long, const double *,           \
+     double *, int, long long, int))
+
+static struct {
+#define KILN_CUBLAS_DECLARE(name, result, params) result(*name) params;
+  KILN_CUBLAS_FUNCTIONS(KILN_CUBLAS_DECLARE)
+#undef KILN_CUBLAS_DECLARE
+} cublas;
+
+static pthread_mutex_t blas_mutex = PTHREAD_MUTEX_INITIALIZER;
+static void *library;
+static cublasHandle_t handle;
+static int tried, loaded;
+
+static const char *status_name(cublasStatus_t status) {
+  switch (status) {
+  case 1: return "CUBLAS_STATUS_NOT_INITIALIZED";
+  case 3: return "CUBLAS_STATUS_ALLOC_FAILED";
+  case 7: return "CUBLAS_STATUS_INVALID_VALUE";
+  case 8: return "CUBLAS_STATUS_ARCH_MISMATCH";
+  case 11: return "CUBLAS_STATUS_MAPPING_ERROR";
+  case 13: return "CUBLAS_STATUS_EXECUTION_FAILED";
+  case 14: return "CUBLAS_STATUS_INTERNAL_ERROR";
+  case 15: return "CUBLAS_STATUS_NOT_SUPPORTED";
+  }
+  return "an unknown cuBLAS status";
+}
+
+static kiln_rt_status check_cublas(cublasStatus_t status, const char *call) {
+  if (status == 0)
+    return KILN_RT_OK;
+  return kiln_cuda_fail(status == 7 ? KILN_RT_INVALID_ARGUMENT
+                                    : KILN_RT_DEVICE_ERROR,
+                        "%s: %s (%d)", call, status_name(status), status);
+}
+
+/* Loads cuBLAS and makes a handle, once; blas_mutex held. */
+static kiln_rt_status load(void) {
+  if (loaded)
+    return KILN_RT_OK;
+  if (tried)
+    return kiln_cuda_fail(KILN_RT_UNAVAILABLE, "cuBLAS is not available");
+  tried = 1;
+  const char *names[] = {getenv("KILN_RT_LIBCUBLAS"), "libcublas.so.12",
+                         "libcublas.so.11", "libcublas.so"};
+  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !library; ++i)
+    if (names[i] && *names[i])
+      library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+  if (!library)
+    return kiln_cuda_fail(KILN_RT_UNAVAILABLE,
+                          "dlopen libcublas.so.12: no cuBLAS library found");
+#define KILN_CUBLAS_RESOLVE(name, result, params)                              \
+  *(void **)(&cublas.name) = dlsym(library, #name);                            \
+  if (!cublas.name) {                                                          \
+    dlclose(library);                                                          \
+    library = NULL;                                                            \
+    return kiln_cuda_fail(KILN_RT_UNAVAILABLE, "cuBLAS has no %s", #name);     \
+  }
+  KILN_CUBLAS_FUNCTIONS(KILN_CUBLAS_RESOLVE)
+#undef KILN_CUBLAS_RESOLVE
+  kiln_rt_status status =
+      check_cublas(cublas.cublasCreate_v2(&handle), "cublasCreate");
+  if (status != KILN_RT_OK) {
+    dlclose(library);
+    library = NULL;
+    return status;
+  }
+  loaded = 1;
+  return KILN_RT_OK;
+}
+
+int kiln_rt_cuda_blas_available(void) {
+  if (kiln_cuda_enter("kiln_rt_cuda_blas_available") != KILN_RT_OK)
+    return 0;
+  pthread_mutex_lock(&blas_mutex);
+  int available = load() == KILN_RT_OK;
+  pthread_mutex_unlock(&blas_mutex);
+  return available;
+}
+
+static int fits_int(int64_t value) { return value >= 0 && value <= INT_MAX; }
+
+kiln_rt_status kiln_rt_cuda_gemm(kiln_rt_cuda_dtype dtype, int trans_a,
+                                 int trans_b, int64_t m, int64_t n, int64_t k,
+                                 double alpha, const void *a, int64_t lda,
+                                 int64_t stride_a, const void *b, int64_t ldb,
+                                 int64_t stride_b, double beta, void *c,
+                                 int64_t ldc, int64_t stride_c, int64_t batch,
+                                 kiln_rt_cuda_stream *stream) {
+  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_gemm");
+  if (status != KILN_RT_OK)
+    return status;
+  if (!fits_int(m) || !fits_int(n) || !fits_int(k) || !fits_int(lda) ||
+      !fits_int(ldb) || !fits_int(ldc) || batch < 1 || batch > INT_MAX ||
+      (dtype != KILN_RT_CUDA_F32 && dtype != KILN_RT_CUDA_F64) ||
+      (m && n && (!a || !b || !c)))
+    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
+                          "kiln_rt_cuda_gemm: bad sizes, strides or "
+                          "pointers (m=%lld n=%lld k=%lld batch=%lld)",
+                          (long long)m, (long long)n, (long long)k,
+                          (long long)batch);
+  if (m == 0 || n == 0)
+    return KILN_RT_OK;
+  pthread_mutex_lock(&blas_mutex);
+  status = load();
+  if (status == KILN_RT_OK)
+    status = check_cublas(
+        cublas.cublasSetStream_v2(handle, stream ? stream->handle : NULL),
+        "cublasSetStream");
+  /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T. */
+  int op_a = trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  int op_b = trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  if (status == KILN_RT_OK && dtype == KILN_RT_CUDA_F32) {
+    float alpha32 = (float)alpha, beta32 = (float)beta;
+    status = check_cublas(
+        cublas.cublasSgemmStridedBatched(
+            handle, op_b, op_a, (int)n, (int)m, (int)k, &alpha32, b, (int)ldb,
+            stride_b, a, (int)lda, stride_a, &beta32, c, (int)ldc, stride_c,
+            (int)batch),
+        "cublasSgemmStridedBatched");
+  } else if (status == KILN_RT_OK) {
+    status = check_cublas(
+        cublas.cublasDgemmStridedBatched(
+            handle, op_b, op_a, (int)n, (int)m, (int)k, &alpha, b, (int)ldb,
+            stride_b, a, (int)lda, stride_a, &beta, c, (int)ldc, stride_c,
+            (int)batch),
+        "cublasDgemmStridedBatched");
+  }
+  pthread_mutex_unlock(&blas_mutex);
+  return status;
+}
+
+void kiln_cuda_release_blas(void) {
+  pthread_mutex_lock(&blas_mutex);
+  if (loaded)
+    cublas.cublasDestroy_v2(handle);
+  if (library)
+    dlclose(library);
+  library = NULL;
+  handle = NULL;
+  tried = loaded = 0;
+  pthread_mutex_unlock(&blas_mutex);
+}
