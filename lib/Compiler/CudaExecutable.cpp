@@ -113,8 +113,8 @@ getGemmCall(llvm::StringRef name, llvm::ArrayRef<HostProgram::View> views) {
 }
 
 CudaExecutable::~CudaExecutable() {
-  // The runtime may be shut down already (then the blocks are gone).
-  if (kiln_rt_cuda_is_initialized())
+  // After a shutdown, the blocks went with the old session.
+  if (loadedSession != 0 && loadedSession == kiln_rt_cuda_session())
     for (auto &[slot, pointer] : deviceConstants)
       kiln_rt_cuda_free(pointer);
 }
@@ -196,7 +196,10 @@ CudaExecutable::compile(ModuleOp module, StringRef entry,
 
 llvm::Error CudaExecutable::load() const {
   std::lock_guard<std::mutex> lock(loadMutex);
-  if (loaded)
+  // Loaded in this session of the runtime; a shutdown invalidated the
+  // handles of an earlier one.
+  uint64_t session = kiln_rt_cuda_session();
+  if (loadedSession == session)
     return llvm::Error::success();
   std::vector<std::string> names = program->getKernelNames();
   std::vector<kiln_rt_cuda_function *> functions;
@@ -236,7 +239,7 @@ llvm::Error CudaExecutable::load() const {
   }
   kernels = std::move(functions);
   deviceConstants = std::move(constants);
-  loaded = true;
+  loadedSession = session;
   return llvm::Error::success();
 }
 

@@ -45,20 +45,22 @@ size_t TraceCache::size() const {
   return order.size();
 }
 
-llvm::Expected<std::shared_ptr<const CpuExecutable>>
-TraceCache::get(const TraceProgram &program) {
-  auto lookup = [&]() -> std::shared_ptr<const CpuExecutable> {
-    auto it = byHash.find(program.hash);
-    if (it == byHash.end())
-      return nullptr;
+llvm::Expected<TraceExecutable> TraceCache::get(const TraceProgram &program,
+                                                TraceDevice device) {
+  // The device in the key's low bit: a program compiles once per device.
+  uint64_t key = (program.hash << 1) | (device == TraceDevice::Cuda ? 1 : 0);
+  auto lookup = [&]() -> std::optional<TraceExecutable> {
+    auto it = byKey.find(key);
+    if (it == byKey.end())
+      return std::nullopt;
     order.splice(order.begin(), order, it->second);
     return it->second->executable;
   };
   {
     std::lock_guard<std::mutex> lock(mutex);
-    if (auto exe = lookup()) {
+    if (std::optional<TraceExecutable> exe = lookup()) {
       ++stats.hits;
-      return exe;
+      return *exe;
     }
     ++stats.misses;
     if (const char *explain = std::getenv("KILN_EXPLAIN_MISS");
@@ -70,8 +72,8 @@ TraceCache::get(const TraceProgram &program) {
   std::lock_guard<std::mutex> compiling(compileMutex);
   {
     std::lock_guard<std::mutex> lock(mutex);
-    if (auto exe = lookup())
-      return exe;
+    if (std::optional<TraceExecutable> exe = lookup())
+      return *exe;
   }
   auto start = std::chrono::steady_clock::now();
   mlir::OwningOpRef<mlir::ModuleOp> module = importTrace(*context, program);
@@ -89,10 +91,18 @@ TraceCache::get(const TraceProgram &program) {
     if (!ec)
       module->print(os);
   }
-  auto compiled = CpuExecutable::compile(*module, "main");
-  if (!compiled)
-    return compiled.takeError();
-  std::shared_ptr<const CpuExecutable> exe = std::move(*compiled);
+  TraceExecutable exe;
+  if (device == TraceDevice::Cuda) {
+    auto compiled = CudaExecutable::compile(*module, "main");
+    if (!compiled)
+      return compiled.takeError();
+    exe.cuda = std::move(*compiled);
+  } else {
+    auto compiled = CpuExecutable::compile(*module, "main");
+    if (!compiled)
+      return compiled.takeError();
+    exe.cpu = std::move(*compiled);
+  }
   double ms = std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - start)
                   .count();
@@ -100,13 +110,13 @@ TraceCache::get(const TraceProgram &program) {
   std::lock_guard<std::mutex> lock(mutex);
   ++stats.compiles;
   stats.compileMs += ms;
-  Entry entry{program.hash, exe, program.entryHashes, {}};
+  Entry entry{key, exe, program.entryHashes, {}};
   for (size_t i = 0; i < program.entries.size(); ++i)
     entry.descriptions.push_back(program.describe(static_cast<int32_t>(i)));
   order.push_front(std::move(entry));
-  byHash[program.hash] = order.begin();
+  byKey[key] = order.begin();
   while (order.size() > capacity) {
-    byHash.erase(order.back().hash);
+    byKey.erase(order.back().key);
     order.pop_back();
     ++stats.evictions;
   }

@@ -4,11 +4,13 @@
 #include "kiln/Compiler/TraceCache.h"
 
 #include "kiln_rt/kiln_rt.h"
+#include "kiln_rt/kiln_rt_cuda.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/Twine.h"
 
 #include <atomic>
+#include <cstdlib>
 #include <chrono>
 #include <mutex>
 
@@ -409,6 +411,42 @@ RunCounters &getRunCounters() {
 }
 } // namespace
 
+namespace {
+/// The device programs run on, Cpu or Cuda (Auto resolved when set).
+std::atomic<Device> &currentDevice() {
+  static std::atomic<Device> *device = [] {
+    auto *d = new std::atomic<Device>(Device::Cpu);
+    const char *env = std::getenv("KILN_DEVICE");
+    std::string name = env ? env : "";
+    if (name == "cuda" || name == "auto")
+      d->store(kiln_rt_cuda_init() == KILN_RT_OK ? Device::Cuda : Device::Cpu);
+    return d;
+  }();
+  return *device;
+}
+} // namespace
+
+llvm::Error kiln::setDevice(Device device) {
+  if (device == Device::Cpu) {
+    currentDevice().store(Device::Cpu);
+    return llvm::Error::success();
+  }
+  if (kiln_rt_status status = kiln_rt_cuda_init()) {
+    if (device == Device::Auto) {
+      currentDevice().store(Device::Cpu);
+      return llvm::Error::success();
+    }
+    std::string why = kiln_rt_cuda_last_error();
+    return makeError("kiln: the cuda device is unavailable: " +
+                     (why.empty() ? std::string(kiln_rt_status_string(status))
+                                  : why));
+  }
+  currentDevice().store(Device::Cuda);
+  return llvm::Error::success();
+}
+
+Device kiln::getDevice() { return currentDevice().load(); }
+
 void kiln::setKernelTiming(bool enabled) {
   getRunCounters().timeKernels.store(enabled, std::memory_order_relaxed);
 }
@@ -457,16 +495,24 @@ llvm::Error kiln::sync(ArrayRef<Tensor> tensors) {
     args.push_back(data.get());
     inputs.push_back(std::move(data));
   }
-  llvm::Expected<std::shared_ptr<const CpuExecutable>> exe =
-      TraceCache::global().get(program);
+  bool cuda = getDevice() == Device::Cuda;
+  llvm::Expected<TraceExecutable> exe = TraceCache::global().get(
+      program, cuda ? TraceDevice::Cuda : TraceDevice::Cpu);
   if (!exe)
     return exe.takeError();
   RunCounters &counters = getRunCounters();
   HostProgram::Profile profile;
   bool timeKernels = counters.timeKernels.load(std::memory_order_relaxed);
   auto start = std::chrono::steady_clock::now();
-  llvm::Expected<std::vector<HostTensor>> results =
-      (*exe)->run(args, timeKernels ? &profile : nullptr);
+  llvm::Expected<std::vector<HostTensor>> results = [&] {
+    if (!cuda)
+      return exe->cpu->run(args, timeKernels ? &profile : nullptr);
+    CudaExecutable::RunProfile deviceProfile;
+    auto out = exe->cuda->run(args, timeKernels ? &deviceProfile : nullptr);
+    profile.launches = deviceProfile.launches;
+    profile.kernelNs = deviceProfile.kernelMs * 1e6;
+    return out;
+  }();
   if (!results)
     return results.takeError();
   {

@@ -205,6 +205,10 @@ kiln_rt_status kiln_rt_cuda_init(void) {
 
 int kiln_rt_cuda_is_initialized(void) { return atomic_load(&initialized); }
 
+uint64_t kiln_rt_cuda_session(void) {
+  return atomic_load(&initialized) ? atomic_load(&generation) : 0;
+}
+
 void kiln_rt_cuda_shutdown(void) {
   pthread_mutex_lock(&init_mutex);
   if (atomic_load(&initialized) &&

@@ -80,7 +80,8 @@ private:
   std::unique_ptr<HostProgram> program;
 
   mutable std::mutex loadMutex;
-  mutable bool loaded = false;
+  /// The runtime session the handles below are from (0: not loaded).
+  mutable uint64_t loadedSession = 0;
   mutable std::vector<kiln_rt_cuda_function *> kernels;
   /// Device copies of the constant slots, by slot.
   mutable std::vector<std::pair<int32_t, void *>> deviceConstants;

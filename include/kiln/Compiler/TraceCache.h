@@ -15,6 +15,7 @@
 #define KILN_COMPILER_TRACECACHE_H
 
 #include "kiln/Compiler/CpuExecutable.h"
+#include "kiln/Compiler/CudaExecutable.h"
 #include "kiln/Lazy/Trace.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -35,6 +36,15 @@ struct TraceCacheStats {
   double compileMs = 0;
 };
 
+/// Where a program runs.
+enum class TraceDevice { Cpu, Cuda };
+
+/// A compiled program: one of the two is set.
+struct TraceExecutable {
+  std::shared_ptr<const CpuExecutable> cpu;
+  std::shared_ptr<const CudaExecutable> cuda;
+};
+
 class TraceCache {
 public:
   explicit TraceCache(size_t capacity = 256);
@@ -43,17 +53,18 @@ public:
   /// The process-wide cache the lazy tensors use.
   static TraceCache &global();
 
-  /// The executable computing `program`, compiled on a miss.
-  llvm::Expected<std::shared_ptr<const CpuExecutable>>
-  get(const TraceProgram &program);
+  /// The executable computing `program` on `device`, compiled on a miss.
+  /// A program is cached per device.
+  llvm::Expected<TraceExecutable> get(const TraceProgram &program,
+                                      TraceDevice device = TraceDevice::Cpu);
 
   TraceCacheStats getStats() const;
   size_t size() const;
 
 private:
   struct Entry {
-    uint64_t hash;
-    std::shared_ptr<const CpuExecutable> executable;
+    uint64_t key; // the program's hash and the device
+    TraceExecutable executable;
     /// For KILN_EXPLAIN_MISS: the program's entries, hashed and described.
     std::vector<uint64_t> entryHashes;
     std::vector<std::string> descriptions;
@@ -66,7 +77,7 @@ private:
   mutable std::mutex mutex;
   /// Most recently used first.
   std::list<Entry> order;
-  llvm::DenseMap<uint64_t, std::list<Entry>::iterator> byHash;
+  llvm::DenseMap<uint64_t, std::list<Entry>::iterator> byKey;
   TraceCacheStats stats;
   /// Compiles one program at a time, outside `mutex`, in this context.
   std::mutex compileMutex;

@@ -67,6 +67,20 @@ private:
   std::shared_ptr<const std::string> failure;
 };
 
+/// Where materialized programs run.
+enum class Device {
+  Cpu,  // the default
+  Cuda, // the GPU (kiln_rt_cuda.h)
+  Auto, // the GPU when one is available, else the CPU
+};
+/// Sets where programs run from now on (process-wide; the environment's
+/// KILN_DEVICE=cpu|cuda|auto sets the start). Device::Cuda fails, saying
+/// why, when the CUDA runtime cannot start (no driver, no GPU); Auto then
+/// picks the CPU.
+llvm::Error setDevice(Device device);
+/// Where programs run now: Cpu or Cuda.
+Device getDevice();
+
 /// Computes every tensor of `tensors` that is not known yet, with one
 /// executable (one compile on a cache miss, one run).
 llvm::Error sync(llvm::ArrayRef<Tensor> tensors);

@@ -36,6 +36,10 @@ kiln_rt_status kiln_rt_cuda_init(void);
 /* Whether kiln_rt_cuda_init() has succeeded (it is not called here). */
 int kiln_rt_cuda_is_initialized(void);
 
+/* Which successful init the runtime is in (0: none yet). Handles from
+ * another session (modules, functions, memory) are invalid. */
+uint64_t kiln_rt_cuda_session(void);
+
 /* The calling thread's last failure, or "" when none. */
 const char *kiln_rt_cuda_last_error(void);
 
