@@ -36,6 +36,7 @@ void kiln::buildKilnGpuPipeline(OpPassManager &pm,
   target.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(target));
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createKilnLowerWarpOps());
   kernels.addPass(createKilnExpandMath());
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(createCanonicalizerPass());

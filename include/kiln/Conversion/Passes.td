@@ -280,9 +280,15 @@ def KilnMapKernelsToGpu : Pass<"kiln-map-kernels-to-gpu", "mlir::ModuleOp"> {
     at a time with 128-bit loads and stores; whether every buffer is aligned
     for that is checked once per launch (a uniform branch), and the scalar
     loop runs otherwise. The upstream mapping (`-gpu-map-parallel-loops`)
-    gives one thread per block. Reduction dims run as a sequential loop per
-    output element; a fill of an output followed by its reduction is one
-    loop (the accumulator starts at the fill value).
+    gives one thread per block.
+
+    A reduction over the innermost dim (a row sum or max) that combines its
+    accumulator once with an associative float op gets one warp per output:
+    the lanes stride over the row, coalesced, and combine with a
+    `gpu.subgroup_reduce` (warp shuffles); lane 0 stores. Other reduction
+    dims run as a sequential loop per output element (a column sum is then
+    coalesced across threads). A fill of an output followed by its
+    reduction is one loop (the accumulator starts at the fill value).
 
     Ops of a kernel run one after another in the one launch only while no
     op reads or overwrites what an earlier one wrote (concat parts); a
@@ -320,8 +326,28 @@ def KilnEmulateGpuLaunches
     of it. The index arithmetic, the alignment checks and both the vector
     and the scalar paths then run, and check, as compiled for the GPU. The
     kernels use no shared memory or barriers, so one thread after another
-    computes what the threads compute together.
+    computes what the threads compute together. Warps are one lane wide
+    (`gpu.lane_id` is 0, `gpu.subgroup_size` 1, and a `gpu.subgroup_reduce`
+    is its operand): a warp reduction's indexing and per-lane loop run as
+    compiled, and the cross-lane combination, upstream's shuffle lowering,
+    is left to the GPU tests.
   }];
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect"];
+}
+
+def KilnLowerWarpOps : Pass<"kiln-lower-warp-ops", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower the warp ops of -kiln-map-kernels-to-gpu for a GPU "
+                "whose warps have `warp-size` lanes";
+  let description = [{
+    `gpu.subgroup_size` becomes the constant `warp-size`, and each
+    `gpu.subgroup_reduce` a butterfly of `gpu.shuffle xor` (upstream's
+    patterns), which -convert-gpu-to-nvvm turns into `shfl.sync.bfly`.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect",
+                           "mlir::arith::ArithDialect"];
+  let options = [
+    Option<"warpSize", "warp-size", "unsigned", /*default=*/"32",
+           "lanes per warp (32 on NVIDIA GPUs)">
+  ];
 }

@@ -75,9 +75,17 @@ static LogicalResult emulate(gpu::GPUFuncOp kernel, LaunchShape shape,
   for (auto [from, to] :
        llvm::zip(kernel.getArguments(), entry->getArguments()))
     mapping.map(from, to);
-  for (Operation &op : kernel.getBody().front()) {
-    if (isa<gpu::ReturnOp>(op))
-      continue;
+  for (Operation &op : kernel.getBody().front().without_terminator())
+    b.clone(op, mapping);
+
+  // The GPU's ids and sizes become the loops' values, wherever they are
+  // (warp ops sit inside the kernels' loops).
+  SmallVector<Operation *> gpuOps;
+  func.walk([&](Operation *op) {
+    if (op->getDialect() == op->getContext()->getLoadedDialect("gpu"))
+      gpuOps.push_back(op);
+  });
+  for (Operation *op : gpuOps) {
     auto dimension = [&](auto idOp, Value x, Value yz) -> Value {
       return idOp.getDimension() == gpu::Dimension::x ? x : yz;
     };
@@ -90,13 +98,17 @@ static LogicalResult emulate(gpu::GPUFuncOp kernel, LaunchShape shape,
       replacement = dimension(dim, threads, one);
     else if (auto dim = dyn_cast<gpu::GridDimOp>(op))
       replacement = dimension(dim, blocks, one);
-    if (replacement) {
-      mapping.map(op.getResult(0), replacement);
-      continue;
-    }
-    if (op.getDialect() == op.getContext()->getLoadedDialect("gpu"))
-      return op.emitError("this GPU op cannot be emulated");
-    b.clone(op, mapping);
+    // One thread at a time is a warp of one lane: its own reduction.
+    else if (isa<gpu::LaneIdOp>(op))
+      replacement = zero;
+    else if (isa<gpu::SubgroupSizeOp>(op))
+      replacement = one;
+    else if (auto reduce = dyn_cast<gpu::SubgroupReduceOp>(op))
+      replacement = reduce.getValue();
+    if (!replacement)
+      return op->emitError("this GPU op cannot be emulated");
+    op->getResult(0).replaceAllUsesWith(replacement);
+    op->erase();
   }
   b.setInsertionPointToEnd(entry);
   func::ReturnOp::create(b, loc);

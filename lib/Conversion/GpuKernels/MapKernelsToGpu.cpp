@@ -13,6 +13,9 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <limits>
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNMAPKERNELSTOGPU
@@ -150,6 +153,11 @@ private:
                       IRMapping &mapping);
   void emitVectorLoop(const Nest &nest, ArrayRef<int64_t> ranges,
                       IRMapping &mapping);
+  /// One warp per output: the lanes stride over the innermost (reduction)
+  /// dim and combine with a subgroup reduction (shuffles on the GPU).
+  void emitWarpReduction(const Nest &nest, ArrayRef<int64_t> ranges,
+                         IRMapping &mapping, Operation *combiner,
+                         gpu::AllReduceOperation kind);
   /// Clones the payload of `op` with `args` for its block arguments; returns
   /// the yielded values.
   SmallVector<Value> emitPayload(linalg::LinalgOp op, ArrayRef<Value> args,
@@ -470,6 +478,131 @@ void KernelBuilder::emitVectorLoop(const Nest &nest, ArrayRef<int64_t> ranges,
   }
 }
 
+/// The warp-reduction form of `op`, if it has it: one output, one reduction
+/// dim, innermost and at least a warp long, and a payload that combines the
+/// accumulator once with an associative float op (sum, product, max, min).
+/// Returns the combining op and its subgroup-reduction kind.
+static std::optional<std::pair<Operation *, gpu::AllReduceOperation>>
+getWarpReduction(linalg::LinalgOp op, ArrayRef<int64_t> ranges) {
+  unsigned numLoops = op.getNumLoops();
+  if (numLoops == 0 || op.getNumReductionLoops() != 1 ||
+      op.getIteratorTypesArray().back() != utils::IteratorType::reduction ||
+      ranges.back() < 32 || op.getNumDpsInits() != 1 ||
+      !isa<linalg::GenericOp, linalg::ReduceOp>(op.getOperation()))
+    return std::nullopt;
+  Block &body = op->getRegion(0).front();
+  BlockArgument accumulator = body.getArguments().back();
+  if (!accumulator.getType().isF32() && !accumulator.getType().isF64())
+    return std::nullopt;
+  if (!accumulator.hasOneUse())
+    return std::nullopt;
+  Operation *combiner = body.getTerminator()->getOperand(0).getDefiningOp();
+  if (!combiner || combiner != *accumulator.getUsers().begin() ||
+      combiner->getNumOperands() != 2)
+    return std::nullopt;
+  std::optional<gpu::AllReduceOperation> kind =
+      llvm::TypeSwitch<Operation *, std::optional<gpu::AllReduceOperation>>(
+          combiner)
+          .Case([](arith::AddFOp) { return gpu::AllReduceOperation::ADD; })
+          .Case([](arith::MulFOp) { return gpu::AllReduceOperation::MUL; })
+          .Case([](arith::MaximumFOp) {
+            return gpu::AllReduceOperation::MAXIMUMF;
+          })
+          .Case([](arith::MinimumFOp) {
+            return gpu::AllReduceOperation::MINIMUMF;
+          })
+          .Case([](arith::MaxNumFOp) {
+            return gpu::AllReduceOperation::MAXNUMF;
+          })
+          .Case([](arith::MinNumFOp) {
+            return gpu::AllReduceOperation::MINNUMF;
+          })
+          .Default([](Operation *) { return std::nullopt; });
+  if (!kind)
+    return std::nullopt;
+  return std::make_pair(combiner, *kind);
+}
+
+/// The value `kind` starts a reduction from.
+static double getIdentity(gpu::AllReduceOperation kind) {
+  switch (kind) {
+  case gpu::AllReduceOperation::MUL:
+    return 1.0;
+  case gpu::AllReduceOperation::MAXIMUMF:
+  case gpu::AllReduceOperation::MAXNUMF:
+    return -std::numeric_limits<double>::infinity();
+  case gpu::AllReduceOperation::MINIMUMF:
+  case gpu::AllReduceOperation::MINNUMF:
+    return std::numeric_limits<double>::infinity();
+  default:
+    return 0.0;
+  }
+}
+
+void KernelBuilder::emitWarpReduction(const Nest &nest,
+                                      ArrayRef<int64_t> ranges,
+                                      IRMapping &mapping, Operation *combiner,
+                                      gpu::AllReduceOperation kind) {
+  linalg::LinalgOp op = nest.op;
+  unsigned innermost = op.getNumLoops() - 1;
+  SmallVector<int64_t> parallelDims;
+  for (unsigned d = 0; d < innermost; ++d)
+    parallelDims.push_back(d);
+  int64_t outputs = 1;
+  for (int64_t d : parallelDims)
+    outputs *= ranges[d];
+  // Warps: each one output at a time, grid-stride over the outputs.
+  Value warpSize = gpu::SubgroupSizeOp::create(b, loc, /*upper_bound=*/nullptr);
+  Value lane = gpu::LaneIdOp::create(b, loc, /*upper_bound=*/nullptr);
+  Value warp = arith::DivUIOp::create(b, loc, first, warpSize);
+  Value warps = arith::DivUIOp::create(b, loc, stride, warpSize);
+  auto loop = scf::ForOp::create(b, loc, warp, index(outputs), warps);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  SmallVector<Value> ivs(op.getNumLoops());
+  if (!parallelDims.empty())
+    delinearize(loop.getInductionVar(), parallelDims, ranges, ivs);
+
+  OpOperand &init = op.getDpsInitsMutable()[0];
+  Type type = cast<MemRefType>(init.get().getType()).getElementType();
+  Value start =
+      nest.fill ? mapping.lookupOrDefault(linalg::FillOp(nest.fill).getInputs()[0])
+                : Value(memref::LoadOp::create(
+                      b, loc, mapping.lookupOrDefault(init.get()),
+                      applyMap(op.getMatchingIndexingMap(&init), ivs)));
+  Value identity = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(type, getIdentity(kind)));
+  // Each lane's share: the payload from the identity, striding by warps.
+  auto lanes = scf::ForOp::create(b, loc, lane, index(ranges[innermost]),
+                                  warpSize, ValueRange{identity});
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(lanes.getBody());
+    ivs[innermost] = lanes.getInductionVar();
+    SmallVector<Value> args;
+    for (OpOperand *input : op.getDpsInputOperands())
+      args.push_back(memref::LoadOp::create(
+          b, loc, mapping.lookupOrDefault(input->get()),
+          applyMap(op.getMatchingIndexingMap(input), ivs)));
+    args.push_back(lanes.getRegionIterArgs()[0]);
+    scf::YieldOp::create(b, loc, emitPayload(op, args, mapping));
+  }
+  Value total = gpu::SubgroupReduceOp::create(b, loc, lanes.getResult(0), kind,
+                                              /*uniform=*/true);
+  // The output's own value joins once, by the same op.
+  OperationState state(loc, combiner->getName());
+  state.addOperands({start, total});
+  state.addTypes(type);
+  state.addAttributes(combiner->getAttrs());
+  Value result = b.create(state)->getResult(0);
+  Value isFirstLane = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            lane, index(0));
+  auto store = scf::IfOp::create(b, loc, isFirstLane, /*withElse=*/false);
+  b.setInsertionPointToStart(store.thenBlock());
+  memref::StoreOp::create(b, loc, result, mapping.lookupOrDefault(init.get()),
+                          applyMap(op.getMatchingIndexingMap(&init), ivs));
+}
+
 bool KernelBuilder::emitNest(const Nest &nest, IRMapping &mapping) {
   linalg::LinalgOp op = nest.op;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -479,6 +612,13 @@ bool KernelBuilder::emitNest(const Nest &nest, IRMapping &mapping) {
       parallelElements *= ranges[d];
   if (parallelElements == 0)
     return false;
+  if (auto warpReduction = getWarpReduction(op, ranges)) {
+    // A warp per output.
+    work = std::max(work, parallelElements * 32);
+    emitWarpReduction(nest, ranges, mapping, warpReduction->first,
+                      warpReduction->second);
+    return false;
+  }
   if (!canVectorize(op, ranges)) {
     work = std::max(work, parallelElements);
     emitScalarLoop(nest, ranges, mapping);

@@ -1,0 +1,22 @@
+// RUN: kiln-opt %s -kiln-gpu-pipeline | FileCheck %s
+// RUN: kiln-run %s --random-inputs 5 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED
+
+// A row reduction gets a warp per row: 512 rows x 32 lanes = 64 blocks of
+// 256 threads; the lanes stride over the row and combine with warp
+// shuffles (shfl.sync.bfly), no libdevice calls. Run on the CPU one
+// thread after another (warps of one lane), it matches the reference.
+
+// CHECK-LABEL: func.func @rows(
+// CHECK-DAG: %[[BLOCKS:.+]] = arith.constant 64 : index
+// CHECK: gpu.launch_func @kiln_gpu::@[[ROWS:kiln_kernel_[0-9]+]] blocks in (%[[BLOCKS]],
+// CHECK: gpu.binary @kiln_gpu
+// CHECK-SAME: .visible .entry [[ROWS]](
+// CHECK-SAME: shfl.sync.bfly.b32
+// CHECK-NOT: __nv_
+
+// EMULATED: reference: out0 tensor<512xf32> matches
+func.func @rows(%x: tensor<512x300xf32>) -> tensor<512xf32> {
+  %e = kiln.exp %x : tensor<512x300xf32>
+  %s = kiln.reduce_sum %e, dims = [1] : tensor<512x300xf32> -> tensor<512xf32>
+  return %s : tensor<512xf32>
+}
