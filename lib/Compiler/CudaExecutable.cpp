@@ -53,15 +53,21 @@ struct GemmCall {
 };
 } // namespace
 
-/// The row stride of a matrix view, and whether it is stored transposed
-/// (unit stride along its rows instead).
+/// The leading dim of a matrix view as cuBLAS needs it, and whether the
+/// view is stored transposed (unit stride down its columns). A dim of size
+/// 1 takes any stride, so it never decides the layout, and the leading dim
+/// is at least the row (or column) length, as cuBLAS requires.
 static std::optional<std::pair<int64_t, bool>>
 getLeadingDim(const HostProgram::View &view) {
-  size_t r = view.strides.size();
-  if (view.strides[r - 1] == 1)
-    return std::make_pair(view.strides[r - 2], false);
-  if (view.strides[r - 2] == 1)
-    return std::make_pair(view.strides[r - 1], true);
+  size_t r = view.sizes.size();
+  int64_t rows = view.sizes[r - 2], cols = view.sizes[r - 1];
+  int64_t rowStride = view.strides[r - 2], colStride = view.strides[r - 1];
+  if (cols <= 1 || colStride == 1)
+    return std::make_pair(rows <= 1 ? std::max<int64_t>(cols, 1)
+                                    : std::max(rowStride, cols),
+                          false);
+  if (rows <= 1 || rowStride == 1)
+    return std::make_pair(std::max(colStride, rows), true);
   return std::nullopt;
 }
 
@@ -199,6 +205,8 @@ llvm::Error CudaExecutable::load() const {
   // Loaded in this session of the runtime; a shutdown invalidated the
   // handles of an earlier one.
   uint64_t session = kiln_rt_cuda_session();
+  if (session == 0)
+    return makeError("the CUDA runtime was shut down");
   if (loadedSession == session)
     return llvm::Error::success();
   std::vector<std::string> names = program->getKernelNames();
@@ -286,6 +294,10 @@ CudaExecutable::run(llvm::ArrayRef<const HostTensor *> args,
     return status == KILN_RT_OK ? llvm::Error::success()
                                 : runtimeError(status);
   };
+  if (program->getNumArguments() !=
+      static_cast<int32_t>(inputs.size() + outputs.size()))
+    return makeError("@" + entryName + "'s host program does not take its "
+                     "inputs and results");
   RunBuffers buffers;
   buffers.slots.assign(program->getNumSlots(), nullptr);
   buffers.owned.assign(program->getNumSlots(), false);

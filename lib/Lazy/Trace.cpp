@@ -508,7 +508,7 @@ TraceProgram TraceProgram::extract(
   // Computed entries by hash, for hash-consing; the nodes folded into an
   // earlier entry are kept alive so that their addresses stay unique keys.
   llvm::DenseMap<uint64_t, int32_t> consed;
-  std::vector<NodeRef> folded;
+  std::vector<NodeRef> &folded = program.folded;
   index.reserve(64);
   consed.reserve(64);
   program.entries.reserve(64);
@@ -594,7 +594,10 @@ static bool computesAnyOf(const TraceProgram &callee,
         computesAnyOf(*entry.node->getCallee(), nodes))
       return true;
   }
-  return false;
+  // Nodes folded into an entry are computed there too.
+  return llvm::any_of(callee.folded, [&](const NodeRef &node) {
+    return nodes.contains(node.get());
+  });
 }
 
 llvm::Expected<std::vector<NodeRef>>

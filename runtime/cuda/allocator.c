@@ -12,6 +12,7 @@
 #include "driver.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +76,9 @@ kiln_rt_status kiln_rt_cuda_malloc(size_t bytes, void **device_ptr) {
   *device_ptr = NULL;
   if (bytes == 0)
     return KILN_RT_OK;
+  if (bytes > SIZE_MAX - (4u << 20)) /* the size class would wrap */
+    return kiln_cuda_fail(KILN_RT_OUT_OF_MEMORY,
+                          "kiln_rt_cuda_malloc: %zu bytes is too many", bytes);
   size_t size = size_class(bytes);
   pthread_mutex_lock(&memory_mutex);
   block b = {0, size};

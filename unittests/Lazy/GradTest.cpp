@@ -164,6 +164,14 @@ TEST(GradTest, Errors) {
             "kiln.vjp: a gradient of a gradient is taken with respect to a "
             "computed tensor that the inner gradient recomputes; take it "
             "with respect to leaves (data or parameters)");
+  // Also when the inner gradient's program folded that tensor into an equal
+  // one it computes (hash-consing).
+  Tensor first = tanh(x), second = tanh(x);
+  Tensor folded = grad({sum(second + first, {0})}, {x})[0];
+  EXPECT_NE(error(grad({sum(folded, {0})}, {first})).find(
+                "a gradient of a gradient is taken with respect to a computed "
+                "tensor"),
+            std::string::npos);
   std::vector<Tensor> bad = grad({y}, {x, Tensor()}, {x});
   ASSERT_EQ(bad.size(), 2u);
   EXPECT_EQ(bad[1].getError(), "an empty tensor");

@@ -170,6 +170,9 @@ Tensor matmul(const Tensor &a, const Tensor &b, bool transposeA = false,
 /// compiler computes only what the gradients asked for need.
 /// `gradOutputs` may be left out when every output has one element (a
 /// loss): each is then weighted by 1. On an error, every result carries it.
+/// A tensor whose value was computed before this call (toHost, sync) is
+/// data from then on, as after PyTorch's detach(): gradients do not flow
+/// through it to what computed it (that is let go of, to keep memory flat).
 std::vector<Tensor> grad(llvm::ArrayRef<Tensor> outputs,
                          llvm::ArrayRef<Tensor> inputs,
                          llvm::ArrayRef<Tensor> gradOutputs = {});

@@ -216,6 +216,9 @@ struct TraceProgram {
   /// Per entry, the hash of what it contributes (op, attributes, type and
   /// operand positions): where two programs first differ.
   std::vector<uint64_t> entryHashes;
+  /// Nodes hash-consing folded into an earlier entry (they compute what it
+  /// computes), held alive with the program.
+  std::vector<NodeRef> folded;
 
   /// "kiln.add(%2, %3) : tensor<4x8xf32>", or "parameter : ..." for a
   /// parameter: entry `index` for a person.

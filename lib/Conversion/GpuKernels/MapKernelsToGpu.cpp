@@ -46,10 +46,23 @@ static std::optional<unsigned> getFilledOutput(linalg::FillOp fill,
                                                linalg::LinalgOp op) {
   if (op.getNumReductionLoops() == 0)
     return std::nullopt;
-  for (OpOperand &init : op.getDpsInitsMutable())
-    if (init.get() == fill.getOutputs()[0] &&
-        op.getMatchingIndexingMap(&init).isProjectedPermutation())
-      return init.getOperandNumber() - op.getNumDpsInputs();
+  Value filled = fill.getOutputs()[0];
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (input->get() == filled)
+      return std::nullopt;
+  SmallVector<unsigned> reductionDims;
+  op.getReductionDims(reductionDims);
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    AffineMap map = op.getMatchingIndexingMap(&init);
+    if (init.get() != filled || !map.isProjectedPermutation())
+      continue;
+    // An output written at every reduction step does not accumulate.
+    if (llvm::any_of(reductionDims, [&](unsigned d) {
+          return map.isFunctionOfDim(d);
+        }))
+      return std::nullopt;
+    return init.getOperandNumber() - op.getNumDpsInputs();
+  }
   return std::nullopt;
 }
 
@@ -69,7 +82,10 @@ static SmallVector<Value> getReadBuffers(linalg::LinalgOp op) {
 /// reduction it initializes is one nest instead).
 static FailureOr<SmallVector<Stage>> splitIntoStages(func::FuncOp kernel) {
   SmallVector<Stage> stages(1);
-  llvm::SmallPtrSet<Value, 8> written;
+  // What the current stage wrote and read: a later op that touches what it
+  // wrote, or writes what it read, must wait for the whole grid (another
+  // launch).
+  llvm::SmallPtrSet<Value, 8> written, read;
   SmallVector<linalg::LinalgOp> ops;
   for (Operation &op : kernel.getBody().front()) {
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
@@ -90,17 +106,19 @@ static FailureOr<SmallVector<Stage>> splitIntoStages(func::FuncOp kernel) {
       }
     }
     bool dependent = false;
-    SmallVector<Value> touched = getReadBuffers(nest.op);
-    for (Value init : nest.op.getDpsInits())
-      touched.push_back(init);
-    for (Value buffer : touched)
+    SmallVector<Value> reads = getReadBuffers(nest.op);
+    for (Value buffer : reads)
       dependent |= written.contains(buffer);
+    for (Value init : nest.op.getDpsInits())
+      dependent |= written.contains(init) || read.contains(init);
     if (dependent && !stages.back().empty()) {
       stages.emplace_back();
       written.clear();
+      read.clear();
     }
     for (Value init : nest.op.getDpsInits())
       written.insert(init);
+    read.insert(reads.begin(), reads.end());
     stages.back().push_back(nest);
   }
   if (stages.back().empty())
@@ -111,8 +129,9 @@ static FailureOr<SmallVector<Stage>> splitIntoStages(func::FuncOp kernel) {
 /// Builds the body of one GPU kernel.
 class KernelBuilder {
 public:
-  KernelBuilder(OpBuilder &b, Location loc, unsigned vectorWidth)
-      : b(b), loc(loc), vectorWidth(vectorWidth) {}
+  KernelBuilder(OpBuilder &b, Location loc, unsigned blockSize,
+                unsigned vectorWidth)
+      : b(b), loc(loc), blockSize(blockSize), vectorWidth(vectorWidth) {}
 
   /// This thread's first linear index and the grid's stride.
   void emitThreadIndex() {
@@ -165,7 +184,7 @@ private:
 
   OpBuilder &b;
   Location loc;
-  unsigned vectorWidth;
+  unsigned blockSize, vectorWidth;
   Value first, stride;
   int64_t work = 0;
 };
@@ -196,9 +215,14 @@ SmallVector<Value> KernelBuilder::applyMap(AffineMap map, ArrayRef<Value> ivs) {
       indices.push_back(ivs[dim.getPosition()]);
     else if (auto constant = dyn_cast<AffineConstantExpr>(expr))
       indices.push_back(index(constant.getValue()));
-    else
+    else {
+      // Dims the expression does not use may have no value yet here.
+      SmallVector<Value> operands;
+      for (auto [d, iv] : llvm::enumerate(ivs))
+        operands.push_back(iv && expr.isFunctionOfDim(d) ? iv : index(0));
       indices.push_back(affine::AffineApplyOp::create(
-          b, loc, AffineMap::get(map.getNumDims(), 0, expr), ivs));
+          b, loc, AffineMap::get(map.getNumDims(), 0, expr), operands));
+    }
   }
   return indices;
 }
@@ -371,6 +395,9 @@ void KernelBuilder::emitScalarLoop(const Nest &nest, ArrayRef<int64_t> ranges,
     carried.assign(inner.getRegionIterArgs().begin(),
                    inner.getRegionIterArgs().end());
   }
+  // Loops without accumulators got their terminator when built.
+  if (carried.empty())
+    b.setInsertionPoint(loops.back().getBody()->getTerminator());
   SmallVector<Value> args;
   for (OpOperand *input : op.getDpsInputOperands())
     args.push_back(loadOperand(*input, ivs));
@@ -393,10 +420,12 @@ void KernelBuilder::emitScalarLoop(const Nest &nest, ArrayRef<int64_t> ranges,
                               mapping.lookupOrDefault(init.get()),
                               applyMap(op.getMatchingIndexingMap(&init), ivs));
   }
-  scf::YieldOp::create(b, loc, carriedResults);
-  for (size_t i = loops.size() - 1; i > 0; --i) {
-    b.setInsertionPointToEnd(loops[i - 1].getBody());
-    scf::YieldOp::create(b, loc, loops[i].getResults());
+  if (!carried.empty()) {
+    scf::YieldOp::create(b, loc, carriedResults);
+    for (size_t i = loops.size() - 1; i > 0; --i) {
+      b.setInsertionPointToEnd(loops[i - 1].getBody());
+      scf::YieldOp::create(b, loc, loops[i].getResults());
+    }
   }
   b.setInsertionPointAfter(loops.front());
   for (auto [init, value] : llvm::zip(accumulated, loops.front().getResults()))
@@ -483,16 +512,25 @@ void KernelBuilder::emitVectorLoop(const Nest &nest, ArrayRef<int64_t> ranges,
 /// accumulator once with an associative float op (sum, product, max, min).
 /// Returns the combining op and its subgroup-reduction kind.
 static std::optional<std::pair<Operation *, gpu::AllReduceOperation>>
-getWarpReduction(linalg::LinalgOp op, ArrayRef<int64_t> ranges) {
+getWarpReduction(linalg::LinalgOp op, ArrayRef<int64_t> ranges,
+                 unsigned blockSize) {
   unsigned numLoops = op.getNumLoops();
-  if (numLoops == 0 || op.getNumReductionLoops() != 1 ||
+  // Whole warps only: lane ids and warp indices must agree.
+  if (blockSize % 32 != 0 || numLoops == 0 ||
+      op.getNumReductionLoops() != 1 ||
       op.getIteratorTypesArray().back() != utils::IteratorType::reduction ||
       ranges.back() < 32 || op.getNumDpsInits() != 1 ||
       !isa<linalg::GenericOp, linalg::ReduceOp>(op.getOperation()))
     return std::nullopt;
+  // The output is indexed by the other (parallel) dims alone.
+  AffineMap outputMap = op.getMatchingIndexingMap(&op.getDpsInitsMutable()[0]);
+  if (!outputMap.isProjectedPermutation() ||
+      outputMap.isFunctionOfDim(numLoops - 1))
+    return std::nullopt;
   Block &body = op->getRegion(0).front();
   BlockArgument accumulator = body.getArguments().back();
-  if (!accumulator.getType().isF32() && !accumulator.getType().isF64())
+  // 32-bit values: warp shuffles move 32 bits.
+  if (!accumulator.getType().isF32())
     return std::nullopt;
   if (!accumulator.hasOneUse())
     return std::nullopt;
@@ -612,7 +650,7 @@ bool KernelBuilder::emitNest(const Nest &nest, IRMapping &mapping) {
       parallelElements *= ranges[d];
   if (parallelElements == 0)
     return false;
-  if (auto warpReduction = getWarpReduction(op, ranges)) {
+  if (auto warpReduction = getWarpReduction(op, ranges, blockSize)) {
     // A warp per output.
     work = std::max(work, parallelElements * 32);
     emitWarpReduction(nest, ranges, mapping, warpReduction->first,
@@ -684,7 +722,7 @@ LogicalResult KilnMapKernelsToGpuPass::mapKernel(
     for (Operation &op : kernel.getBody().front().without_terminator())
       if (!isa<linalg::LinalgOp>(op))
         body.clone(op, mapping);
-    KernelBuilder builder(body, loc, vectorWidth);
+    KernelBuilder builder(body, loc, blockSize, vectorWidth);
     builder.emitThreadIndex();
     for (const Nest &nest : stage)
       if (builder.emitNest(nest, mapping))
@@ -699,10 +737,12 @@ LogicalResult KilnMapKernelsToGpuPass::mapKernel(
 
 void KilnMapKernelsToGpuPass::runOnOperation() {
   ModuleOp module = getOperation();
-  if (blockSize == 0 || blockSize > 1024 || vectorWidth == 0 ||
+  if (blockSize == 0 || blockSize > 1024 ||
+      (vectorWidth != 1 && vectorWidth != 2 && vectorWidth != 4) ||
       maxBlocks == 0) {
     module.emitError("kiln-map-kernels-to-gpu: block-size must be in "
-                     "[1, 1024], vector-width and max-blocks positive");
+                     "[1, 1024], vector-width 1, 2 or 4 (at most 128 bits), "
+                     "max-blocks positive");
     return signalPassFailure();
   }
   SmallVector<func::FuncOp> kernels;
