@@ -71,14 +71,20 @@ static kiln_rt_status load(void) {
   if (tried)
     return kiln_cuda_fail(KILN_RT_UNAVAILABLE, "cuBLAS is not available");
   tried = 1;
-  const char *names[] = {getenv("KILN_RT_LIBCUBLAS"), "libcublas.so.12",
+  // KILN_RT_LIBCUBLAS, when set, is the only library tried.
+  const char *chosen = getenv("KILN_RT_LIBCUBLAS");
+  const char *names[] = {"libcublas.so.13", "libcublas.so.12",
                          "libcublas.so.11", "libcublas.so"};
-  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !library; ++i)
-    if (names[i] && *names[i])
-      library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+  if (chosen && *chosen)
+    library = dlopen(chosen, RTLD_NOW | RTLD_LOCAL);
+  for (size_t i = 0;
+       !(chosen && *chosen) && i < sizeof(names) / sizeof(names[0]) &&
+       !library;
+       ++i)
+    library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
   if (!library)
-    return kiln_cuda_fail(KILN_RT_UNAVAILABLE,
-                          "dlopen libcublas.so.12: no cuBLAS library found");
+    return kiln_cuda_fail(KILN_RT_UNAVAILABLE, "dlopen %s: no cuBLAS found",
+                          chosen && *chosen ? chosen : "libcublas.so");
 #define KILN_CUBLAS_RESOLVE(name, result, params)                              \
   *(void **)(&cublas.name) = dlsym(library, #name);                            \
   if (!cublas.name) {                                                          \
@@ -88,13 +94,12 @@ static kiln_rt_status load(void) {
   }
   KILN_CUBLAS_FUNCTIONS(KILN_CUBLAS_RESOLVE)
 #undef KILN_CUBLAS_RESOLVE
+  // On failure the library stays loaded (until shutdown): unloading a
+  // cuBLAS that started would strand what it allocated.
   kiln_rt_status status =
       check_cublas(cublas.cublasCreate_v2(&handle), "cublasCreate");
-  if (status != KILN_RT_OK) {
-    dlclose(library);
-    library = NULL;
+  if (status != KILN_RT_OK)
     return status;
-  }
   loaded = 1;
   return KILN_RT_OK;
 }

@@ -149,8 +149,9 @@ kiln_rt_status kiln_rt_cuda_synchronize(void);
 
 /* --- Matrix products (cuBLAS) -------------------------------------------- */
 
-/* Whether cuBLAS could be loaded (libcublas.so.12, .11, or the library
- * KILN_RT_LIBCUBLAS names). Needs init; loads it on first call. */
+/* Whether cuBLAS could be loaded and started (libcublas.so.13, .12, .11,
+ * or only the library KILN_RT_LIBCUBLAS names). Needs init; loads it on
+ * first call. */
 int kiln_rt_cuda_blas_available(void);
 
 typedef enum kiln_rt_cuda_dtype {
