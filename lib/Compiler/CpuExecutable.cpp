@@ -396,22 +396,8 @@ CpuExecutable::run(llvm::ArrayRef<HostTensor> args,
 llvm::Expected<std::vector<HostTensor>>
 CpuExecutable::run(llvm::ArrayRef<const HostTensor *> args,
                    HostProgram::Profile *profile) const {
-  if (args.size() != inputs.size())
-    return makeError("@" + entryName + " takes " +
-                     llvm::Twine(inputs.size()) + " inputs, got " +
-                     llvm::Twine(args.size()));
-  for (auto [i, argPtr, sig] : llvm::enumerate(args, inputs)) {
-    const HostTensor &arg = *argPtr;
-    bool ok = arg.getDType() == sig.dtype &&
-              arg.getRank() == static_cast<int64_t>(sig.shape.size());
-    for (size_t d = 0; ok && d < sig.shape.size(); ++d)
-      ok = ShapedType::isDynamic(sig.shape[d]) ||
-           sig.shape[d] == arg.getShape()[d];
-    if (!ok)
-      return makeError("input " + llvm::Twine(i) + " is " +
-                       arg.getTypeString() + " but @" + entryName +
-                       " expects " + sig.typeString);
-  }
+  if (llvm::Error e = checkArguments(entryName, inputs, args))
+    return std::move(e);
   std::vector<HostTensor> results;
   for (const TensorSignature &sig : outputs) {
     // The entry writes every element of its results.

@@ -24,13 +24,6 @@ static llvm::Error runtimeError(kiln_rt_status status) {
                                : why);
 }
 
-static int64_t getNumElements(const HostProgram::View &view) {
-  int64_t n = 1;
-  for (int64_t size : view.sizes)
-    n *= size;
-  return n;
-}
-
 /// Whether `view` is dense and row-major: a copy of it is one memcpy.
 static bool isDense(const HostProgram::View &view) {
   int64_t stride = 1;
@@ -276,15 +269,8 @@ struct RunEvents {
 llvm::Expected<std::vector<HostTensor>>
 CudaExecutable::run(llvm::ArrayRef<const HostTensor *> args,
                     RunProfile *profile) const {
-  if (args.size() != inputs.size())
-    return makeError("@" + entryName + " takes " + llvm::Twine(inputs.size()) +
-                     " inputs, got " + llvm::Twine(args.size()));
-  for (auto [i, arg, sig] : llvm::enumerate(args, inputs))
-    if (arg->getDType() != sig.dtype ||
-        arg->getShape() != llvm::ArrayRef<int64_t>(sig.shape))
-      return makeError("input " + llvm::Twine(i) + " is " +
-                       arg->getTypeString() + " but @" + entryName +
-                       " expects " + sig.typeString);
+  if (llvm::Error e = checkArguments(entryName, inputs, args))
+    return std::move(e);
   if (kiln_rt_status status = kiln_rt_cuda_init())
     return runtimeError(status);
   if (llvm::Error e = load())
@@ -363,7 +349,7 @@ CudaExecutable::run(llvm::ArrayRef<const HostTensor *> args,
       const HostProgram::View &source = step.views[0], &target = step.views[1];
       if (llvm::Error e = check(kiln_rt_cuda_copy_device(
               address(target), address(source),
-              getNumElements(source) * source.elementBytes, nullptr)))
+              source.getNumElements() * source.elementBytes, nullptr)))
         return std::move(e);
       break;
     }

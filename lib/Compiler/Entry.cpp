@@ -131,3 +131,24 @@ llvm::Expected<PreparedEntry> kiln::prepareEntry(ModuleOp module,
     reachable.walk([&](FusionGroupOp) { ++prepared.writtenFusionGroups; });
   return prepared;
 }
+
+llvm::Error kiln::checkArguments(StringRef entryName,
+                                 llvm::ArrayRef<TensorSignature> inputs,
+                                 llvm::ArrayRef<const HostTensor *> args) {
+  if (args.size() != inputs.size())
+    return makeError("@" + entryName + " takes " +
+                     llvm::Twine(inputs.size()) + " inputs, got " +
+                     llvm::Twine(args.size()));
+  for (auto [i, arg, sig] : llvm::enumerate(args, inputs)) {
+    bool ok = arg->getDType() == sig.dtype &&
+              arg->getRank() == static_cast<int64_t>(sig.shape.size());
+    for (size_t d = 0; ok && d < sig.shape.size(); ++d)
+      ok = ShapedType::isDynamic(sig.shape[d]) ||
+           sig.shape[d] == arg->getShape()[d];
+    if (!ok)
+      return makeError("input " + llvm::Twine(i) + " is " +
+                       arg->getTypeString() + " but @" + entryName +
+                       " expects " + sig.typeString);
+  }
+  return llvm::Error::success();
+}

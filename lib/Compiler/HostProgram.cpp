@@ -51,13 +51,6 @@ static std::optional<HostProgram::View> getWholeView(MemRefType type,
   return view;
 }
 
-static int64_t getNumElements(const HostProgram::View &view) {
-  int64_t n = 1;
-  for (int64_t size : view.sizes)
-    n *= size;
-  return n;
-}
-
 /// `source` seen through a static subview.
 static std::optional<HostProgram::View>
 getSubView(const HostProgram::View &source, memref::SubViewOp subview) {
@@ -127,6 +120,15 @@ static std::optional<std::vector<char>> getConstantData(DenseElementsAttr attr,
   return data;
 }
 
+/// The index of `name` in `names`, added when new.
+static int32_t indexOf(StringRef name, llvm::StringMap<int32_t> &index,
+                       std::vector<std::string> &names) {
+  auto [it, inserted] = index.try_emplace(name, names.size());
+  if (inserted)
+    names.push_back(name.str());
+  return it->second;
+}
+
 llvm::Expected<HostProgram> HostProgram::build(func::FuncOp entry) {
   HostProgram program;
   if (!entry.getBody().hasOneBlock())
@@ -172,7 +174,7 @@ llvm::Expected<HostProgram> HostProgram::build(func::FuncOp entry) {
         return unsupported(&op, "an alignment above 64 bytes");
       Step step{StepKind::Alloc};
       step.slot = program.numSlots++;
-      step.bytes = getNumElements(*view) * view->elementBytes;
+      step.bytes = view->getNumElements() * view->elementBytes;
       program.steps.push_back(std::move(step));
       views[alloc.getResult()] = *view;
       allocSlot[alloc.getResult()] = view->slot;
@@ -246,12 +248,8 @@ llvm::Expected<HostProgram> HostProgram::build(func::FuncOp entry) {
     }
     if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
       Step step{StepKind::Launch};
-      StringRef name = launch.getKernelName();
-      auto [it, inserted] = kernelIndex.try_emplace(name,
-                                                    program.kernelNames.size());
-      if (inserted)
-        program.kernelNames.push_back(name.str());
-      step.callee = it->second;
+      step.callee = indexOf(launch.getKernelName(), kernelIndex,
+                            program.kernelNames);
       gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
       gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
       Value dims[6] = {grid.x, grid.y, grid.z, block.x, block.y, block.z};
@@ -282,22 +280,14 @@ llvm::Expected<HostProgram> HostProgram::build(func::FuncOp entry) {
         return unsupported(&op, "a call of an unknown function");
       Step step;
       StringRef name = call.getCallee();
-      // The callee's index in `names`, added when new.
-      auto indexOf = [&](llvm::StringMap<int32_t> &index,
-                         std::vector<std::string> &names) {
-        auto [it, inserted] = index.try_emplace(name, names.size());
-        if (inserted)
-          names.push_back(name.str());
-        return it->second;
-      };
       if (callee->hasAttr("kiln.kernel")) {
         step.kind = StepKind::Kernel;
-        step.callee = indexOf(kernelIndex, program.kernelNames);
+        step.callee = indexOf(name, kernelIndex, program.kernelNames);
       } else if (callee.isExternal() &&
                  kiln_rt_blas_lookup(name.str().c_str()) &&
                  call.getNumOperands() >= 1 && call.getNumOperands() <= 4) {
         step.kind = StepKind::RuntimeCall;
-        step.callee = indexOf(runtimeIndex, program.runtimeNames);
+        step.callee = indexOf(name, runtimeIndex, program.runtimeNames);
       } else {
         return unsupported(&op, "a call of @" + name);
       }

@@ -69,6 +69,12 @@ struct PreparedEntry {
 llvm::Expected<PreparedEntry> prepareEntry(mlir::ModuleOp module,
                                            llvm::StringRef entry);
 
+/// Checks `args` against an entry's input signatures (dynamic dims take
+/// any size); the error names the entry and the first mismatch.
+llvm::Error checkArguments(llvm::StringRef entryName,
+                           llvm::ArrayRef<TensorSignature> inputs,
+                           llvm::ArrayRef<const HostTensor *> args);
+
 /// Runs `pm` on `module`; the first error diagnostic becomes the Error. The
 /// result is verified even when the passes were not each verified.
 llvm::Error runPasses(mlir::PassManager &pm, mlir::ModuleOp module,

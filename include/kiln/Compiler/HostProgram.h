@@ -38,6 +38,13 @@ public:
     int64_t offset = 0;
     std::vector<int64_t> sizes, strides;
     int64_t elementBytes = 0;
+
+    int64_t getNumElements() const {
+      int64_t n = 1;
+      for (int64_t size : sizes)
+        n *= size;
+      return n;
+    }
   };
 
   /// Describes `entry` (memref arguments: the inputs, then the results as
