@@ -7,6 +7,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Reference/Interpreter.h"
+#include "kiln_rt/kiln_rt.h"
 #include "kiln_rt/kiln_rt_blas.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -20,6 +21,7 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <chrono>
@@ -61,9 +63,16 @@ static llvm::Error initializeJit() {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     for (const char *path : {KILN_LIBOMP_PATH, KILN_C_RUNNER_UTILS_PATH}) {
-      std::string message;
-      if (*path &&
-          llvm::sys::DynamicLibrary::LoadLibraryPermanently(path, &message) &&
+      if (!*path)
+        continue;
+      // Where the build machine's path is missing (a packed kiln-run on
+      // another machine), the library's own name, found on the loader's
+      // search path.
+      std::string message, fallbackMessage;
+      std::string name = llvm::sys::path::filename(path).str();
+      if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(path, &message) &&
+          llvm::sys::DynamicLibrary::LoadLibraryPermanently(name.c_str(),
+                                                            &fallbackMessage) &&
           error.empty())
         error = "cannot load '" + std::string(path) + "': " + message;
     }
@@ -109,8 +118,48 @@ splitOffKernels(ModuleOp module, llvm::SmallVectorImpl<std::string> &kernelNames
 
 /// A JIT for `module`: optimized (-O3, then the default code generator) or
 /// not (the -O0 code generator alone).
+/// The runtime functions that `module` (LLVM dialect) declares, by address.
+/// They are given to the JIT by name rather than found among the process's
+/// exported symbols, which a statically linked tool does not export.
+static llvm::SmallVector<std::pair<std::string, void *>>
+findRuntimeSymbols(ModuleOp module) {
+  llvm::SmallVector<std::pair<std::string, void *>> symbols;
+  for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
+    if (!func.isExternal())
+      continue;
+    StringRef name = func.getName();
+    void *address = nullptr;
+    if (name == "_mlir_memref_to_llvm_alloc")
+      address = reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc);
+    else if (name == "_mlir_memref_to_llvm_aligned_alloc")
+      address = reinterpret_cast<void *>(&_mlir_memref_to_llvm_aligned_alloc);
+    else if (name == "_mlir_memref_to_llvm_free")
+      address = reinterpret_cast<void *>(&_mlir_memref_to_llvm_free);
+    else if (name.consume_front("_mlir_ciface_") && name.starts_with("kiln_rt_"))
+      address = kiln_rt_blas_lookup(name.str().c_str());
+    if (address)
+      symbols.emplace_back(func.getName().str(), address);
+  }
+  return symbols;
+}
+
+/// Makes `symbols` visible to the code that `engine` compiles.
+static void registerSymbols(
+    ExecutionEngine &engine,
+    llvm::ArrayRef<std::pair<std::string, void *>> symbols) {
+  engine.registerSymbols([&](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    for (auto &[name, address] : symbols)
+      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                             llvm::JITSymbolFlags::Exported};
+    return map;
+  });
+}
+
 static llvm::Expected<std::unique_ptr<ExecutionEngine>>
 createEngine(ModuleOp module, bool optimize, bool keepObject) {
+  llvm::SmallVector<std::pair<std::string, void *>> runtimeSymbols =
+      findRuntimeSymbols(module);
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!builder)
     return builder.takeError();
@@ -141,6 +190,7 @@ createEngine(ModuleOp module, bool optimize, bool keepObject) {
   if (!engine)
     return makeError("JIT compilation failed: " +
                      llvm::toString(engine.takeError()));
+  registerSymbols(**engine, runtimeSymbols);
   return std::move(*engine);
 }
 
@@ -346,13 +396,7 @@ llvm::Error CpuExecutable::compileHostCode(
                        llvm::toString(address.takeError()));
     kernelAddresses.emplace_back(name, *address);
   }
-  engine->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    for (auto &[name, address] : kernelAddresses)
-      symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
-                                 llvm::JITSymbolFlags::Exported};
-    return symbols;
-  });
+  registerSymbols(*engine, kernelAddresses);
   auto entryFn = engine->lookupPacked("_mlir_ciface_" + entryName);
   if (!entryFn)
     return makeError("JIT compilation failed: " +
