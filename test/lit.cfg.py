@@ -42,3 +42,16 @@ if shutil.which(config.host_python):
 # The GPU suite runs only where a CUDA driver and device are visible.
 if os.path.exists("/dev/nvidiactl") or os.path.exists("/dev/nvidia0"):
     config.available_features.add("cuda")
+
+# libdevice, for the GPU tests that link it: $KILN_LIBDEVICE, or a CUDA
+# toolkit's. (The kernels themselves never depend on whether one is found.)
+libdevice_candidates = [os.environ.get("KILN_LIBDEVICE", "")]
+for root in [os.environ.get("CUDA_HOME", ""), "/usr/local/cuda"]:
+    if root:
+        libdevice_candidates.append(
+            os.path.join(root, "nvvm", "libdevice", "libdevice.10.bc"))
+for candidate in libdevice_candidates:
+    if candidate and os.path.isfile(candidate):
+        config.available_features.add("libdevice")
+        config.substitutions.append(("%libdevice", candidate))
+        break

@@ -7,8 +7,10 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
 
 #include <chrono>
+#include <cstdlib>
 
 using namespace mlir;
 using namespace kiln;
@@ -138,6 +140,13 @@ CudaExecutable::compile(ModuleOp module, StringRef entry,
 
   KilnGpuPipelineOptions pipelineOptions;
   pipelineOptions.chip = options.chip;
+  std::string libdevice = options.libdevice;
+  if (const char *fromEnvironment = std::getenv("KILN_LIBDEVICE");
+      libdevice.empty() && fromEnvironment)
+    libdevice = fromEnvironment;
+  if (!libdevice.empty() && !llvm::sys::fs::exists(libdevice))
+    return makeError("libdevice '" + libdevice + "' does not exist");
+  pipelineOptions.libdevice = libdevice;
   pipelineOptions.prune = options.autodiffPrune;
   pipelineOptions.kernelDedup = options.kernelDedup;
   pipelineOptions.blas = options.blas.value_or(

@@ -34,6 +34,8 @@ void kiln::buildKilnGpuPipeline(OpPassManager &pm,
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
   target.optLevel = 3;
+  if (!options.libdevice.empty())
+    target.linkLibs.push_back(options.libdevice);
   pm.addPass(createGpuNVVMAttachTarget(target));
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createKilnLowerWarpOps());
@@ -43,6 +45,11 @@ void kiln::buildKilnGpuPipeline(OpPassManager &pm,
   kernels.addPass(createCSEPass());
   kernels.addPass(createSCFToControlFlowPass());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createKilnLowerNativeFloatOps());
+  // What libdevice would resolve must be linked, not left to whether a CUDA
+  // toolkit happens to be installed where this runs.
+  if (options.libdevice.empty())
+    kernels.addPass(createKilnCheckLibdeviceCalls());
   kernels.addPass(createReconcileUnrealizedCastsPass());
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = "isa";

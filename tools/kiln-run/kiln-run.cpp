@@ -96,6 +96,12 @@ static cl::opt<std::string>
          cl::desc("with --backend cuda: the GPU to compile for, e.g. sm_90 "
                   "(default: the device's own)"),
          cl::init(""));
+static cl::opt<std::string> libdevicePath(
+    "libdevice",
+    cl::desc("with --backend cuda: libdevice.10.bc to link, for f64 "
+             "transcendentals (default: $KILN_LIBDEVICE; without either, "
+             "programs that need it are refused)"),
+    cl::value_desc("PATH"), cl::init(""));
 static cl::opt<std::string>
     dumpPtx("dump-ptx",
             cl::desc("with --backend cuda: write the kernels' PTX to PATH"),
@@ -322,6 +328,7 @@ int main(int argc, char **argv) {
   if (cuda) {
     kiln::CudaCompileOptions cudaOptions;
     cudaOptions.chip = chipName;
+    cudaOptions.libdevice = libdevicePath;
     cudaOptions.autodiffPrune = autodiffPrune;
     cudaOptions.kernelDedup = kernelDedup;
     cudaOptions.verifyEachPass = verifyEach;

@@ -33,6 +33,9 @@ struct CudaCompileOptions {
   /// Matmuls through cuBLAS: by default when the runtime is initialized
   /// and finds it; generated kernels otherwise.
   std::optional<bool> blas;
+  /// libdevice.10.bc to link (f64 transcendentals); empty: $KILN_LIBDEVICE,
+  /// and kernels that need it are refused where neither is set.
+  std::string libdevice;
 };
 
 class CudaExecutable {

@@ -285,7 +285,11 @@ def KilnMapKernelsToGpu : Pass<"kiln-map-kernels-to-gpu", "mlir::ModuleOp"> {
     A reduction over the innermost dim (a row sum or max) that combines its
     accumulator once with an associative float op gets one warp per output:
     the lanes stride over the row, coalesced, and combine with a
-    `gpu.subgroup_reduce` (warp shuffles); lane 0 stores. Other reduction
+    `gpu.subgroup_reduce` (warp shuffles); lane 0 stores. Rows of 1024 or
+    more get a block per output instead: the block's threads stride over the
+    row, each warp reduces by shuffles, lane 0 of each leaves its total in
+    shared memory (a workgroup attribution of 32 f32 slots), and after a
+    `gpu.barrier` every warp reduces the slots; thread 0 stores. Other reduction
     dims run as a sequential loop per output element (a column sum is then
     coalesced across threads). A fill of an output followed by its
     reduction is one loop (the accumulator starts at the fill value).
@@ -324,16 +328,54 @@ def KilnEmulateGpuLaunches
     threads (`gpu.block_id`, `gpu.thread_id`, `gpu.block_dim` and
     `gpu.grid_dim` become their values), and each `gpu.launch_func` a call
     of it. The index arithmetic, the alignment checks and both the vector
-    and the scalar paths then run, and check, as compiled for the GPU. The
-    kernels use no shared memory or barriers, so one thread after another
-    computes what the threads compute together. Warps are one lane wide
+    and the scalar paths then run, and check, as compiled for the GPU.
+    Every thread runs as a block of one thread (a launch of B blocks of T
+    threads as B * T blocks of 1: the same global thread ids and grid
+    stride), so a block's `gpu.barrier` waits for no one and is dropped, and
+    its shared memory (workgroup attributions) is a stack buffer of the
+    thread's own. Warps are one lane wide
     (`gpu.lane_id` is 0, `gpu.subgroup_size` 1, and a `gpu.subgroup_reduce`
     is its operand): a warp reduction's indexing and per-lane loop run as
     compiled, and the cross-lane combination, upstream's shuffle lowering,
     is left to the GPU tests.
   }];
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::scf::SCFDialect",
-                           "mlir::arith::ArithDialect"];
+                           "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
+def KilnLowerNativeFloatOps
+    : Pass<"kiln-lower-native-float-ops", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Replace the libdevice calls of -convert-gpu-to-nvvm that PTX "
+                "has instructions for with LLVM intrinsics";
+  let description = [{
+    -convert-gpu-to-nvvm turns many float ops on f32 and f64 into calls of
+    libdevice (`__nv_fmaxf`, `__nv_fabsf`, `__nv_sqrtf`, ...), which stay
+    unresolved in the PTX unless libdevice is linked; upstream links it only
+    where it happens to find a CUDA toolkit at compile time. This pass runs
+    right after and replaces the calls of functions that PTX has
+    instructions for with LLVM intrinsics of the same semantics, which the
+    NVPTX backend selects directly: `fmax`/`fmin` (`llvm.intr.maxnum`/
+    `minnum`: `max.f32`/`min.f32`), `fmod` (`llvm.frem`, an expansion),
+    `copysign`, `fma`, `fabs`, `sqrt` (`sqrt.rn`, IEEE rounding), `floor`,
+    `ceil`, `trunc`, `round` and `rint` (`llvm.intr.roundeven`), each in
+    its f32 (`...f`) and f64 form. Declarations left without calls are
+    erased. The PTX is then the same on every machine. Transcendentals are
+    not here: kiln's f32 expansions (-kiln-expand-math) run before, and f64
+    ones need libdevice (the GPU pipeline's `libdevice` option).
+  }];
+}
+
+def KilnCheckLibdeviceCalls
+    : Pass<"kiln-check-libdevice-calls", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Refuse kernels that call libdevice (`__nv_*`) where it is "
+                "not linked";
+  let description = [{
+    Runs after -convert-gpu-to-nvvm in a GPU pipeline without libdevice.
+    A call of a `__nv_*` function left there would be an unresolved symbol
+    when the driver loads the PTX; this names it, at the op it came from,
+    and says how to link libdevice instead.
+  }];
 }
 
 def KilnLowerWarpOps : Pass<"kiln-lower-warp-ops", "mlir::gpu::GPUModuleOp"> {

@@ -61,6 +61,11 @@ struct KilnGpuPipelineOptions
       *this, "kernel-dedup",
       llvm::cl::desc("compile equal kernels once (false: for measuring)"),
       llvm::cl::init(true)};
+  Option<std::string> libdevice{
+      *this, "libdevice",
+      llvm::cl::desc("libdevice.10.bc to link, for f64 transcendentals "
+                     "(without it, kernels that need it are refused)"),
+      llvm::cl::init("")};
 };
 
 /// From kiln ops to host functions of buffers and gpu.launch_func, and a

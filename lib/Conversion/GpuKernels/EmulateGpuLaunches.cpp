@@ -64,17 +64,34 @@ static LogicalResult emulate(gpu::GPUFuncOp kernel, LaunchShape shape,
   b.setInsertionPointToEnd(entry);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value blocks = arith::ConstantIndexOp::create(b, loc, shape.blocks);
-  Value threads = arith::ConstantIndexOp::create(b, loc, shape.threads);
-  auto blockLoop = scf::ForOp::create(b, loc, zero, blocks, one);
-  b.setInsertionPointToStart(blockLoop.getBody());
-  auto threadLoop = scf::ForOp::create(b, loc, zero, threads, one);
-  b.setInsertionPointToStart(threadLoop.getBody());
-
+  // Every thread is a block of its own: the grid covers the same threads
+  // (blockIdx * blockDim + threadIdx and the grid-stride loops are those of
+  // the launch), and a block's barriers and shared memory then need no
+  // other thread.
+  Value blocks =
+      arith::ConstantIndexOp::create(b, loc, shape.blocks * shape.threads);
+  Value threads = one;
   IRMapping mapping;
   for (auto [from, to] :
        llvm::zip(kernel.getArguments(), entry->getArguments()))
     mapping.map(from, to);
+  // Shared memory: a buffer of the thread's own, without the GPU's address
+  // space.
+  for (BlockArgument attribution : kernel.getWorkgroupAttributions()) {
+    auto type = dyn_cast<MemRefType>(attribution.getType());
+    if (!type || !type.hasStaticShape())
+      return kernel.emitError("only static shared buffers can be emulated");
+    mapping.map(attribution,
+                memref::AllocaOp::create(
+                    b, loc,
+                    MemRefType::get(type.getShape(), type.getElementType())));
+  }
+  if (!kernel.getPrivateAttributions().empty())
+    return kernel.emitError("private attributions cannot be emulated");
+  auto blockLoop = scf::ForOp::create(b, loc, zero, blocks, one);
+  b.setInsertionPointToStart(blockLoop.getBody());
+  auto threadLoop = scf::ForOp::create(b, loc, zero, threads, one);
+  b.setInsertionPointToStart(threadLoop.getBody());
   for (Operation &op : kernel.getBody().front().without_terminator())
     b.clone(op, mapping);
 
@@ -89,6 +106,11 @@ static LogicalResult emulate(gpu::GPUFuncOp kernel, LaunchShape shape,
     auto dimension = [&](auto idOp, Value x, Value yz) -> Value {
       return idOp.getDimension() == gpu::Dimension::x ? x : yz;
     };
+    // A block of one thread waits for no other.
+    if (isa<gpu::BarrierOp>(op)) {
+      op->erase();
+      continue;
+    }
     Value replacement;
     if (auto id = dyn_cast<gpu::BlockIdOp>(op))
       replacement = dimension(id, blockLoop.getInductionVar(), zero);

@@ -29,6 +29,13 @@ namespace {
 /// The name of the gpu.module that holds every kernel.
 constexpr StringLiteral kGpuModuleName = "kiln_gpu";
 
+/// Warps in the largest block (1024 threads).
+constexpr int64_t kMaxWarpsPerBlock = 32;
+
+/// Rows at least this long are reduced by a whole block (each of 256
+/// threads then takes 4 or more elements); shorter ones by a warp.
+constexpr int64_t kBlockReductionMinLength = 1024;
+
 /// One loop of a GPU kernel: a linalg op, and the fill it absorbs (the
 /// output its accumulator starts from).
 struct Nest {
@@ -129,9 +136,10 @@ static FailureOr<SmallVector<Stage>> splitIntoStages(func::FuncOp kernel) {
 /// Builds the body of one GPU kernel.
 class KernelBuilder {
 public:
-  KernelBuilder(OpBuilder &b, Location loc, unsigned blockSize,
+  KernelBuilder(OpBuilder &b, gpu::GPUFuncOp func, unsigned blockSize,
                 unsigned vectorWidth)
-      : b(b), loc(loc), blockSize(blockSize), vectorWidth(vectorWidth) {}
+      : b(b), func(func), loc(func.getLoc()), blockSize(blockSize),
+        vectorWidth(vectorWidth) {}
 
   /// This thread's first linear index and the grid's stride.
   void emitThreadIndex() {
@@ -172,20 +180,33 @@ private:
                       IRMapping &mapping);
   void emitVectorLoop(const Nest &nest, ArrayRef<int64_t> ranges,
                       IRMapping &mapping);
-  /// One warp per output: the lanes stride over the innermost (reduction)
-  /// dim and combine with a subgroup reduction (shuffles on the GPU).
-  void emitWarpReduction(const Nest &nest, ArrayRef<int64_t> ranges,
-                         IRMapping &mapping, Operation *combiner,
-                         gpu::AllReduceOperation kind);
+  /// One warp (or, `perBlock`, one block) per output: the lanes stride
+  /// over the innermost (reduction) dim and combine with a subgroup
+  /// reduction (shuffles on the GPU); a block's warps then combine through
+  /// shared memory.
+  void emitShuffleReduction(const Nest &nest, ArrayRef<int64_t> ranges,
+                            IRMapping &mapping, Operation *combiner,
+                            gpu::AllReduceOperation kind, bool perBlock);
+  /// The total of the block's warps' `warpTotal`s, in every thread: each
+  /// warp's lane 0 leaves its total in shared memory, and every warp
+  /// reduces those. Barriers on both sides keep the slots of one output
+  /// from the next.
+  Value emitCrossWarpReduction(Value warpTotal, Value identity,
+                               gpu::AllReduceOperation kind);
+  /// The kernel's shared memory for cross-warp reductions: one f32 slot per
+  /// warp of the largest block.
+  Value getWarpSlots();
   /// Clones the payload of `op` with `args` for its block arguments; returns
   /// the yielded values.
   SmallVector<Value> emitPayload(linalg::LinalgOp op, ArrayRef<Value> args,
                                  IRMapping &mapping);
 
   OpBuilder &b;
+  gpu::GPUFuncOp func;
   Location loc;
   unsigned blockSize, vectorWidth;
   Value first, stride;
+  Value warpSlots;
   int64_t work = 0;
 };
 
@@ -507,12 +528,12 @@ void KernelBuilder::emitVectorLoop(const Nest &nest, ArrayRef<int64_t> ranges,
   }
 }
 
-/// The warp-reduction form of `op`, if it has it: one output, one reduction
-/// dim, innermost and at least a warp long, and a payload that combines the
-/// accumulator once with an associative float op (sum, product, max, min).
-/// Returns the combining op and its subgroup-reduction kind.
+/// The shuffle-reduction form of `op`, if it has it: one output, one
+/// reduction dim, innermost and at least a warp long, and a payload that
+/// combines the accumulator once with an associative float op (sum, product,
+/// max, min). Returns the combining op and its subgroup-reduction kind.
 static std::optional<std::pair<Operation *, gpu::AllReduceOperation>>
-getWarpReduction(linalg::LinalgOp op, ArrayRef<int64_t> ranges,
+getShuffleReduction(linalg::LinalgOp op, ArrayRef<int64_t> ranges,
                  unsigned blockSize) {
   unsigned numLoops = op.getNumLoops();
   // Whole warps only: lane ids and warp indices must agree.
@@ -577,10 +598,55 @@ static double getIdentity(gpu::AllReduceOperation kind) {
   }
 }
 
-void KernelBuilder::emitWarpReduction(const Nest &nest,
-                                      ArrayRef<int64_t> ranges,
-                                      IRMapping &mapping, Operation *combiner,
-                                      gpu::AllReduceOperation kind) {
+Value KernelBuilder::getWarpSlots() {
+  if (!warpSlots) {
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    warpSlots = func.addWorkgroupAttribution(
+        MemRefType::get({kMaxWarpsPerBlock}, b.getF32Type(),
+                        MemRefLayoutAttrInterface(), workgroup),
+        loc);
+  }
+  return warpSlots;
+}
+
+Value KernelBuilder::emitCrossWarpReduction(Value warpTotal, Value identity,
+                                            gpu::AllReduceOperation kind) {
+  Value slots = getWarpSlots();
+  Value warpSize = gpu::SubgroupSizeOp::create(b, loc, /*upper_bound=*/nullptr);
+  Value lane = gpu::LaneIdOp::create(b, loc, /*upper_bound=*/nullptr);
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value blockDim = gpu::BlockDimOp::create(b, loc, gpu::Dimension::x);
+  Value warp = arith::DivUIOp::create(b, loc, thread, warpSize);
+  Value warps = arith::CeilDivUIOp::create(b, loc, blockDim, warpSize);
+  Value isFirstLane = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            lane, index(0));
+  {
+    auto publish = scf::IfOp::create(b, loc, isFirstLane, /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(publish.thenBlock());
+    memref::StoreOp::create(b, loc, warpTotal, slots, ValueRange{warp});
+  }
+  gpu::BarrierOp::create(b, loc);
+  // Lane i takes warp i's total (lanes past the block's warps the identity;
+  // a block has at most a warp of warps).
+  Value slot = arith::MinUIOp::create(b, loc, lane, index(kMaxWarpsPerBlock - 1));
+  Value published = memref::LoadOp::create(b, loc, slots, ValueRange{slot});
+  Value hasWarp =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane, warps);
+  Value share = arith::SelectOp::create(b, loc, hasWarp, published, identity);
+  Value total = gpu::SubgroupReduceOp::create(b, loc, share, kind,
+                                              /*uniform=*/true);
+  gpu::BarrierOp::create(b, loc);
+  return total;
+}
+
+void KernelBuilder::emitShuffleReduction(const Nest &nest,
+                                         ArrayRef<int64_t> ranges,
+                                         IRMapping &mapping,
+                                         Operation *combiner,
+                                         gpu::AllReduceOperation kind,
+                                         bool perBlock) {
   linalg::LinalgOp op = nest.op;
   unsigned innermost = op.getNumLoops() - 1;
   SmallVector<int64_t> parallelDims;
@@ -589,12 +655,23 @@ void KernelBuilder::emitWarpReduction(const Nest &nest,
   int64_t outputs = 1;
   for (int64_t d : parallelDims)
     outputs *= ranges[d];
-  // Warps: each one output at a time, grid-stride over the outputs.
-  Value warpSize = gpu::SubgroupSizeOp::create(b, loc, /*upper_bound=*/nullptr);
-  Value lane = gpu::LaneIdOp::create(b, loc, /*upper_bound=*/nullptr);
-  Value warp = arith::DivUIOp::create(b, loc, first, warpSize);
-  Value warps = arith::DivUIOp::create(b, loc, stride, warpSize);
-  auto loop = scf::ForOp::create(b, loc, warp, index(outputs), warps);
+  // The unit (a warp or a block) that reduces one output at a time,
+  // grid-striding over the outputs, and this thread's place in it. A
+  // block's loop bounds are the same in all its threads, so all of them
+  // reach its barriers.
+  Value unit, units, member, unitSize;
+  if (perBlock) {
+    unit = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    units = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+    member = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    unitSize = gpu::BlockDimOp::create(b, loc, gpu::Dimension::x);
+  } else {
+    unitSize = gpu::SubgroupSizeOp::create(b, loc, /*upper_bound=*/nullptr);
+    unit = arith::DivUIOp::create(b, loc, first, unitSize);
+    units = arith::DivUIOp::create(b, loc, stride, unitSize);
+    member = gpu::LaneIdOp::create(b, loc, /*upper_bound=*/nullptr);
+  }
+  auto loop = scf::ForOp::create(b, loc, unit, index(outputs), units);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   SmallVector<Value> ivs(op.getNumLoops());
@@ -610,32 +687,35 @@ void KernelBuilder::emitWarpReduction(const Nest &nest,
                       applyMap(op.getMatchingIndexingMap(&init), ivs)));
   Value identity = arith::ConstantOp::create(
       b, loc, b.getFloatAttr(type, getIdentity(kind)));
-  // Each lane's share: the payload from the identity, striding by warps.
-  auto lanes = scf::ForOp::create(b, loc, lane, index(ranges[innermost]),
-                                  warpSize, ValueRange{identity});
+  // Each thread's share: the payload from the identity, striding by the
+  // unit's size.
+  auto shares = scf::ForOp::create(b, loc, member, index(ranges[innermost]),
+                                   unitSize, ValueRange{identity});
   {
     OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(lanes.getBody());
-    ivs[innermost] = lanes.getInductionVar();
+    b.setInsertionPointToStart(shares.getBody());
+    ivs[innermost] = shares.getInductionVar();
     SmallVector<Value> args;
     for (OpOperand *input : op.getDpsInputOperands())
       args.push_back(memref::LoadOp::create(
           b, loc, mapping.lookupOrDefault(input->get()),
           applyMap(op.getMatchingIndexingMap(input), ivs)));
-    args.push_back(lanes.getRegionIterArgs()[0]);
+    args.push_back(shares.getRegionIterArgs()[0]);
     scf::YieldOp::create(b, loc, emitPayload(op, args, mapping));
   }
-  Value total = gpu::SubgroupReduceOp::create(b, loc, lanes.getResult(0), kind,
-                                              /*uniform=*/true);
+  Value total = gpu::SubgroupReduceOp::create(b, loc, shares.getResult(0),
+                                              kind, /*uniform=*/true);
+  if (perBlock)
+    total = emitCrossWarpReduction(total, identity, kind);
   // The output's own value joins once, by the same op.
   OperationState state(loc, combiner->getName());
   state.addOperands({start, total});
   state.addTypes(type);
   state.addAttributes(combiner->getAttrs());
   Value result = b.create(state)->getResult(0);
-  Value isFirstLane = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            lane, index(0));
-  auto store = scf::IfOp::create(b, loc, isFirstLane, /*withElse=*/false);
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        member, index(0));
+  auto store = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
   b.setInsertionPointToStart(store.thenBlock());
   memref::StoreOp::create(b, loc, result, mapping.lookupOrDefault(init.get()),
                           applyMap(op.getMatchingIndexingMap(&init), ivs));
@@ -650,11 +730,14 @@ bool KernelBuilder::emitNest(const Nest &nest, IRMapping &mapping) {
       parallelElements *= ranges[d];
   if (parallelElements == 0)
     return false;
-  if (auto warpReduction = getWarpReduction(op, ranges, blockSize)) {
-    // A warp per output.
-    work = std::max(work, parallelElements * 32);
-    emitWarpReduction(nest, ranges, mapping, warpReduction->first,
-                      warpReduction->second);
+  if (auto reduction = getShuffleReduction(op, ranges, blockSize)) {
+    // A block per output where rows are long enough to keep a block's
+    // warps busy, else a warp per output.
+    bool perBlock =
+        blockSize >= 64 && ranges.back() >= kBlockReductionMinLength;
+    work = std::max(work, parallelElements * (perBlock ? blockSize : 32));
+    emitShuffleReduction(nest, ranges, mapping, reduction->first,
+                         reduction->second, perBlock);
     return false;
   }
   if (!canVectorize(op, ranges)) {
@@ -722,7 +805,7 @@ LogicalResult KilnMapKernelsToGpuPass::mapKernel(
     for (Operation &op : kernel.getBody().front().without_terminator())
       if (!isa<linalg::LinalgOp>(op))
         body.clone(op, mapping);
-    KernelBuilder builder(body, loc, blockSize, vectorWidth);
+    KernelBuilder builder(body, func, blockSize, vectorWidth);
     builder.emitThreadIndex();
     for (const Nest &nest : stage)
       if (builder.emitNest(nest, mapping))

@@ -1,0 +1,62 @@
+// RUN: kiln-opt %s -split-input-file -kiln-gpu-pipeline | FileCheck %s --implicit-check-not=__nv_
+// RUN: kiln-opt %s -split-input-file -kiln-gpu-pipeline -mlir-print-ir-after=kiln-map-kernels-to-gpu 2>&1 >/dev/null | FileCheck %s --implicit-check-not=__nv_ --check-prefix=IR
+// RUN: kiln-run %s --entry long_rows --random-inputs 5 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED
+// RUN: kiln-run %s --entry total_max --random-inputs 6 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED
+// RUN: kiln-opt %s -split-input-file -kiln-gpu-pipeline=block-size=32 | FileCheck %s --implicit-check-not=__nv_ --check-prefix=ONE-WARP
+
+// Rows of 1024 or more get a block per row: 64 rows = 64 blocks of 256
+// threads. The threads stride over the row; each warp reduces by shuffles,
+// lane 0 of each leaves its total in 32 f32 slots of shared memory
+// (128 bytes), and after a barrier the warps reduce the slots. Run on the
+// CPU, every thread a block of its own, it matches the reference.
+
+// CHECK-LABEL: func.func @long_rows(
+// CHECK: gpu.launch_func @kiln_gpu::@[[ROWS:kiln_kernel_[0-9]+]] blocks in (%c64,
+// CHECK: gpu.binary @kiln_gpu
+// CHECK-SAME: .visible .entry [[ROWS]](
+// CHECK-SAME: .shared .align 4 .b8 __wg_[[ROWS]]_0[128];
+// CHECK-SAME: shfl.sync.bfly.b32
+// CHECK-SAME: st.shared.b32
+// CHECK-SAME: bar.sync
+// CHECK-SAME: ld.shared.b32
+// CHECK-SAME: shfl.sync.bfly.b32
+// CHECK-SAME: bar.sync
+
+// IR: gpu.func @kiln_kernel_{{[0-9]+}}({{.*}}) workgroup(%[[SLOTS:[^ ]+]] : memref<32xf32, #gpu.address_space<workgroup>>)
+// IR: scf.for %{{.+}} = %block_id_x{{[_0-9]*}} to %{{.+}} step %grid_dim_x
+// IR: gpu.subgroup_reduce add
+// IR: memref.store %{{.+}}, %[[SLOTS]]
+// IR: gpu.barrier
+// IR: memref.load %[[SLOTS]]
+// IR: gpu.subgroup_reduce add
+// IR: gpu.barrier
+
+// Blocks of one warp need no cross-warp step.
+// ONE-WARP-LABEL: func.func @long_rows(
+// ONE-WARP-NOT: bar.sync
+// ONE-WARP: shfl.sync.bfly.b32
+
+// EMULATED: reference: out0 tensor<{{.*}}f32> matches
+func.func @long_rows(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
+  %e = kiln.exp %x : tensor<64x4096xf32>
+  %s = kiln.reduce_sum %e, dims = [1] : tensor<64x4096xf32> -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}
+
+// -----
+
+// A whole tensor's max: one output, one block (after the fill of its
+// output, a kernel of its own).
+// CHECK-LABEL: func.func @total_max(
+// CHECK: gpu.launch_func @kiln_gpu::@{{kiln_kernel_[0-9]+}} blocks in
+// CHECK: gpu.launch_func @kiln_gpu::@[[MAX:kiln_kernel_[0-9]+]] blocks in (%c1{{(_[0-9]+)?}},
+// CHECK: .visible .entry [[MAX]](
+// CHECK-SAME: bar.sync
+// CHECK-SAME: shfl.sync.bfly.b32
+// IR: gpu.func @kiln_kernel_{{[0-9]+}}({{.*}}) workgroup(
+// IR: gpu.subgroup_reduce maximumf
+// IR: gpu.barrier
+func.func @total_max(%x: tensor<100000xf32>) -> tensor<f32> {
+  %m = kiln.reduce_max %x, dims = [0] : tensor<100000xf32> -> tensor<f32>
+  return %m : tensor<f32>
+}
