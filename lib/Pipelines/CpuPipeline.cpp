@@ -77,6 +77,8 @@ void kiln::buildKilnCpuBufferPipeline(OpPassManager &pm,
   // One function per distinct kernel (a group's loop nests together);
   // calls in the entry. Before deallocation, whose frees would otherwise
   // sit between the nests of one kernel.
+  if (options.stridedCopyKernels)
+    pm.addPass(createKilnStridedCopiesToLinalg());
   KilnOutlineKernelsOptions outline;
   outline.dedup = options.kernelDedup;
   pm.addPass(createKilnOutlineKernels(outline));

@@ -20,6 +20,8 @@ void kiln::buildKilnGpuPipeline(OpPassManager &pm,
   shared.prune = options.prune;
   shared.kernelDedup = options.kernelDedup;
   shared.blas = options.blas;
+  // A device memcpy copies one block; strided views are copied by kernels.
+  shared.stridedCopyKernels = true;
   buildKilnCpuTensorPipeline(pm, shared);
   buildKilnCpuBufferPipeline(pm, shared);
 

@@ -11,8 +11,14 @@ output that does not match the reference interpreter. A
 program the GPU path does not take yet must fail with one clear error line
 naming why; it is listed as unsupported, not passed.
 
+Mode `launch` runs the commands with `--backend cuda` but without
+--check-reference: on a stand-in driver that runs no kernels
+(unittests/Runtime/FakeCudaDriver.c, via KILN_RT_LIBCUDA), a command passes
+when it compiles to PTX, loads, and launches every kernel with parameters
+that match its PTX signature.
+
 Prints one line per command and a summary; exits 1 on any failure.
-Usage: run_integration.py KILN_RUN {emulate|cuda} INTEGRATION_DIR
+Usage: run_integration.py KILN_RUN {emulate|cuda|launch} INTEGRATION_DIR
 """
 import glob
 import os
@@ -21,7 +27,8 @@ import shlex
 import subprocess
 import sys
 
-MODES = {"emulate": ["--emulate-gpu"], "cuda": ["--backend", "cuda"]}
+MODES = {"emulate": ["--emulate-gpu"], "cuda": ["--backend", "cuda"],
+         "launch": ["--backend", "cuda"]}
 # What the GPU path does not take yet, and says so.
 UNSUPPORTED = [
     "a GPU kernel needs buffers of static shape",
@@ -46,7 +53,11 @@ def main():
     for path in sorted(glob.glob(os.path.join(root, "**", "*.mlir"),
                                  recursive=True)):
         for args in commands(path):
-            cmd = [kiln_run, path] + args + MODES[mode]
+            run_args = args
+            if mode == "launch":
+                run_args = [a for a in args if a not in ("--check-reference",
+                                                         "--print")]
+            cmd = [kiln_run, path] + run_args + MODES[mode]
             run = subprocess.run(cmd, capture_output=True, text=True)
             name = os.path.relpath(path, root) + " " + " ".join(args)
             out = run.stdout + run.stderr

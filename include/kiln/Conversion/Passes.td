@@ -344,6 +344,22 @@ def KilnEmulateGpuLaunches
                            "mlir::memref::MemRefDialect"];
 }
 
+def KilnStridedCopiesToLinalg
+    : Pass<"kiln-strided-copies-to-linalg", "mlir::ModuleOp"> {
+  let summary = "Make copies between strided views linalg.copy ops, which "
+                "become kernels";
+  let description = [{
+    A `memref.copy` whose source or target is not one contiguous block (a
+    transposed or sliced view) becomes a `linalg.copy`. Run before
+    -kiln-outline-kernels in the GPU pipeline, it makes such a copy a kernel
+    of its own (a grid-stride loop on the GPU) rather than a host step that
+    a device memcpy cannot do. Copies between contiguous buffers stay
+    `memref.copy` (one device-to-device memcpy); copies of dynamic shape
+    are left alone.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 def KilnLowerNativeFloatOps
     : Pass<"kiln-lower-native-float-ops", "mlir::gpu::GPUModuleOp"> {
   let summary = "Replace the libdevice calls of -convert-gpu-to-nvvm that PTX "

@@ -35,6 +35,11 @@ struct KilnCpuPipelineOptions
       *this, "expand-math",
       llvm::cl::desc("expand transcendentals into polynomials"),
       llvm::cl::init(true)};
+  Option<bool> stridedCopyKernels{
+      *this, "strided-copy-kernels",
+      llvm::cl::desc("copies between strided views as kernels (the GPU "
+                     "pipeline's; false: host copies)"),
+      llvm::cl::init(false)};
 };
 
 struct KilnGpuPipelineOptions
