@@ -296,7 +296,11 @@ def KilnMapKernelsToGpu : Pass<"kiln-map-kernels-to-gpu", "mlir::ModuleOp"> {
 
     Ops of a kernel run one after another in the one launch only while no
     op reads or overwrites what an earlier one wrote (concat parts); a
-    dependence starts another launch (`kiln_kernel_N_1`, ...).
+    dependence starts another launch (`kiln_kernel_N_1`, ...). Two arguments
+    are one buffer where some call passes views of one buffer that may share
+    an element: static subviews (composed through casts and subviews) whose
+    index ranges are apart along some dim do not (a concat's parts); any
+    other pair of views of one buffer does.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect",

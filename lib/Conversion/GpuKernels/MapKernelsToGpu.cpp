@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <limits>
@@ -84,15 +86,131 @@ static SmallVector<Value> getReadBuffers(linalg::LinalgOp op) {
   return reads;
 }
 
+/// A view as a box of its root buffer: the buffer it comes from (through
+/// casts and subviews) and, where known, the index ranges of the root it
+/// covers (subviews of unit steps and static offsets and sizes compose; the
+/// root itself covers all of it).
+struct Box {
+  Value root;
+  std::optional<SmallVector<int64_t>> offsets, sizes;
+};
+
+static Box getBox(Value value) {
+  Box box;
+  SmallVector<memref::SubViewOp> subviews; // from the view to the root
+  bool known = true;
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto cast = dyn_cast<memref::CastOp>(def)) {
+      value = cast.getSource();
+    } else if (auto subview = dyn_cast<memref::SubViewOp>(def)) {
+      subviews.push_back(subview);
+      value = subview.getSource();
+    } else if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
+      known = false; // a view of unknown extent
+      value = view.getViewSource();
+    } else {
+      break;
+    }
+  }
+  box.root = value;
+  auto rootType = dyn_cast<MemRefType>(value.getType());
+  if (!known || !rootType || !rootType.hasStaticShape())
+    return box;
+  SmallVector<int64_t> offsets(rootType.getRank(), 0);
+  SmallVector<int64_t> sizes = llvm::to_vector(rootType.getShape());
+  for (memref::SubViewOp subview : llvm::reverse(subviews)) {
+    ArrayRef<int64_t> subOffsets = subview.getStaticOffsets(),
+                      subSizes = subview.getStaticSizes(),
+                      subStrides = subview.getStaticStrides();
+    if (subview.getType().getRank() != rootType.getRank() ||
+        llvm::any_of(subOffsets, ShapedType::isDynamic) ||
+        llvm::any_of(subSizes, ShapedType::isDynamic) ||
+        llvm::any_of(subStrides, [](int64_t s) { return s != 1; }))
+      return box;
+    for (int64_t d = 0; d < rootType.getRank(); ++d) {
+      offsets[d] += subOffsets[d];
+      sizes[d] = subSizes[d];
+    }
+  }
+  box.offsets = std::move(offsets);
+  box.sizes = std::move(sizes);
+  return box;
+}
+
+/// Whether two views may share an element: the same root, unless their
+/// boxes are apart along some dim.
+static bool mayOverlap(Value a, Value b) {
+  if (a == b)
+    return true;
+  Box boxA = getBox(a), boxB = getBox(b);
+  if (boxA.root != boxB.root)
+    return false;
+  if (!boxA.offsets || !boxB.offsets)
+    return true;
+  for (size_t d = 0; d < boxA.offsets->size(); ++d) {
+    int64_t startA = (*boxA.offsets)[d], endA = startA + (*boxA.sizes)[d];
+    int64_t startB = (*boxB.offsets)[d], endB = startB + (*boxB.sizes)[d];
+    if (endA <= startB || endB <= startA)
+      return false;
+  }
+  return true;
+}
+
+/// Which arguments of a kernel may share elements at some call: the calls
+/// pass views of one buffer that are not provably apart.
+using ArgumentAliases = SmallVector<llvm::SmallBitVector>;
+
+static ArgumentAliases getArgumentAliases(func::FuncOp kernel,
+                                          ArrayRef<func::CallOp> calls) {
+  unsigned n = kernel.getNumArguments();
+  ArgumentAliases aliases(n, llvm::SmallBitVector(n));
+  for (unsigned i = 0; i < n; ++i)
+    aliases[i].set(i);
+  for (func::CallOp call : calls)
+    for (unsigned i = 0; i < n; ++i)
+      for (unsigned j = i + 1; j < n; ++j)
+        if (isa<MemRefType>(call.getOperand(i).getType()) &&
+            mayOverlap(call.getOperand(i), call.getOperand(j))) {
+          aliases[i].set(j);
+          aliases[j].set(i);
+        }
+  return aliases;
+}
+
 /// Splits a kernel's ops into stages: a new one starts where an op reads or
 /// writes a buffer an earlier op of the stage wrote (a fill followed by the
-/// reduction it initializes is one nest instead).
-static FailureOr<SmallVector<Stage>> splitIntoStages(func::FuncOp kernel) {
+/// reduction it initializes is one nest instead). Buffers are the same where
+/// `aliases` says the kernel's arguments may share elements.
+static FailureOr<SmallVector<Stage>>
+splitIntoStages(func::FuncOp kernel, const ArgumentAliases &aliases) {
   SmallVector<Stage> stages(1);
+  // Inside the kernel: its own views overlap as at a call; arguments as
+  // the calls pass them.
+  auto conflict = [&](Value a, Value b) {
+    if (a == b)
+      return true;
+    Box boxA = getBox(a), boxB = getBox(b);
+    auto argA = dyn_cast<BlockArgument>(boxA.root);
+    auto argB = dyn_cast<BlockArgument>(boxB.root);
+    if (argA && argB && argA != argB)
+      return bool(aliases[argA.getArgNumber()][argB.getArgNumber()]);
+    return mayOverlap(a, b);
+  };
   // What the current stage wrote and read: a later op that touches what it
   // wrote, or writes what it read, must wait for the whole grid (another
   // launch).
-  llvm::SmallPtrSet<Value, 8> written, read;
+  struct Accesses {
+    SmallVector<Value> values;
+    void insert(Value v) {
+      if (!llvm::is_contained(values, v))
+        values.push_back(v);
+    }
+    void clear() { values.clear(); }
+  } written, read;
+  auto touches = [&](const Accesses &accesses, Value buffer) {
+    return llvm::any_of(accesses.values,
+                        [&](Value v) { return conflict(v, buffer); });
+  };
   SmallVector<linalg::LinalgOp> ops;
   for (Operation &op : kernel.getBody().front()) {
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
@@ -115,9 +233,9 @@ static FailureOr<SmallVector<Stage>> splitIntoStages(func::FuncOp kernel) {
     bool dependent = false;
     SmallVector<Value> reads = getReadBuffers(nest.op);
     for (Value buffer : reads)
-      dependent |= written.contains(buffer);
+      dependent |= touches(written, buffer);
     for (Value init : nest.op.getDpsInits())
-      dependent |= written.contains(init) || read.contains(init);
+      dependent |= touches(written, init) || touches(read, init);
     if (dependent && !stages.back().empty()) {
       stages.emplace_back();
       written.clear();
@@ -125,7 +243,8 @@ static FailureOr<SmallVector<Stage>> splitIntoStages(func::FuncOp kernel) {
     }
     for (Value init : nest.op.getDpsInits())
       written.insert(init);
-    read.insert(reads.begin(), reads.end());
+    for (Value buffer : reads)
+      read.insert(buffer);
     stages.back().push_back(nest);
   }
   if (stages.back().empty())
@@ -767,14 +886,16 @@ struct KilnMapKernelsToGpuPass
 
 private:
   /// The GPU kernels of `kernel`, one per stage, with their grid sizes.
-  LogicalResult mapKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule,
+  LogicalResult mapKernel(func::FuncOp kernel, ArrayRef<func::CallOp> calls,
+                          gpu::GPUModuleOp gpuModule,
                           SmallVectorImpl<std::pair<gpu::GPUFuncOp, int64_t>>
                               &launches);
 };
 } // namespace
 
 LogicalResult KilnMapKernelsToGpuPass::mapKernel(
-    func::FuncOp kernel, gpu::GPUModuleOp gpuModule,
+    func::FuncOp kernel, ArrayRef<func::CallOp> calls,
+    gpu::GPUModuleOp gpuModule,
     SmallVectorImpl<std::pair<gpu::GPUFuncOp, int64_t>> &launches) {
   for (BlockArgument arg : kernel.getArguments())
     if (auto type = dyn_cast<MemRefType>(arg.getType());
@@ -782,7 +903,8 @@ LogicalResult KilnMapKernelsToGpuPass::mapKernel(
       return kernel.emitError("a GPU kernel needs buffers of static shape, "
                               "got ")
              << arg.getType();
-  FailureOr<SmallVector<Stage>> stages = splitIntoStages(kernel);
+  FailureOr<SmallVector<Stage>> stages =
+      splitIntoStages(kernel, getArgumentAliases(kernel, calls));
   if (failed(stages))
     return failure();
   OpBuilder b(gpuModule.getBodyRegion());
@@ -841,18 +963,25 @@ void KilnMapKernelsToGpuPass::runOnOperation() {
   b.setInsertionPointToEnd(module.getBody());
   auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), kGpuModuleName);
 
+  // Each kernel's calls, in program order.
+  llvm::StringMap<SmallVector<func::CallOp>> callsOf;
+  SmallVector<func::CallOp> calls;
+  module.walk([&](func::CallOp call) {
+    if (auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+        callee && callee->hasAttr("kiln.kernel")) {
+      callsOf[call.getCallee()].push_back(call);
+      calls.push_back(call);
+    }
+  });
+
   // Each kernel's launches, by its name.
   llvm::StringMap<SmallVector<std::pair<gpu::GPUFuncOp, int64_t>>> launchesOf;
   for (func::FuncOp kernel : kernels)
-    if (failed(mapKernel(kernel, gpuModule, launchesOf[kernel.getSymName()])))
+    if (failed(mapKernel(kernel, callsOf[kernel.getSymName()], gpuModule,
+                         launchesOf[kernel.getSymName()])))
       return signalPassFailure();
 
   // Calls become launches.
-  SmallVector<func::CallOp> calls;
-  module.walk([&](func::CallOp call) {
-    if (launchesOf.count(call.getCallee()))
-      calls.push_back(call);
-  });
   for (func::CallOp call : calls) {
     OpBuilder at(call);
     Location loc = call.getLoc();
