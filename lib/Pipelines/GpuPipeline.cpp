@@ -56,4 +56,6 @@ void kiln::buildKilnGpuPipeline(OpPassManager &pm,
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = "isa";
   pm.addPass(createGpuModuleToBinaryPass(binary));
+  // The same output from run to run.
+  pm.addPass(createKilnDropBinaryTimings());
 }

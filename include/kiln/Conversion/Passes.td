@@ -398,6 +398,17 @@ def KilnCheckLibdeviceCalls
   }];
 }
 
+def KilnDropBinaryTimings
+    : Pass<"kiln-drop-binary-timings", "mlir::ModuleOp"> {
+  let summary = "Drop the compile timings in the objects of gpu.binary ops";
+  let description = [{
+    `gpu-module-to-binary` records how long each step took (for instance
+    `LLVMIRToISATimeInMs`) in each object's properties, which makes the
+    output differ from run to run. This drops every property whose name
+    ends in `TimeInMs` and keeps the others.
+  }];
+}
+
 def KilnLowerWarpOps : Pass<"kiln-lower-warp-ops", "mlir::gpu::GPUModuleOp"> {
   let summary = "Lower the warp ops of -kiln-map-kernels-to-gpu for a GPU "
                 "whose warps have `warp-size` lanes";

@@ -174,7 +174,10 @@ kiln_rt_status kiln_rt_cuda_gemm(kiln_rt_cuda_dtype dtype, int trans_a,
 
 /* Unloads every module, gives back every cached block and the context,
  * and unloads the driver; kiln_rt_cuda_init() may be called again. Handles
- * from before are invalid. */
+ * from before are invalid. Every other call of this API must have returned
+ * first, in every thread (as with the driver's own context teardown): a
+ * call that runs during the shutdown may use what it frees. Calls after it
+ * fail with KILN_RT_UNAVAILABLE until the next init. */
 void kiln_rt_cuda_shutdown(void);
 
 #ifdef __cplusplus
