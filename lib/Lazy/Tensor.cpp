@@ -412,14 +412,29 @@ RunCounters &getRunCounters() {
 } // namespace
 
 namespace {
+/// What KILN_DEVICE names, if it is not a device: reported when a tensor is
+/// materialized (an environment variable has no caller to fail).
+std::string &deviceSettingError() {
+  static std::string *error = new std::string();
+  return *error;
+}
+
 /// The device programs run on, Cpu or Cuda (Auto resolved when set).
+/// KILN_DEVICE=cuda asks for the GPU: where it is unavailable, running
+/// fails and says why, as setDevice(Device::Cuda) does; auto falls back to
+/// the CPU.
 std::atomic<Device> &currentDevice() {
   static std::atomic<Device> *device = [] {
     auto *d = new std::atomic<Device>(Device::Cpu);
     const char *env = std::getenv("KILN_DEVICE");
     std::string name = env ? env : "";
-    if (name == "cuda" || name == "auto")
+    if (name == "cuda")
+      d->store(Device::Cuda);
+    else if (name == "auto")
       d->store(kiln_rt_cuda_init() == KILN_RT_OK ? Device::Cuda : Device::Cpu);
+    else if (!name.empty() && name != "cpu")
+      deviceSettingError() = "kiln: KILN_DEVICE='" + name +
+                             "' is not a device (cpu, cuda or auto)";
     return d;
   }();
   return *device;
@@ -496,6 +511,8 @@ llvm::Error kiln::sync(ArrayRef<Tensor> tensors) {
     inputs.push_back(std::move(data));
   }
   bool cuda = getDevice() == Device::Cuda;
+  if (!deviceSettingError().empty())
+    return makeError(deviceSettingError());
   llvm::Expected<TraceExecutable> exe = TraceCache::global().get(
       program, cuda ? TraceDevice::Cuda : TraceDevice::Cpu);
   if (!exe)

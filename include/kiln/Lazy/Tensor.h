@@ -76,7 +76,8 @@ enum class Device {
 /// Sets where programs run from now on (process-wide; the environment's
 /// KILN_DEVICE=cpu|cuda|auto sets the start). Device::Cuda fails, saying
 /// why, when the CUDA runtime cannot start (no driver, no GPU); Auto then
-/// picks the CPU.
+/// picks the CPU. KILN_DEVICE=cuda without a usable GPU, or a KILN_DEVICE
+/// that names no device, makes materializing fail, saying so.
 llvm::Error setDevice(Device device);
 /// Where programs run now: Cpu or Cuda.
 Device getDevice();
