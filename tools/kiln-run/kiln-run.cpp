@@ -272,7 +272,9 @@ int main(int argc, char **argv) {
   mlir::FunctionType type = func.getFunctionType();
 
   // Inputs are checked against the signature before anything compiles.
-  std::vector<HostTensor> args;
+  // They live in a static, which exit() destroys: an error after this
+  // point (fail() exits) frees them too.
+  static std::vector<HostTensor> args;
   if (randomSeed >= 0) {
     for (auto [i, argType] : llvm::enumerate(type.getInputs())) {
       auto tensorType = dyn_cast<mlir::RankedTensorType>(argType);
