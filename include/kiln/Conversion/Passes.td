@@ -328,9 +328,9 @@ def KilnEmulateGpuLaunches
                 "CPU, one thread after another, to test them without a GPU";
   let description = [{
     Each `gpu.func` of `gpu.module @kiln_gpu` becomes a `kiln.kernel`
-    function again, its body inside loops over the launch's blocks and
-    threads (`gpu.block_id`, `gpu.thread_id`, `gpu.block_dim` and
-    `gpu.grid_dim` become their values), and each `gpu.launch_func` a call
+    function again, its body inside a loop over the launch's threads
+    (`gpu.block_id`, `gpu.thread_id`, `gpu.block_dim` and `gpu.grid_dim`
+    become their values, see below), and each `gpu.launch_func` a call
     of it. The index arithmetic, the alignment checks and both the vector
     and the scalar paths then run, and check, as compiled for the GPU.
     Every thread runs as a block of one thread (a launch of B blocks of T

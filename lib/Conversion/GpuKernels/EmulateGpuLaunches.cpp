@@ -1,7 +1,7 @@
 //===- EmulateGpuLaunches.cpp - the -kiln-emulate-gpu-launches pass -------===//
 //
-// gpu.func + gpu.launch_func -> a kiln.kernel function looping over blocks
-// and threads, and a call. See Passes.td.
+// gpu.func + gpu.launch_func -> a kiln.kernel function looping over the
+// launch's threads, each a block of its own, and a call. See Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,7 +70,6 @@ static LogicalResult emulate(gpu::GPUFuncOp kernel, LaunchShape shape,
   // other thread.
   Value blocks =
       arith::ConstantIndexOp::create(b, loc, shape.blocks * shape.threads);
-  Value threads = one;
   IRMapping mapping;
   for (auto [from, to] :
        llvm::zip(kernel.getArguments(), entry->getArguments()))
@@ -90,8 +89,6 @@ static LogicalResult emulate(gpu::GPUFuncOp kernel, LaunchShape shape,
     return kernel.emitError("private attributions cannot be emulated");
   auto blockLoop = scf::ForOp::create(b, loc, zero, blocks, one);
   b.setInsertionPointToStart(blockLoop.getBody());
-  auto threadLoop = scf::ForOp::create(b, loc, zero, threads, one);
-  b.setInsertionPointToStart(threadLoop.getBody());
   for (Operation &op : kernel.getBody().front().without_terminator())
     b.clone(op, mapping);
 
@@ -114,10 +111,10 @@ static LogicalResult emulate(gpu::GPUFuncOp kernel, LaunchShape shape,
     Value replacement;
     if (auto id = dyn_cast<gpu::BlockIdOp>(op))
       replacement = dimension(id, blockLoop.getInductionVar(), zero);
-    else if (auto id = dyn_cast<gpu::ThreadIdOp>(op))
-      replacement = dimension(id, threadLoop.getInductionVar(), zero);
-    else if (auto dim = dyn_cast<gpu::BlockDimOp>(op))
-      replacement = dimension(dim, threads, one);
+    else if (isa<gpu::ThreadIdOp>(op))
+      replacement = zero; // the block's only thread
+    else if (isa<gpu::BlockDimOp>(op))
+      replacement = one;
     else if (auto dim = dyn_cast<gpu::GridDimOp>(op))
       replacement = dimension(dim, blocks, one);
     // One thread at a time is a warp of one lane: its own reduction.

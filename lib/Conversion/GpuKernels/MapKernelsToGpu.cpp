@@ -137,12 +137,9 @@ static Box getBox(Value value) {
   return box;
 }
 
-/// Whether two views may share an element: the same root, unless their
-/// boxes are apart along some dim.
-static bool mayOverlap(Value a, Value b) {
-  if (a == b)
-    return true;
-  Box boxA = getBox(a), boxB = getBox(b);
+/// Whether two boxes may share an element: the same root, unless they are
+/// apart along some dim.
+static bool mayOverlap(const Box &boxA, const Box &boxB) {
   if (boxA.root != boxB.root)
     return false;
   if (!boxA.offsets || !boxB.offsets)
@@ -170,7 +167,9 @@ static ArgumentAliases getArgumentAliases(func::FuncOp kernel,
     for (unsigned i = 0; i < n; ++i)
       for (unsigned j = i + 1; j < n; ++j)
         if (isa<MemRefType>(call.getOperand(i).getType()) &&
-            mayOverlap(call.getOperand(i), call.getOperand(j))) {
+            (call.getOperand(i) == call.getOperand(j) ||
+             mayOverlap(getBox(call.getOperand(i)),
+                        getBox(call.getOperand(j))))) {
           aliases[i].set(j);
           aliases[j].set(i);
         }
@@ -194,7 +193,7 @@ splitIntoStages(func::FuncOp kernel, const ArgumentAliases &aliases) {
     auto argB = dyn_cast<BlockArgument>(boxB.root);
     if (argA && argB && argA != argB)
       return bool(aliases[argA.getArgNumber()][argB.getArgNumber()]);
-    return mayOverlap(a, b);
+    return mayOverlap(boxA, boxB);
   };
   // What the current stage wrote and read: a later op that touches what it
   // wrote, or writes what it read, must wait for the whole grid (another
