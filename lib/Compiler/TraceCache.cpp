@@ -77,6 +77,9 @@ llvm::Expected<TraceExecutable> TraceCache::get(const TraceProgram &program,
   }
   auto start = std::chrono::steady_clock::now();
   mlir::OwningOpRef<mlir::ModuleOp> module = importTrace(*context, program);
+  if (!module)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the trace could not be imported");
   // KILN_DUMP_TRACES=DIR keeps every compiled program, for kiln-opt and
   // kiln-run; before compiling, which lowers the module in place.
   if (const char *dir = std::getenv("KILN_DUMP_TRACES"); dir && *dir) {

@@ -60,10 +60,15 @@ public:
   func::FuncOp importProgram(const TraceProgram &program, StringRef name);
 
 private:
-  /// The private function of `callee`, imported on first use.
+  /// The private function of `callee`, imported on first use; empty when
+  /// it cannot be imported.
   StringRef getCalleeName(const TraceProgram &callee);
-  /// The kiln op `node` records, on `operands`.
+  /// The kiln op `node` records, on `operands`; null, with an error
+  /// emitted, for an op it cannot import.
   Value importNode(OpBuilder &b, const TraceNode &node, ValueRange operands);
+  /// A float elementwise op of the table (TraceOps.def).
+  Value importElementwise(OpBuilder &b, const TraceNode &node,
+                          RankedTensorType type, ValueRange operands);
 
   MLIRContext &context;
   ModuleOp module;
@@ -80,6 +85,8 @@ StringRef TraceImporter::getCalleeName(const TraceProgram &callee) {
   llvm::raw_string_ostream(name)
       << "vjp_callee_" << llvm::format_hex_no_prefix(callee.hash, 16);
   func::FuncOp func = importProgram(callee, name);
+  if (!func)
+    return {};
   func.setPrivate();
   return calleeNames[callee.hash] = name;
 }
@@ -93,35 +100,17 @@ Value TraceImporter::importNode(OpBuilder &b, const TraceNode &node,
     return nullptr; // block arguments
   case TraceOp::Constant:
     return ConstantOp::create(b, loc, type, getSplat(type, node));
-#define KILN_UNARY(OP)                                                         \
-  case TraceOp::OP:                                                            \
-    return OP##Op::create(b, loc, type, operands[0]);
-    KILN_UNARY(Neg)
-    KILN_UNARY(Exp)
-    KILN_UNARY(Log)
-    KILN_UNARY(Tanh)
-    KILN_UNARY(Sigmoid)
-    KILN_UNARY(Relu)
-    KILN_UNARY(Sqrt)
-    KILN_UNARY(Rsqrt)
-    KILN_UNARY(Abs)
-    KILN_UNARY(Sin)
-    KILN_UNARY(Cos)
-    KILN_UNARY(Reciprocal)
-    KILN_UNARY(Convert)
-    KILN_UNARY(Reshape)
-#undef KILN_UNARY
-#define KILN_BINARY(OP)                                                        \
-  case TraceOp::OP:                                                            \
-    return OP##Op::create(b, loc, type, operands[0], operands[1]);
-    KILN_BINARY(Add)
-    KILN_BINARY(Sub)
-    KILN_BINARY(Mul)
-    KILN_BINARY(Div)
-    KILN_BINARY(Max)
-    KILN_BINARY(Min)
-    KILN_BINARY(Pow)
-#undef KILN_BINARY
+  // The float elementwise ops, generically from the table: the kiln op
+  // it names, and its flag as a BoolAttr.
+#define KILN_TRACE_UNARY(Name, OpName, Function) case TraceOp::Name:
+#define KILN_TRACE_UNARY_FLAG(Name, OpName, Function, Flag) case TraceOp::Name:
+#define KILN_TRACE_BINARY(Name, OpName, Function) case TraceOp::Name:
+#include "kiln/Trace/TraceOps.def"
+    return importElementwise(b, node, type, operands);
+  case TraceOp::Convert:
+    return ConvertOp::create(b, loc, type, operands[0]);
+  case TraceOp::Reshape:
+    return ReshapeOp::create(b, loc, type, operands[0]);
   case TraceOp::Cmp:
     return CmpOp::create(b, loc, type, getPredicate(attrs[0]), operands[0],
                          operands[1]);
@@ -151,6 +140,8 @@ Value TraceImporter::importNode(OpBuilder &b, const TraceNode &node,
     // Stands for its first result; VjpResult picks the others.
     const TraceProgram &callee = *node.getCallee();
     StringRef name = getCalleeName(callee);
+    if (name.empty())
+      return nullptr;
     SmallVector<Type> grads;
     for (int64_t argument : attrs)
       grads.push_back(
@@ -160,7 +151,26 @@ Value TraceImporter::importNode(OpBuilder &b, const TraceNode &node,
   case TraceOp::VjpResult:
     return operands[0].getDefiningOp()->getResult(attrs[0]);
   }
+  emitError(loc) << "trace op " << static_cast<int>(node.getOp())
+                 << " has no import";
   return nullptr;
+}
+
+Value TraceImporter::importElementwise(OpBuilder &b, const TraceNode &node,
+                                       RankedTensorType type,
+                                       ValueRange operands) {
+  const TraceOpInfo &info = getTraceOpInfo(node.getOp());
+  OperationName name(info.name, &context);
+  if (!name.isRegistered()) {
+    emitError(loc) << "trace op '" << info.name << "' is not a registered op";
+    return nullptr;
+  }
+  OperationState state(loc, name);
+  state.addOperands(operands);
+  state.addTypes(type);
+  if (!info.flag.empty())
+    state.addAttribute(info.flag, b.getBoolAttr(node.getAttrs()[0] != 0));
+  return b.create(state)->getResult(0);
 }
 
 func::FuncOp TraceImporter::importProgram(const TraceProgram &program,
@@ -187,6 +197,10 @@ func::FuncOp TraceImporter::importProgram(const TraceProgram &program,
     for (int32_t operand : entry.operands)
       operands.push_back(values[operand]);
     values[i] = importNode(b, *entry.node, operands);
+    if (!values[i]) {
+      func->erase();
+      return nullptr;
+    }
   }
   SmallVector<Value> outputs;
   for (int32_t o : program.outputs)
@@ -199,6 +213,7 @@ OwningOpRef<ModuleOp> kiln::importTrace(MLIRContext &context,
                                         const TraceProgram &program,
                                         llvm::StringRef name) {
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
-  TraceImporter(context, *module).importProgram(program, name);
+  if (!TraceImporter(context, *module).importProgram(program, name))
+    return nullptr;
   return module;
 }

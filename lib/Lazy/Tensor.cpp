@@ -154,10 +154,11 @@ static Tensor binary(TraceOp op, const Tensor &a, const Tensor &b) {
                       });
 }
 
-static Tensor unary(TraceOp op, const Tensor &x) {
+static Tensor unary(TraceOp op, const Tensor &x,
+                    ArrayRef<int64_t> attrs = {}) {
   if (!x.ok())
     return x;
-  return Tensor::make(TraceNode::elementwise(op, {x.getNode()}));
+  return Tensor::make(TraceNode::elementwise(op, {x.getNode()}, attrs));
 }
 
 /// A scalar operand: a rank-0 parameter of `like`'s dtype.
@@ -176,18 +177,22 @@ static Tensor compare(TracePredicate predicate, const Tensor &a,
 // Ops
 //===----------------------------------------------------------------------===//
 
-Tensor kiln::operator+(const Tensor &a, const Tensor &b) {
-  return binary(TraceOp::Add, a, b);
-}
-Tensor kiln::operator-(const Tensor &a, const Tensor &b) {
-  return binary(TraceOp::Sub, a, b);
-}
-Tensor kiln::operator*(const Tensor &a, const Tensor &b) {
-  return binary(TraceOp::Mul, a, b);
-}
-Tensor kiln::operator/(const Tensor &a, const Tensor &b) {
-  return binary(TraceOp::Div, a, b);
-}
+#define KILN_TRACE_UNARY(Name, OpName, Function)                               \
+  Tensor kiln::Function(const Tensor &x) { return unary(TraceOp::Name, x); }
+#define KILN_TRACE_UNARY_FLAG(Name, OpName, Function, Flag)                    \
+  Tensor kiln::Function(const Tensor &x, bool Flag) {                          \
+    return unary(TraceOp::Name, x, {Flag ? 1 : 0});                           \
+  }
+#define KILN_TRACE_BINARY(Name, OpName, Function)                              \
+  Tensor kiln::Function(const Tensor &a, const Tensor &b) {                    \
+    return binary(TraceOp::Name, a, b);                                        \
+  }
+#include "kiln/Trace/TraceOps.def"
+
+Tensor kiln::operator+(const Tensor &a, const Tensor &b) { return add(a, b); }
+Tensor kiln::operator-(const Tensor &a, const Tensor &b) { return sub(a, b); }
+Tensor kiln::operator*(const Tensor &a, const Tensor &b) { return mul(a, b); }
+Tensor kiln::operator/(const Tensor &a, const Tensor &b) { return div(a, b); }
 Tensor kiln::operator+(const Tensor &a, double b) {
   return a + scalarLike(b, a);
 }
@@ -212,29 +217,7 @@ Tensor kiln::operator*(double a, const Tensor &b) {
 Tensor kiln::operator/(double a, const Tensor &b) {
   return scalarLike(a, b) / b;
 }
-Tensor kiln::operator-(const Tensor &a) { return unary(TraceOp::Neg, a); }
-Tensor kiln::maximum(const Tensor &a, const Tensor &b) {
-  return binary(TraceOp::Max, a, b);
-}
-Tensor kiln::minimum(const Tensor &a, const Tensor &b) {
-  return binary(TraceOp::Min, a, b);
-}
-Tensor kiln::exp(const Tensor &x) { return unary(TraceOp::Exp, x); }
-Tensor kiln::log(const Tensor &x) { return unary(TraceOp::Log, x); }
-Tensor kiln::tanh(const Tensor &x) { return unary(TraceOp::Tanh, x); }
-Tensor kiln::sigmoid(const Tensor &x) { return unary(TraceOp::Sigmoid, x); }
-Tensor kiln::relu(const Tensor &x) { return unary(TraceOp::Relu, x); }
-Tensor kiln::sqrt(const Tensor &x) { return unary(TraceOp::Sqrt, x); }
-Tensor kiln::rsqrt(const Tensor &x) { return unary(TraceOp::Rsqrt, x); }
-Tensor kiln::abs(const Tensor &x) { return unary(TraceOp::Abs, x); }
-Tensor kiln::sin(const Tensor &x) { return unary(TraceOp::Sin, x); }
-Tensor kiln::cos(const Tensor &x) { return unary(TraceOp::Cos, x); }
-Tensor kiln::reciprocal(const Tensor &x) {
-  return unary(TraceOp::Reciprocal, x);
-}
-Tensor kiln::pow(const Tensor &a, const Tensor &b) {
-  return binary(TraceOp::Pow, a, b);
-}
+Tensor kiln::operator-(const Tensor &a) { return neg(a); }
 Tensor kiln::gt(const Tensor &a, const Tensor &b) {
   return compare(TracePredicate::GT, a, b);
 }

@@ -16,7 +16,6 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
-#include <functional>
 
 using namespace mlir;
 using namespace kiln;
@@ -107,73 +106,25 @@ private:
   bool rounding = true;
 };
 
-double nanMax(double a, double b) {
-  return std::isnan(a) || std::isnan(b) ? NAN : std::fmax(a, b);
-}
-double nanMin(double a, double b) {
-  return std::isnan(a) || std::isnan(b) ? NAN : std::fmin(a, b);
-}
-
-std::optional<std::function<double(double)>> unaryFunction(Operation *op) {
-  using F = std::function<double(double)>;
-  return llvm::TypeSwitch<Operation *, std::optional<F>>(op)
-      .Case([](NegOp) { return F([](double x) { return -x; }); })
-      .Case([](ExpOp) { return F([](double x) { return std::exp(x); }); })
-      .Case([](LogOp) { return F([](double x) { return std::log(x); }); })
-      .Case([](TanhOp) { return F([](double x) { return std::tanh(x); }); })
-      .Case([](SigmoidOp) {
-        return F([](double x) { return 1.0 / (1.0 + std::exp(-x)); });
-      })
-      .Case([](ReluOp) {
-        return F([](double x) {
-          return std::isnan(x) ? x : (std::signbit(x) ? 0.0 : x);
-        });
-      })
-      .Case([](SqrtOp) { return F([](double x) { return std::sqrt(x); }); })
-      .Case([](RsqrtOp) {
-        return F([](double x) { return 1.0 / std::sqrt(x); });
-      })
-      .Case([](AbsOp) { return F([](double x) { return std::fabs(x); }); })
-      .Case([](SinOp) { return F([](double x) { return std::sin(x); }); })
-      .Case([](CosOp) { return F([](double x) { return std::cos(x); }); })
-      .Case([](ReciprocalOp) { return F([](double x) { return 1.0 / x; }); })
-      .Default([](Operation *) { return std::nullopt; });
-}
-
-std::optional<std::function<double(double, double)>>
-binaryFunction(Operation *op) {
-  using F = std::function<double(double, double)>;
-  return llvm::TypeSwitch<Operation *, std::optional<F>>(op)
-      .Case([](AddOp) { return F([](double a, double b) { return a + b; }); })
-      .Case([](SubOp) { return F([](double a, double b) { return a - b; }); })
-      .Case([](MulOp) { return F([](double a, double b) { return a * b; }); })
-      .Case([](DivOp) { return F([](double a, double b) { return a / b; }); })
-      .Case([](MaxOp) { return F(nanMax); })
-      .Case([](MinOp) { return F(nanMin); })
-      .Case([](PowOp) {
-        return F([](double a, double b) { return std::pow(a, b); });
-      })
-      .Case([](CmpOp cmp) {
-        CmpPredicate p = cmp.getPredicate();
-        return F([p](double a, double b) -> double {
-          switch (p) {
-          case CmpPredicate::eq:
-            return a == b;
-          case CmpPredicate::ne:
-            return !(a == b);
-          case CmpPredicate::lt:
-            return a < b;
-          case CmpPredicate::le:
-            return a <= b;
-          case CmpPredicate::gt:
-            return a > b;
-          case CmpPredicate::ge:
-            return a >= b;
-          }
-          return 0.0;
-        });
-      })
-      .Default([](Operation *) { return std::nullopt; });
+/// An elementwise op, through its scalar semantics (the same function the
+/// constant folder uses). Operands have the result's shape.
+llvm::Expected<Buffer> evalElementwise(ScalarSemanticsOpInterface op,
+                                       llvm::ArrayRef<const Buffer *> in) {
+  for (const Buffer *operand : in)
+    if (operand->shape != in.front()->shape)
+      return evalError(op, "operand shapes differ");
+  llvm::Expected<DType> dtype = kiln::reference::getDType(
+      cast<ShapedType>(op->getResult(0).getType()).getElementType());
+  if (!dtype)
+    return dtype.takeError();
+  Buffer out = makeBuffer(*dtype, in.front()->shape);
+  llvm::SmallVector<double, 4> args(in.size());
+  for (int64_t i = 0; i < out.size(); ++i) {
+    for (auto [k, operand] : llvm::enumerate(in))
+      args[k] = operand->data[i];
+    out.data[i] = op.evaluateScalar(args);
+  }
+  return out;
 }
 
 llvm::Expected<Buffer> evalConstant(ConstantOp op) {
@@ -331,7 +282,7 @@ Buffer evalReduce(ArrayRef<int64_t> dims, const Buffer &in, bool isMax) {
       if (!llvm::is_contained(dims, static_cast<int64_t>(d)))
         dst += index[d] * outStrides[k++];
     double &acc = out.data[dst];
-    acc = isMax ? nanMax(acc, in.data[flat]) : acc + in.data[flat];
+    acc = isMax ? kiln::maximumOf(acc, in.data[flat]) : acc + in.data[flat];
   });
   return out;
 }
@@ -380,40 +331,10 @@ Interpreter::evalOp(Operation *op, std::vector<const Buffer *> in, int depth) {
     return v;
   };
 
-  if (auto fn = unaryFunction(op)) {
-    Buffer out = *in[0];
-    for (double &v : out.data)
-      v = (*fn)(v);
-    return single(std::move(out));
-  }
-  if (auto fn = binaryFunction(op)) {
-    if (in[0]->shape != in[1]->shape)
-      return evalError(op, "operand shapes differ");
-    DType dtype = isa<CmpOp>(op) ? DType::I1 : in[0]->dtype;
-    Buffer out = makeBuffer(dtype, in[0]->shape);
-    for (int64_t i = 0; i < out.size(); ++i)
-      out.data[i] = (*fn)(in[0]->data[i], in[1]->data[i]);
-    return single(std::move(out));
-  }
+  if (auto elementwise = dyn_cast<ScalarSemanticsOpInterface>(op))
+    return single(evalElementwise(elementwise, in));
   return llvm::TypeSwitch<Operation *, llvm::Expected<std::vector<Buffer>>>(op)
       .Case([&](ConstantOp c) { return single(evalConstant(c)); })
-      .Case([&](SelectOp) -> llvm::Expected<std::vector<Buffer>> {
-        if (in[0]->shape != in[1]->shape || in[1]->shape != in[2]->shape)
-          return evalError(op, "operand shapes differ");
-        Buffer out = *in[1];
-        for (int64_t i = 0; i < out.size(); ++i)
-          out.data[i] = in[0]->data[i] != 0 ? in[1]->data[i] : in[2]->data[i];
-        return single(std::move(out));
-      })
-      .Case([&](ConvertOp c) -> llvm::Expected<std::vector<Buffer>> {
-        llvm::Expected<DType> to =
-            kiln::reference::getDType(c.getType().getElementType());
-        if (!to)
-          return to.takeError();
-        Buffer out = *in[0];
-        out.dtype = *to;
-        return single(std::move(out));
-      })
       .Case([&](BroadcastInDimOp b) { return single(evalBroadcast(b, *in[0])); })
       .Case([&](ReshapeOp r) { return single(evalReshape(r, *in[0])); })
       .Case([&](TransposeOp t) { return single(evalTranspose(t, *in[0])); })

@@ -16,7 +16,7 @@
 
 #include "kiln/Compiler/CpuExecutable.h"
 #include "kiln/Compiler/CudaExecutable.h"
-#include "kiln/Lazy/Trace.h"
+#include "kiln/Trace/Trace.h"
 
 #include "llvm/ADT/DenseMap.h"
 

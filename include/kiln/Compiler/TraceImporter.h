@@ -10,7 +10,7 @@
 #ifndef KILN_COMPILER_TRACEIMPORTER_H
 #define KILN_COMPILER_TRACEIMPORTER_H
 
-#include "kiln/Lazy/Trace.h"
+#include "kiln/Trace/Trace.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"

@@ -15,7 +15,7 @@
 #ifndef KILN_LAZY_TENSOR_H
 #define KILN_LAZY_TENSOR_H
 
-#include "kiln/Lazy/Trace.h"
+#include "kiln/Trace/Trace.h"
 
 #include <string>
 #include <vector>
@@ -119,21 +119,20 @@ Tensor operator-(double a, const Tensor &b);
 Tensor operator*(double a, const Tensor &b);
 Tensor operator/(double a, const Tensor &b);
 Tensor operator-(const Tensor &a);
-Tensor maximum(const Tensor &a, const Tensor &b);
-Tensor minimum(const Tensor &a, const Tensor &b);
-Tensor exp(const Tensor &x);
-Tensor log(const Tensor &x);
-Tensor tanh(const Tensor &x);
-Tensor sigmoid(const Tensor &x);
-Tensor relu(const Tensor &x);
-Tensor sqrt(const Tensor &x);
-Tensor rsqrt(const Tensor &x);
-Tensor abs(const Tensor &x);
-Tensor sin(const Tensor &x);
-Tensor cos(const Tensor &x);
-Tensor reciprocal(const Tensor &x);
-/// a ** b, broadcast.
-Tensor pow(const Tensor &a, const Tensor &b);
+
+// The float math of TraceOps.def, one function per op: neg, exp, log, tanh,
+// sigmoid, relu, sqrt, rsqrt, abs, sin, cos, reciprocal, erf,
+// gelu(x, approximate = false) (the tanh form when approximate), and the
+// broadcasting add, sub, mul, div, maximum, minimum and pow (a ** b). Each
+// records the kiln op of the same name (DIALECT.md has their semantics).
+#define KILN_TRACE_UNARY(Name, OpName, Function)                               \
+  Tensor Function(const Tensor &x);
+#define KILN_TRACE_UNARY_FLAG(Name, OpName, Function, Flag)                    \
+  Tensor Function(const Tensor &x, bool Flag = false);
+#define KILN_TRACE_BINARY(Name, OpName, Function)                              \
+  Tensor Function(const Tensor &a, const Tensor &b);
+#include "kiln/Trace/TraceOps.def"
+
 /// a > b (and the others), broadcast: an i1 tensor.
 Tensor gt(const Tensor &a, const Tensor &b);
 Tensor lt(const Tensor &a, const Tensor &b);

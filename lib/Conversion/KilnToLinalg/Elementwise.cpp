@@ -15,12 +15,12 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <functional>
 
 using namespace mlir;
 using namespace kiln;
 
 namespace {
-
 
 Value floatConstant(OpBuilder &b, Location loc, Type type, double value) {
   return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
@@ -80,51 +80,159 @@ arith::CmpFPredicate toArith(CmpPredicate predicate) {
   llvm_unreachable("unknown kiln.cmp predicate");
 }
 
-/// The scalar form of a float T -> T op, in the compute type.
-Value unaryScalar(OpBuilder &b, Location loc, Operation *op, Value x) {
-  return TypeSwitch<Operation *, Value>(op)
-      .Case([&](NegOp) { return arith::NegFOp::create(b, loc, x); })
-      .Case([&](ExpOp) { return math::ExpOp::create(b, loc, x); })
-      .Case([&](LogOp) { return math::LogOp::create(b, loc, x); })
-      .Case([&](TanhOp) { return math::TanhOp::create(b, loc, x); })
-      .Case([&](SigmoidOp) -> Value {
+/// 0.5 x (1 + erf(x / sqrt 2)), or with `approximate` the tanh form
+/// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+Value buildGelu(OpBuilder &b, Location loc, Value x, bool approximate) {
+  Type type = x.getType();
+  auto constant = [&](double value) {
+    return floatConstant(b, loc, type, value);
+  };
+  auto mul = [&](Value l, Value r) -> Value {
+    return arith::MulFOp::create(b, loc, l, r);
+  };
+  Value inner;
+  if (approximate) {
+    Value cube = mul(mul(x, x), x);
+    Value u = arith::AddFOp::create(b, loc, x,
+                                    mul(constant(kGeluCubicCoefficient), cube));
+    inner = math::TanhOp::create(b, loc, mul(constant(kGeluTanhScale), u));
+  } else {
+    inner = math::ErfOp::create(b, loc, mul(x, constant(M_SQRT1_2)));
+  }
+  Value onePlus = arith::AddFOp::create(b, loc, constant(1.0), inner);
+  return mul(mul(constant(0.5), x), onePlus);
+}
+
+using UnaryScalarFn = std::function<Value(OpBuilder &, Location, Value)>;
+using BinaryScalarFn =
+    std::function<Value(OpBuilder &, Location, Value, Value)>;
+
+/// The scalar form of a float T -> T op, in the compute type; null when `op`
+/// is not one.
+UnaryScalarFn getUnaryScalar(Operation *op) {
+  using F = UnaryScalarFn;
+  return TypeSwitch<Operation *, F>(op)
+      .Case([](NegOp) {
+        return F([](OpBuilder &b, Location loc, Value x) -> Value {
+          return arith::NegFOp::create(b, loc, x);
+        });
+      })
+      .Case([](ExpOp) {
+        return F([](OpBuilder &b, Location loc, Value x) -> Value {
+          return math::ExpOp::create(b, loc, x);
+        });
+      })
+      .Case([](LogOp) {
+        return F([](OpBuilder &b, Location loc, Value x) -> Value {
+          return math::LogOp::create(b, loc, x);
+        });
+      })
+      .Case([](TanhOp) {
+        return F([](OpBuilder &b, Location loc, Value x) -> Value {
+          return math::TanhOp::create(b, loc, x);
+        });
+      })
+      .Case([](SigmoidOp) {
         // 1 / (1 + exp(-x)): exp overflows to inf for very negative x,
         // which gives the correct limit 0, and the tails keep their
         // relative accuracy (0.5 + 0.5 tanh(x / 2) would not).
-        Value one = floatConstant(b, loc, x.getType(), 1.0);
-        Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
-        return arith::DivFOp::create(b, loc, one,
-                                     arith::AddFOp::create(b, loc, one, e));
+        return F([](OpBuilder &b, Location loc, Value x) -> Value {
+          Value one = floatConstant(b, loc, x.getType(), 1.0);
+          Value e =
+              math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+          return arith::DivFOp::create(b, loc, one,
+                                       arith::AddFOp::create(b, loc, one, e));
+        });
       })
-      .Case([&](ReluOp) -> Value {
+      .Case([](ReluOp) {
         // maximumf propagates NaN and orders -0 below +0.
-        return arith::MaximumFOp::create(
-            b, loc, x, floatConstant(b, loc, x.getType(), 0.0));
+        return F([](OpBuilder &b, Location loc, Value x) -> Value {
+          return arith::MaximumFOp::create(
+              b, loc, x, floatConstant(b, loc, x.getType(), 0.0));
+        });
       })
-      .Case([&](SqrtOp) { return math::SqrtOp::create(b, loc, x); })
-      .Case([&](RsqrtOp) { return math::RsqrtOp::create(b, loc, x); })
-      .Case([&](AbsOp) { return math::AbsFOp::create(b, loc, x); })
-      .Case([&](SinOp) { return math::SinOp::create(b, loc, x); })
-      .Case([&](CosOp) { return math::CosOp::create(b, loc, x); })
-      .Case([&](ReciprocalOp) -> Value {
-        return arith::DivFOp::create(
-            b, loc, floatConstant(b, loc, x.getType(), 1.0), x);
+      .Case([](SqrtOp) {
+        return F([](OpBuilder &b, Location loc, Value x) -> Value {
+          return math::SqrtOp::create(b, loc, x);
+        });
       })
-      .Default([](Operation *) { return Value(); });
+      .Case([](RsqrtOp) {
+        return F([](OpBuilder &b, Location loc, Value x) -> Value {
+          return math::RsqrtOp::create(b, loc, x);
+        });
+      })
+      .Case([](AbsOp) {
+        return F([](OpBuilder &b, Location loc, Value x) -> Value {
+          return math::AbsFOp::create(b, loc, x);
+        });
+      })
+      .Case([](SinOp) {
+        return F([](OpBuilder &b, Location loc, Value x) -> Value {
+          return math::SinOp::create(b, loc, x);
+        });
+      })
+      .Case([](CosOp) {
+        return F([](OpBuilder &b, Location loc, Value x) -> Value {
+          return math::CosOp::create(b, loc, x);
+        });
+      })
+      .Case([](ReciprocalOp) {
+        return F([](OpBuilder &b, Location loc, Value x) -> Value {
+          return arith::DivFOp::create(
+              b, loc, floatConstant(b, loc, x.getType(), 1.0), x);
+        });
+      })
+      .Case([](ErfOp) {
+        return F([](OpBuilder &b, Location loc, Value x) -> Value {
+          return math::ErfOp::create(b, loc, x);
+        });
+      })
+      .Case([](GeluOp gelu) {
+        bool approximate = gelu.getApproximate();
+        return F([approximate](OpBuilder &b, Location loc, Value x) {
+          return buildGelu(b, loc, x, approximate);
+        });
+      })
+      .Default([](Operation *) { return F(); });
 }
 
-/// The scalar form of a float T, T -> T op, in the compute type.
-Value binaryScalar(OpBuilder &b, Location loc, Operation *op, Value x,
-                   Value y) {
-  return TypeSwitch<Operation *, Value>(op)
-      .Case([&](AddOp) { return arith::AddFOp::create(b, loc, x, y); })
-      .Case([&](SubOp) { return arith::SubFOp::create(b, loc, x, y); })
-      .Case([&](MulOp) { return arith::MulFOp::create(b, loc, x, y); })
-      .Case([&](DivOp) { return arith::DivFOp::create(b, loc, x, y); })
-      .Case([&](MaxOp) { return arith::MaximumFOp::create(b, loc, x, y); })
-      .Case([&](MinOp) { return arith::MinimumFOp::create(b, loc, x, y); })
-      .Case([&](PowOp) { return buildPow(b, loc, x, y); })
-      .Default([](Operation *) { return Value(); });
+/// The scalar form of a float T, T -> T op, in the compute type; null when
+/// `op` is not one.
+BinaryScalarFn getBinaryScalar(Operation *op) {
+  using F = BinaryScalarFn;
+  return TypeSwitch<Operation *, F>(op)
+      .Case([](AddOp) {
+        return F([](OpBuilder &b, Location loc, Value x, Value y) -> Value {
+          return arith::AddFOp::create(b, loc, x, y);
+        });
+      })
+      .Case([](SubOp) {
+        return F([](OpBuilder &b, Location loc, Value x, Value y) -> Value {
+          return arith::SubFOp::create(b, loc, x, y);
+        });
+      })
+      .Case([](MulOp) {
+        return F([](OpBuilder &b, Location loc, Value x, Value y) -> Value {
+          return arith::MulFOp::create(b, loc, x, y);
+        });
+      })
+      .Case([](DivOp) {
+        return F([](OpBuilder &b, Location loc, Value x, Value y) -> Value {
+          return arith::DivFOp::create(b, loc, x, y);
+        });
+      })
+      .Case([](MaxOp) {
+        return F([](OpBuilder &b, Location loc, Value x, Value y) -> Value {
+          return arith::MaximumFOp::create(b, loc, x, y);
+        });
+      })
+      .Case([](MinOp) {
+        return F([](OpBuilder &b, Location loc, Value x, Value y) -> Value {
+          return arith::MinimumFOp::create(b, loc, x, y);
+        });
+      })
+      .Case([](PowOp) { return F(buildPow); })
+      .Default([](Operation *) { return F(); });
 }
 
 /// Lowers any elementwise kiln op to one parallel linalg.generic.
@@ -137,12 +245,12 @@ struct ElementwiseLowering : ConversionPattern {
                   ConversionPatternRewriter &rewriter) const override {
     if (!isElementwiseKilnOp(op))
       return rewriter.notifyMatchFailure(op, "not an elementwise kiln op");
+    FailureOr<ScalarLowering> scalar = getScalarLowering(op);
+    if (failed(scalar))
+      return op->emitOpError("has no lowering to arith and math");
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
-    Value result = buildElementwise(
-        rewriter, op->getLoc(), type, operands,
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          return buildElementwiseScalar(b, loc, op, args);
-        });
+    Value result =
+        buildElementwise(rewriter, op->getLoc(), type, operands, *scalar);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -155,32 +263,47 @@ bool kiln::isElementwiseKilnOp(Operation *op) {
          op->hasTrait<OpTrait::Elementwise>();
 }
 
-Value kiln::buildElementwiseScalar(OpBuilder &b, Location loc, Operation *op,
-                                   ValueRange args) {
-  return TypeSwitch<Operation *, Value>(op)
-      .Case([&](CmpOp cmp) -> Value {
-        return arith::CmpFOp::create(b, loc, toArith(cmp.getPredicate()),
-                                     extendToCompute(b, loc, args[0]),
-                                     extendToCompute(b, loc, args[1]));
-      })
-      .Case([&](SelectOp) -> Value {
-        return arith::SelectOp::create(b, loc, args[0], args[1], args[2]);
-      })
-      .Case([&](ConvertOp convert) {
-        return convertScalar(b, loc, args[0], convert.getType().getElementType());
-      })
-      .Default([&](Operation *) -> Value {
-        // Float ops compute in f32 for f16/bf16 and round once.
-        Type elementType =
-            cast<RankedTensorType>(op->getResult(0).getType()).getElementType();
-        SmallVector<Value> wide;
-        for (Value arg : args)
-          wide.push_back(extendToCompute(b, loc, arg));
-        Value result = wide.size() == 1
-                           ? unaryScalar(b, loc, op, wide[0])
-                           : binaryScalar(b, loc, op, wide[0], wide[1]);
-        return convertScalar(b, loc, result, elementType);
-      });
+FailureOr<ScalarLowering> kiln::getScalarLowering(Operation *op) {
+  if (!isElementwiseKilnOp(op))
+    return failure();
+  if (auto cmp = dyn_cast<CmpOp>(op)) {
+    arith::CmpFPredicate predicate = toArith(cmp.getPredicate());
+    return ScalarLowering([predicate](OpBuilder &b, Location loc,
+                                      ValueRange args) -> Value {
+      return arith::CmpFOp::create(b, loc, predicate,
+                                   extendToCompute(b, loc, args[0]),
+                                   extendToCompute(b, loc, args[1]));
+    });
+  }
+  if (isa<SelectOp>(op))
+    return ScalarLowering([](OpBuilder &b, Location loc, ValueRange args) {
+      return arith::SelectOp::create(b, loc, args[0], args[1], args[2])
+          .getResult();
+    });
+  Type elementType =
+      cast<RankedTensorType>(op->getResult(0).getType()).getElementType();
+  if (isa<ConvertOp>(op))
+    return ScalarLowering(
+        [elementType](OpBuilder &b, Location loc, ValueRange args) {
+          return convertScalar(b, loc, args[0], elementType);
+        });
+  // Float math computes in f32 for f16/bf16 and rounds once.
+  if (op->getNumOperands() == 1)
+    if (UnaryScalarFn fn = getUnaryScalar(op))
+      return ScalarLowering(
+          [fn, elementType](OpBuilder &b, Location loc, ValueRange args) {
+            Value x = extendToCompute(b, loc, args[0]);
+            return convertScalar(b, loc, fn(b, loc, x), elementType);
+          });
+  if (op->getNumOperands() == 2)
+    if (BinaryScalarFn fn = getBinaryScalar(op))
+      return ScalarLowering(
+          [fn, elementType](OpBuilder &b, Location loc, ValueRange args) {
+            Value x = extendToCompute(b, loc, args[0]);
+            Value y = extendToCompute(b, loc, args[1]);
+            return convertScalar(b, loc, fn(b, loc, x, y), elementType);
+          });
+  return failure();
 }
 
 void kiln::populateElementwiseLoweringPatterns(RewritePatternSet &patterns) {

@@ -110,6 +110,8 @@ private:
   std::map<std::pair<void *, Offsets>, Value> scalars;
   SmallVector<Output> outputs;
   llvm::SmallPtrSet<Operation *, 16> computed;
+  /// How each computed op builds its scalar.
+  llvm::DenseMap<Operation *, ScalarLowering> lowerings;
   SmallVector<Operation *> initOps;
   SmallVector<ConcatOp> concats;
   // How many leading dims the reduction epilogues reduce (0: none).
@@ -235,7 +237,8 @@ LogicalResult KernelBuilder::collect(OpBuilder &b, Value v,
     leaves.push_back({view, AffineMap::get(rank, 0, exprs, ctx)});
     return success();
   }
-  if (!isElementwiseKilnOp(op))
+  FailureOr<ScalarLowering> lowering = getScalarLowering(op);
+  if (failed(lowering))
     return failure();
   auto shape = cast<RankedTensorType>(op->getResult(0).getType()).getShape();
   if (shape.size() != domain.size())
@@ -245,6 +248,7 @@ LogicalResult KernelBuilder::collect(OpBuilder &b, Value v,
       return failure();
   scalars[key] = nullptr; // emitted in the body
   computed.insert(op);
+  lowerings.try_emplace(op, std::move(*lowering));
   return success();
 }
 
@@ -276,7 +280,7 @@ Value KernelBuilder::emit(OpBuilder &b, Location loc, Value v,
   SmallVector<Value> args;
   for (Value operand : op->getOperands())
     args.push_back(emit(b, loc, operand, offsets, leafArgs));
-  return cached = buildElementwiseScalar(b, loc, op, args);
+  return cached = lowerings.at(op)(b, loc, args);
 }
 
 LogicalResult KernelBuilder::plan(OpBuilder &b) {

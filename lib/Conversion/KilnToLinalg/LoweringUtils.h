@@ -13,6 +13,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
+#include <functional>
+
 namespace kiln {
 
 using mlir::Location;
@@ -50,11 +52,14 @@ mlir::LogicalResult lowerFusionGroupToKernel(mlir::RewriterBase &rewriter,
 /// binary math ops, cmp, select, convert).
 bool isElementwiseKilnOp(mlir::Operation *op);
 
-/// The scalar computation of elementwise kiln op `op` on the scalars
-/// `args` (one per operand, in the operands' element types); the result is
-/// in `op`'s element type.
-Value buildElementwiseScalar(OpBuilder &b, Location loc, mlir::Operation *op,
-                             ValueRange args);
+/// Builds the scalar computation of an elementwise op on the scalars `args`
+/// (one per operand, in the operands' element types); the result is in the
+/// op's element type.
+using ScalarLowering = std::function<Value(OpBuilder &, Location, ValueRange)>;
+
+/// The scalar computation of elementwise kiln op `op`; fails when `op` is
+/// not elementwise or has no lowering (the caller reports it).
+mlir::FailureOr<ScalarLowering> getScalarLowering(mlir::Operation *op);
 
 /// The element type arithmetic runs in: f16 and bf16 compute in f32.
 Type getComputeType(Type elementType);

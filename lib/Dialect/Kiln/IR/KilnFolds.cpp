@@ -1,20 +1,15 @@
 //===- KilnFolds.cpp - kiln op folders --------------------------------------===//
 //
-// Constant folding and the algebraic identities that `-canonicalize` applies
-// through folders. Float math folds in double and rounds once to the element
-// type, as the reference interpreter and the f16/bf16-in-f32 lowering do.
+// The algebraic identities and shape folds that `-canonicalize` applies
+// through folders. Elementwise ops with constant operands fold through their
+// scalar semantics instead (FoldsConstantElements, KilnScalarSemantics.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
-#include "mlir/Dialect/CommonFolders.h"
-#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
-#include "llvm/ADT/APFloat.h"
-
-#include <cmath>
 
 using namespace mlir;
 using namespace kiln;
@@ -22,35 +17,6 @@ using namespace kiln;
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
-
-namespace {
-using UnaryFn = double (*)(double);
-using BinaryFn = double (*)(double, double);
-} // namespace
-
-/// Rounds `value` to the semantics of `like`.
-static APFloat roundTo(double value, const APFloat &like) {
-  APFloat result(value);
-  bool losesInfo = false;
-  result.convert(like.getSemantics(), APFloat::rmNearestTiesToEven,
-                 &losesInfo);
-  return result;
-}
-
-static OpFoldResult foldUnary(ArrayRef<Attribute> operands, Type type,
-                              UnaryFn fn) {
-  return constFoldUnaryOp<FloatAttr>(operands, type, [&](const APFloat &a) {
-    return roundTo(fn(a.convertToDouble()), a);
-  });
-}
-
-static OpFoldResult foldBinary(ArrayRef<Attribute> operands, Type type,
-                               BinaryFn fn) {
-  return constFoldBinaryOp<FloatAttr>(
-      operands, type, [&](const APFloat &a, const APFloat &b) {
-        return roundTo(fn(a.convertToDouble(), b.convertToDouble()), a);
-      });
-}
 
 /// The splat value of a constant float tensor, if `attr` is one.
 static std::optional<double> getSplatFloat(Attribute attr) {
@@ -86,74 +52,31 @@ OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 // Unary ops
 //===----------------------------------------------------------------------===//
 
-OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
+// Constant operands fold through the ops' scalar semantics
+// (FoldsConstantElements, KilnScalarSemantics.cpp); these are the identities.
+
+OpFoldResult NegOp::fold(FoldAdaptor) {
   if (auto inner = getOperand().getDefiningOp<NegOp>())
     return inner.getOperand();
-  return foldUnary(adaptor.getOperands(), getType(),
-                   [](double x) { return -x; });
+  return {};
 }
 
-OpFoldResult ExpOp::fold(FoldAdaptor adaptor) {
-  return foldUnary(adaptor.getOperands(), getType(),
-                   [](double x) { return std::exp(x); });
-}
-
-OpFoldResult LogOp::fold(FoldAdaptor adaptor) {
-  return foldUnary(adaptor.getOperands(), getType(),
-                   [](double x) { return std::log(x); });
-}
-
-OpFoldResult TanhOp::fold(FoldAdaptor adaptor) {
-  return foldUnary(adaptor.getOperands(), getType(),
-                   [](double x) { return std::tanh(x); });
-}
-
-OpFoldResult SigmoidOp::fold(FoldAdaptor adaptor) {
-  return foldUnary(adaptor.getOperands(), getType(),
-                   [](double x) { return 1.0 / (1.0 + std::exp(-x)); });
-}
-
-OpFoldResult ReluOp::fold(FoldAdaptor adaptor) {
+OpFoldResult ReluOp::fold(FoldAdaptor) {
   if (getOperand().getDefiningOp<ReluOp>())
     return getOperand();
-  // NaN propagates, and -0 becomes +0, as max(x, +0) does.
-  return foldUnary(adaptor.getOperands(), getType(), [](double x) {
-    return std::isnan(x) ? x : (std::signbit(x) ? 0.0 : x);
-  });
+  return {};
 }
 
-OpFoldResult SqrtOp::fold(FoldAdaptor adaptor) {
-  return foldUnary(adaptor.getOperands(), getType(),
-                   [](double x) { return std::sqrt(x); });
-}
-
-OpFoldResult RsqrtOp::fold(FoldAdaptor adaptor) {
-  return foldUnary(adaptor.getOperands(), getType(),
-                   [](double x) { return 1.0 / std::sqrt(x); });
-}
-
-OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
+OpFoldResult AbsOp::fold(FoldAdaptor) {
   if (getOperand().getDefiningOp<AbsOp>())
     return getOperand();
-  return foldUnary(adaptor.getOperands(), getType(),
-                   [](double x) { return std::fabs(x); });
+  return {};
 }
 
-OpFoldResult SinOp::fold(FoldAdaptor adaptor) {
-  return foldUnary(adaptor.getOperands(), getType(),
-                   [](double x) { return std::sin(x); });
-}
-
-OpFoldResult CosOp::fold(FoldAdaptor adaptor) {
-  return foldUnary(adaptor.getOperands(), getType(),
-                   [](double x) { return std::cos(x); });
-}
-
-OpFoldResult ReciprocalOp::fold(FoldAdaptor adaptor) {
+OpFoldResult ReciprocalOp::fold(FoldAdaptor) {
   if (auto inner = getOperand().getDefiningOp<ReciprocalOp>())
     return inner.getOperand();
-  return foldUnary(adaptor.getOperands(), getType(),
-                   [](double x) { return 1.0 / x; });
+  return {};
 }
 
 //===----------------------------------------------------------------------===//
@@ -165,89 +88,48 @@ OpFoldResult ReciprocalOp::fold(FoldAdaptor adaptor) {
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
   if (isSplatFloat(adaptor.getRhs(), 0.0))
     return getLhs();
-  return foldBinary(adaptor.getOperands(), getType(),
-                    [](double a, double b) { return a + b; });
+  return {};
 }
 
 OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
   if (isSplatFloat(adaptor.getRhs(), 0.0))
     return getLhs();
-  return foldBinary(adaptor.getOperands(), getType(),
-                    [](double a, double b) { return a - b; });
+  return {};
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
   if (isSplatFloat(adaptor.getRhs(), 1.0))
     return getLhs();
-  return foldBinary(adaptor.getOperands(), getType(),
-                    [](double a, double b) { return a * b; });
+  return {};
 }
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
   if (isSplatFloat(adaptor.getRhs(), 1.0))
     return getLhs();
-  return foldBinary(adaptor.getOperands(), getType(),
-                    [](double a, double b) { return a / b; });
+  return {};
 }
 
-static double nanMax(double a, double b) {
-  return std::isnan(a) || std::isnan(b) ? NAN : std::fmax(a, b);
-}
-static double nanMin(double a, double b) {
-  return std::isnan(a) || std::isnan(b) ? NAN : std::fmin(a, b);
-}
-
-OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
+OpFoldResult MaxOp::fold(FoldAdaptor) {
   if (getLhs() == getRhs())
     return getLhs();
-  return foldBinary(adaptor.getOperands(), getType(), nanMax);
+  return {};
 }
 
-OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
+OpFoldResult MinOp::fold(FoldAdaptor) {
   if (getLhs() == getRhs())
     return getLhs();
-  return foldBinary(adaptor.getOperands(), getType(), nanMin);
+  return {};
 }
 
 OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
   if (isSplatFloat(adaptor.getRhs(), 1.0))
     return getLhs();
-  return foldBinary(adaptor.getOperands(), getType(),
-                    [](double a, double b) { return std::pow(a, b); });
+  return {};
 }
 
 //===----------------------------------------------------------------------===//
 // Compare, select, convert
 //===----------------------------------------------------------------------===//
-
-/// Ordered comparison, except `ne`, which is true when either side is NaN.
-static bool compare(CmpPredicate predicate, double a, double b) {
-  switch (predicate) {
-  case CmpPredicate::eq:
-    return a == b;
-  case CmpPredicate::ne:
-    return !(a == b);
-  case CmpPredicate::lt:
-    return a < b;
-  case CmpPredicate::le:
-    return a <= b;
-  case CmpPredicate::gt:
-    return a > b;
-  case CmpPredicate::ge:
-    return a >= b;
-  }
-  return false;
-}
-
-OpFoldResult CmpOp::fold(FoldAdaptor adaptor) {
-  CmpPredicate predicate = getPredicate();
-  return constFoldBinaryOp<FloatAttr, APFloat, ub::PoisonAttr, IntegerAttr>(
-      adaptor.getOperands(), getType(),
-      [&](const APFloat &a, const APFloat &b) {
-        return APInt(1, compare(predicate, a.convertToDouble(),
-                                b.convertToDouble()));
-      });
-}
 
 OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
   if (getOnTrue() == getOnFalse())
@@ -258,22 +140,10 @@ OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
   return {};
 }
 
-OpFoldResult ConvertOp::fold(FoldAdaptor adaptor) {
+OpFoldResult ConvertOp::fold(FoldAdaptor) {
   if (getOperand().getType() == getType())
     return getOperand();
-  auto toType = dyn_cast<FloatType>(getType().getElementType());
-  if (!toType ||
-      !isa<FloatType>(getOperand().getType().getElementType()))
-    return {};
-  return constFoldCastOp<FloatAttr, FloatAttr>(
-      adaptor.getOperands(), getType(), [&](const APFloat &a, bool &ok) {
-        APFloat result = a;
-        bool losesInfo = false;
-        ok = result.convert(toType.getFloatSemantics(),
-                            APFloat::rmNearestTiesToEven, &losesInfo) !=
-             APFloat::opInvalidOp;
-        return result;
-      });
+  return {};
 }
 
 //===----------------------------------------------------------------------===//

@@ -14,6 +14,7 @@ include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "kiln/Dialect/Kiln/IR/KilnInterfaces.td"
 
 def Kiln_Dialect : Dialect {
   let name = "kiln";
@@ -67,18 +68,25 @@ def Kiln_CmpPredicateAttr
 class Kiln_Op<string mnemonic, list<Trait> traits = []>
     : Op<Kiln_Dialect, mnemonic, traits>;
 
+// The traits of every elementwise op: its scalar semantics, written once
+// (KilnScalarSemantics.cpp), from which constant folding follows.
+defvar Kiln_ElementwiseTraits = [
+  Pure, Elementwise,
+  DeclareOpInterfaceMethods<Kiln_ScalarSemanticsOpInterface>,
+  Kiln_FoldsConstantElements
+];
+
 // Elementwise ops of one float type: T -> T and T, T -> T.
 class Kiln_ElementwiseOp<string mnemonic, list<Trait> traits = []>
     : Kiln_Op<mnemonic,
-              !listconcat(traits, [Pure, Elementwise,
-                                   SameOperandsAndResultType])>;
+              !listconcat(traits, Kiln_ElementwiseTraits,
+                          [SameOperandsAndResultType])>;
 
 class Kiln_UnaryOp<string mnemonic, list<Trait> traits = []>
     : Kiln_ElementwiseOp<mnemonic, traits> {
   let arguments = (ins Kiln_FloatTensor:$operand);
   let results = (outs Kiln_FloatTensor:$result);
   let assemblyFormat = "$operand attr-dict `:` type($result)";
-  let hasFolder = 1;
 }
 
 class Kiln_BinaryOp<string mnemonic, list<Trait> traits = []>

@@ -39,11 +39,12 @@ def Kiln_ConstantOp : Kiln_Op<"constant",
 // Elementwise unary ops
 //===----------------------------------------------------------------------===//
 
-class Kiln_UnaryMathOp<string mnemonic, string formula>
+class Kiln_UnaryMathOp<string mnemonic, string formula, string rules = "">
     : Kiln_UnaryOp<mnemonic> {
   let summary = "elementwise " # formula;
   let description = [{
-    Computes `}] # formula # [{` for every element of a float tensor.
+    Computes `}] # formula # [{` for every element of a float tensor.}] #
+    !if(!empty(rules), "", " " # rules) # [{
 
     ```mlir
     %y = kiln.}] # mnemonic # [{ %x : tensor<4x8xf32>
@@ -51,30 +52,64 @@ class Kiln_UnaryMathOp<string mnemonic, string formula>
   }];
 }
 
-def Kiln_NegOp : Kiln_UnaryMathOp<"neg", "-x">;
+def Kiln_NegOp : Kiln_UnaryMathOp<"neg", "-x"> {
+  let hasFolder = 1; // neg(neg(x)) = x
+}
 def Kiln_ExpOp : Kiln_UnaryMathOp<"exp", "exp(x)">;
 def Kiln_LogOp : Kiln_UnaryMathOp<"log", "log(x)">;
 def Kiln_TanhOp : Kiln_UnaryMathOp<"tanh", "tanh(x)">;
 def Kiln_SigmoidOp : Kiln_UnaryMathOp<"sigmoid", "1 / (1 + exp(-x))">;
-def Kiln_ReluOp : Kiln_UnaryMathOp<"relu", "max(x, 0)">;
+def Kiln_ReluOp : Kiln_UnaryMathOp<"relu", "max(x, 0)",
+    "NaN stays NaN and -0 becomes +0. Its derivative is 1 where x > 0 and "
+    "0 elsewhere: 0 at the tie x = 0, as PyTorch's threshold_backward."> {
+  let hasFolder = 1; // relu(relu(x)) = relu(x)
+}
 def Kiln_SqrtOp : Kiln_UnaryMathOp<"sqrt", "sqrt(x)">;
 def Kiln_RsqrtOp : Kiln_UnaryMathOp<"rsqrt", "1 / sqrt(x)">;
-def Kiln_AbsOp : Kiln_UnaryMathOp<"abs", "|x|">;
+def Kiln_AbsOp : Kiln_UnaryMathOp<"abs", "|x|",
+    "Its derivative is sign(x), with sign(0) = 0: 0 at the tie x = 0."> {
+  let hasFolder = 1; // abs(abs(x)) = abs(x)
+}
 def Kiln_SinOp : Kiln_UnaryMathOp<"sin", "sin(x)">;
 def Kiln_CosOp : Kiln_UnaryMathOp<"cos", "cos(x)">;
-def Kiln_ReciprocalOp : Kiln_UnaryMathOp<"reciprocal", "1 / x">;
+def Kiln_ReciprocalOp : Kiln_UnaryMathOp<"reciprocal", "1 / x"> {
+  let hasFolder = 1; // reciprocal(reciprocal(x)) = x
+}
+def Kiln_ErfOp : Kiln_UnaryMathOp<"erf", "erf(x)",
+    "The Gauss error function, 2/sqrt(pi) times the integral of exp(-t^2) "
+    "from 0 to x.">;
+
+def Kiln_GeluOp : Kiln_UnaryOp<"gelu"> {
+  let summary = "elementwise Gaussian error linear unit";
+  let description = [{
+    The GELU activation, `x * Phi(x)` with `Phi` the standard normal CDF,
+    for every element of a float tensor. With `approximate = false` (the
+    default) it is the exact erf form, `0.5 * x * (1 + erf(x / sqrt(2)))`;
+    with `approximate = true` it is the tanh form,
+    `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))`, as
+    PyTorch's `gelu(x, approximate="tanh")`.
+
+    ```mlir
+    %y = kiln.gelu %x : tensor<4x8xf32>
+    %z = kiln.gelu %x {approximate = true} : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$operand,
+                       DefaultValuedAttr<BoolAttr, "false">:$approximate);
+}
 
 //===----------------------------------------------------------------------===//
 // Elementwise binary ops
 //===----------------------------------------------------------------------===//
 
 class Kiln_BinaryMathOp<string mnemonic, string formula,
-                        list<Trait> traits = []>
+                        list<Trait> traits = [], string rules = "">
     : Kiln_BinaryOp<mnemonic, traits> {
   let summary = "elementwise " # formula;
   let description = [{
     Computes `}] # formula # [{` elementwise. Both operands and the result
-    have the same type; there is no implicit broadcasting.
+    have the same type; there is no implicit broadcasting (use
+    `kiln.broadcast_in_dim` first).}] # !if(!empty(rules), "", " " # rules) # [{
 
     ```mlir
     %z = kiln.}] # mnemonic # [{ %x, %y : tensor<4x8xf32>
@@ -86,23 +121,30 @@ def Kiln_AddOp : Kiln_BinaryMathOp<"add", "x + y", [Commutative]>;
 def Kiln_SubOp : Kiln_BinaryMathOp<"sub", "x - y">;
 def Kiln_MulOp : Kiln_BinaryMathOp<"mul", "x * y", [Commutative]>;
 def Kiln_DivOp : Kiln_BinaryMathOp<"div", "x / y">;
-// max and min propagate NaN (IEEE maximum/minimum).
-def Kiln_MaxOp : Kiln_BinaryMathOp<"max", "max(x, y)", [Commutative]>;
-def Kiln_MinOp : Kiln_BinaryMathOp<"min", "min(x, y)", [Commutative]>;
-def Kiln_PowOp : Kiln_BinaryMathOp<"pow", "x ^ y">;
+def Kiln_MaxOp : Kiln_BinaryMathOp<"max", "max(x, y)", [Commutative],
+    "NaN propagates: the result is NaN where either operand is NaN (IEEE "
+    "754-2019 maximum). The derivative goes to the larger operand; where "
+    "x == y it is split evenly, half to each, and a NaN operand gets none.">;
+def Kiln_MinOp : Kiln_BinaryMathOp<"min", "min(x, y)", [Commutative],
+    "NaN propagates: the result is NaN where either operand is NaN (IEEE "
+    "754-2019 minimum). The derivative goes to the smaller operand; where "
+    "x == y it is split evenly, half to each, and a NaN operand gets none.">;
+def Kiln_PowOp : Kiln_BinaryMathOp<"pow", "x ^ y", [],
+    "The derivative in y, x^y * log(x), is taken as 0 where x <= 0.">;
 
 //===----------------------------------------------------------------------===//
 // Compare, select, convert
 //===----------------------------------------------------------------------===//
 
-def Kiln_CmpOp : Kiln_Op<"cmp", [Pure, Elementwise,
-    InferTypeOpAdaptorWithIsCompatible,
-                                  AllTypesMatch<["lhs", "rhs"]>]> {
+def Kiln_CmpOp : Kiln_Op<"cmp", !listconcat(Kiln_ElementwiseTraits,
+    [InferTypeOpAdaptorWithIsCompatible, AllTypesMatch<["lhs", "rhs"]>])> {
   let summary = "elementwise comparison";
   let description = [{
     Compares two float tensors elementwise and returns an `i1` tensor of the
-    same shape. Comparisons are ordered (false when either side is NaN),
-    except `ne`, which is true when either side is NaN.
+    same shape. The predicate is one of `eq`, `ne`, `lt`, `le`, `gt`, `ge`,
+    written bare in the custom form and `#kiln<predicate lt>` in the generic
+    form. Comparisons are ordered (false when either side is NaN), except
+    `ne`, which is true when either side is NaN.
 
     ```mlir
     %m = kiln.cmp lt, %a, %b : tensor<4x8xf32>
@@ -112,11 +154,10 @@ def Kiln_CmpOp : Kiln_Op<"cmp", [Pure, Elementwise,
                        Kiln_FloatTensor:$lhs, Kiln_FloatTensor:$rhs);
   let results = (outs Kiln_BoolTensor:$result);
   let assemblyFormat = "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs)";
-  let hasFolder = 1;
 }
 
-def Kiln_SelectOp : Kiln_Op<"select", [Pure, Elementwise,
-    AllTypesMatch<["on_true", "on_false", "result"]>]> {
+def Kiln_SelectOp : Kiln_Op<"select", !listconcat(Kiln_ElementwiseTraits,
+    [AllTypesMatch<["on_true", "on_false", "result"]>])> {
   let summary = "elementwise select";
   let description = [{
     `pred ? on_true : on_false`, elementwise. `pred` is an `i1` tensor of the
@@ -137,7 +178,7 @@ def Kiln_SelectOp : Kiln_Op<"select", [Pure, Elementwise,
   let hasFolder = 1;
 }
 
-def Kiln_ConvertOp : Kiln_Op<"convert", [Pure, Elementwise]> {
+def Kiln_ConvertOp : Kiln_Op<"convert", Kiln_ElementwiseTraits> {
   let summary = "element type conversion";
   let description = [{
     Converts every element to the result's element type; the shape does not

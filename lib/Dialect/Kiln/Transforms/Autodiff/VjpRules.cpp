@@ -22,6 +22,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace kiln;
 
@@ -103,15 +105,45 @@ SmallVector<int64_t> complementDims(int64_t rank, ArrayRef<int64_t> dims) {
   return kept;
 }
 
-/// Elementwise T -> T ops: the adjoint of x from ct, x and y = op(x).
-LogicalResult unaryRule(RuleBuilder &r, Value ct) {
+/// d/dx gelu(x). The erf form x Phi(x) has Phi(x) + x phi(x); the tanh form
+/// 0.5 x (1 + t), t = tanh(u), u = s (x + c x^3), has
+/// 0.5 (1 + t) + 0.5 x (1 - t^2) s (1 + 3 c x^2).
+Value geluDerivative(RuleBuilder &r, GeluOp gelu) {
+  Value x = gelu.getOperand();
+  auto half = [&] { return r.constant(x, 0.5); };
+  Value x2 = r.mul(x, x);
+  if (gelu.getApproximate()) {
+    Value cubic = r.mul(r.constant(x, kGeluCubicCoefficient), r.mul(x2, x));
+    Value u = r.mul(r.constant(x, kGeluTanhScale), r.add(x, cubic));
+    Value t = TanhOp::create(r.b, r.loc, u);
+    Value one = r.constant(x, 1.0);
+    Value du = r.mul(r.constant(x, kGeluTanhScale),
+                     r.add(one, r.mul(r.constant(x, 3 * kGeluCubicCoefficient),
+                                      x2)));
+    Value outer = r.mul(half(), r.add(one, t));
+    Value inner = r.mul(r.mul(half(), x), r.mul(r.sub(one, r.mul(t, t)), du));
+    return r.add(outer, inner);
+  }
+  // Phi(x) = 0.5 (1 + erf(x / sqrt 2)); phi(x) = exp(-x^2 / 2) / sqrt(2 pi).
+  Value erf = ErfOp::create(r.b, r.loc, r.mul(x, r.constant(x, M_SQRT1_2)));
+  Value cdf = r.mul(half(), r.add(r.constant(x, 1.0), erf));
+  Value pdf = r.mul(ExpOp::create(r.b, r.loc, r.mul(x2, r.constant(x, -0.5))),
+                    r.constant(x, 0.5 * M_2_SQRTPI * M_SQRT1_2));
+  return r.add(cdf, r.mul(x, pdf));
+}
+
+/// Elementwise T -> T ops: the adjoint of x from ct, x and y = op(x). None
+/// when `r.op` is not one of them.
+std::optional<LogicalResult> unaryRule(RuleBuilder &r, Value ct) {
   Operation *op = r.op;
+  if (op->getNumOperands() != 1 || op->getNumResults() != 1)
+    return std::nullopt;
   Value x = op->getOperand(0), y = op->getResult(0);
-  auto rule = [&](function_ref<Value()> build) {
+  auto rule = [&](function_ref<Value()> build) -> std::optional<LogicalResult> {
     r.contribute(0, build);
     return success();
   };
-  return TypeSwitch<Operation *, LogicalResult>(op)
+  return TypeSwitch<Operation *, std::optional<LogicalResult>>(op)
       .Case([&](NegOp) { return rule([&] { return r.neg(ct); }); })
       .Case([&](ExpOp) { return rule([&] { return r.mul(ct, y); }); })
       .Case([&](LogOp) { return rule([&] { return r.div(ct, x); }); })
@@ -168,7 +200,17 @@ LogicalResult unaryRule(RuleBuilder &r, Value ct) {
         // -ct / x^2 = -ct * y^2
         return rule([&] { return r.neg(r.mul(ct, r.mul(y, y))); });
       })
-      .Default([](Operation *) { return failure(); });
+      .Case([&](ErfOp) {
+        // ct * 2 / sqrt(pi) * exp(-x^2)
+        return rule([&] {
+          Value gauss = ExpOp::create(r.b, r.loc, r.neg(r.mul(x, x)));
+          return r.mul(ct, r.mul(gauss, r.constant(x, M_2_SQRTPI)));
+        });
+      })
+      .Case([&](GeluOp gelu) {
+        return rule([&] { return r.mul(ct, geluDerivative(r, gelu)); });
+      })
+      .Default([](Operation *) { return std::nullopt; });
 }
 
 /// max / min: the winner takes ct, ties split it evenly.
@@ -183,10 +225,13 @@ void extremumRule(RuleBuilder &r, Value ct, CmpPredicate wins) {
   r.contribute(1, [&] { return share(y, x); });
 }
 
-LogicalResult binaryRule(RuleBuilder &r, Value ct) {
+/// Elementwise T, T -> T ops. None when `r.op` is not one of them.
+std::optional<LogicalResult> binaryRule(RuleBuilder &r, Value ct) {
   Operation *op = r.op;
+  if (op->getNumOperands() != 2 || op->getNumResults() != 1)
+    return std::nullopt;
   Value x = op->getOperand(0), y = op->getOperand(1), z = op->getResult(0);
-  return TypeSwitch<Operation *, LogicalResult>(op)
+  return TypeSwitch<Operation *, std::optional<LogicalResult>>(op)
       .Case([&](AddOp) {
         r.contribute(0, [&] { return ct; });
         r.contribute(1, [&] { return ct; });
@@ -236,7 +281,7 @@ LogicalResult binaryRule(RuleBuilder &r, Value ct) {
         });
         return success();
       })
-      .Default([](Operation *) { return failure(); });
+      .Default([](Operation *) { return std::nullopt; });
 }
 
 LogicalResult matmulRule(RuleBuilder &r, MatmulOp op, Value ct) {
@@ -298,12 +343,10 @@ LogicalResult kiln::applyVjpRule(Operation *op, ArrayRef<Value> resultAdjoints,
                                  AdjointBuilder &adjoints) {
   RuleBuilder r(op, adjoints);
   Value ct = resultAdjoints.empty() ? Value() : resultAdjoints.front();
-  if (op->getNumOperands() == 1 && isa<NegOp, ExpOp, LogOp, TanhOp, SigmoidOp,
-                                       ReluOp, SqrtOp, RsqrtOp, AbsOp, SinOp,
-                                       CosOp, ReciprocalOp>(op))
-    return unaryRule(r, ct);
-  if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp>(op))
-    return binaryRule(r, ct);
+  if (std::optional<LogicalResult> result = unaryRule(r, ct))
+    return *result;
+  if (std::optional<LogicalResult> result = binaryRule(r, ct))
+    return *result;
   return TypeSwitch<Operation *, LogicalResult>(op)
       .Case<ConstantOp, CmpOp>([](Operation *) { return success(); })
       .Case([&](SelectOp select) {

@@ -24,8 +24,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_LAZY_TRACE_H
-#define KILN_LAZY_TRACE_H
+#ifndef KILN_TRACE_TRACE_H
+#define KILN_TRACE_TRACE_H
 
 #include "kiln/Support/HostTensor.h"
 
@@ -41,40 +41,48 @@
 namespace kiln {
 
 /// What a node computes. Besides the leaves, each is the kiln op of the
-/// same name.
+/// same name (TraceOps.def lists them all).
 enum class TraceOp : uint8_t {
-  // Leaves.
-  Parameter, // data supplied when the program runs, by position
-  Constant,  // a splat of a value known when recording
-  // Elementwise, one float operand.
-  Neg, Exp, Log, Tanh, Sigmoid, Relu, Sqrt, Rsqrt, Abs, Sin, Cos, Reciprocal,
-  // Elementwise, two float operands of one type.
-  Add, Sub, Mul, Div, Max, Min, Pow,
-  // Elementwise, others.
-  Cmp,     // two operands of one type -> i1; attrs: {predicate}
-  Select,  // i1, T, T -> T
-  Convert, // T -> the node's dtype
-  // Shape.
-  BroadcastInDim, // attrs: dims
-  Reshape,
-  Transpose, // attrs: perm
-  Slice,     // attrs: offsets then sizes
-  Concat,    // attrs: {dim}
-  // Reductions and contractions.
-  ReduceSum, // attrs: dims
-  ReduceMax, // attrs: dims
-  MatMul,    // attrs: {transpose_a, transpose_b}
-  // Gradients.
-  Vjp,       // kiln.vjp of a recorded callee; attrs: wrt. Its results are
-             // VjpResult nodes; the node itself has no tensor type.
-  VjpResult, // attrs: {index}: the vjp's gradient `index`
+#define KILN_TRACE_OP(Name, OpName, Arity, Result) Name,
+#include "kiln/Trace/TraceOps.def"
 };
+
+/// How a node's dtype and shape follow from its operands (TraceOps.def).
+enum class TraceResultRule : uint8_t {
+  SameAsOperands, // the operands' one type
+  Bool,           // i1, of the operands' shape
+  Given,          // from the maker's arguments
+  Derived,        // computed from the operands and the attributes
+  NoTensor,       // none of its own (a Vjp)
+};
+
+/// What the table says about one trace op.
+struct TraceOpInfo {
+  /// The kiln op it records ("kiln.add"), or "parameter" / "result".
+  llvm::StringRef name;
+  /// The operand count, or -1 for any number.
+  int arity;
+  TraceResultRule result;
+  /// A float elementwise op T -> T or T, T -> T (the lazy API's math).
+  bool isFloatElementwise;
+  /// The name of a float elementwise op's one bool attribute, if it has
+  /// one (kiln.gelu's "approximate"); the node's one attribute holds it.
+  llvm::StringRef flag;
+};
+
+/// The table's entry for `op`.
+const TraceOpInfo &getTraceOpInfo(TraceOp op);
+
+/// Every trace op, in the table's order.
+llvm::ArrayRef<TraceOp> getAllTraceOps();
 
 /// kiln.cmp's predicates, in the dialect's order.
 enum class TracePredicate : int64_t { EQ, NE, LT, LE, GT, GE };
 
 /// The kiln op a trace op records ("kiln.add"), or "parameter".
-llvm::StringRef getTraceOpName(TraceOp op);
+inline llvm::StringRef getTraceOpName(TraceOp op) {
+  return getTraceOpInfo(op).name;
+}
 
 /// Nodes recorded so far in this process (parameters included).
 int64_t getNumTracedNodes();
@@ -135,9 +143,11 @@ public:
   static llvm::Expected<NodeRef> constant(DType dtype,
                                           llvm::ArrayRef<int64_t> shape,
                                           double value);
-  /// The float elementwise ops, unary or binary (operands of one type).
-  static llvm::Expected<NodeRef> elementwise(TraceOp op,
-                                             llvm::ArrayRef<NodeRef> operands);
+  /// The float elementwise ops, unary or binary (operands of one type);
+  /// `attrs` is an op's flag (0 or 1) when the table gives it one.
+  static llvm::Expected<NodeRef>
+  elementwise(TraceOp op, llvm::ArrayRef<NodeRef> operands,
+              llvm::ArrayRef<int64_t> attrs = {});
   static llvm::Expected<NodeRef> cmp(TracePredicate predicate, NodeRef lhs,
                                      NodeRef rhs);
   static llvm::Expected<NodeRef> select(NodeRef pred, NodeRef onTrue,
@@ -236,4 +246,4 @@ struct TraceProgram {
 
 } // namespace kiln
 
-#endif // KILN_LAZY_TRACE_H
+#endif // KILN_TRACE_TRACE_H

@@ -1,6 +1,6 @@
 //===- Trace.cpp - the recorded program of lazy tensors --------------------===//
 
-#include "kiln/Lazy/Trace.h"
+#include "kiln/Trace/Trace.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -9,49 +9,36 @@
 
 #include <atomic>
 #include <cstring>
+#include <iterator>
 
 using namespace kiln;
 using llvm::ArrayRef;
 
-llvm::StringRef kiln::getTraceOpName(TraceOp op) {
-  switch (op) {
-  case TraceOp::Parameter: return "parameter";
-  case TraceOp::Constant: return "kiln.constant";
-  case TraceOp::Neg: return "kiln.neg";
-  case TraceOp::Exp: return "kiln.exp";
-  case TraceOp::Log: return "kiln.log";
-  case TraceOp::Tanh: return "kiln.tanh";
-  case TraceOp::Sigmoid: return "kiln.sigmoid";
-  case TraceOp::Relu: return "kiln.relu";
-  case TraceOp::Sqrt: return "kiln.sqrt";
-  case TraceOp::Rsqrt: return "kiln.rsqrt";
-  case TraceOp::Abs: return "kiln.abs";
-  case TraceOp::Sin: return "kiln.sin";
-  case TraceOp::Cos: return "kiln.cos";
-  case TraceOp::Reciprocal: return "kiln.reciprocal";
-  case TraceOp::Add: return "kiln.add";
-  case TraceOp::Sub: return "kiln.sub";
-  case TraceOp::Mul: return "kiln.mul";
-  case TraceOp::Div: return "kiln.div";
-  case TraceOp::Max: return "kiln.max";
-  case TraceOp::Min: return "kiln.min";
-  case TraceOp::Pow: return "kiln.pow";
-  case TraceOp::Cmp: return "kiln.cmp";
-  case TraceOp::Select: return "kiln.select";
-  case TraceOp::Convert: return "kiln.convert";
-  case TraceOp::BroadcastInDim: return "kiln.broadcast_in_dim";
-  case TraceOp::Reshape: return "kiln.reshape";
-  case TraceOp::Transpose: return "kiln.transpose";
-  case TraceOp::Slice: return "kiln.slice";
-  case TraceOp::Concat: return "kiln.concat";
-  case TraceOp::ReduceSum: return "kiln.reduce_sum";
-  case TraceOp::ReduceMax: return "kiln.reduce_max";
-  case TraceOp::MatMul: return "kiln.matmul";
-  case TraceOp::Vjp: return "kiln.vjp";
-  case TraceOp::VjpResult: return "result";
-  }
-  return "unknown";
+static const TraceOpInfo traceOpInfos[] = {
+#define KILN_TRACE_OP(Name, OpName, Arity, Result)                             \
+  {OpName, Arity, TraceResultRule::Result, false, ""},
+#define KILN_TRACE_UNARY(Name, OpName, Function)                               \
+  {OpName, 1, TraceResultRule::SameAsOperands, true, ""},
+#define KILN_TRACE_UNARY_FLAG(Name, OpName, Function, Flag)                    \
+  {OpName, 1, TraceResultRule::SameAsOperands, true, #Flag},
+#define KILN_TRACE_BINARY(Name, OpName, Function)                              \
+  {OpName, 2, TraceResultRule::SameAsOperands, true, ""},
+#include "kiln/Trace/TraceOps.def"
+};
+
+static const TraceOp allTraceOps[] = {
+#define KILN_TRACE_OP(Name, OpName, Arity, Result) TraceOp::Name,
+#include "kiln/Trace/TraceOps.def"
+};
+
+static_assert(std::size(traceOpInfos) == std::size(allTraceOps),
+              "one table entry per trace op");
+
+const TraceOpInfo &kiln::getTraceOpInfo(TraceOp op) {
+  return traceOpInfos[static_cast<size_t>(op)];
 }
+
+ArrayRef<TraceOp> kiln::getAllTraceOps() { return allTraceOps; }
 
 static std::atomic<int64_t> numTracedNodes{0};
 
@@ -70,14 +57,6 @@ static llvm::Error opError(TraceOp op, const llvm::Twine &message) {
 }
 
 static bool isFloat(DType dtype) { return dtype != DType::I1; }
-
-static bool isUnaryElementwise(TraceOp op) {
-  return op >= TraceOp::Neg && op <= TraceOp::Reciprocal;
-}
-
-static bool isBinaryElementwise(TraceOp op) {
-  return op >= TraceOp::Add && op <= TraceOp::Pow;
-}
 
 static bool hasNegativeDim(ArrayRef<int64_t> shape) {
   return llvm::any_of(shape, [](int64_t d) { return d < 0; });
@@ -250,13 +229,20 @@ llvm::Expected<NodeRef> TraceNode::constant(DType dtype,
 }
 
 llvm::Expected<NodeRef> TraceNode::elementwise(TraceOp op,
-                                               ArrayRef<NodeRef> operands) {
-  size_t arity = isUnaryElementwise(op) ? 1 : isBinaryElementwise(op) ? 2 : 0;
-  if (arity == 0)
+                                               ArrayRef<NodeRef> operands,
+                                               ArrayRef<int64_t> attrs) {
+  const TraceOpInfo &info = getTraceOpInfo(op);
+  if (!info.isFloatElementwise)
     return opError(op, "not a float elementwise op");
+  size_t arity = info.arity;
   if (operands.size() != arity)
     return opError(op, "takes " + llvm::Twine(arity) + " operands, got " +
                            llvm::Twine(operands.size()));
+  size_t numFlags = info.flag.empty() ? 0 : 1;
+  if (attrs.size() != numFlags ||
+      llvm::any_of(attrs, [](int64_t a) { return a != 0 && a != 1; }))
+    return opError(op, "takes " + llvm::Twine(numFlags) +
+                           " bool attributes, got " + getListString(attrs));
   const NodeRef &first = operands.front();
   if (!isFloat(first->getDType()))
     return opError(op, "needs float operands, got " + typeString(first));
@@ -264,7 +250,7 @@ llvm::Expected<NodeRef> TraceNode::elementwise(TraceOp op,
                      operands[1]->getShape() != first->getShape()))
     return opError(op, "operand types differ: " + typeString(first) +
                            " and " + typeString(operands[1]));
-  return make(op, first->getDType(), first->getShape(), operands);
+  return make(op, first->getDType(), first->getShape(), operands, attrs);
 }
 
 llvm::Expected<NodeRef> TraceNode::cmp(TracePredicate predicate, NodeRef lhs,

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Lazy/Trace.h"
+#include "kiln/Trace/Trace.h"
 
 #include "gtest/gtest.h"
 

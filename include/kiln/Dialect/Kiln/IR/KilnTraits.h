@@ -1,0 +1,37 @@
+//===- KilnTraits.h - kiln op traits ----------------------------*- C++ -*-===//
+//
+// The C++ side of the native traits declared in KilnInterfaces.td.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_DIALECT_KILN_IR_KILNTRAITS_H
+#define KILN_DIALECT_KILN_IR_KILNTRAITS_H
+
+#include "mlir/IR/OpDefinition.h"
+
+namespace kiln {
+/// The constant that `op` folds to when every operand is a constant
+/// (`operands`, as the folder sees them): its ScalarSemanticsOpInterface
+/// evaluated at every element, rounded to the result's element type. Null
+/// when an operand is not constant or the result is not static.
+mlir::OpFoldResult foldConstantElements(mlir::Operation *op,
+                                        llvm::ArrayRef<mlir::Attribute> operands);
+
+} // namespace kiln
+
+// Where upstream's dialects put their traits (mlir::OpTrait::tosa, ...), so
+// that kiln code with both namespaces in use still sees one OpTrait.
+namespace mlir::OpTrait::kiln {
+/// Constant folding through the op's scalar semantics, tried after the
+/// op's own folder.
+template <typename ConcreteType>
+class FoldsConstantElements
+    : public TraitBase<ConcreteType, FoldsConstantElements> {
+public:
+  static OpFoldResult foldTrait(Operation *op, ArrayRef<Attribute> operands) {
+    return ::kiln::foldConstantElements(op, operands);
+  }
+};
+} // namespace mlir::OpTrait::kiln
+
+#endif // KILN_DIALECT_KILN_IR_KILNTRAITS_H

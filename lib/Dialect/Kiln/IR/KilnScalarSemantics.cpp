@@ -1,0 +1,179 @@
+//===- KilnScalarSemantics.cpp - elementwise ops at one element -----------===//
+//
+// The one definition of each elementwise kiln op's scalar math
+// (ScalarSemanticsOpInterface), in double. The constant folder below and the
+// reference interpreter both evaluate ops through it, so they cannot drift
+// apart; the lowerings (Elementwise.cpp) are checked against it by the
+// reference tests.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/APFloat.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace kiln;
+
+#include "kiln/Dialect/Kiln/IR/KilnInterfaces.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Unary ops
+//===----------------------------------------------------------------------===//
+
+double NegOp::evaluateScalar(ArrayRef<double> x) { return -x[0]; }
+double ExpOp::evaluateScalar(ArrayRef<double> x) { return std::exp(x[0]); }
+double LogOp::evaluateScalar(ArrayRef<double> x) { return std::log(x[0]); }
+double TanhOp::evaluateScalar(ArrayRef<double> x) { return std::tanh(x[0]); }
+
+double SigmoidOp::evaluateScalar(ArrayRef<double> x) {
+  return 1.0 / (1.0 + std::exp(-x[0]));
+}
+
+double ReluOp::evaluateScalar(ArrayRef<double> x) {
+  // NaN propagates, and -0 becomes +0, as max(x, +0) does.
+  return std::isnan(x[0]) ? x[0] : (std::signbit(x[0]) ? 0.0 : x[0]);
+}
+
+double SqrtOp::evaluateScalar(ArrayRef<double> x) { return std::sqrt(x[0]); }
+
+double RsqrtOp::evaluateScalar(ArrayRef<double> x) {
+  return 1.0 / std::sqrt(x[0]);
+}
+
+double AbsOp::evaluateScalar(ArrayRef<double> x) { return std::fabs(x[0]); }
+double SinOp::evaluateScalar(ArrayRef<double> x) { return std::sin(x[0]); }
+double CosOp::evaluateScalar(ArrayRef<double> x) { return std::cos(x[0]); }
+double ReciprocalOp::evaluateScalar(ArrayRef<double> x) { return 1.0 / x[0]; }
+double ErfOp::evaluateScalar(ArrayRef<double> x) { return std::erf(x[0]); }
+
+double GeluOp::evaluateScalar(ArrayRef<double> x) {
+  double v = x[0];
+  if (getApproximate()) {
+    double inner = kGeluTanhScale * (v + kGeluCubicCoefficient * v * v * v);
+    return 0.5 * v * (1.0 + std::tanh(inner));
+  }
+  return 0.5 * v * (1.0 + std::erf(v * M_SQRT1_2));
+}
+
+//===----------------------------------------------------------------------===//
+// Binary ops
+//===----------------------------------------------------------------------===//
+
+double AddOp::evaluateScalar(ArrayRef<double> x) { return x[0] + x[1]; }
+double SubOp::evaluateScalar(ArrayRef<double> x) { return x[0] - x[1]; }
+double MulOp::evaluateScalar(ArrayRef<double> x) { return x[0] * x[1]; }
+double DivOp::evaluateScalar(ArrayRef<double> x) { return x[0] / x[1]; }
+
+double kiln::maximumOf(double a, double b) {
+  return std::isnan(a) || std::isnan(b) ? NAN : std::fmax(a, b);
+}
+
+double kiln::minimumOf(double a, double b) {
+  return std::isnan(a) || std::isnan(b) ? NAN : std::fmin(a, b);
+}
+
+double MaxOp::evaluateScalar(ArrayRef<double> x) {
+  return maximumOf(x[0], x[1]);
+}
+
+double MinOp::evaluateScalar(ArrayRef<double> x) {
+  return minimumOf(x[0], x[1]);
+}
+
+double PowOp::evaluateScalar(ArrayRef<double> x) {
+  return std::pow(x[0], x[1]);
+}
+
+//===----------------------------------------------------------------------===//
+// Compare, select, convert
+//===----------------------------------------------------------------------===//
+
+double CmpOp::evaluateScalar(ArrayRef<double> x) {
+  double a = x[0], b = x[1];
+  // Ordered, except `ne`, which is true when either side is NaN.
+  switch (getPredicate()) {
+  case CmpPredicate::eq:
+    return a == b;
+  case CmpPredicate::ne:
+    return !(a == b);
+  case CmpPredicate::lt:
+    return a < b;
+  case CmpPredicate::le:
+    return a <= b;
+  case CmpPredicate::gt:
+    return a > b;
+  case CmpPredicate::ge:
+    return a >= b;
+  }
+  llvm_unreachable("unknown kiln.cmp predicate");
+}
+
+double SelectOp::evaluateScalar(ArrayRef<double> x) {
+  return x[0] != 0.0 ? x[1] : x[2];
+}
+
+// The element keeps its value; rounding to the result type (an i1 is
+// `x != 0`) is the caller's.
+double ConvertOp::evaluateScalar(ArrayRef<double> x) { return x[0]; }
+
+//===----------------------------------------------------------------------===//
+// Constant folding
+//===----------------------------------------------------------------------===//
+
+/// Element `index` of `attr` as a double (splats repeat).
+static double getElement(DenseElementsAttr attr, int64_t index) {
+  int64_t i = attr.isSplat() ? 0 : index;
+  if (attr.getElementType().isInteger(1))
+    return attr.getValues<bool>()[i] ? 1.0 : 0.0;
+  return attr.getValues<APFloat>()[i].convertToDouble();
+}
+
+OpFoldResult kiln::foldConstantElements(Operation *op,
+                                        ArrayRef<Attribute> operands) {
+  auto semantics = dyn_cast<ScalarSemanticsOpInterface>(op);
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!semantics || !type || !type.hasStaticShape() || operands.empty())
+    return {};
+  SmallVector<DenseElementsAttr> constants;
+  bool allSplat = true;
+  for (Attribute operand : operands) {
+    auto dense = dyn_cast_or_null<DenseElementsAttr>(operand);
+    if (!dense || !(dense.getElementType().isInteger(1) ||
+                    isa<FloatType>(dense.getElementType())))
+      return {};
+    allSplat &= dense.isSplat();
+    constants.push_back(dense);
+  }
+  Type elementType = type.getElementType();
+  auto floatType = dyn_cast<FloatType>(elementType);
+  if (!floatType && !elementType.isInteger(1))
+    return {};
+
+  int64_t count = allSplat ? 1 : type.getNumElements();
+  SmallVector<double, 4> args(constants.size());
+  SmallVector<APFloat> floats;
+  SmallVector<bool> bools;
+  for (int64_t i = 0; i < count; ++i) {
+    for (auto [k, dense] : llvm::enumerate(constants))
+      args[k] = getElement(dense, i);
+    double value = semantics.evaluateScalar(args);
+    if (!floatType) {
+      bools.push_back(value != 0.0);
+      continue;
+    }
+    APFloat rounded(value);
+    bool losesInfo = false;
+    rounded.convert(floatType.getFloatSemantics(),
+                    APFloat::rmNearestTiesToEven, &losesInfo);
+    floats.push_back(rounded);
+  }
+  if (!floatType)
+    return allSplat ? DenseElementsAttr::get(type, bools.front())
+                    : DenseElementsAttr::get(type, bools);
+  return allSplat ? DenseElementsAttr::get(type, floats.front())
+                  : DenseElementsAttr::get(type, floats);
+}
