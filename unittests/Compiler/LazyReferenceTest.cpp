@@ -85,6 +85,9 @@ TEST_F(LazyReferenceTest, EveryOp) {
   check("sin", sin(a));
   check("cos", cos(a));
   check("reciprocal", reciprocal(positive));
+  check("erf", erf(a * 2.0));
+  check("gelu", gelu(a * 3.0));
+  check("gelu tanh", gelu(a * 3.0, /*approximate=*/true));
   check("pow", pow(positive, b));
   check("gt", gt(a, b));
   check("lt", lt(a, row));
@@ -119,6 +122,9 @@ TEST_F(LazyReferenceTest, Gradients) {
   check("dw", g[1]);
   check("dbias", g[2]);
   check("dhidden", g[3]);
+  Tensor activations = gelu(matmul(x, w)) + gelu(matmul(x, w), true);
+  check("through gelu", grad({sum(activations, {0, 1})}, {w})[0]);
+  check("through erf", grad({sum(erf(x * 2.0), {0, 1})}, {x})[0]);
   Tensor parts = cat(chunk(x * x, 2, 1), 0);
   check("through slices and concat",
         grad({parts}, {x}, {random({6, 2})})[0]);

@@ -52,6 +52,39 @@ TEST(GradTest, OfALoss) {
   expectNear(values<double>(loss), {want});
 }
 
+// loss = sum(gelu(x) + gelu(x, tanh form) + erf(x)), against the
+// derivatives taken by hand: Phi(x) + x phi(x), the tanh form's
+// 0.5 (1 + t) + 0.5 x (1 - t^2) s (1 + 3 c x^2), and 2/sqrt(pi) exp(-x^2).
+TEST(GradTest, GeluAndErf) {
+  Tensor x = input({4}, xs);
+  Tensor loss = sum(gelu(x) + gelu(x, /*approximate=*/true) + erf(x), {0});
+  std::vector<Tensor> g = grad({loss}, {x});
+  ASSERT_TRUE(g[0].ok()) << g[0].getError();
+  std::vector<double> want;
+  const double s = std::sqrt(2.0 / M_PI), c = 0.044715;
+  for (float f : xs) {
+    double v = f;
+    double exact = 0.5 * (1 + std::erf(v / std::sqrt(2.0))) +
+                   v * std::exp(-0.5 * v * v) / std::sqrt(2 * M_PI);
+    double t = std::tanh(s * (v + c * v * v * v));
+    double tanhForm =
+        0.5 * (1 + t) + 0.5 * v * (1 - t * t) * s * (1 + 3 * c * v * v);
+    double erfPrime = 2 / std::sqrt(M_PI) * std::exp(-v * v);
+    want.push_back(exact + tanhForm + erfPrime);
+  }
+  expectNear(values<double>(g[0]), want);
+  // And the second derivative of gelu: d/dx (Phi(x) + x phi(x)) =
+  // phi(x) (2 - x^2).
+  Tensor first = grad({sum(gelu(x), {0})}, {x})[0];
+  Tensor second = grad({sum(first, {0})}, {x})[0];
+  std::vector<double> want2;
+  for (float f : xs) {
+    double v = f;
+    want2.push_back(std::exp(-0.5 * v * v) / std::sqrt(2 * M_PI) * (2 - v * v));
+  }
+  expectNear(values<double>(second), want2);
+}
+
 // y = 2x, z = sum(y * y): dz/dy = 2y = 4x, and dz/dx = 8x counts the path
 // through y; an input nothing reads has a zero gradient; a repeated input
 // gets the same gradient twice.

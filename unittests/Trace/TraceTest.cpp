@@ -95,6 +95,35 @@ TEST(TraceTest, ErrorsNameTheOpAndTheTypes) {
             "kiln.select: the predicate must be i1, got tensor<4x8xf32>");
 }
 
+// The op table (TraceOps.def): every op's name, arity and result rule, and
+// the elementwise ops' one flag.
+TEST(TraceTest, TheOpTable) {
+  EXPECT_EQ(getAllTraceOps().size(),
+            static_cast<size_t>(TraceOp::VjpResult) + 1);
+  for (auto [i, op] : llvm::enumerate(getAllTraceOps()))
+    EXPECT_EQ(static_cast<size_t>(op), i);
+  EXPECT_EQ(getTraceOpName(TraceOp::Gelu), "kiln.gelu");
+  EXPECT_EQ(getTraceOpInfo(TraceOp::Gelu).flag, "approximate");
+  EXPECT_TRUE(getTraceOpInfo(TraceOp::Erf).isFloatElementwise);
+  EXPECT_EQ(getTraceOpInfo(TraceOp::Pow).arity, 2);
+  EXPECT_EQ(getTraceOpInfo(TraceOp::Concat).arity, -1);
+  EXPECT_EQ(getTraceOpInfo(TraceOp::Cmp).result, TraceResultRule::Bool);
+  EXPECT_FALSE(getTraceOpInfo(TraceOp::Cmp).isFloatElementwise);
+
+  NodeRef x = param({4});
+  NodeRef exact = ok(TraceNode::elementwise(TraceOp::Gelu, {x}, {0}));
+  NodeRef tanhForm = ok(TraceNode::elementwise(TraceOp::Gelu, {x}, {1}));
+  EXPECT_NE(exact->getHash(), tanhForm->getHash());
+  EXPECT_EQ(error(TraceNode::elementwise(TraceOp::Gelu, {x})),
+            "kiln.gelu: takes 1 bool attributes, got []");
+  EXPECT_EQ(error(TraceNode::elementwise(TraceOp::Gelu, {x}, {2})),
+            "kiln.gelu: takes 1 bool attributes, got [2]");
+  EXPECT_EQ(error(TraceNode::elementwise(TraceOp::Erf, {x}, {1})),
+            "kiln.erf: takes 0 bool attributes, got [1]");
+  EXPECT_EQ(error(TraceNode::elementwise(TraceOp::Cmp, {x, x})),
+            "kiln.cmp: not a float elementwise op");
+}
+
 // Equal structure hashes equal, whatever data the parameters will hold;
 // another op, shape, attribute or constant changes the hash.
 TEST(TraceTest, HashesSeeStructureNotData) {

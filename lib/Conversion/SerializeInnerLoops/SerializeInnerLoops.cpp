@@ -11,6 +11,7 @@
 #include "kiln/Conversion/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMAttrs.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -33,6 +34,14 @@ static void requestVectorization(scf::ForOp loop, unsigned width,
   bool hasInnerLoops = false;
   loop.getBody()->walk([&](LoopLikeOpInterface) { hasInnerLoops = true; });
   if (hasInnerLoops)
+    return;
+  // Nor one that calls libm (f64 erf has neither an LLVM intrinsic nor an
+  // expansion): LLVM cannot vectorize the call, and would warn.
+  bool callsLibm = false;
+  loop.getBody()->walk([&](math::ErfOp erf) {
+    callsLibm |= !getElementTypeOrSelf(erf.getType()).isF32();
+  });
+  if (callsLibm)
     return;
   MLIRContext *ctx = loop.getContext();
   auto i32 = IntegerType::get(ctx, 32);

@@ -55,6 +55,30 @@ func.func @fold_unary() -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<
 
 // -----
 
+// erf and both forms of gelu fold on constants through their one scalar
+// definition: erf(1), gelu(1) (erf form) and gelu(1) (tanh form); f64 keeps
+// every digit, bf16 rounds once.
+// CHECK-LABEL: func @fold_erf_gelu
+// CHECK-NOT: kiln.{{(erf|gelu)}}
+// CHECK-DAG: kiln.constant dense<0.842700779> : tensor<2xf32>
+// CHECK-DAG: kiln.constant dense<0.841344773> : tensor<2xf32>
+// CHECK-DAG: kiln.constant dense<8.411920e-01> : tensor<2xf32>
+// CHECK-DAG: kiln.constant dense<[0.000000e+00, 0.84134474606854{{[0-9]+}}, -0.158655253931457{{[0-9]+}}]> : tensor<3xf64>
+// CHECK-DAG: kiln.constant dense<8.398430e-01> : tensor<2xbf16>
+func.func @fold_erf_gelu() -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<3xf64>, tensor<2xbf16>) {
+  %c = kiln.constant dense<1.0> : tensor<2xf32>
+  %e = kiln.erf %c : tensor<2xf32>
+  %g = kiln.gelu %c : tensor<2xf32>
+  %t = kiln.gelu %c {approximate = true} : tensor<2xf32>
+  %d = kiln.constant dense<[0.0, 1.0, -1.0]> : tensor<3xf64>
+  %gd = kiln.gelu %d : tensor<3xf64>
+  %b = kiln.constant dense<1.0> : tensor<2xbf16>
+  %gb = kiln.gelu %b : tensor<2xbf16>
+  return %e, %g, %t, %gd, %gb : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<3xf64>, tensor<2xbf16>
+}
+
+// -----
+
 // relu folds negative zero and negative values to +0.
 // CHECK-LABEL: func @fold_relu
 // CHECK: kiln.constant dense<[0.000000e+00, 0.000000e+00, 3.000000e+00]>

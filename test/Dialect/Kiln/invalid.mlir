@@ -856,3 +856,21 @@ func.func @yield_outside(%a: tensor<4xf32>) {
   // expected-error @+1 {{expects parent op 'kiln.fusion_group'}}
   kiln.yield %a : tensor<4xf32>
 }
+
+// -----
+
+// kiln.gelu's `approximate` is a bool.
+func.func @gelu_approximate_not_bool(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{invalid properties {approximate = 1 : i32} for op kiln.gelu: Invalid attribute `approximate` in property conversion: 1 : i32}}
+  %0 = "kiln.gelu"(%a) <{approximate = 1 : i32}> : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// kiln.erf takes floats only.
+func.func @erf_i1(%a: tensor<4xi1>) -> tensor<4xi1> {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi1>'}}
+  %0 = kiln.erf %a : tensor<4xi1>
+  return %0 : tensor<4xi1>
+}

@@ -413,3 +413,24 @@ func.func @fusion_group(%x: tensor<4x8xf32>, %bias: tensor<8xf32>, %d: tensor<?x
   // CHECK: return %[[R0]]#0, %[[R0]]#1, %[[R5]] : tensor<4x8xf32>, tensor<4xf32>, tensor<?xf16>
   return %0#0, %0#1, %5 : tensor<4x8xf32>, tensor<4xf32>, tensor<?xf16>
 }
+
+// kiln.erf and kiln.gelu; gelu's `approximate` is elided when false (its
+// default) and is a BoolAttr property in the generic form.
+// CHECK-LABEL: func.func @erf_gelu(
+// CHECK-SAME: %[[X:[a-z0-9_]+]]: tensor<4x8xf32>, %[[D:[a-z0-9_]+]]: tensor<?xbf16>)
+// GENERIC-LABEL: sym_name = "erf_gelu"
+// GENERIC: "kiln.erf"(%{{.*}}) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+// GENERIC: "kiln.gelu"(%{{.*}}) <{approximate = false}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
+// GENERIC: "kiln.gelu"(%{{.*}}) <{approximate = true}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
+func.func @erf_gelu(%x: tensor<4x8xf32>, %d: tensor<?xbf16>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<?xbf16>) {
+  // CHECK: %[[R0:[a-z0-9_]+]] = kiln.erf %[[X]] : tensor<4x8xf32>
+  %0 = kiln.erf %x : tensor<4x8xf32>
+  // CHECK: %[[R1:[a-z0-9_]+]] = kiln.gelu %[[R0]] : tensor<4x8xf32>
+  %1 = kiln.gelu %0 : tensor<4x8xf32>
+  // CHECK: %[[R2:[a-z0-9_]+]] = kiln.gelu %[[R1]] {approximate = true} : tensor<4x8xf32>
+  %2 = kiln.gelu %1 {approximate = true} : tensor<4x8xf32>
+  // CHECK: %[[R3:[a-z0-9_]+]] = kiln.gelu %[[D]] {approximate = true} : tensor<?xbf16>
+  %3 = "kiln.gelu"(%d) <{approximate = true}> : (tensor<?xbf16>) -> tensor<?xbf16>
+  // CHECK: return %[[R0]], %[[R1]], %[[R2]], %[[R3]]
+  return %0, %1, %2, %3 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<?xbf16>
+}
