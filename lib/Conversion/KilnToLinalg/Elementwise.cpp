@@ -94,8 +94,8 @@ Value buildGelu(OpBuilder &b, Location loc, Value x, bool approximate) {
   if (approximate) {
     Value cube = mul(mul(x, x), x);
     Value u = arith::AddFOp::create(b, loc, x,
-                                    mul(constant(kGeluCubicCoefficient), cube));
-    inner = math::TanhOp::create(b, loc, mul(constant(kGeluTanhScale), u));
+                                    mul(constant(GeluOp::kCubicCoefficient), cube));
+    inner = math::TanhOp::create(b, loc, mul(constant(GeluOp::kTanhScale), u));
   } else {
     inner = math::ErfOp::create(b, loc, mul(x, constant(M_SQRT1_2)));
   }

@@ -53,7 +53,7 @@ double ErfOp::evaluateScalar(ArrayRef<double> x) { return std::erf(x[0]); }
 double GeluOp::evaluateScalar(ArrayRef<double> x) {
   double v = x[0];
   if (getApproximate()) {
-    double inner = kGeluTanhScale * (v + kGeluCubicCoefficient * v * v * v);
+    double inner = GeluOp::kTanhScale * (v + GeluOp::kCubicCoefficient * v * v * v);
     return 0.5 * v * (1.0 + std::tanh(inner));
   }
   return 0.5 * v * (1.0 + std::erf(v * M_SQRT1_2));

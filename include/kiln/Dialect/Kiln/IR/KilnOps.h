@@ -24,10 +24,6 @@
 #include "kiln/Dialect/Kiln/IR/KilnInterfaces.h.inc"
 
 namespace kiln {
-/// sqrt(2 / pi) and the cubic coefficient of kiln.gelu's tanh form.
-constexpr double kGeluTanhScale = 0.7978845608028654;
-constexpr double kGeluCubicCoefficient = 0.044715;
-
 /// kiln.max and kiln.min at one element (IEEE 754-2019 maximum/minimum:
 /// NaN propagates); kiln.reduce_max reduces with the former.
 double maximumOf(double a, double b);

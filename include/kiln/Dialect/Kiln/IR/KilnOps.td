@@ -96,6 +96,11 @@ def Kiln_GeluOp : Kiln_UnaryOp<"gelu"> {
   }];
   let arguments = (ins Kiln_FloatTensor:$operand,
                        DefaultValuedAttr<BoolAttr, "false">:$approximate);
+  let extraClassDeclaration = [{
+    /// sqrt(2 / pi) and the cubic coefficient of the tanh form.
+    static constexpr double kTanhScale = 0.7978845608028654;
+    static constexpr double kCubicCoefficient = 0.044715;
+  }];
 }
 
 //===----------------------------------------------------------------------===//

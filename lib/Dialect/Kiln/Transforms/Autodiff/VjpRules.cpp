@@ -113,12 +113,12 @@ Value geluDerivative(RuleBuilder &r, GeluOp gelu) {
   auto half = [&] { return r.constant(x, 0.5); };
   Value x2 = r.mul(x, x);
   if (gelu.getApproximate()) {
-    Value cubic = r.mul(r.constant(x, kGeluCubicCoefficient), r.mul(x2, x));
-    Value u = r.mul(r.constant(x, kGeluTanhScale), r.add(x, cubic));
+    Value cubic = r.mul(r.constant(x, GeluOp::kCubicCoefficient), r.mul(x2, x));
+    Value u = r.mul(r.constant(x, GeluOp::kTanhScale), r.add(x, cubic));
     Value t = TanhOp::create(r.b, r.loc, u);
     Value one = r.constant(x, 1.0);
-    Value du = r.mul(r.constant(x, kGeluTanhScale),
-                     r.add(one, r.mul(r.constant(x, 3 * kGeluCubicCoefficient),
+    Value du = r.mul(r.constant(x, GeluOp::kTanhScale),
+                     r.add(one, r.mul(r.constant(x, 3 * GeluOp::kCubicCoefficient),
                                       x2)));
     Value outer = r.mul(half(), r.add(one, t));
     Value inner = r.mul(r.mul(half(), x), r.mul(r.sub(one, r.mul(t, t)), du));
