@@ -67,7 +67,9 @@ std::vector<HostTensor> makeBatch(std::mt19937 &rng) {
   for (int64_t b = 0; b < batch; ++b) {
     int64_t start = token(rng), step = stride(rng);
     for (int64_t t = 0; t <= seqLength; ++t) {
-      int64_t value = t == 0 ? start : t == 1 ? step : (start + (t - 1) * step) % vocab;
+      int64_t value = t == 0   ? start
+                      : t == 1 ? step
+                               : (start + (t - 1) * step) % vocab;
       positions[t].setFromDouble(b * vocab + value, 1.0);
     }
   }
@@ -79,13 +81,13 @@ Tensor loss(const Model &m, const std::vector<HostTensor> &tokens) {
   Tensor h = Tensor::zeros({batch, hidden}), c = Tensor::zeros({batch, hidden});
   Tensor total;
   for (int64_t t = 0; t < seqLength; ++t) {
-    Tensor input = Tensor::wrap(tokens[t].getData(), DType::F32,
-                                {batch, vocab});
-    Tensor target = Tensor::wrap(tokens[t + 1].getData(), DType::F32,
-                                 {batch, vocab});
+    Tensor input =
+        Tensor::wrap(tokens[t].getData(), DType::F32, {batch, vocab});
+    Tensor target =
+        Tensor::wrap(tokens[t + 1].getData(), DType::F32, {batch, vocab});
     Tensor x = matmul(input, m.embed);
-    Tensor gates = matmul(x, m.wx, false, true) + matmul(h, m.wh, false, true) +
-                   m.bias;
+    Tensor gates =
+        matmul(x, m.wx, false, true) + matmul(h, m.wh, false, true) + m.bias;
     std::vector<Tensor> g = chunk(gates, 4, 1);
     c = sigmoid(g[1]) * c + sigmoid(g[0]) * tanh(g[2]);
     h = sigmoid(g[3]) * tanh(c);
@@ -160,9 +162,9 @@ int main(int argc, char **argv) {
     if (s == 0 || (s + 1) % 50 == 0 || s + 1 == steps)
       std::printf("step %4lld  loss %.4f\n", (long long)s + 1, lastLoss);
   }
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - begin)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+          .count();
   Metrics end = metrics();
   double steadySeconds = seconds - firstStepMs / 1e3;
   std::printf("throughput: %.0f steps/s, %.0f tokens/s after the first step "

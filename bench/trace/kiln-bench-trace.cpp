@@ -48,8 +48,8 @@ Tensor randomTensor(std::mt19937 &rng, std::vector<int64_t> shape,
 /// One LSTM cell step: gates = x Wx^T + h Wh^T + b, split in four.
 std::pair<Tensor, Tensor> cell(const Weights &w, const Tensor &x,
                                const Tensor &h, const Tensor &c) {
-  Tensor gates = matmul(x, w.wx, false, true) + matmul(h, w.wh, false, true) +
-                 w.bias;
+  Tensor gates =
+      matmul(x, w.wx, false, true) + matmul(h, w.wh, false, true) + w.bias;
   std::vector<Tensor> g = chunk(gates, 4, 1);
   Tensor in = sigmoid(g[0]), forget = sigmoid(g[1]), cellIn = tanh(g[2]),
          out = sigmoid(g[3]);
@@ -83,7 +83,8 @@ int main(int argc, char **argv) {
   // The data of every step, made before timing.
   std::vector<HostTensor> xs, targets;
   for (int64_t s = 0; s < steps * seqLength; ++s) {
-    HostTensor x(DType::F32, {batch, inputSize}), y(DType::F32, {batch, hidden});
+    HostTensor x(DType::F32, {batch, inputSize}),
+        y(DType::F32, {batch, hidden});
     std::uniform_real_distribution<double> dist(-1, 1);
     for (int64_t i = 0; i < x.getNumElements(); ++i)
       x.setFromDouble(i, dist(rng));
@@ -102,7 +103,8 @@ int main(int argc, char **argv) {
   for (int64_t s = 0; s < steps; ++s) {
     Metrics before = metrics();
     Clock::time_point t0 = Clock::now();
-    Tensor h = Tensor::zeros({batch, hidden}), c = Tensor::zeros({batch, hidden});
+    Tensor h = Tensor::zeros({batch, hidden}),
+           c = Tensor::zeros({batch, hidden});
     Tensor loss;
     for (int64_t t = 0; t < seqLength; ++t) {
       Tensor x = Tensor::wrap(xs[s * seqLength + t].getData(), DType::F32,
@@ -115,8 +117,7 @@ int main(int argc, char **argv) {
       loss = t == 0 ? term : loss + term;
     }
     std::vector<Tensor> grads = grad({loss}, {w.wx, w.wh, w.bias});
-    Weights next{w.wx - learningRate * grads[0],
-                 w.wh - learningRate * grads[1],
+    Weights next{w.wx - learningRate * grads[0], w.wh - learningRate * grads[1],
                  w.bias - learningRate * grads[2]};
     Clock::time_point t1 = Clock::now();
     if (llvm::Error e = sync({next.wx, next.wh, next.bias, loss}))
@@ -130,8 +131,8 @@ int main(int argc, char **argv) {
     recordNs.push_back(
         std::chrono::duration<double, std::nano>(t1 - t0).count() / ops);
     if (s > 0) {
-      hitUs.push_back(std::chrono::duration<double, std::micro>(t2 - t1).count() -
-                      kernel);
+      hitUs.push_back(
+          std::chrono::duration<double, std::micro>(t2 - t1).count() - kernel);
       stepUs.push_back(
           std::chrono::duration<double, std::micro>(t2 - t0).count());
       kernelUs.push_back(kernel);
@@ -159,7 +160,7 @@ int main(int argc, char **argv) {
       median(kernelUs), static_cast<long long>(opsPerStep),
       static_cast<long long>(end.compiles - start.compiles),
       static_cast<long long>(end.cacheHits - start.cacheHits),
-      static_cast<long long>(steps), end.compileMs - start.compileMs,
-      lossFirst, lossLast);
+      static_cast<long long>(steps), end.compileMs - start.compileMs, lossFirst,
+      lossLast);
   return 0;
 }

@@ -86,7 +86,8 @@ static llvm::Error initializeJit() {
 /// module, into a module of their own, which it returns, and leaves
 /// declarations of them in `module`. `kernelNames` gets their names.
 static OwningOpRef<ModuleOp>
-splitOffKernels(ModuleOp module, llvm::SmallVectorImpl<std::string> &kernelNames) {
+splitOffKernels(ModuleOp module,
+                llvm::SmallVectorImpl<std::string> &kernelNames) {
   // Copy what kernels need (their bodies, globals, declarations), not the
   // host functions' bodies, which can be most of the module.
   OpBuilder b(module.getContext());
@@ -135,7 +136,8 @@ findRuntimeSymbols(ModuleOp module) {
       address = reinterpret_cast<void *>(&_mlir_memref_to_llvm_aligned_alloc);
     else if (name == "_mlir_memref_to_llvm_free")
       address = reinterpret_cast<void *>(&_mlir_memref_to_llvm_free);
-    else if (name.consume_front("_mlir_ciface_") && name.starts_with("kiln_rt_"))
+    else if (name.consume_front("_mlir_ciface_") &&
+             name.starts_with("kiln_rt_"))
       address = kiln_rt_blas_lookup(name.str().c_str());
     if (address)
       symbols.emplace_back(func.getName().str(), address);
@@ -144,9 +146,9 @@ findRuntimeSymbols(ModuleOp module) {
 }
 
 /// Makes `symbols` visible to the code that `engine` compiles.
-static void registerSymbols(
-    ExecutionEngine &engine,
-    llvm::ArrayRef<std::pair<std::string, void *>> symbols) {
+static void
+registerSymbols(ExecutionEngine &engine,
+                llvm::ArrayRef<std::pair<std::string, void *>> symbols) {
   engine.registerSymbols([&](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap map;
     for (auto &[name, address] : symbols)
@@ -218,9 +220,8 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   // Matmuls go to the BLAS when the runtime found one; the generated loops
   // are the fallback.
   kiln::KilnCpuPipelineOptions pipelineOptions;
-  pipelineOptions.blas =
-      !options.emulateGpuKernels &&
-      options.blas.value_or(kiln_rt_blas_available() != 0);
+  pipelineOptions.blas = !options.emulateGpuKernels &&
+                         options.blas.value_or(kiln_rt_blas_available() != 0);
   pipelineOptions.prune = options.autodiffPrune;
   pipelineOptions.kernelDedup = options.kernelDedup;
   PassManager tensorStage(module.getContext());
@@ -245,7 +246,8 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   if (llvm::Error e = runPasses(bufferStage, module, options.verifyEachPass))
     return std::move(e);
   // -kiln-outline-kernels counted the kernels.
-  if (auto launches = module->getAttrOfType<IntegerAttr>("kiln.kernel_launches"))
+  if (auto launches =
+          module->getAttrOfType<IntegerAttr>("kiln.kernel_launches"))
     exe->stats.kernelLaunches = launches.getInt();
   if (auto unique = module->getAttrOfType<IntegerAttr>("kiln.unique_kernels"))
     exe->stats.uniqueKernels = unique.getInt();
@@ -259,8 +261,8 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   if (program && !options.compileHostCode) {
     exe->hostProgram = std::make_unique<HostProgram>(std::move(*program));
     exe->stats.hostSteps = exe->hostProgram->getNumSteps();
-    if (llvm::Error e = exe->compileKernels(module, pipelineOptions, options,
-                                            lap))
+    if (llvm::Error e =
+            exe->compileKernels(module, pipelineOptions, options, lap))
       return std::move(e);
   } else {
     if (!program)
@@ -269,10 +271,9 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
             exe->compileHostCode(module, pipelineOptions, options, lap))
       return std::move(e);
   }
-  exe->stats.compileMs =
-      std::chrono::duration<double, std::milli>(
-          std::chrono::steady_clock::now() - start)
-          .count();
+  exe->stats.compileMs = std::chrono::duration<double, std::milli>(
+                             std::chrono::steady_clock::now() - start)
+                             .count();
   return exe;
 }
 
@@ -315,8 +316,9 @@ llvm::Error CpuExecutable::compileKernels(
       continue;
     bool compact =
         kernel.getNumArguments() == signature.size() &&
-        llvm::all_of(kernel.getFunctionType().getParams(),
-                     [](Type type) { return isa<LLVM::LLVMPointerType>(type); });
+        llvm::all_of(kernel.getFunctionType().getParams(), [](Type type) {
+          return isa<LLVM::LLVMPointerType>(type);
+        });
     if (!compact) {
       // The host program cannot call it; compile the host code instead.
       hostProgram.reset();
@@ -346,9 +348,9 @@ llvm::Error CpuExecutable::compileKernels(
         return kiln_rt_blas_lookup(name.str().c_str());
       });
   if (resolved)
-    return makeError("JIT compilation failed: " +
-                     llvm::toString(std::move(resolved)) +
-                     (lookupError.empty() ? "" : ": " + lookupError));
+    return makeError(
+        "JIT compilation failed: " + llvm::toString(std::move(resolved)) +
+        (lookupError.empty() ? "" : ": " + lookupError));
   if (!options.objectDumpPath.empty() && kernelEngine)
     kernelEngine->dumpToObjectFile(options.objectDumpPath + ".kernels.o");
   stats.machineCodeMs = lap();
@@ -379,8 +381,8 @@ llvm::Error CpuExecutable::compileHostCode(
   if (!kernelNames.empty())
     if (llvm::Error e = createKernelEngine(*kernelModule, options))
       return e;
-  auto hostEngine = createEngine(module, /*optimize=*/false,
-                                 !options.objectDumpPath.empty());
+  auto hostEngine =
+      createEngine(module, /*optimize=*/false, !options.objectDumpPath.empty());
   if (!hostEngine)
     return hostEngine.takeError();
   engine = std::move(*hostEngine);

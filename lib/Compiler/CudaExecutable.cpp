@@ -149,8 +149,8 @@ CudaExecutable::compile(ModuleOp module, StringRef entry,
   pipelineOptions.libdevice = libdevice;
   pipelineOptions.prune = options.autodiffPrune;
   pipelineOptions.kernelDedup = options.kernelDedup;
-  pipelineOptions.blas = options.blas.value_or(
-      kiln_rt_cuda_is_initialized() && kiln_rt_cuda_blas_available());
+  pipelineOptions.blas = options.blas.value_or(kiln_rt_cuda_is_initialized() &&
+                                               kiln_rt_cuda_blas_available());
   PassManager pm(module.getContext());
   buildKilnGpuPipeline(pm, pipelineOptions);
   if (llvm::Error e = runPasses(pm, module, options.verifyEachPass))
@@ -221,8 +221,7 @@ llvm::Error CudaExecutable::load() const {
     for (const std::string &name : names) {
       kiln_rt_cuda_function *function = nullptr;
       if (kiln_rt_status status =
-              kiln_rt_cuda_module_get_function(module, name.c_str(),
-                                               &function))
+              kiln_rt_cuda_module_get_function(module, name.c_str(), &function))
         return runtimeError(status);
       functions.push_back(function);
     }
@@ -234,8 +233,7 @@ llvm::Error CudaExecutable::load() const {
   };
   for (const HostProgram::Constant &constant : program->getConstants()) {
     void *pointer = nullptr;
-    kiln_rt_status status =
-        kiln_rt_cuda_malloc(constant.data.size(), &pointer);
+    kiln_rt_status status = kiln_rt_cuda_malloc(constant.data.size(), &pointer);
     if (status == KILN_RT_OK)
       status = kiln_rt_cuda_copy_to_device(pointer, constant.data.data(),
                                            constant.data.size(), nullptr);
@@ -286,12 +284,12 @@ CudaExecutable::run(llvm::ArrayRef<const HostTensor *> args,
     return std::move(e);
 
   auto check = [](kiln_rt_status status) -> llvm::Error {
-    return status == KILN_RT_OK ? llvm::Error::success()
-                                : runtimeError(status);
+    return status == KILN_RT_OK ? llvm::Error::success() : runtimeError(status);
   };
   if (program->getNumArguments() !=
       static_cast<int32_t>(inputs.size() + outputs.size()))
-    return makeError("@" + entryName + "'s host program does not take its "
+    return makeError("@" + entryName +
+                     "'s host program does not take its "
                      "inputs and results");
   RunBuffers buffers;
   buffers.slots.assign(program->getNumSlots(), nullptr);
@@ -343,8 +341,8 @@ CudaExecutable::run(llvm::ArrayRef<const HostTensor *> args,
   for (const HostProgram::Step &step : program->getSteps()) {
     switch (step.kind) {
     case HostProgram::StepKind::Alloc:
-      if (llvm::Error e = check(
-              kiln_rt_cuda_malloc(step.bytes, &buffers.slots[step.slot])))
+      if (llvm::Error e =
+              check(kiln_rt_cuda_malloc(step.bytes, &buffers.slots[step.slot])))
         return std::move(e);
       buffers.owned[step.slot] = true;
       break;
@@ -377,9 +375,9 @@ CudaExecutable::run(llvm::ArrayRef<const HostTensor *> args,
       params.clear();
       for (uint64_t &value : values)
         params.push_back(&value);
-      if (llvm::Error e = check(kiln_rt_cuda_launch(
-              kernels[step.callee], step.grid, step.block, 0, nullptr,
-              params.data())))
+      if (llvm::Error e =
+              check(kiln_rt_cuda_launch(kernels[step.callee], step.grid,
+                                        step.block, 0, nullptr, params.data())))
         return std::move(e);
       if (profile)
         ++profile->launches;
@@ -394,8 +392,8 @@ CudaExecutable::run(llvm::ArrayRef<const HostTensor *> args,
               gemm->dtype, gemm->transA, gemm->transB, gemm->m, gemm->n,
               gemm->k, 1.0, address(step.views[0]), gemm->lda, gemm->strideA,
               address(step.views[1]), gemm->ldb, gemm->strideB,
-              gemm->accumulate ? 1.0 : 0.0, address(step.views[2]),
-              gemm->ldc, gemm->strideC, gemm->batch, nullptr)))
+              gemm->accumulate ? 1.0 : 0.0, address(step.views[2]), gemm->ldc,
+              gemm->strideC, gemm->batch, nullptr)))
         return std::move(e);
       if (profile)
         ++profile->launches;
@@ -409,8 +407,8 @@ CudaExecutable::run(llvm::ArrayRef<const HostTensor *> args,
     if (llvm::Error e = check(kiln_rt_cuda_event_record(events.end, nullptr)))
       return std::move(e);
     float ms = 0;
-    if (llvm::Error e = check(
-            kiln_rt_cuda_event_elapsed_ms(events.start, events.end, &ms)))
+    if (llvm::Error e =
+            check(kiln_rt_cuda_event_elapsed_ms(events.start, events.end, &ms)))
       return std::move(e);
     profile->kernelMs += ms;
   }

@@ -27,7 +27,7 @@ kiln::FirstErrorCollector::FirstErrorCollector(MLIRContext *context)
         return success();
       }) {}
 
-std::string kiln::FirstErrorCollector::getFirstErrorOr(
-    llvm::StringRef fallback) const {
+std::string
+kiln::FirstErrorCollector::getFirstErrorOr(llvm::StringRef fallback) const {
   return firstError.empty() ? fallback.str() : firstError;
 }

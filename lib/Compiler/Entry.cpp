@@ -42,15 +42,13 @@ llvm::Expected<std::string> kiln::findEntry(ModuleOp module, StringRef name) {
     if (func.isPublic() && !func.isExternal())
       publicFuncs.push_back(func);
   if (publicFuncs.size() != 1)
-    return makeError(
-        "no @main and " + llvm::Twine(publicFuncs.size()) +
-        " public functions: name the entry with --entry");
+    return makeError("no @main and " + llvm::Twine(publicFuncs.size()) +
+                     " public functions: name the entry with --entry");
   return publicFuncs.front().getSymName().str();
 }
 
-static llvm::Expected<TensorSignature> getSignature(Type type,
-                                                    const llvm::Twine &what,
-                                                    bool requireStatic) {
+static llvm::Expected<TensorSignature>
+getSignature(Type type, const llvm::Twine &what, bool requireStatic) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)
     return makeError(what + " has type " + typeToString(type) +
@@ -136,9 +134,8 @@ llvm::Error kiln::checkArguments(StringRef entryName,
                                  llvm::ArrayRef<TensorSignature> inputs,
                                  llvm::ArrayRef<const HostTensor *> args) {
   if (args.size() != inputs.size())
-    return makeError("@" + entryName + " takes " +
-                     llvm::Twine(inputs.size()) + " inputs, got " +
-                     llvm::Twine(args.size()));
+    return makeError("@" + entryName + " takes " + llvm::Twine(inputs.size()) +
+                     " inputs, got " + llvm::Twine(args.size()));
   for (auto [i, arg, sig] : llvm::enumerate(args, inputs)) {
     bool ok = arg->getDType() == sig.dtype &&
               arg->getRank() == static_cast<int64_t>(sig.shape.size());

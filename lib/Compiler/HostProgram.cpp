@@ -95,7 +95,7 @@ getReshapedView(const HostProgram::View &source, MemRefType type) {
 
 /// The data of a dense constant as compiled code lays it out, if kiln can.
 static std::optional<std::vector<char>> getConstantData(DenseElementsAttr attr,
-                                                       int64_t elementBytes) {
+                                                        int64_t elementBytes) {
   int64_t count = attr.getNumElements();
   std::vector<char> data(count * elementBytes);
   Type element = attr.getElementType();
@@ -166,7 +166,8 @@ llvm::Expected<HostProgram> HostProgram::build(func::FuncOp entry) {
       continue;
     }
     if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
-      std::optional<View> view = getWholeView(alloc.getType(), program.numSlots);
+      std::optional<View> view =
+          getWholeView(alloc.getType(), program.numSlots);
       if (!view)
         return unsupported(&op, "a dynamic or non-identity allocation");
       // The runtime's buffers are 64-byte aligned.
@@ -192,10 +193,11 @@ llvm::Expected<HostProgram> HostProgram::build(func::FuncOp entry) {
     if (auto global = dyn_cast<memref::GetGlobalOp>(op)) {
       auto decl = symbols.lookupNearestSymbolFrom<memref::GlobalOp>(
           &op, global.getNameAttr());
-      auto value = decl ? dyn_cast_or_null<DenseElementsAttr>(
-                              decl.getInitialValueAttr())
-                        : nullptr;
-      std::optional<View> view = getWholeView(global.getType(), program.numSlots);
+      auto value =
+          decl ? dyn_cast_or_null<DenseElementsAttr>(decl.getInitialValueAttr())
+               : nullptr;
+      std::optional<View> view =
+          getWholeView(global.getType(), program.numSlots);
       // Runs share the data: it must be constant.
       if (!value || !view || !decl.getConstant())
         return unsupported(&op, "a global without constant dense data");
@@ -248,8 +250,8 @@ llvm::Expected<HostProgram> HostProgram::build(func::FuncOp entry) {
     }
     if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
       Step step{StepKind::Launch};
-      step.callee = indexOf(launch.getKernelName(), kernelIndex,
-                            program.kernelNames);
+      step.callee =
+          indexOf(launch.getKernelName(), kernelIndex, program.kernelNames);
       gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
       gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
       Value dims[6] = {grid.x, grid.y, grid.z, block.x, block.y, block.z};
@@ -321,9 +323,9 @@ std::vector<std::string> HostProgram::getRuntimeFunctionNames() const {
   return runtimeNames;
 }
 
-llvm::Error HostProgram::resolve(
-    const std::function<void *(llvm::StringRef)> &kernels,
-    const std::function<void *(llvm::StringRef)> &runtime) {
+llvm::Error
+HostProgram::resolve(const std::function<void *(llvm::StringRef)> &kernels,
+                     const std::function<void *(llvm::StringRef)> &runtime) {
   kernelEntries.clear();
   runtimeEntries.clear();
   for (const std::string &name : kernelNames) {
@@ -392,8 +394,7 @@ static void copyView(const HostProgram::View &from, char *fromBase,
   }
 }
 
-void HostProgram::run(llvm::ArrayRef<void *> buffers,
-                      Profile *profile) const {
+void HostProgram::run(llvm::ArrayRef<void *> buffers, Profile *profile) const {
   using Clock = std::chrono::steady_clock;
   Clock::time_point callStart;
   auto startCall = [&] {

@@ -37,7 +37,8 @@ static CmpPredicate getPredicate(int64_t predicate) {
 }
 
 /// The splat constant `node` holds.
-static DenseElementsAttr getSplat(RankedTensorType type, const TraceNode &node) {
+static DenseElementsAttr getSplat(RankedTensorType type,
+                                  const TraceNode &node) {
   Type element = type.getElementType();
   if (auto floatType = dyn_cast<FloatType>(element)) {
     APFloat value(node.getScalar());
@@ -100,8 +101,8 @@ Value TraceImporter::importNode(OpBuilder &b, const TraceNode &node,
     return nullptr; // block arguments
   case TraceOp::Constant:
     return ConstantOp::create(b, loc, type, getSplat(type, node));
-  // The float elementwise ops, generically from the table: the kiln op
-  // it names, and its flag as a BoolAttr.
+    // The float elementwise ops, generically from the table: the kiln op
+    // it names, and its flag as a BoolAttr.
 #define KILN_TRACE_UNARY(Name, OpName, Function) case TraceOp::Name:
 #define KILN_TRACE_UNARY_FLAG(Name, OpName, Function, Flag) case TraceOp::Name:
 #define KILN_TRACE_BINARY(Name, OpName, Function) case TraceOp::Name:
@@ -182,8 +183,8 @@ func::FuncOp TraceImporter::importProgram(const TraceProgram &program,
     results.push_back(getType(context, *program.entries[o].node));
   OpBuilder b(&context);
   b.setInsertionPointToEnd(module.getBody());
-  auto func = func::FuncOp::create(b, loc, name,
-                                   b.getFunctionType(inputs, results));
+  auto func =
+      func::FuncOp::create(b, loc, name, b.getFunctionType(inputs, results));
   Block *body = func.addEntryBlock();
   b.setInsertionPointToEnd(body);
 

@@ -1,4 +1,5 @@
-//===- Tensor.cpp - lazy tensors -------------------------------------------===//
+//===- Tensor.cpp - lazy tensors
+//-------------------------------------------===//
 
 #include "kiln/Lazy/Tensor.h"
 #include "kiln/Compiler/TraceCache.h"
@@ -10,8 +11,8 @@
 #include "llvm/ADT/Twine.h"
 
 #include <atomic>
-#include <cstdlib>
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
 
 using namespace kiln;
@@ -49,8 +50,8 @@ Tensor Tensor::fromHost(const HostTensor &data) {
 
 Tensor Tensor::fromHost(HostTensor &&data) {
   Tensor t;
-  t.node = TraceNode::parameter(
-      std::make_shared<const HostTensor>(std::move(data)));
+  t.node =
+      TraceNode::parameter(std::make_shared<const HostTensor>(std::move(data)));
   return t;
 }
 
@@ -126,8 +127,8 @@ static llvm::Expected<NodeRef> broadcastNode(NodeRef node,
 
 /// Records `build` on the operands broadcast to one shape.
 template <typename BuildFn>
-static Tensor broadcasting(llvm::StringRef op, ArrayRef<const Tensor *> operands,
-                           BuildFn build) {
+static Tensor broadcasting(llvm::StringRef op,
+                           ArrayRef<const Tensor *> operands, BuildFn build) {
   if (const Tensor *bad = firstInvalid(operands))
     return Tensor::invalid(bad->getFailure());
   llvm::SmallVector<ArrayRef<int64_t>, 3> shapes;
@@ -154,8 +155,7 @@ static Tensor binary(TraceOp op, const Tensor &a, const Tensor &b) {
                       });
 }
 
-static Tensor unary(TraceOp op, const Tensor &x,
-                    ArrayRef<int64_t> attrs = {}) {
+static Tensor unary(TraceOp op, const Tensor &x, ArrayRef<int64_t> attrs = {}) {
   if (!x.ok())
     return x;
   return Tensor::make(TraceNode::elementwise(op, {x.getNode()}, attrs));
@@ -181,7 +181,7 @@ static Tensor compare(TracePredicate predicate, const Tensor &a,
   Tensor kiln::Function(const Tensor &x) { return unary(TraceOp::Name, x); }
 #define KILN_TRACE_UNARY_FLAG(Name, OpName, Function, Flag)                    \
   Tensor kiln::Function(const Tensor &x, bool Flag) {                          \
-    return unary(TraceOp::Name, x, {Flag ? 1 : 0});                           \
+    return unary(TraceOp::Name, x, {Flag ? 1 : 0});                            \
   }
 #define KILN_TRACE_BINARY(Name, OpName, Function)                              \
   Tensor kiln::Function(const Tensor &a, const Tensor &b) {                    \
@@ -279,8 +279,7 @@ std::vector<Tensor> kiln::chunk(const Tensor &x, int64_t chunks, int64_t dim) {
   if (!x.ok())
     return {x};
   int64_t rank = x.getShape().size();
-  if (chunks <= 0 || dim < 0 || dim >= rank ||
-      x.getShape()[dim] % chunks != 0)
+  if (chunks <= 0 || dim < 0 || dim >= rank || x.getShape()[dim] % chunks != 0)
     return {Tensor::make(makeError(
         "kiln.slice: chunk into " + llvm::Twine(chunks) + " along dim " +
         llvm::Twine(dim) + " needs a dim that divides evenly"))};
@@ -435,9 +434,9 @@ llvm::Error kiln::setDevice(Device device) {
       return llvm::Error::success();
     }
     std::string why = kiln_rt_cuda_last_error();
-    return makeError("kiln: the cuda device is unavailable: " +
-                     (why.empty() ? std::string(kiln_rt_status_string(status))
-                                  : why));
+    return makeError(
+        "kiln: the cuda device is unavailable: " +
+        (why.empty() ? std::string(kiln_rt_status_string(status)) : why));
   }
   currentDevice().store(Device::Cuda);
   return llvm::Error::success();

@@ -1,4 +1,5 @@
-//===- CpuPipeline.cpp - the -kiln-cpu-pipeline ------------------------------===//
+//===- CpuPipeline.cpp - the -kiln-cpu-pipeline
+//------------------------------===//
 
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
@@ -16,7 +17,7 @@
 using namespace mlir;
 
 void kiln::buildKilnCpuPipeline(OpPassManager &pm,
-                                      const KilnCpuPipelineOptions &options) {
+                                const KilnCpuPipelineOptions &options) {
   buildKilnCpuTensorPipeline(pm, options);
   buildKilnCpuCodegenPipeline(pm, options);
 }
@@ -42,8 +43,8 @@ void kiln::buildKilnCpuTensorPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
 }
 
-void kiln::buildKilnCpuCodegenPipeline(
-    OpPassManager &pm, const KilnCpuPipelineOptions &options) {
+void kiln::buildKilnCpuCodegenPipeline(OpPassManager &pm,
+                                       const KilnCpuPipelineOptions &options) {
   buildKilnCpuBufferPipeline(pm, options);
   buildKilnCpuLoweringPipeline(pm, options);
 }
@@ -85,8 +86,8 @@ void kiln::buildKilnCpuBufferPipeline(OpPassManager &pm,
   pm.addPass(createKilnDeallocateBuffers());
 }
 
-void kiln::buildKilnCpuLoweringPipeline(
-    OpPassManager &pm, const KilnCpuPipelineOptions &options) {
+void kiln::buildKilnCpuLoweringPipeline(OpPassManager &pm,
+                                        const KilnCpuPipelineOptions &options) {
   // Loops: parallel loops over both cores, math as polynomials.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   KilnSerializeInnerLoopsOptions serialize;

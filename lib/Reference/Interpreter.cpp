@@ -54,8 +54,9 @@ std::vector<int64_t> stridesOf(llvm::ArrayRef<int64_t> shape) {
 
 /// Calls `fn(flatIndex, multiIndex)` for every element of `shape` in
 /// row-major order.
-void forEachIndex(llvm::ArrayRef<int64_t> shape,
-                  llvm::function_ref<void(int64_t, llvm::ArrayRef<int64_t>)> fn) {
+void forEachIndex(
+    llvm::ArrayRef<int64_t> shape,
+    llvm::function_ref<void(int64_t, llvm::ArrayRef<int64_t>)> fn) {
   int64_t total = product(shape);
   std::vector<int64_t> index(shape.size(), 0);
   for (int64_t flat = 0; flat < total; ++flat) {
@@ -88,8 +89,7 @@ public:
   explicit Interpreter(ModuleOp module) : symbols(module) {}
 
   llvm::Expected<std::vector<Buffer>> call(func::FuncOp func,
-                                           std::vector<Buffer> args,
-                                           int depth);
+                                           std::vector<Buffer> args, int depth);
 
 private:
   llvm::Error evalBlock(Block &block, llvm::DenseMap<Value, Buffer> &env,
@@ -158,15 +158,15 @@ llvm::Expected<Buffer> evalBroadcast(BroadcastInDimOp op, const Buffer &in) {
     const int64_t *it = llvm::find(dims, d);
     if (it == dims.end())
       return evalError(op, "dynamic result dim " + llvm::Twine(d) +
-                             " has no operand dim");
+                               " has no operand dim");
     shape[d] = in.shape[it - dims.begin()];
   }
   for (auto [i, d] : llvm::enumerate(dims))
     if (in.shape[i] != 1 && in.shape[i] != shape[d])
       return evalError(op, "operand dim " + llvm::Twine(i) + " of size " +
-                             llvm::Twine(in.shape[i]) +
-                             " does not broadcast to " +
-                             llvm::Twine(shape[d]));
+                               llvm::Twine(in.shape[i]) +
+                               " does not broadcast to " +
+                               llvm::Twine(shape[d]));
   Buffer out = makeBuffer(in.dtype, shape);
   std::vector<int64_t> inStrides = stridesOf(in.shape);
   forEachIndex(shape, [&](int64_t flat, ArrayRef<int64_t> index) {
@@ -199,8 +199,8 @@ llvm::Expected<Buffer> evalReshape(ReshapeOp op, const Buffer &in) {
   }
   if (product(shape) != in.size())
     return evalError(op, "element count changes from " +
-                           llvm::Twine(in.size()) + " to " +
-                           llvm::Twine(product(shape)));
+                             llvm::Twine(in.size()) + " to " +
+                             llvm::Twine(product(shape)));
   Buffer out = in;
   out.shape = shape;
   return out;
@@ -227,8 +227,8 @@ llvm::Expected<Buffer> evalSlice(SliceOp op, const Buffer &in) {
   for (size_t d = 0; d < in.shape.size(); ++d)
     if (offsets[d] > in.shape[d] || sizes[d] > in.shape[d] - offsets[d])
       return evalError(op, "slice of dim " + llvm::Twine(d) +
-                             " is out of bounds for size " +
-                             llvm::Twine(in.shape[d]));
+                               " is out of bounds for size " +
+                               llvm::Twine(in.shape[d]));
   Buffer out = makeBuffer(in.dtype, sizes.vec());
   std::vector<int64_t> inStrides = stridesOf(in.shape);
   forEachIndex(sizes, [&](int64_t flat, ArrayRef<int64_t> index) {
@@ -273,8 +273,7 @@ Buffer evalReduce(ArrayRef<int64_t> dims, const Buffer &in, bool isMax) {
     if (!llvm::is_contained(dims, static_cast<int64_t>(d)))
       shape.push_back(in.shape[d]);
   Buffer out = makeBuffer(in.dtype, shape);
-  std::fill(out.data.begin(), out.data.end(),
-            isMax ? -INFINITY : 0.0);
+  std::fill(out.data.begin(), out.data.end(), isMax ? -INFINITY : 0.0);
   std::vector<int64_t> outStrides = stridesOf(shape);
   forEachIndex(in.shape, [&](int64_t flat, ArrayRef<int64_t> index) {
     int64_t dst = 0, k = 0;
@@ -322,8 +321,8 @@ llvm::Expected<Buffer> evalMatmul(MatmulOp op, const Buffer &a,
 
 llvm::Expected<std::vector<Buffer>>
 Interpreter::evalOp(Operation *op, std::vector<const Buffer *> in, int depth) {
-  auto single = [](llvm::Expected<Buffer> b)
-      -> llvm::Expected<std::vector<Buffer>> {
+  auto single =
+      [](llvm::Expected<Buffer> b) -> llvm::Expected<std::vector<Buffer>> {
     if (!b)
       return b.takeError();
     std::vector<Buffer> v;
@@ -335,7 +334,8 @@ Interpreter::evalOp(Operation *op, std::vector<const Buffer *> in, int depth) {
     return single(evalElementwise(elementwise, in));
   return llvm::TypeSwitch<Operation *, llvm::Expected<std::vector<Buffer>>>(op)
       .Case([&](ConstantOp c) { return single(evalConstant(c)); })
-      .Case([&](BroadcastInDimOp b) { return single(evalBroadcast(b, *in[0])); })
+      .Case(
+          [&](BroadcastInDimOp b) { return single(evalBroadcast(b, *in[0])); })
       .Case([&](ReshapeOp r) { return single(evalReshape(r, *in[0])); })
       .Case([&](TransposeOp t) { return single(evalTranspose(t, *in[0])); })
       .Case([&](SliceOp s) { return single(evalSlice(s, *in[0])); })
@@ -349,8 +349,7 @@ Interpreter::evalOp(Operation *op, std::vector<const Buffer *> in, int depth) {
       .Case([&](MatmulOp m) { return single(evalMatmul(m, *in[0], *in[1])); })
       .Case([&](FusionGroupOp group) -> llvm::Expected<std::vector<Buffer>> {
         llvm::DenseMap<Value, Buffer> env;
-        for (auto [arg, value] :
-             llvm::zip(group.getBody().getArguments(), in))
+        for (auto [arg, value] : llvm::zip(group.getBody().getArguments(), in))
           env[arg] = *value;
         std::vector<Buffer> results;
         if (llvm::Error e =
@@ -362,7 +361,7 @@ Interpreter::evalOp(Operation *op, std::vector<const Buffer *> in, int depth) {
         auto callee = symbols.lookup<func::FuncOp>(callOp.getCallee());
         if (!callee || callee.isExternal())
           return evalError(op, "callee @" + callOp.getCallee() +
-                                 " is not a defined func.func");
+                                   " is not a defined func.func");
         std::vector<Buffer> args;
         for (const Buffer *b : in)
           args.push_back(*b);
@@ -467,8 +466,8 @@ Interpreter::call(func::FuncOp func, std::vector<Buffer> args, int depth) {
   if (func.isExternal())
     return evalError(func, "@" + func.getSymName() + " has no body");
   if (!func.getBody().hasOneBlock())
-    return evalError(func, "@" + func.getSymName() +
-                             " must have a single block");
+    return evalError(func,
+                     "@" + func.getSymName() + " must have a single block");
   Block &block = func.getBody().front();
   if (block.getNumArguments() != args.size())
     return evalError(func, "argument count mismatch");
@@ -546,8 +545,8 @@ kiln::reference::evaluate(func::FuncOp func, ArrayRef<HostTensor> inputs) {
   FunctionType type = func.getFunctionType();
   if (inputs.size() != type.getNumInputs())
     return evalError(func, "@" + func.getSymName() + " takes " +
-                             llvm::Twine(type.getNumInputs()) +
-                             " arguments, got " + llvm::Twine(inputs.size()));
+                               llvm::Twine(type.getNumInputs()) +
+                               " arguments, got " + llvm::Twine(inputs.size()));
   std::vector<Buffer> args;
   for (auto [i, input] : llvm::enumerate(inputs)) {
     if (llvm::Error e = checkMatchesType(input, type.getInput(i),

@@ -6,8 +6,8 @@
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/StringSwitch.h"
 
-#include <cstdlib>
 #include "llvm/Support/ErrorHandling.h"
+#include <cstdlib>
 #include <cstring>
 
 using namespace kiln;
@@ -106,10 +106,9 @@ HostTensor::createUninitialized(DType dtype, std::vector<int64_t> shape) {
 static llvm::Expected<int64_t> countElements(llvm::StringRef what, DType dtype,
                                              llvm::ArrayRef<int64_t> shape) {
   auto fail = [&](const llvm::Twine &why) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   what + " " +
-                                       getTensorTypeString(dtype, shape) +
-                                       ": " + why);
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        what + " " + getTensorTypeString(dtype, shape) + ": " + why);
   };
   // Cap the element count well below overflow of the byte size.
   constexpr int64_t maxElements = int64_t(1) << 56;
@@ -124,9 +123,8 @@ static llvm::Expected<int64_t> countElements(llvm::StringRef what, DType dtype,
   return count;
 }
 
-llvm::Expected<HostTensor> HostTensor::allocate(DType dtype,
-                                                std::vector<int64_t> shape,
-                                                bool zero) {
+llvm::Expected<HostTensor>
+HostTensor::allocate(DType dtype, std::vector<int64_t> shape, bool zero) {
   llvm::Expected<int64_t> count =
       countElements("cannot allocate", dtype, shape);
   if (!count)
@@ -139,24 +137,22 @@ llvm::Expected<HostTensor> HostTensor::allocate(DType dtype,
       zero ? kiln_rt_host_alloc(bytes, 64, &data)
            : kiln_rt_host_alloc_uninitialized(bytes, 64, &data);
   if (status != KILN_RT_OK)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "cannot allocate " + getTensorTypeString(dtype, shape) + ": " +
-            kiln_rt_status_string(status));
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot allocate " +
+                                       getTensorTypeString(dtype, shape) +
+                                       ": " + kiln_rt_status_string(status));
   return HostTensor(dtype, std::move(shape), *count, data);
 }
 
-llvm::Expected<HostTensor> HostTensor::borrow(DType dtype,
-                                              std::vector<int64_t> shape,
-                                              void *data) {
+llvm::Expected<HostTensor>
+HostTensor::borrow(DType dtype, std::vector<int64_t> shape, void *data) {
   llvm::Expected<int64_t> count = countElements("cannot wrap", dtype, shape);
   if (!count)
     return count.takeError();
   auto fail = [&](const llvm::Twine &why) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "cannot wrap " +
-                                       getTensorTypeString(dtype, shape) +
-                                       ": " + why);
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "cannot wrap " + getTensorTypeString(dtype, shape) + ": " + why);
   };
   if (!data && *count > 0)
     return fail("the buffer is null");

@@ -1,4 +1,5 @@
-//===- Npy.cpp - .npy reader and writer -------------------------------------===//
+//===- Npy.cpp - .npy reader and writer
+//-------------------------------------===//
 
 #include "kiln/Support/Npy.h"
 
@@ -55,8 +56,8 @@ static llvm::Expected<DType> parseDescr(StringRef descr) {
     return npyError("big-endian data ('" + d +
                     "') is not supported; save it little-endian");
   StringRef code = d;
-  if (!code.empty() && (code.front() == '<' || code.front() == '=' ||
-                        code.front() == '|'))
+  if (!code.empty() &&
+      (code.front() == '<' || code.front() == '=' || code.front() == '|'))
     code = code.drop_front();
   if (code == "f4")
     return DType::F32;
@@ -105,9 +106,9 @@ llvm::Expected<HostTensor> kiln::parseNpy(StringRef bytes) {
       return npyError("truncated .npy header");
     headerLength = 0;
     for (int i = 0; i < 4; ++i)
-      headerLength |= static_cast<size_t>(static_cast<unsigned char>(
-                          bytes[8 + i]))
-                      << (8 * i);
+      headerLength |=
+          static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i]))
+          << (8 * i);
     headerStart = 12;
   } else {
     return npyError("unsupported .npy version " + llvm::Twine(major));
@@ -144,8 +145,7 @@ llvm::Expected<HostTensor> kiln::parseNpy(StringRef bytes) {
   size_t expected = static_cast<size_t>(count) * getDTypeSize(*dtype);
   if (data.size() != expected)
     return npyError("data has " + llvm::Twine(data.size()) +
-                    " bytes but the header describes " +
-                    llvm::Twine(expected));
+                    " bytes but the header describes " + llvm::Twine(expected));
   llvm::Expected<HostTensor> created = HostTensor::create(*dtype, *shape);
   if (!created)
     return created.takeError();
@@ -215,8 +215,7 @@ std::string kiln::serializeNpy(const HostTensor &tensor) {
   out += static_cast<char>(header.size() & 0xff);
   out += static_cast<char>(header.size() >> 8);
   out += header;
-  out.append(static_cast<const char *>(tensor.getData()),
-             tensor.getByteSize());
+  out.append(static_cast<const char *>(tensor.getData()), tensor.getByteSize());
   return out;
 }
 

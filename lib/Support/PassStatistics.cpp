@@ -1,4 +1,5 @@
-//===- PassStatistics.cpp - pass statistics that survive Release LLVM ------===//
+//===- PassStatistics.cpp - pass statistics that survive Release LLVM
+//------===//
 
 #include "kiln/Support/PassStatistics.h"
 
@@ -61,7 +62,7 @@ void kiln::printPassStatistics(llvm::raw_ostream &os) {
   for (auto &[pass, statistics] : registry.passes) {
     os << pass << "\n";
     for (auto &[name, entry] : statistics)
-      os << "  (S) " << entry.value << " " << name << " - "
-         << entry.description << "\n";
+      os << "  (S) " << entry.value << " " << name << " - " << entry.description
+         << "\n";
   }
 }

@@ -1,4 +1,5 @@
-//===- Trace.cpp - the recorded program of lazy tensors --------------------===//
+//===- Trace.cpp - the recorded program of lazy tensors
+//--------------------===//
 
 #include "kiln/Trace/Trace.h"
 
@@ -49,7 +50,6 @@ int64_t kiln::getNumTracedNodes() {
 static std::string typeString(const NodeRef &node) {
   return getTensorTypeString(node->getDType(), node->getShape());
 }
-
 
 static llvm::Error opError(TraceOp op, const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -118,9 +118,9 @@ static uint64_t getPayloadHash(TraceOp op, double scalar,
   return scalarBits;
 }
 
-TraceNode::TraceNode(PrivateTag, TraceOp op, DType dtype, ArrayRef<int64_t> shape,
-                     ArrayRef<NodeRef> operands, ArrayRef<int64_t> attrs,
-                     double scalar,
+TraceNode::TraceNode(PrivateTag, TraceOp op, DType dtype,
+                     ArrayRef<int64_t> shape, ArrayRef<NodeRef> operands,
+                     ArrayRef<int64_t> attrs, double scalar,
                      std::shared_ptr<const TraceProgram> callee)
     : op(op), dtype(dtype), shape(shape.begin(), shape.end()),
       operands(operands.begin(), operands.end()),
@@ -177,8 +177,8 @@ NodeRef TraceNode::parameter(DType dtype, ArrayRef<int64_t> shape) {
 }
 
 NodeRef TraceNode::parameter(std::shared_ptr<const HostTensor> data) {
-  NodeRef node = make(TraceOp::Parameter, data->getDType(), data->getShape(),
-                      {});
+  NodeRef node =
+      make(TraceOp::Parameter, data->getDType(), data->getShape(), {});
   node->data = std::move(data);
   return node;
 }
@@ -190,12 +190,12 @@ std::shared_ptr<const HostTensor> TraceNode::getData() const {
 
 llvm::Error TraceNode::setData(std::shared_ptr<const HostTensor> value) const {
   if (!value || value->getDType() != dtype || value->getShape() != getShape())
-    return opError(op, "a value of type " +
-                           (value ? getTensorTypeString(value->getDType(),
-                                               value->getShape())
-                                  : std::string("(none)")) +
-                           " cannot be the result " +
-                           getTensorTypeString(dtype, getShape()));
+    return opError(
+        op,
+        "a value of type " +
+            (value ? getTensorTypeString(value->getDType(), value->getShape())
+                   : std::string("(none)")) +
+            " cannot be the result " + getTensorTypeString(dtype, getShape()));
   llvm::SmallVector<NodeRef, 2> released;
   {
     std::lock_guard<std::mutex> lock(dataMutex);
@@ -218,9 +218,8 @@ bool TraceNode::isLeafOrGetOperands(
   return false;
 }
 
-llvm::Expected<NodeRef> TraceNode::constant(DType dtype,
-                                            ArrayRef<int64_t> shape,
-                                            double value) {
+llvm::Expected<NodeRef>
+TraceNode::constant(DType dtype, ArrayRef<int64_t> shape, double value) {
   if (hasNegativeDim(shape))
     return opError(TraceOp::Constant,
                    "negative dim in shape " + getListString(shape));
@@ -248,8 +247,8 @@ llvm::Expected<NodeRef> TraceNode::elementwise(TraceOp op,
     return opError(op, "needs float operands, got " + typeString(first));
   if (arity == 2 && (operands[1]->getDType() != first->getDType() ||
                      operands[1]->getShape() != first->getShape()))
-    return opError(op, "operand types differ: " + typeString(first) +
-                           " and " + typeString(operands[1]));
+    return opError(op, "operand types differ: " + typeString(first) + " and " +
+                           typeString(operands[1]));
   return make(op, first->getDType(), first->getShape(), operands, attrs);
 }
 
@@ -270,10 +269,9 @@ llvm::Expected<NodeRef> TraceNode::select(NodeRef pred, NodeRef onTrue,
   if (onTrue->getDType() != onFalse->getDType() ||
       onTrue->getShape() != onFalse->getShape() ||
       pred->getShape() != onTrue->getShape())
-    return opError(TraceOp::Select, "operand shapes differ: " +
-                                        typeString(pred) + ", " +
-                                        typeString(onTrue) + " and " +
-                                        typeString(onFalse));
+    return opError(TraceOp::Select,
+                   "operand shapes differ: " + typeString(pred) + ", " +
+                       typeString(onTrue) + " and " + typeString(onFalse));
   return make(TraceOp::Select, onTrue->getDType(), onTrue->getShape(),
               {pred, onTrue, onFalse});
 }
@@ -288,8 +286,8 @@ llvm::Expected<NodeRef> TraceNode::broadcastInDim(NodeRef operand,
   auto fail = [&](const llvm::Twine &why) {
     return opError(TraceOp::BroadcastInDim,
                    typeString(operand) + " to " +
-                       getTensorTypeString(operand->getDType(), shape) + " with dims " +
-                       getListString(dims) + ": " + why);
+                       getTensorTypeString(operand->getDType(), shape) +
+                       " with dims " + getListString(dims) + ": " + why);
   };
   if (hasNegativeDim(shape))
     return fail("negative result dim");
@@ -328,7 +326,8 @@ llvm::Expected<NodeRef> TraceNode::transpose(NodeRef operand,
   ArrayRef<int64_t> in = operand->getShape();
   auto notPermutation = [&] {
     return opError(TraceOp::Transpose,
-                   getListString(perm) + " is not a permutation of the dims of " +
+                   getListString(perm) +
+                       " is not a permutation of the dims of " +
                        typeString(operand));
   };
   if (perm.size() != in.size())
@@ -592,8 +591,7 @@ TraceNode::vjp(ArrayRef<NodeRef> outputs, ArrayRef<NodeRef> inputs,
   if (outputs.empty() || inputs.empty())
     return opError(TraceOp::Vjp, "needs at least one output and one input");
   if (cotangents.size() != outputs.size())
-    return opError(TraceOp::Vjp, llvm::Twine(outputs.size()) +
-                                     " outputs but " +
+    return opError(TraceOp::Vjp, llvm::Twine(outputs.size()) + " outputs but " +
                                      llvm::Twine(cotangents.size()) +
                                      " output gradients");
   for (auto [i, output] : llvm::enumerate(outputs)) {
@@ -656,7 +654,8 @@ TraceNode::vjp(ArrayRef<NodeRef> outputs, ArrayRef<NodeRef> inputs,
     if (positionOf.count(argument.get()))
       continue;
     int32_t id = static_cast<int32_t>(callee->entries.size());
-    positionOf[argument.get()] = static_cast<int64_t>(callee->parameters.size());
+    positionOf[argument.get()] =
+        static_cast<int64_t>(callee->parameters.size());
     callee->entries.push_back(TraceProgram::Entry{argument, true, {}});
     callee->entryHashes.push_back(hashEntry(callee->entries.back()));
     callee->parameters.push_back(id);
@@ -681,8 +680,8 @@ TraceNode::vjp(ArrayRef<NodeRef> outputs, ArrayRef<NodeRef> inputs,
                             argument->getShape(), {}));
   }
   operands.append(cotangents.begin(), cotangents.end());
-  NodeRef vjpNode = make(TraceOp::Vjp, DType::F32, {}, operands, wrt, 0,
-                         std::move(callee));
+  NodeRef vjpNode =
+      make(TraceOp::Vjp, DType::F32, {}, operands, wrt, 0, std::move(callee));
 
   std::vector<NodeRef> grads;
   for (const NodeRef &input : inputs) {
@@ -696,9 +695,8 @@ TraceNode::vjp(ArrayRef<NodeRef> outputs, ArrayRef<NodeRef> inputs,
 
 std::string TraceProgram::describe(int32_t index) const {
   const Entry &entry = entries[index];
-  std::string s = entry.isParameter
-                      ? std::string("parameter")
-                      : getTraceOpName(entry.node->getOp()).str();
+  std::string s = entry.isParameter ? std::string("parameter")
+                                    : getTraceOpName(entry.node->getOp()).str();
   if (!entry.isParameter && !entry.node->getAttrs().empty())
     s += " " + getListString(entry.node->getAttrs());
   if (!entry.operands.empty()) {
@@ -709,6 +707,6 @@ std::string TraceProgram::describe(int32_t index) const {
   }
   if (entry.node->getOp() == TraceOp::Vjp && !entry.isParameter)
     return s; // no tensor type of its own
-  return s + " : " + getTensorTypeString(entry.node->getDType(),
-                                entry.node->getShape());
+  return s + " : " +
+         getTensorTypeString(entry.node->getDType(), entry.node->getShape());
 }

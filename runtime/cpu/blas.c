@@ -140,7 +140,7 @@ static blas_view view_of(int64_t rows, int64_t cols, int64_t s0, int64_t s1) {
 KILN_RT_DEFINE_GEMM(float, blas_call_sgemm)
 KILN_RT_DEFINE_GEMM(double, blas_call_dgemm)
 
-#define KILN_RT_DEFINE_MATMUL_VARIANT(T, CT, NAME, TA, TB, ACC)               \
+#define KILN_RT_DEFINE_MATMUL_VARIANT(T, CT, NAME, TA, TB, ACC)                \
   void _mlir_ciface_kiln_rt_matmul_##T##_##NAME(kiln_rt_memref2d_##T *a,       \
                                                 kiln_rt_memref2d_##T *b,       \
                                                 kiln_rt_memref2d_##T *c) {     \
@@ -156,12 +156,11 @@ KILN_RT_DEFINE_GEMM(double, blas_call_dgemm)
     int64_t k = TA ? a->sizes[1] : a->sizes[2];                                \
     for (int64_t batch = 0; batch < c->sizes[0]; ++batch)                      \
       gemm_##CT(TA, TB, c->sizes[1], c->sizes[2], k,                           \
-                a->aligned + a->offset + batch * a->strides[0],                \
-                a->strides[1], a->strides[2],                                  \
-                b->aligned + b->offset + batch * b->strides[0],                \
+                a->aligned + a->offset + batch * a->strides[0], a->strides[1], \
+                a->strides[2], b->aligned + b->offset + batch * b->strides[0], \
                 b->strides[1], b->strides[2],                                  \
-                c->aligned + c->offset + batch * c->strides[0],                \
-                c->strides[1], c->strides[2], ACC);                            \
+                c->aligned + c->offset + batch * c->strides[0], c->strides[1], \
+                c->strides[2], ACC);                                           \
   }
 
 #define KILN_RT_DEFINE_MATMUL(T, CT, FLAGS, TA, TB)                            \

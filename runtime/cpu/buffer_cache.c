@@ -116,7 +116,8 @@ void _mlir_memref_to_llvm_free(void *ptr) {
   block *blk = block_of(ptr);
   pthread_mutex_lock(&cache_mutex);
   stats.live_bytes -= blk->size;
-  if (blk->alignment == 0 && stats.cached_bytes + blk->size <= KILN_RT_CACHE_LIMIT) {
+  if (blk->alignment == 0 &&
+      stats.cached_bytes + blk->size <= KILN_RT_CACHE_LIMIT) {
     bucket *b = find_bucket(blk->size);
     if (b) {
       blk->next = b->free;

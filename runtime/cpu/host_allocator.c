@@ -68,7 +68,8 @@ static kiln_rt_status host_alloc(size_t bytes, size_t alignment, int zero,
   if (!base)
     return KILN_RT_OUT_OF_MEMORY;
   uintptr_t first = (uintptr_t)(base + padding);
-  char *aligned = (char *)((first + alignment - 1) & ~(uintptr_t)(alignment - 1));
+  char *aligned =
+      (char *)((first + alignment - 1) & ~(uintptr_t)(alignment - 1));
   block_header header = {base, bytes, cached};
   memcpy(aligned - sizeof(block_header), &header, sizeof(header));
   if (zero)

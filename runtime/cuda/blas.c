@@ -28,8 +28,8 @@ enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 };
      int, long long, int))                                                     \
   X(cublasDgemmStridedBatched, cublasStatus_t,                                 \
     (cublasHandle_t, int, int, int, int, int, const double *, const double *,  \
-     int, long long, const double *, int, long long, const double *,           \
-     double *, int, long long, int))
+     int, long long, const double *, int, long long, const double *, double *, \
+     int, long long, int))
 
 static struct {
 #define KILN_CUBLAS_DECLARE(name, result, params) result(*name) params;
@@ -44,14 +44,22 @@ static int tried, loaded;
 
 static const char *status_name(cublasStatus_t status) {
   switch (status) {
-  case 1: return "CUBLAS_STATUS_NOT_INITIALIZED";
-  case 3: return "CUBLAS_STATUS_ALLOC_FAILED";
-  case 7: return "CUBLAS_STATUS_INVALID_VALUE";
-  case 8: return "CUBLAS_STATUS_ARCH_MISMATCH";
-  case 11: return "CUBLAS_STATUS_MAPPING_ERROR";
-  case 13: return "CUBLAS_STATUS_EXECUTION_FAILED";
-  case 14: return "CUBLAS_STATUS_INTERNAL_ERROR";
-  case 15: return "CUBLAS_STATUS_NOT_SUPPORTED";
+  case 1:
+    return "CUBLAS_STATUS_NOT_INITIALIZED";
+  case 3:
+    return "CUBLAS_STATUS_ALLOC_FAILED";
+  case 7:
+    return "CUBLAS_STATUS_INVALID_VALUE";
+  case 8:
+    return "CUBLAS_STATUS_ARCH_MISMATCH";
+  case 11:
+    return "CUBLAS_STATUS_MAPPING_ERROR";
+  case 13:
+    return "CUBLAS_STATUS_EXECUTION_FAILED";
+  case 14:
+    return "CUBLAS_STATUS_INTERNAL_ERROR";
+  case 15:
+    return "CUBLAS_STATUS_NOT_SUPPORTED";
   }
   return "an unknown cuBLAS status";
 }
@@ -78,8 +86,7 @@ static kiln_rt_status load(void) {
   if (chosen && *chosen)
     library = dlopen(chosen, RTLD_NOW | RTLD_LOCAL);
   for (size_t i = 0;
-       !(chosen && *chosen) && i < sizeof(names) / sizeof(names[0]) &&
-       !library;
+       !(chosen && *chosen) && i < sizeof(names) / sizeof(names[0]) && !library;
        ++i)
     library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
   if (!library)
@@ -147,19 +154,19 @@ kiln_rt_status kiln_rt_cuda_gemm(kiln_rt_cuda_dtype dtype, int trans_a,
   int op_b = trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
   if (status == KILN_RT_OK && dtype == KILN_RT_CUDA_F32) {
     float alpha32 = (float)alpha, beta32 = (float)beta;
-    status = check_cublas(
-        cublas.cublasSgemmStridedBatched(
-            handle, op_b, op_a, (int)n, (int)m, (int)k, &alpha32, b, (int)ldb,
-            stride_b, a, (int)lda, stride_a, &beta32, c, (int)ldc, stride_c,
-            (int)batch),
-        "cublasSgemmStridedBatched");
+    status =
+        check_cublas(cublas.cublasSgemmStridedBatched(
+                         handle, op_b, op_a, (int)n, (int)m, (int)k, &alpha32,
+                         b, (int)ldb, stride_b, a, (int)lda, stride_a, &beta32,
+                         c, (int)ldc, stride_c, (int)batch),
+                     "cublasSgemmStridedBatched");
   } else if (status == KILN_RT_OK) {
-    status = check_cublas(
-        cublas.cublasDgemmStridedBatched(
-            handle, op_b, op_a, (int)n, (int)m, (int)k, &alpha, b, (int)ldb,
-            stride_b, a, (int)lda, stride_a, &beta, c, (int)ldc, stride_c,
-            (int)batch),
-        "cublasDgemmStridedBatched");
+    status =
+        check_cublas(cublas.cublasDgemmStridedBatched(
+                         handle, op_b, op_a, (int)n, (int)m, (int)k, &alpha, b,
+                         (int)ldb, stride_b, a, (int)lda, stride_a, &beta, c,
+                         (int)ldc, stride_c, (int)batch),
+                     "cublasDgemmStridedBatched");
   }
   pthread_mutex_unlock(&blas_mutex);
   return status;

@@ -148,8 +148,8 @@ static kiln_rt_status load_and_initialize(void) {
   if (status != KILN_RT_OK)
     return status;
   int count = 0;
-  status = kiln_cuda_check(kiln_cuda.cuDeviceGetCount(&count),
-                           "cuDeviceGetCount");
+  status =
+      kiln_cuda_check(kiln_cuda.cuDeviceGetCount(&count), "cuDeviceGetCount");
   if (status != KILN_RT_OK)
     return status;
   const char *ordinal = getenv("KILN_RT_CUDA_DEVICE");
@@ -169,8 +169,8 @@ static kiln_rt_status load_and_initialize(void) {
                            "cuDevicePrimaryCtxRetain");
   if (status != KILN_RT_OK)
     return status;
-  status = kiln_cuda_check(kiln_cuda.cuCtxSetCurrent(context),
-                           "cuCtxSetCurrent");
+  status =
+      kiln_cuda_check(kiln_cuda.cuCtxSetCurrent(context), "cuCtxSetCurrent");
   if (status != KILN_RT_OK) {
     kiln_cuda.cuDevicePrimaryCtxRelease_v2(device);
     return status;
@@ -246,10 +246,9 @@ kiln_rt_status kiln_rt_cuda_device_get_info(kiln_rt_cuda_device_info *info) {
                           "kiln_rt_cuda_device_get_info: info is NULL");
   memset(info, 0, sizeof(*info));
   info->ordinal = device_ordinal;
-  status = kiln_cuda_check(
-      kiln_cuda.cuDeviceGetName(info->name, (int)sizeof(info->name) - 1,
-                                device),
-      "cuDeviceGetName");
+  status = kiln_cuda_check(kiln_cuda.cuDeviceGetName(
+                               info->name, (int)sizeof(info->name) - 1, device),
+                           "cuDeviceGetName");
   struct {
     int attribute;
     int *value;
@@ -257,17 +256,16 @@ kiln_rt_status kiln_rt_cuda_device_get_info(kiln_rt_cuda_device_info *info) {
       {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &info->compute_major},
       {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &info->compute_minor},
       {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &info->multiprocessors},
-      {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-       &info->max_threads_per_block},
+      {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &info->max_threads_per_block},
       {CU_DEVICE_ATTRIBUTE_WARP_SIZE, &info->warp_size},
   };
-  for (size_t i = 0; status == KILN_RT_OK && i < sizeof(attributes) /
-                                                     sizeof(attributes[0]);
+  for (size_t i = 0;
+       status == KILN_RT_OK && i < sizeof(attributes) / sizeof(attributes[0]);
        ++i)
-    status = kiln_cuda_check(kiln_cuda.cuDeviceGetAttribute(
-                                 attributes[i].value, attributes[i].attribute,
-                                 device),
-                             "cuDeviceGetAttribute");
+    status = kiln_cuda_check(
+        kiln_cuda.cuDeviceGetAttribute(attributes[i].value,
+                                       attributes[i].attribute, device),
+        "cuDeviceGetAttribute");
   size_t bytes = 0;
   if (status == KILN_RT_OK)
     status = kiln_cuda_check(kiln_cuda.cuDeviceTotalMem_v2(&bytes, device),

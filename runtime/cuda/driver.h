@@ -76,13 +76,12 @@ enum { CU_STREAM_NON_BLOCKING = 1 };
   X(cuMemcpyDtoHAsync_v2, CUresult, (void *, CUdeviceptr, size_t, CUstream))   \
   X(cuMemcpyDtoDAsync_v2, CUresult,                                            \
     (CUdeviceptr, CUdeviceptr, size_t, CUstream))                              \
-  X(cuMemsetD8Async, CUresult,                                                 \
-    (CUdeviceptr, unsigned char, size_t, CUstream))                            \
+  X(cuMemsetD8Async, CUresult, (CUdeviceptr, unsigned char, size_t, CUstream)) \
   X(cuStreamCreate, CUresult, (CUstream *, unsigned))                          \
   X(cuStreamDestroy_v2, CUresult, (CUstream))                                  \
   X(cuStreamSynchronize, CUresult, (CUstream))                                 \
   X(cuLaunchKernel, CUresult,                                                  \
-    (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,  \
+    (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,   \
      unsigned, CUstream, void **, void **))                                    \
   X(cuEventCreate, CUresult, (CUevent *, unsigned))                            \
   X(cuEventDestroy_v2, CUresult, (CUevent))                                    \
@@ -122,8 +121,8 @@ kiln_rt_status kiln_cuda_fail(kiln_rt_status status, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* Appends to the calling thread's error message; returns `status`. */
-kiln_rt_status kiln_cuda_append(kiln_rt_status status, const char *format,
-                                ...) __attribute__((format(printf, 2, 3)));
+kiln_rt_status kiln_cuda_append(kiln_rt_status status, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* KILN_RT_OK for CUDA_SUCCESS; otherwise sets the error, "call: NAME
  * (description)", and returns the status the CUresult maps to. */

@@ -38,8 +38,7 @@ static uint64_t fnv1a(const char *data, size_t size) {
 static kiln_rt_status load(const char *ptx, size_t size, uint64_t hash,
                            kiln_rt_cuda_module **out) {
   char error_log[8192] = {0};
-  int options[] = {CU_JIT_ERROR_LOG_BUFFER,
-                   CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  int options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void *values[] = {error_log, (void *)(uintptr_t)(sizeof(error_log) - 1)};
   CUmodule handle = NULL;
   CUresult result =
@@ -113,7 +112,8 @@ kiln_rt_status kiln_rt_cuda_module_get_function(kiln_rt_cuda_module *module,
       return KILN_RT_OK;
     }
   CUfunction handle = NULL;
-  CUresult result = kiln_cuda.cuModuleGetFunction(&handle, module->handle, name);
+  CUresult result =
+      kiln_cuda.cuModuleGetFunction(&handle, module->handle, name);
   if (result != CUDA_SUCCESS) {
     status = kiln_cuda_check(result, "cuModuleGetFunction");
     kiln_cuda_append(status, ": no kernel \"%s\" in the module", name);

@@ -74,8 +74,8 @@ static kiln_rt_status enter_copy(const char *api, const void *dst,
 kiln_rt_status kiln_rt_cuda_copy_to_device(void *device_dst,
                                            const void *host_src, size_t bytes,
                                            kiln_rt_cuda_stream *stream) {
-  kiln_rt_status status = enter_copy("kiln_rt_cuda_copy_to_device",
-                                     device_dst, host_src, bytes);
+  kiln_rt_status status =
+      enter_copy("kiln_rt_cuda_copy_to_device", device_dst, host_src, bytes);
   if (status != KILN_RT_OK || bytes == 0)
     return status;
   return kiln_cuda_check(
@@ -84,11 +84,11 @@ kiln_rt_status kiln_rt_cuda_copy_to_device(void *device_dst,
       "cuMemcpyHtoDAsync");
 }
 
-kiln_rt_status kiln_rt_cuda_copy_to_host(void *host_dst,
-                                         const void *device_src, size_t bytes,
+kiln_rt_status kiln_rt_cuda_copy_to_host(void *host_dst, const void *device_src,
+                                         size_t bytes,
                                          kiln_rt_cuda_stream *stream) {
-  kiln_rt_status status = enter_copy("kiln_rt_cuda_copy_to_host", host_dst,
-                                     device_src, bytes);
+  kiln_rt_status status =
+      enter_copy("kiln_rt_cuda_copy_to_host", host_dst, device_src, bytes);
   if (status != KILN_RT_OK || bytes == 0)
     return status;
   return kiln_cuda_check(
@@ -100,8 +100,8 @@ kiln_rt_status kiln_rt_cuda_copy_to_host(void *host_dst,
 kiln_rt_status kiln_rt_cuda_copy_device(void *device_dst,
                                         const void *device_src, size_t bytes,
                                         kiln_rt_cuda_stream *stream) {
-  kiln_rt_status status = enter_copy("kiln_rt_cuda_copy_device", device_dst,
-                                     device_src, bytes);
+  kiln_rt_status status =
+      enter_copy("kiln_rt_cuda_copy_device", device_dst, device_src, bytes);
   if (status != KILN_RT_OK || bytes == 0)
     return status;
   return kiln_cuda_check(
@@ -113,13 +113,12 @@ kiln_rt_status kiln_rt_cuda_copy_device(void *device_dst,
 
 kiln_rt_status kiln_rt_cuda_memset_zero(void *device_dst, size_t bytes,
                                         kiln_rt_cuda_stream *stream) {
-  kiln_rt_status status = enter_copy("kiln_rt_cuda_memset_zero", device_dst,
-                                     device_dst, bytes);
+  kiln_rt_status status =
+      enter_copy("kiln_rt_cuda_memset_zero", device_dst, device_dst, bytes);
   if (status != KILN_RT_OK || bytes == 0)
     return status;
   return kiln_cuda_check(kiln_cuda.cuMemsetD8Async(device_address(device_dst),
-                                                   0, bytes,
-                                                   handle_of(stream)),
+                                                   0, bytes, handle_of(stream)),
                          "cuMemsetD8Async");
 }
 
@@ -127,8 +126,7 @@ kiln_rt_status kiln_rt_cuda_launch(kiln_rt_cuda_function *function,
                                    const unsigned grid[3],
                                    const unsigned block[3],
                                    unsigned shared_bytes,
-                                   kiln_rt_cuda_stream *stream,
-                                   void **params) {
+                                   kiln_rt_cuda_stream *stream, void **params) {
   kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_launch");
   if (status != KILN_RT_OK)
     return status;
@@ -141,8 +139,8 @@ kiln_rt_status kiln_rt_cuda_launch(kiln_rt_cuda_function *function,
       return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
                             "kiln_rt_cuda_launch: \"%s\" with an empty grid "
                             "(%u, %u, %u) or block (%u, %u, %u)",
-                            function->name, grid[0], grid[1], grid[2],
-                            block[0], block[1], block[2]);
+                            function->name, grid[0], grid[1], grid[2], block[0],
+                            block[1], block[2]);
   status = kiln_cuda_check(
       kiln_cuda.cuLaunchKernel(function->handle, grid[0], grid[1], grid[2],
                                block[0], block[1], block[2], shared_bytes,

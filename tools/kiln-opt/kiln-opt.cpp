@@ -1,4 +1,5 @@
-//===- kiln-opt.cpp - mlir-opt with kiln registered -------------------------===//
+//===- kiln-opt.cpp - mlir-opt with kiln registered
+//-------------------------===//
 //
 // mlir-opt with the kiln dialect, kiln's passes and pipelines, and every
 // upstream dialect and pass that kiln lowers to.

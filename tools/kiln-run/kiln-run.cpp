@@ -38,8 +38,9 @@ using kiln::HostTensor;
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<FILE.mlir>"),
                                       cl::Required);
 static cl::opt<std::string>
-    entryName("entry", cl::desc("function to run (default: main, or the only "
-                                "public function)"),
+    entryName("entry",
+              cl::desc("function to run (default: main, or the only "
+                       "public function)"),
               cl::init(""));
 static cl::opt<std::string> backend("backend", cl::desc("cpu or cuda"),
                                     cl::init("cpu"));
@@ -49,9 +50,8 @@ static cl::opt<int64_t>
     randomSeed("random-inputs",
                cl::desc("generate deterministic inputs from SEED"),
                cl::init(-1));
-static cl::opt<std::string> outputDir("output-dir",
-                                      cl::desc("write DIR/out0.npy, ..."),
-                                      cl::init(""));
+static cl::opt<std::string>
+    outputDir("output-dir", cl::desc("write DIR/out0.npy, ..."), cl::init(""));
 static cl::opt<bool> printOutputs("print", cl::desc("print the results"));
 static cl::opt<int> repeat("repeat", cl::desc("run N times (median time)"),
                            cl::init(1));
@@ -82,8 +82,9 @@ static cl::opt<bool> compileHost(
     cl::init(false));
 static cl::opt<std::string> dumpObject(
     "dump-object",
-    cl::desc("write the machine code to PATH.kernels.o (and PATH.host.o when the "
-             "host code is compiled)"),
+    cl::desc(
+        "write the machine code to PATH.kernels.o (and PATH.host.o when the "
+        "host code is compiled)"),
     cl::value_desc("PATH"), cl::init(""));
 static cl::opt<bool> emulateGpu(
     "emulate-gpu",
@@ -110,9 +111,9 @@ static cl::opt<std::string>
     blasMode("blas", cl::desc("matmuls through a BLAS: auto, on or off"),
              cl::init("auto"));
 static cl::opt<double> relTolerance("rtol", cl::desc("relative tolerance"),
-                            cl::init(-1));
+                                    cl::init(-1));
 static cl::opt<double> absTolerance("atol", cl::desc("absolute tolerance"),
-                            cl::init(-1));
+                                    cl::init(-1));
 
 [[noreturn]] static void fail(const Twine &message) {
   errs() << "kiln-run: error: " << message << "\n";
@@ -129,8 +130,8 @@ static uint64_t nextRandom(uint64_t &state) {
 }
 
 /// Uniform values in [-1, 1) (i1: 0 or 1) for argument `index`.
-static HostTensor randomTensor(const kiln::TensorSignature &sig,
-                               uint64_t seed, size_t index) {
+static HostTensor randomTensor(const kiln::TensorSignature &sig, uint64_t seed,
+                               size_t index) {
   Expected<HostTensor> created = HostTensor::create(sig.dtype, sig.shape);
   if (!created)
     fail("argument " + Twine(index) + ": " + toString(created.takeError()));
@@ -197,8 +198,10 @@ static double compareWithReference(size_t index, const HostTensor &got,
   if (got.getShape() != want.getShape() || got.getDType() != want.getDType())
     fail("output " + Twine(index) + " is " + got.getTypeString() +
          " but the reference interpreter gives " + want.getTypeString());
-  double r = relTolerance >= 0 ? relTolerance : defaultTolerance(got.getDType(), true);
-  double a = absTolerance >= 0 ? absTolerance : defaultTolerance(got.getDType(), false);
+  double r =
+      relTolerance >= 0 ? relTolerance : defaultTolerance(got.getDType(), true);
+  double a = absTolerance >= 0 ? absTolerance
+                               : defaultTolerance(got.getDType(), false);
   double maxError = 0;
   for (int64_t i = 0; i < got.getNumElements(); ++i) {
     double x = got.getAsDouble(i), y = want.getAsDouble(i);
@@ -234,8 +237,7 @@ int main(int argc, char **argv) {
            Twine(*kiln_rt_cuda_last_error() ? kiln_rt_cuda_last_error()
                                             : kiln_rt_status_string(status)));
     kiln_rt_cuda_device_info info;
-    if (chipName.empty() &&
-        kiln_rt_cuda_device_get_info(&info) == KILN_RT_OK)
+    if (chipName.empty() && kiln_rt_cuda_device_get_info(&info) == KILN_RT_OK)
       chipName = "sm_" + std::to_string(info.compute_major) +
                  std::to_string(info.compute_minor);
     if (chipName.empty())
@@ -377,17 +379,16 @@ int main(int argc, char **argv) {
     auto end = std::chrono::steady_clock::now();
     if (!out)
       fail(toString(out.takeError()));
-    times.push_back(cuda ? profile.kernelMs
-                         : std::chrono::duration<double, std::milli>(
-                               end - start)
-                               .count());
+    times.push_back(
+        cuda ? profile.kernelMs
+             : std::chrono::duration<double, std::milli>(end - start).count());
     results = std::move(*out);
   }
   std::sort(times.begin(), times.end());
-  double medianMs = times.size() % 2
-                        ? times[times.size() / 2]
-                        : 0.5 * (times[times.size() / 2 - 1] +
-                                 times[times.size() / 2]);
+  double medianMs =
+      times.size() % 2
+          ? times[times.size() / 2]
+          : 0.5 * (times[times.size() / 2 - 1] + times[times.size() / 2]);
 
   if (!outputDir.empty()) {
     if (std::error_code ec = sys::fs::create_directories(outputDir))
@@ -421,8 +422,7 @@ int main(int argc, char **argv) {
     for (auto [i, got, want] : llvm::enumerate(results, *expected)) {
       double maxError = compareWithReference(i, got, want);
       outs() << "reference: out" << i << " " << got.getTypeString()
-             << " matches, max abs error " << format("%.3g", maxError)
-             << "\n";
+             << " matches, max abs error " << format("%.3g", maxError) << "\n";
     }
   }
 

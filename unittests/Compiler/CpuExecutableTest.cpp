@@ -5,10 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KilnTestContext.h"
 #include "kiln/Compiler/CpuExecutable.h"
+#include "KilnTestContext.h"
 #include "kiln_rt/kiln_rt.h"
-
 
 #include <cmath>
 
@@ -34,7 +33,6 @@ protected:
     kiln_rt_buffer_cache_get_stats(&stats);
     return stats.live_bytes;
   }
-
 };
 
 // Intermediates of several kernels and a matmul, a view of one of them and
@@ -64,7 +62,8 @@ TEST_F(CpuExecutableTest, RunsFreeTheirBuffers) {
   uint64_t before = 0;
   for (int run = 0; run < 5; ++run) {
     auto results = exe->run({x, w});
-    ASSERT_TRUE(static_cast<bool>(results)) << llvm::toString(results.takeError());
+    ASSERT_TRUE(static_cast<bool>(results))
+        << llvm::toString(results.takeError());
     ASSERT_EQ(results->size(), 2u);
     // w is the identity: the slice is exp(tanh(x)) at columns 8..23.
     const HostTensor &s = (*results)[0];

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KilnTestContext.h"
 #include "kiln/Compiler/HostProgram.h"
+#include "KilnTestContext.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -73,7 +73,8 @@ TEST_F(HostProgramTest, LaunchesKernelsOnViewsAndCopies) {
       return
     }
   )mlir");
-  ASSERT_TRUE(static_cast<bool>(program)) << llvm::toString(program.takeError());
+  ASSERT_TRUE(static_cast<bool>(program))
+      << llvm::toString(program.takeError());
   EXPECT_EQ(program->getKernelNames(), std::vector<std::string>{"k"});
   EXPECT_TRUE(program->getRuntimeFunctionNames().empty());
   ASSERT_FALSE(static_cast<bool>(program->resolve(
@@ -104,10 +105,11 @@ TEST_F(HostProgramTest, ResolveNamesWhatIsMissing) {
       return
     }
   )mlir");
-  ASSERT_TRUE(static_cast<bool>(program)) << llvm::toString(program.takeError());
-  llvm::Error error = program->resolve(
-      [](llvm::StringRef) -> void * { return nullptr; },
-      [](llvm::StringRef) -> void * { return nullptr; });
+  ASSERT_TRUE(static_cast<bool>(program))
+      << llvm::toString(program.takeError());
+  llvm::Error error =
+      program->resolve([](llvm::StringRef) -> void * { return nullptr; },
+                       [](llvm::StringRef) -> void * { return nullptr; });
   EXPECT_EQ(llvm::toString(std::move(error)), "no compiled kernel @k");
 }
 

@@ -126,8 +126,7 @@ TEST_F(LazyReferenceTest, Gradients) {
   check("through gelu", grad({sum(activations, {0, 1})}, {w})[0]);
   check("through erf", grad({sum(erf(x * 2.0), {0, 1})}, {x})[0]);
   Tensor parts = cat(chunk(x * x, 2, 1), 0);
-  check("through slices and concat",
-        grad({parts}, {x}, {random({6, 2})})[0]);
+  check("through slices and concat", grad({parts}, {x}, {random({6, 2})})[0]);
 }
 
 } // namespace

@@ -246,8 +246,7 @@ protected:
 
 TEST_F(OpCoverageTest, EveryRegisteredOpThroughEveryLayer) {
   std::vector<mlir::RegisteredOperationName> ops;
-  for (mlir::RegisteredOperationName name :
-       context.getRegisteredOperations())
+  for (mlir::RegisteredOperationName name : context.getRegisteredOperations())
     if (name.getDialectNamespace() == "kiln")
       ops.push_back(name);
   ASSERT_GE(ops.size(), 36u) << "the kiln dialect is not loaded";
@@ -307,10 +306,10 @@ TEST_F(OpCoverageTest, EveryRegisteredOpThroughEveryLayer) {
       wrt += (i ? ", " : "") + std::to_string(index);
       gradTypes += (i ? ", " : "") + print(argTypeList[index]);
     }
-    vjp += ") -> (" + gradTypes + ") {\n  %g:" +
-           std::to_string(sample->wrt.size()) + " = kiln.vjp @f(" + operands +
-           ") wrt [" + wrt + "] : (" + argTypes + ") -> (" + gradTypes +
-           ")\n  return ";
+    vjp += ") -> (" + gradTypes +
+           ") {\n  %g:" + std::to_string(sample->wrt.size()) +
+           " = kiln.vjp @f(" + operands + ") wrt [" + wrt + "] : (" + argTypes +
+           ") -> (" + gradTypes + ")\n  return ";
     for (size_t i = 0; i < sample->wrt.size(); ++i)
       vjp += (i ? ", %g#" : "%g#") + std::to_string(i);
     vjp += " : " + gradTypes + "\n}\n";

@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Compiler/TraceImporter.h"
 #include "KilnTestContext.h"
 #include "kiln/Compiler/CpuExecutable.h"
-#include "kiln/Compiler/TraceImporter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
@@ -45,8 +45,7 @@ protected:
                            std::vector<float> values) {
     auto t = HostTensor::create(DType::F32, shape);
     EXPECT_TRUE(static_cast<bool>(t));
-    std::copy(values.begin(), values.end(),
-              static_cast<float *>(t->getData()));
+    std::copy(values.begin(), values.end(), static_cast<float *>(t->getData()));
     return std::move(*t);
   }
 };
@@ -125,7 +124,8 @@ TEST_F(TraceImporterTest, ArgumentsAndResults) {
   ASSERT_EQ(out.size(), 2u);
   const float *first = static_cast<const float *>(out[0].getData());
   const float *second = static_cast<const float *>(out[1].getData());
-  EXPECT_EQ(std::vector<float>(first, first + 3), (std::vector<float>{1, 2, 3}));
+  EXPECT_EQ(std::vector<float>(first, first + 3),
+            (std::vector<float>{1, 2, 3}));
   EXPECT_EQ(std::vector<float>(second, second + 3),
             (std::vector<float>{1, 4, 9}));
 }

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Compiler/TraceCache.h"
 #include "LazyTestHelpers.h"
+#include "kiln/Compiler/TraceCache.h"
 
 #include "gtest/gtest.h"
 
@@ -201,10 +201,11 @@ TEST(GradTest, Errors) {
   // one it computes (hash-consing).
   Tensor first = tanh(x), second = tanh(x);
   Tensor folded = grad({sum(second + first, {0})}, {x})[0];
-  EXPECT_NE(error(grad({sum(folded, {0})}, {first})).find(
-                "a gradient of a gradient is taken with respect to a computed "
+  EXPECT_NE(
+      error(grad({sum(folded, {0})}, {first}))
+          .find("a gradient of a gradient is taken with respect to a computed "
                 "tensor"),
-            std::string::npos);
+      std::string::npos);
   std::vector<Tensor> bad = grad({y}, {x, Tensor()}, {x});
   ASSERT_EQ(bad.size(), 2u);
   EXPECT_EQ(bad[1].getError(), "an empty tensor");

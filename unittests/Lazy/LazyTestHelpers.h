@@ -1,4 +1,5 @@
-//===- LazyTestHelpers.h - data in and out of lazy tensors -------*- C++ -*-===//
+//===- LazyTestHelpers.h - data in and out of lazy tensors -------*- C++
+//-*-===//
 
 #ifndef KILN_UNITTESTS_LAZY_LAZYTESTHELPERS_H
 #define KILN_UNITTESTS_LAZY_LAZYTESTHELPERS_H
@@ -20,8 +21,7 @@ inline Tensor input(std::vector<int64_t> shape, std::vector<float> values) {
 }
 
 /// `t`'s elements, materialized; a test failure (and nothing) on an error.
-template <typename T = float>
-std::vector<T> values(const Tensor &t) {
+template <typename T = float> std::vector<T> values(const Tensor &t) {
   llvm::Expected<HostTensor> host = t.toHost();
   if (!host) {
     ADD_FAILURE() << llvm::toString(host.takeError());

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Compiler/TraceCache.h"
 #include "LazyTestHelpers.h"
+#include "kiln/Compiler/TraceCache.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -38,7 +38,8 @@ TEST(TensorTest, LinearLayer) {
   ASSERT_EQ(got.size(), 6u);
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 3; ++j) {
-      double acc = bs[j] + xs[i * 2] * ws[j * 2] + xs[i * 2 + 1] * ws[j * 2 + 1];
+      double acc =
+          bs[j] + xs[i * 2] * ws[j * 2] + xs[i * 2 + 1] * ws[j * 2 + 1];
       EXPECT_NEAR(got[i * 3 + j], std::tanh(acc), 1e-6);
     }
 }
@@ -68,10 +69,10 @@ TEST(TensorTest, ScalarsShapesAndReductions) {
 TEST(TensorTest, MoreElementwise) {
   std::vector<float> xs = {0.25f, 1.0f, 2.5f};
   Tensor x = input({3}, xs);
-  std::vector<float> got = values(cat({sin(x), cos(x), rsqrt(x), reciprocal(x),
-                                       pow(x, input({3}, {2, 0.5f, 3})),
-                                       sqrt(x), log(x), abs(-x)},
-                                      0));
+  std::vector<float> got =
+      values(cat({sin(x), cos(x), rsqrt(x), reciprocal(x),
+                  pow(x, input({3}, {2, 0.5f, 3})), sqrt(x), log(x), abs(-x)},
+                 0));
   ASSERT_EQ(got.size(), 24u);
   std::vector<float> exponents = {2, 0.5f, 3};
   for (int i = 0; i < 3; ++i) {

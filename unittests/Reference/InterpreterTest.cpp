@@ -1,4 +1,5 @@
-//===- InterpreterTest.cpp - the reference interpreter ----------------------===//
+//===- InterpreterTest.cpp - the reference interpreter
+//----------------------===//
 //
 // Known values for every op family, plus the error paths.
 //
@@ -27,8 +28,8 @@ protected:
   }
 
   /// Parses `source` and evaluates @main on `inputs`.
-  llvm::Expected<std::vector<HostTensor>>
-  run(llvm::StringRef source, std::vector<HostTensor> inputs) {
+  llvm::Expected<std::vector<HostTensor>> run(llvm::StringRef source,
+                                              std::vector<HostTensor> inputs) {
     module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
     if (!module)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -80,14 +81,14 @@ TEST_F(InterpreterTest, Elementwise) {
 }
 
 TEST_F(InterpreterTest, MaxPropagatesNaN) {
-  auto out = run(R"mlir(
+  auto out =
+      run(R"mlir(
     func.func @main(%x: tensor<2xf64>, %y: tensor<2xf64>) -> (tensor<2xf64>, tensor<f64>) {
       %m = kiln.max %x, %y : tensor<2xf64>
       %r = kiln.reduce_max %x, dims = [0] : tensor<2xf64> -> tensor<f64>
       return %m, %r : tensor<2xf64>, tensor<f64>
     })mlir",
-                 {tensor(DType::F64, {2}, {NAN, 1}),
-                  tensor(DType::F64, {2}, {0, 2})});
+          {tensor(DType::F64, {2}, {NAN, 1}), tensor(DType::F64, {2}, {0, 2})});
   ASSERT_TRUE(static_cast<bool>(out)) << llvm::toString(out.takeError());
   EXPECT_TRUE(std::isnan((*out)[0].getAsDouble(0)));
   EXPECT_EQ((*out)[0].getAsDouble(1), 2.0);
@@ -159,8 +160,8 @@ TEST_F(InterpreterTest, BatchedMatmulConvertConstantAndGroups) {
   EXPECT_EQ(values((*out)[0]), (std::vector<double>{3, 14}));
   EXPECT_EQ((*out)[1].getDType(), DType::F16);
   EXPECT_EQ((*out)[1].getAsDouble(1), roundToDType(0.1f, DType::F16));
-  EXPECT_EQ((*out)[2].getAsDouble(0), -static_cast<double>(
-                                          static_cast<float>(std::exp(1.0))));
+  EXPECT_EQ((*out)[2].getAsDouble(0),
+            -static_cast<double>(static_cast<float>(std::exp(1.0))));
 }
 
 TEST_F(InterpreterTest, DynamicDimsTakeTheInputSize) {
@@ -194,7 +195,6 @@ TEST_F(InterpreterTest, RejectsBadInputs) {
   EXPECT_NE(llvm::toString(wrongType.takeError())
                 .find("argument 0 is tensor<2xf64> but tensor<2xf32>"),
             std::string::npos);
-
 }
 
 TEST_F(InterpreterTest, VjpByFiniteDifferences) {

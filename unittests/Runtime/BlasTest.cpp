@@ -1,4 +1,5 @@
-//===- BlasTest.cpp - the runtime's matrix products -------------------------===//
+//===- BlasTest.cpp - the runtime's matrix products
+//-------------------------===//
 //
 // Every transpose combination, rank 2 and 3, row-major and transposed views
 // (which reach the BLAS) and odd strides (which take the plain loop), all
@@ -78,12 +79,12 @@ TEST(BlasTest, EveryTransposeCombinationAndLayout) {
 }
 
 TEST(BlasTest, UnitAndEmptyDims) {
-  checkProduct(_mlir_ciface_kiln_rt_matmul_f32_nn, false, false, 1, 5, 3,
-               false, 1);
-  checkProduct(_mlir_ciface_kiln_rt_matmul_f32_nt, false, true, 4, 1, 1,
-               false, 1);
-  checkProduct(_mlir_ciface_kiln_rt_matmul_f32_nn, false, false, 3, 4, 0,
-               false, 1);
+  checkProduct(_mlir_ciface_kiln_rt_matmul_f32_nn, false, false, 1, 5, 3, false,
+               1);
+  checkProduct(_mlir_ciface_kiln_rt_matmul_f32_nt, false, true, 4, 1, 1, false,
+               1);
+  checkProduct(_mlir_ciface_kiln_rt_matmul_f32_nn, false, false, 3, 4, 0, false,
+               1);
 }
 
 TEST(BlasTest, BatchedDouble) {

@@ -86,8 +86,7 @@ TEST_F(CudaRuntimeTest, EveryCallBeforeInitFails) {
        kiln_rt_cuda_copy_to_host(host, ptr, 16, nullptr)},
       {"kiln_rt_cuda_copy_device",
        kiln_rt_cuda_copy_device(ptr, ptr, 16, nullptr)},
-      {"kiln_rt_cuda_memset_zero",
-       kiln_rt_cuda_memset_zero(ptr, 16, nullptr)},
+      {"kiln_rt_cuda_memset_zero", kiln_rt_cuda_memset_zero(ptr, 16, nullptr)},
       {"kiln_rt_cuda_launch",
        kiln_rt_cuda_launch(function, dims, dims, 0, nullptr, nullptr)},
       {"kiln_rt_cuda_event_create", kiln_rt_cuda_event_create(&event)},
@@ -146,8 +145,9 @@ TEST_F(CudaRuntimeTest, FailingDriverCallsAreNamed) {
   setenv("FAKE_CUDA_FAIL", "cuInit", 1);
   setenv("FAKE_CUDA_FAIL_CODE", "100", 1);
   EXPECT_EQ(kiln_rt_cuda_init(), KILN_RT_UNAVAILABLE);
-  EXPECT_EQ(lastError(),
-            "cuInit: CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)");
+  EXPECT_EQ(
+      lastError(),
+      "cuInit: CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)");
 
   useDriver(KILN_FAKE_CUDA_DRIVER);
   setenv("FAKE_CUDA_FAIL", "cuMemAlloc_v2", 1);
@@ -155,7 +155,8 @@ TEST_F(CudaRuntimeTest, FailingDriverCallsAreNamed) {
   ASSERT_EQ(kiln_rt_cuda_init(), KILN_RT_OK) << lastError();
   void *ptr = nullptr;
   EXPECT_EQ(kiln_rt_cuda_malloc(100, &ptr), KILN_RT_OUT_OF_MEMORY);
-  EXPECT_EQ(lastError(), "cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY (out of memory)");
+  EXPECT_EQ(lastError(),
+            "cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY (out of memory)");
   EXPECT_EQ(ptr, nullptr);
 
   setenv("FAKE_CUDA_FAIL", "cuLaunchKernel", 1);
@@ -361,8 +362,8 @@ TEST_F(CudaRuntimeTest, GemmMapsRowMajorToCublas) {
   for (int ta = 0; ta < 2; ++ta)
     for (int tb = 0; tb < 2; ++tb)
       for (double beta : {0.0, 1.0}) {
-        SCOPED_TRACE(testing::Message() << "ta " << ta << " tb " << tb
-                                        << " beta " << beta);
+        SCOPED_TRACE(testing::Message()
+                     << "ta " << ta << " tb " << tb << " beta " << beta);
         // Stored shapes (row-major) and their row strides, padded.
         int64_t aRows = ta ? k : m, aCols = ta ? m : k;
         int64_t bRows = tb ? n : k, bCols = tb ? k : n;
@@ -381,8 +382,9 @@ TEST_F(CudaRuntimeTest, GemmMapsRowMajorToCublas) {
             for (int64_t j = 0; j < n; ++j) {
               float acc = 0;
               for (int64_t l = 0; l < k; ++l)
-                acc += (ta ? a[p * sa + l * lda + i] : a[p * sa + i * lda + l]) *
-                       (tb ? b[p * sb + j * ldb + l] : b[p * sb + l * ldb + j]);
+                acc +=
+                    (ta ? a[p * sa + l * lda + i] : a[p * sa + i * lda + l]) *
+                    (tb ? b[p * sb + j * ldb + l] : b[p * sb + l * ldb + j]);
               float &out = want[p * sc + i * ldc + j];
               out = acc + float(beta) * out;
             }
@@ -422,8 +424,8 @@ TEST_F(CudaRuntimeTest, NoCublas) {
   if (kiln_rt_cuda_blas_available())
     GTEST_SKIP() << "a cuBLAS is installed here";
   float x = 0;
-  EXPECT_EQ(kiln_rt_cuda_gemm(KILN_RT_CUDA_F32, 0, 0, 1, 1, 1, 1, &x, 1, 1,
-                              &x, 1, 1, 0, &x, 1, 1, 1, nullptr),
+  EXPECT_EQ(kiln_rt_cuda_gemm(KILN_RT_CUDA_F32, 0, 0, 1, 1, 1, 1, &x, 1, 1, &x,
+                              1, 1, 0, &x, 1, 1, 1, nullptr),
             KILN_RT_UNAVAILABLE);
   EXPECT_EQ(lastError(), "cuBLAS is not available");
 }

@@ -5,8 +5,8 @@
  * reporting) is tested on machines without a GPU. Kernels do not run: a
  * launch is recorded (fake_cuda_last_launch). FAKE_CUDA_FAIL=NAME makes
  * the entry point NAME fail with FAKE_CUDA_FAIL_CODE (default 2, out of
- * memory), every time or FAKE_CUDA_FAIL_COUNT times. A PTX text is accepted if it has ".version"; its kernels are
- * the names after ".entry".
+ * memory), every time or FAKE_CUDA_FAIL_COUNT times. A PTX text is accepted if
+ * it has ".version"; its kernels are the names after ".entry".
  *
  * Real GPUs are tested through the device tool (lit feature `cuda`).
  *
@@ -46,12 +46,24 @@ static CUresult failure(void) {
 
 CUresult cuGetErrorName(CUresult error, const char **name) {
   switch (error) {
-  case 1: *name = "CUDA_ERROR_INVALID_VALUE"; return 0;
-  case 2: *name = "CUDA_ERROR_OUT_OF_MEMORY"; return 0;
-  case 100: *name = "CUDA_ERROR_NO_DEVICE"; return 0;
-  case 218: *name = "CUDA_ERROR_INVALID_PTX"; return 0;
-  case 500: *name = "CUDA_ERROR_NOT_FOUND"; return 0;
-  case 700: *name = "CUDA_ERROR_ILLEGAL_ADDRESS"; return 0;
+  case 1:
+    *name = "CUDA_ERROR_INVALID_VALUE";
+    return 0;
+  case 2:
+    *name = "CUDA_ERROR_OUT_OF_MEMORY";
+    return 0;
+  case 100:
+    *name = "CUDA_ERROR_NO_DEVICE";
+    return 0;
+  case 218:
+    *name = "CUDA_ERROR_INVALID_PTX";
+    return 0;
+  case 500:
+    *name = "CUDA_ERROR_NOT_FOUND";
+    return 0;
+  case 700:
+    *name = "CUDA_ERROR_ILLEGAL_ADDRESS";
+    return 0;
   }
   *name = NULL;
   return 1;
@@ -59,12 +71,24 @@ CUresult cuGetErrorName(CUresult error, const char **name) {
 
 CUresult cuGetErrorString(CUresult error, const char **text) {
   switch (error) {
-  case 1: *text = "invalid argument"; return 0;
-  case 2: *text = "out of memory"; return 0;
-  case 100: *text = "no CUDA-capable device is detected"; return 0;
-  case 218: *text = "a PTX JIT compilation failed"; return 0;
-  case 500: *text = "named symbol not found"; return 0;
-  case 700: *text = "an illegal memory access was encountered"; return 0;
+  case 1:
+    *text = "invalid argument";
+    return 0;
+  case 2:
+    *text = "out of memory";
+    return 0;
+  case 100:
+    *text = "no CUDA-capable device is detected";
+    return 0;
+  case 218:
+    *text = "a PTX JIT compilation failed";
+    return 0;
+  case 500:
+    *text = "named symbol not found";
+    return 0;
+  case 700:
+    *text = "an illegal memory access was encountered";
+    return 0;
   }
   *text = NULL;
   return 1;
@@ -94,11 +118,21 @@ CUresult cuDeviceGetName(char *name, int length, int device) {
 CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
   FAKE_ENTRY(cuDeviceGetAttribute);
   switch (attribute) {
-  case 1: *value = 1024; return 0;  /* max threads per block */
-  case 10: *value = 32; return 0;   /* warp size */
-  case 16: *value = 108; return 0;  /* multiprocessors */
-  case 75: *value = 8; return 0;    /* compute capability */
-  case 76: *value = 0; return 0;
+  case 1:
+    *value = 1024;
+    return 0; /* max threads per block */
+  case 10:
+    *value = 32;
+    return 0; /* warp size */
+  case 16:
+    *value = 108;
+    return 0; /* multiprocessors */
+  case 75:
+    *value = 8;
+    return 0; /* compute capability */
+  case 76:
+    *value = 0;
+    return 0;
   }
   return 1;
 }

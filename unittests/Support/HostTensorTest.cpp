@@ -1,4 +1,5 @@
-//===- HostTensorTest.cpp - host tensors and dtype rounding -----------------===//
+//===- HostTensorTest.cpp - host tensors and dtype rounding
+//-----------------===//
 
 #include "kiln/Support/HostTensor.h"
 #include "kiln_rt/kiln_rt.h"

@@ -1,4 +1,5 @@
-//===- NpyTest.cpp - .npy reader and writer ---------------------------------===//
+//===- NpyTest.cpp - .npy reader and writer
+//---------------------------------===//
 
 #include "kiln/Support/Npy.h"
 
@@ -80,16 +81,16 @@ TEST(NpyTest, ParsesFloat64HalfAndBool) {
   EXPECT_EQ(f64->getAsDouble(1), -2.25);
 
   // 0x3C00 is 1.0 in IEEE half.
-  llvm::Expected<HostTensor> f16 = parseNpy(makeNpy(
-      "{'descr': '<f2', 'fortran_order': False, 'shape': (1,), }",
-      std::string("\x00\x3c", 2)));
+  llvm::Expected<HostTensor> f16 = parseNpy(
+      makeNpy("{'descr': '<f2', 'fortran_order': False, 'shape': (1,), }",
+              std::string("\x00\x3c", 2)));
   ASSERT_TRUE(static_cast<bool>(f16));
   EXPECT_EQ(f16->getDType(), DType::F16);
   EXPECT_EQ(f16->getAsDouble(0), 1.0);
 
-  llvm::Expected<HostTensor> b1 = parseNpy(makeNpy(
-      "{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }",
-      std::string("\x01\x00\x05", 3)));
+  llvm::Expected<HostTensor> b1 = parseNpy(
+      makeNpy("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }",
+              std::string("\x01\x00\x05", 3)));
   ASSERT_TRUE(static_cast<bool>(b1));
   EXPECT_EQ(b1->getDType(), DType::I1);
   EXPECT_EQ(b1->getAsDouble(0), 1.0);
@@ -100,34 +101,39 @@ TEST(NpyTest, ParsesFloat64HalfAndBool) {
 
 TEST(NpyTest, RejectsWhatItCannotRead) {
   EXPECT_NE(errorOf(parseNpy("hello")).find("bad magic"), std::string::npos);
-  EXPECT_NE(errorOf(parseNpy(std::string("\x93NUMPY\x01", 7)))
-                .find("truncated"),
-            std::string::npos);
-  EXPECT_NE(errorOf(parseNpy(makeNpy(
-                "{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }",
-                floats({1}))))
-                .find("big-endian"),
-            std::string::npos);
-  EXPECT_NE(errorOf(parseNpy(makeNpy(
-                "{'descr': '<i4', 'fortran_order': False, 'shape': (1,), }",
-                floats({1}))))
-                .find("unsupported dtype '<i4'"),
-            std::string::npos);
-  EXPECT_NE(errorOf(parseNpy(makeNpy(
-                "{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }",
-                floats({1}))))
-                .find("Fortran-order"),
-            std::string::npos);
-  EXPECT_NE(errorOf(parseNpy(makeNpy(
-                "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }",
-                floats({1, 2}))))
-                .find("8 bytes but the header describes 12"),
-            std::string::npos);
-  EXPECT_NE(errorOf(parseNpy(makeNpy(
-                "{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }",
-                floats({1}))))
-                .find("malformed dimension"),
-            std::string::npos);
+  EXPECT_NE(
+      errorOf(parseNpy(std::string("\x93NUMPY\x01", 7))).find("truncated"),
+      std::string::npos);
+  EXPECT_NE(
+      errorOf(parseNpy(makeNpy(
+                  "{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }",
+                  floats({1}))))
+          .find("big-endian"),
+      std::string::npos);
+  EXPECT_NE(
+      errorOf(parseNpy(makeNpy(
+                  "{'descr': '<i4', 'fortran_order': False, 'shape': (1,), }",
+                  floats({1}))))
+          .find("unsupported dtype '<i4'"),
+      std::string::npos);
+  EXPECT_NE(
+      errorOf(parseNpy(makeNpy(
+                  "{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }",
+                  floats({1}))))
+          .find("Fortran-order"),
+      std::string::npos);
+  EXPECT_NE(
+      errorOf(parseNpy(makeNpy(
+                  "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }",
+                  floats({1, 2}))))
+          .find("8 bytes but the header describes 12"),
+      std::string::npos);
+  EXPECT_NE(
+      errorOf(parseNpy(makeNpy(
+                  "{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }",
+                  floats({1}))))
+          .find("malformed dimension"),
+      std::string::npos);
   EXPECT_NE(errorOf(parseNpy(makeNpy("{'descr': '<f4'}", floats({1}))))
                 .find("malformed .npy header"),
             std::string::npos);

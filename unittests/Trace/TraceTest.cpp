@@ -57,8 +57,8 @@ TEST(TraceTest, ResultTypes) {
   EXPECT_EQ(m->getDType(), DType::I1);
   NodeRef sel = ok(TraceNode::select(m, t, y));
   EXPECT_EQ(sel->getDType(), DType::F32);
-  NodeRef batched = ok(TraceNode::matmul(param({2, 3, 5}), param({2, 3, 7}),
-                                         true, false));
+  NodeRef batched =
+      ok(TraceNode::matmul(param({2, 3, 5}), param({2, 3, 7}), true, false));
   EXPECT_EQ(batched->getShape(), (llvm::ArrayRef<int64_t>{2, 5, 7}));
 }
 
@@ -89,8 +89,9 @@ TEST(TraceTest, ErrorsNameTheOpAndTheTypes) {
   EXPECT_EQ(error(TraceNode::transpose(a, {0, 0})),
             "kiln.transpose: [0, 0] is not a permutation of the dims of "
             "tensor<4x8xf32>");
-  EXPECT_EQ(error(TraceNode::elementwise(TraceOp::Exp, {param({2}, DType::I1)})),
-            "kiln.exp: needs float operands, got tensor<2xi1>");
+  EXPECT_EQ(
+      error(TraceNode::elementwise(TraceOp::Exp, {param({2}, DType::I1)})),
+      "kiln.exp: needs float operands, got tensor<2xi1>");
   EXPECT_EQ(error(TraceNode::select(a, a, a)),
             "kiln.select: the predicate must be i1, got tensor<4x8xf32>");
 }
@@ -223,8 +224,8 @@ TEST(TraceTest, ComputedValuesBecomeParameters) {
   NodeRef t = ok(TraceNode::elementwise(TraceOp::Tanh, {e}));
   EXPECT_EQ(TraceProgram::extract({t}).entries.size(), 3u);
 
-  auto value = std::make_shared<HostTensor>(DType::F32,
-                                            std::vector<int64_t>{2});
+  auto value =
+      std::make_shared<HostTensor>(DType::F32, std::vector<int64_t>{2});
   ASSERT_FALSE(static_cast<bool>(e->setData(value)));
   EXPECT_EQ(e->getData(), value);
   TraceProgram after = TraceProgram::extract({t});

@@ -107,7 +107,6 @@ private:
                               const CompileOptions &options,
                               const std::function<double()> &lap);
 
-
   /// The kernels, compiled with optimization; the host code calls them.
   /// Declared first: the host engine goes first.
   std::unique_ptr<mlir::ExecutionEngine> kernelEngine;

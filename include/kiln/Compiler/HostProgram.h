@@ -81,9 +81,9 @@ public:
   enum class StepKind { Alloc, Free, Kernel, RuntimeCall, Copy, Launch };
   struct Step {
     StepKind kind;
-    int32_t slot = -1;     // Alloc, Free
-    int64_t bytes = 0;     // Alloc
-    int32_t callee = -1;   // Kernel, RuntimeCall, Launch: index into the names
+    int32_t slot = -1;   // Alloc, Free
+    int64_t bytes = 0;   // Alloc
+    int32_t callee = -1; // Kernel, RuntimeCall, Launch: index into the names
     std::vector<View> views; // call arguments; Copy: source, target
     unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1}; // Launch
   };
@@ -102,7 +102,6 @@ public:
   bool hasLaunches() const;
 
 private:
-
   int32_t numArguments = 0, numSlots = 0;
   std::vector<Step> steps;
   std::vector<Constant> constants;

@@ -1,4 +1,5 @@
-//===- Tensor.h - lazy tensors -----------------------------------*- C++ -*-===//
+//===- Tensor.h - lazy tensors -----------------------------------*- C++
+//-*-===//
 //
 // kiln::Tensor is a cheap handle on a trace node: ops record, nothing runs
 // until a value is needed (toHost, sync). Shapes and dtypes are checked

@@ -58,9 +58,8 @@ public:
   /// A tensor over the caller's row-major buffer, which it neither copies
   /// nor frees: the buffer must outlive the tensor. Fails for a bad shape,
   /// or a buffer that is null or not aligned to the element size.
-  static llvm::Expected<HostTensor> borrow(DType dtype,
-                                           std::vector<int64_t> shape,
-                                           void *data);
+  static llvm::Expected<HostTensor>
+  borrow(DType dtype, std::vector<int64_t> shape, void *data);
 
   HostTensor(HostTensor &&) = default;
   HostTensor &operator=(HostTensor &&) = default;
@@ -88,9 +87,8 @@ public:
   std::string getTypeString() const;
 
 private:
-  static llvm::Expected<HostTensor> allocate(DType dtype,
-                                             std::vector<int64_t> shape,
-                                             bool zero);
+  static llvm::Expected<HostTensor>
+  allocate(DType dtype, std::vector<int64_t> shape, bool zero);
   /// Takes ownership of `data` (from kiln_rt_host_alloc).
   HostTensor(DType dtype, std::vector<int64_t> shape, int64_t numElements,
              void *data);

@@ -16,9 +16,9 @@
 //
 // A TraceProgram is what one materialization compiles: the nodes the
 // outputs need, in an order where operands come first, each operand as an
-// index, the parameters (nodes with data) numbered in that order. Its hash identifies the
-// program (which parameter goes where included) and keys the cache of
-// compiled executables.
+// index, the parameters (nodes with data) numbered in that order. Its hash
+// identifies the program (which parameter goes where included) and keys the
+// cache of compiled executables.
 //
 // Plain C++ on LLVMSupport: recording never touches MLIR.
 //
@@ -140,9 +140,8 @@ public:
   static NodeRef parameter(DType dtype, llvm::ArrayRef<int64_t> shape);
   /// A parameter holding `data`.
   static NodeRef parameter(std::shared_ptr<const HostTensor> data);
-  static llvm::Expected<NodeRef> constant(DType dtype,
-                                          llvm::ArrayRef<int64_t> shape,
-                                          double value);
+  static llvm::Expected<NodeRef>
+  constant(DType dtype, llvm::ArrayRef<int64_t> shape, double value);
   /// The float elementwise ops, unary or binary (operands of one type);
   /// `attrs` is an op's flag (0 or 1) when the table gives it one.
   static llvm::Expected<NodeRef>

@@ -81,8 +81,7 @@ computeLayouts(LLVM::LLVMFuncOp kernel, ArrayAttr memrefSignature) {
           llvm::none_of(strides, ShapedType::isDynamic) &&
           (offset == 0 || ShapedType::isDynamic(offset))) {
         layout.elementType = element;
-        layout.sizes.assign(memref.getShape().begin(),
-                            memref.getShape().end());
+        layout.sizes.assign(memref.getShape().begin(), memref.getShape().end());
         layout.strides = std::move(strides);
       }
     } else if (isa<UnrankedMemRefType>(typeAttr.getValue())) {
@@ -191,8 +190,9 @@ static void rewriteCall(LLVM::CallOp call, ArrayRef<ArgLayout> layouts) {
   SmallVector<Value> newOperands;
   for (const ArgLayout &layout : layouts) {
     if (!layout.isCompacted()) {
-      llvm::append_range(newOperands, ArrayRef<Value>(oldOperands).slice(
-                                          layout.first, layout.count));
+      llvm::append_range(
+          newOperands,
+          ArrayRef<Value>(oldOperands).slice(layout.first, layout.count));
       continue;
     }
     Value aligned = oldOperands[layout.first + 1];
@@ -244,10 +244,9 @@ struct KilnCompactKernelAbiPass
     for (LLVM::CallOp call : calls)
       rewriteCall(call, layoutsByName.lookup(*call.getCallee()));
 
-    kiln::addPassStatistic(getName(), numCompactedKernels,
-                           "kiln-compacted-kernels",
-                           "kernels now taking one pointer per buffer",
-                           kernels.size());
+    kiln::addPassStatistic(
+        getName(), numCompactedKernels, "kiln-compacted-kernels",
+        "kernels now taking one pointer per buffer", kernels.size());
   }
 };
 } // namespace

@@ -1,4 +1,5 @@
-//===- ElideCopies.cpp - the -kiln-elide-copies pass -------------------------===//
+//===- ElideCopies.cpp - the -kiln-elide-copies pass
+//-------------------------===//
 //
 //   %t = memref.alloc()                       %v = memref.subview %d[o][s][1]
 //   linalg.generic ... outs(..., %t, ...)  -> linalg.generic outs(..., %v, ...)
@@ -111,9 +112,8 @@ bool isUsedAfter(Value root, Operation *point) {
         llvm::append_range(worklist, user->getResults());
         continue;
       }
-      if (llvm::any_of(user->getResultTypes(), [](Type type) {
-            return isa<BaseMemRefType>(type);
-          }))
+      if (llvm::any_of(user->getResultTypes(),
+                       [](Type type) { return isa<BaseMemRefType>(type); }))
         return true;
     }
   }
@@ -235,16 +235,17 @@ bool elide(memref::CopyOp copy) {
   // (sizes, offsets) defined before it. Everything is checked before the
   // IR changes.
   SmallVector<memref::SubViewOp> chain;
-  for (Value v = view.getResult(); auto sub = v.getDefiningOp<memref::SubViewOp>();
-       v = sub.getSource())
+  for (Value v = view.getResult();
+       auto sub = v.getDefiningOp<memref::SubViewOp>(); v = sub.getSource())
     chain.push_back(sub);
   for (memref::SubViewOp sub : chain) {
     if (sub->isBeforeInBlock(first))
       continue;
     for (Value operand : sub->getOperands())
       if (Operation *def = operand.getDefiningOp())
-        if (def->getBlock() == copy->getBlock() && !def->isBeforeInBlock(first) &&
-            !isa<memref::SubViewOp>(def) && def != destAlloc)
+        if (def->getBlock() == copy->getBlock() &&
+            !def->isBeforeInBlock(first) && !isa<memref::SubViewOp>(def) &&
+            def != destAlloc)
           return false;
   }
   if (hoistDest)
@@ -266,9 +267,8 @@ bool elide(memref::CopyOp copy) {
     sub.getResult().replaceAllUsesWith(moved.getResult());
     sub->erase();
   }
-  temp.getResult().replaceUsesWithIf(view.getResult(), [&](OpOperand &use) {
-    return use.getOwner() != copy;
-  });
+  temp.getResult().replaceUsesWithIf(
+      view.getResult(), [&](OpOperand &use) { return use.getOwner() != copy; });
   copy->erase();
   temp->erase();
   return true;

@@ -1,4 +1,5 @@
-//===- ExpandMath.cpp - the -kiln-expand-math pass --------------------------===//
+//===- ExpandMath.cpp - the -kiln-expand-math pass
+//--------------------------===//
 //
 // Scalar libm calls are about 20x slower than vectorized polynomials on the
 // CPU: expand every math op that has an approximation into arith.
@@ -59,7 +60,8 @@ struct F32Builder {
   }
   Value clamp(Value x, double low, double high) const {
     return arith::MaxNumFOp::create(
-        rewriter, loc, arith::MinNumFOp::create(rewriter, loc, x, constant(high)),
+        rewriter, loc,
+        arith::MinNumFOp::create(rewriter, loc, x, constant(high)),
         constant(low));
   }
   /// The i32 type of the same shape.
@@ -84,8 +86,7 @@ struct F32Builder {
 };
 
 /// Matches `Op` on f32 scalars and vectors.
-template <typename Op>
-struct F32Pattern : OpRewritePattern<Op> {
+template <typename Op> struct F32Pattern : OpRewritePattern<Op> {
   F32Pattern(MLIRContext *ctx) : OpRewritePattern<Op>(ctx, /*benefit=*/2) {}
 
   LogicalResult matchAndRewrite(Op op,
@@ -108,8 +109,8 @@ struct RoundedLog2 {
 static RoundedLog2 roundDivideByLn2(const F32Builder &b, Value x,
                                     double shifter) {
   Value shifted = b.mulAdd(x, b.constant(1.44269504088896341), shifter);
-  Value n = arith::SubFOp::create(b.rewriter, b.loc, shifted,
-                                  b.constant(shifter));
+  Value n =
+      arith::SubFOp::create(b.rewriter, b.loc, shifted, b.constant(shifter));
   return {shifted, n};
 }
 
@@ -118,9 +119,9 @@ static RoundedLog2 roundDivideByLn2(const F32Builder &b, Value x,
 static Value buildExpOfReduced(const F32Builder &b, Value n, Value x) {
   Value r = b.add(b.mul(n, b.constant(-0.693359375)), x);
   r = b.add(b.mul(n, b.constant(2.12194440e-4)), r);
-  Value p = b.polynomial(r, {1.9875691500E-4, 1.3981999507E-3,
-                             8.3334519073E-3, 4.1665795894E-2,
-                             1.6666665459E-1, 5.0000001201E-1});
+  Value p =
+      b.polynomial(r, {1.9875691500E-4, 1.3981999507E-3, 8.3334519073E-3,
+                       4.1665795894E-2, 1.6666665459E-1, 5.0000001201E-1});
   return b.add(b.add(b.mul(b.mul(p, r), r), r), b.constant(1.0));
 }
 
@@ -139,14 +140,12 @@ struct RationalTanhF32 : F32Pattern<math::TanhOp> {
     Value clamped = b.clamp(x, -kClamp, kClamp);
     Value x2 = b.mul(clamped, clamped);
     // x * P(x^2) / Q(x^2), odd powers from x^13 and even ones from x^6.
-    Value p = b.mul(b.polynomial(x2, {-2.76076847742355e-16,
-                                      2.00018790482477e-13,
-                                      -8.60467152213735e-11,
-                                      5.12229709037114e-08,
-                                      1.48572235717979e-05,
-                                      6.37261928875436e-04,
-                                      4.89352455891786e-03}),
-                    clamped);
+    Value p =
+        b.mul(b.polynomial(x2, {-2.76076847742355e-16, 2.00018790482477e-13,
+                                -8.60467152213735e-11, 5.12229709037114e-08,
+                                1.48572235717979e-05, 6.37261928875436e-04,
+                                4.89352455891786e-03}),
+              clamped);
     Value q = b.polynomial(x2, {1.19825839466702e-06, 1.18534705686654e-04,
                                 2.26843463243900e-03, 4.89352518554385e-03});
     Value result = arith::DivFOp::create(b.rewriter, b.loc, p, q);
@@ -220,13 +219,12 @@ struct SigmoidF32 : OpRewritePattern<arith::DivFOp> {
     auto add = div.getRhs().getDefiningOp<arith::AddFOp>();
     if (!add)
       return failure();
-    Value other = matchPattern(add.getLhs(), m_OneFloat()) ? add.getRhs()
-                  : matchPattern(add.getRhs(), m_OneFloat())
-                      ? add.getLhs()
-                      : Value();
+    Value other = matchPattern(add.getLhs(), m_OneFloat())   ? add.getRhs()
+                  : matchPattern(add.getRhs(), m_OneFloat()) ? add.getLhs()
+                                                             : Value();
     auto exp = other ? other.getDefiningOp<math::ExpOp>() : math::ExpOp();
-    auto neg = exp ? exp.getOperand().getDefiningOp<arith::NegFOp>()
-                   : arith::NegFOp();
+    auto neg =
+        exp ? exp.getOperand().getDefiningOp<arith::NegFOp>() : arith::NegFOp();
     if (!neg)
       return failure();
 
@@ -251,15 +249,15 @@ struct SigmoidF32 : OpRewritePattern<arith::DivFOp> {
         arith::ShLIOp::create(rewriter, loc, b.asInt(shifted),
                               b.intConstant(23)));
     Value e = arith::MulFOp::create(rewriter, loc, expR, twoToN);
-    Value denominator = arith::AddFOp::create(rewriter, loc, b.constant(1.0), e);
+    Value denominator =
+        arith::AddFOp::create(rewriter, loc, b.constant(1.0), e);
     rewriter.replaceOpWithNewOp<arith::DivFOp>(div, b.constant(1.0),
                                                denominator);
     return success();
   }
 };
 
-struct KilnExpandMathPass
-    : kiln::impl::KilnExpandMathBase<KilnExpandMathPass> {
+struct KilnExpandMathPass : kiln::impl::KilnExpandMathBase<KilnExpandMathPass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -274,9 +272,9 @@ struct KilnExpandMathPass
     // into ones that have one, then approximate. tanh is not among them:
     // f32 has its own rational form below, and upstream's exp-based one
     // loses f64's relative accuracy near 0.
-    math::populateExpansionPatterns(
-        patterns, {"powf", "rsqrt", "sinh", "cosh", "asinh", "acosh", "atanh",
-                   "exp2", "ceil", "round"});
+    math::populateExpansionPatterns(patterns, {"powf", "rsqrt", "sinh", "cosh",
+                                               "asinh", "acosh", "atanh",
+                                               "exp2", "ceil", "round"});
     // kiln's f32 tanh and exp win over upstream's (benefit 2).
     patterns.add<RationalTanhF32, CephesExpF32>(&getContext());
     populateMathPolynomialApproximationPatterns(patterns);

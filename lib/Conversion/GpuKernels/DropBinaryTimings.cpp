@@ -35,8 +35,7 @@ struct KilnDropBinaryTimingsPass
             kept.push_back(property);
         objects.push_back(gpu::ObjectAttr::get(
             binary.getContext(), object.getTarget(), object.getFormat(),
-            object.getObject(),
-            DictionaryAttr::get(binary.getContext(), kept),
+            object.getObject(), DictionaryAttr::get(binary.getContext(), kept),
             object.getKernels()));
       }
       binary.setObjectsAttr(ArrayAttr::get(binary.getContext(), objects));

@@ -57,8 +57,8 @@ static LogicalResult emulate(gpu::GPUFuncOp kernel, LaunchShape shape,
   OpBuilder b(module.getBodyRegion());
   b.setInsertionPointToEnd(module.getBody());
   Location loc = kernel.getLoc();
-  auto func = func::FuncOp::create(b, loc, kernel.getName(),
-                                   kernel.getFunctionType());
+  auto func =
+      func::FuncOp::create(b, loc, kernel.getName(), kernel.getFunctionType());
   kiln::markAsKernel(func);
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToEnd(entry);
@@ -80,10 +80,10 @@ static LogicalResult emulate(gpu::GPUFuncOp kernel, LaunchShape shape,
     auto type = dyn_cast<MemRefType>(attribution.getType());
     if (!type || !type.hasStaticShape())
       return kernel.emitError("only static shared buffers can be emulated");
-    mapping.map(attribution,
-                memref::AllocaOp::create(
-                    b, loc,
-                    MemRefType::get(type.getShape(), type.getElementType())));
+    mapping.map(
+        attribution,
+        memref::AllocaOp::create(
+            b, loc, MemRefType::get(type.getShape(), type.getElementType())));
   }
   if (!kernel.getPrivateAttributions().empty())
     return kernel.emitError("private attributions cannot be emulated");

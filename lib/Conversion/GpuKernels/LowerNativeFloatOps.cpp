@@ -74,8 +74,8 @@ struct KilnLowerNativeFloatOpsPass
       call.erase();
     }
     // The declarations nothing calls any more.
-    for (auto func : llvm::make_early_inc_range(
-             getOperation().getOps<LLVM::LLVMFuncOp>()))
+    for (auto func :
+         llvm::make_early_inc_range(getOperation().getOps<LLVM::LLVMFuncOp>()))
       if (func.isExternal() && func.getName().starts_with("__nv_") &&
           SymbolTable::symbolKnownUseEmpty(func, getOperation()))
         func.erase();

@@ -42,8 +42,8 @@ constexpr int64_t kBlockReductionMinLength = 1024;
 /// output its accumulator starts from).
 struct Nest {
   linalg::LinalgOp op;
-  linalg::FillOp fill;          // or null
-  unsigned fillOutput = 0;      // which output of `op` the fill initializes
+  linalg::FillOp fill;     // or null
+  unsigned fillOutput = 0; // which output of `op` the fill initializes
 };
 
 /// The ops of a kernel that run in one launch.
@@ -66,9 +66,8 @@ static std::optional<unsigned> getFilledOutput(linalg::FillOp fill,
     if (init.get() != filled || !map.isProjectedPermutation())
       continue;
     // An output written at every reduction step does not accumulate.
-    if (llvm::any_of(reductionDims, [&](unsigned d) {
-          return map.isFunctionOfDim(d);
-        }))
+    if (llvm::any_of(reductionDims,
+                     [&](unsigned d) { return map.isFunctionOfDim(d); }))
       return std::nullopt;
     return init.getOperandNumber() - op.getNumDpsInputs();
   }
@@ -394,7 +393,7 @@ bool KernelBuilder::canVectorize(linalg::LinalgOp op,
     if (!isContiguous(op, operand)) {
       if (op.isDpsInit(&operand))
         return false; // every output element is written
-      continue;        // a broadcast: one scalar per group
+      continue;       // a broadcast: one scalar per group
     }
     // The innermost dim is the last index, alone, with unit stride; the
     // other strides keep each row's start aligned.
@@ -422,8 +421,7 @@ Value KernelBuilder::emitAlignmentCheck(linalg::LinalgOp op,
   Value aligned = arith::ConstantIntOp::create(b, loc, 1, 1);
   int64_t bytes = static_cast<int64_t>(vectorWidth) * 4;
   for (OpOperand &operand : op->getOpOperands()) {
-    if (!isa<MemRefType>(operand.get().getType()) ||
-        !isContiguous(op, operand))
+    if (!isa<MemRefType>(operand.get().getType()) || !isContiguous(op, operand))
       continue;
     Value buffer = mapping.lookup(operand.get());
     Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
@@ -473,8 +471,7 @@ void KernelBuilder::emitScalarLoop(const Nest &nest, ArrayRef<int64_t> ranges,
   delinearize(loop.getInductionVar(), parallelDims, ranges, ivs);
 
   Block &body = op->getRegion(0).front();
-  auto loadOperand = [&](OpOperand &operand,
-                         ArrayRef<Value> at) -> Value {
+  auto loadOperand = [&](OpOperand &operand, ArrayRef<Value> at) -> Value {
     Value source = mapping.lookupOrDefault(operand.get());
     if (!isa<MemRefType>(source.getType()))
       return source; // a scalar input (a fill's value)
@@ -503,9 +500,8 @@ void KernelBuilder::emitScalarLoop(const Nest &nest, ArrayRef<int64_t> ranges,
   // epilogue writing every element) are written at every step.
   auto involvesReduction = [&](AffineMap map) {
     return llvm::any_of(reductionDims, [&](int64_t d) {
-      return llvm::any_of(map.getResults(), [&](AffineExpr e) {
-        return e.isFunctionOfDim(d);
-      });
+      return llvm::any_of(map.getResults(),
+                          [&](AffineExpr e) { return e.isFunctionOfDim(d); });
     });
   };
   SmallVector<OpOperand *> accumulated, perStep;
@@ -587,8 +583,8 @@ void KernelBuilder::emitVectorLoop(const Nest &nest, ArrayRef<int64_t> ranges,
       scf::ForOp::create(b, loc, first, index(elements / width), stride);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
-  Value linear = arith::MulIOp::create(b, loc, loop.getInductionVar(),
-                                       index(width));
+  Value linear =
+      arith::MulIOp::create(b, loc, loop.getInductionVar(), index(width));
   SmallVector<Value> ivs(numLoops);
   delinearize(linear, dims, ranges, ivs);
   auto alignment = llvm::MaybeAlign(width * 4);
@@ -602,11 +598,11 @@ void KernelBuilder::emitVectorLoop(const Nest &nest, ArrayRef<int64_t> ranges,
     bool used = !body.getArgument(operand.getOperandNumber()).use_empty() ||
                 isa<linalg::FillOp>(op.getOperation());
     Value source = mapping.lookupOrDefault(operand.get());
-    bool contiguous = isa<MemRefType>(source.getType()) &&
-                      isContiguous(op, operand);
+    bool contiguous =
+        isa<MemRefType>(source.getType()) && isContiguous(op, operand);
     isVector.push_back(contiguous);
-    if (!used || (op.isDpsInit(&operand) &&
-                  !op.payloadUsesValueFromOperand(&operand))) {
+    if (!used ||
+        (op.isDpsInit(&operand) && !op.payloadUsesValueFromOperand(&operand))) {
       loaded.push_back(Value());
       continue;
     }
@@ -637,10 +633,8 @@ void KernelBuilder::emitVectorLoop(const Nest &nest, ArrayRef<int64_t> ranges,
       lanes[o].push_back(results[o]);
   }
   for (auto [o, init] : llvm::enumerate(op.getDpsInitsMutable())) {
-    Value vector =
-        vector::FromElementsOp::create(b, loc, vectorType, lanes[o]);
-    vector::StoreOp::create(b, loc, vector,
-                            mapping.lookupOrDefault(init.get()),
+    Value vector = vector::FromElementsOp::create(b, loc, vectorType, lanes[o]);
+    vector::StoreOp::create(b, loc, vector, mapping.lookupOrDefault(init.get()),
                             applyMap(op.getMatchingIndexingMap(&init), ivs),
                             false, alignment);
   }
@@ -652,11 +646,10 @@ void KernelBuilder::emitVectorLoop(const Nest &nest, ArrayRef<int64_t> ranges,
 /// max, min). Returns the combining op and its subgroup-reduction kind.
 static std::optional<std::pair<Operation *, gpu::AllReduceOperation>>
 getShuffleReduction(linalg::LinalgOp op, ArrayRef<int64_t> ranges,
-                 unsigned blockSize) {
+                    unsigned blockSize) {
   unsigned numLoops = op.getNumLoops();
   // Whole warps only: lane ids and warp indices must agree.
-  if (blockSize % 32 != 0 || numLoops == 0 ||
-      op.getNumReductionLoops() != 1 ||
+  if (blockSize % 32 != 0 || numLoops == 0 || op.getNumReductionLoops() != 1 ||
       op.getIteratorTypesArray().back() != utils::IteratorType::reduction ||
       ranges.back() < 32 || op.getNumDpsInits() != 1 ||
       !isa<linalg::GenericOp, linalg::ReduceOp>(op.getOperation()))
@@ -688,12 +681,10 @@ getShuffleReduction(linalg::LinalgOp op, ArrayRef<int64_t> ranges,
           .Case([](arith::MinimumFOp) {
             return gpu::AllReduceOperation::MINIMUMF;
           })
-          .Case([](arith::MaxNumFOp) {
-            return gpu::AllReduceOperation::MAXNUMF;
-          })
-          .Case([](arith::MinNumFOp) {
-            return gpu::AllReduceOperation::MINNUMF;
-          })
+          .Case(
+              [](arith::MaxNumFOp) { return gpu::AllReduceOperation::MAXNUMF; })
+          .Case(
+              [](arith::MinNumFOp) { return gpu::AllReduceOperation::MINNUMF; })
           .Default([](Operation *) { return std::nullopt; });
   if (!kind)
     return std::nullopt;
@@ -737,8 +728,8 @@ Value KernelBuilder::emitCrossWarpReduction(Value warpTotal, Value identity,
   Value blockDim = gpu::BlockDimOp::create(b, loc, gpu::Dimension::x);
   Value warp = arith::DivUIOp::create(b, loc, thread, warpSize);
   Value warps = arith::CeilDivUIOp::create(b, loc, blockDim, warpSize);
-  Value isFirstLane = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            lane, index(0));
+  Value isFirstLane =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0));
   {
     auto publish = scf::IfOp::create(b, loc, isFirstLane, /*withElse=*/false);
     OpBuilder::InsertionGuard guard(b);
@@ -748,7 +739,8 @@ Value KernelBuilder::emitCrossWarpReduction(Value warpTotal, Value identity,
   gpu::BarrierOp::create(b, loc);
   // Lane i takes warp i's total (lanes past the block's warps the identity;
   // a block has at most a warp of warps).
-  Value slot = arith::MinUIOp::create(b, loc, lane, index(kMaxWarpsPerBlock - 1));
+  Value slot =
+      arith::MinUIOp::create(b, loc, lane, index(kMaxWarpsPerBlock - 1));
   Value published = memref::LoadOp::create(b, loc, slots, ValueRange{slot});
   Value hasWarp =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane, warps);
@@ -759,12 +751,9 @@ Value KernelBuilder::emitCrossWarpReduction(Value warpTotal, Value identity,
   return total;
 }
 
-void KernelBuilder::emitShuffleReduction(const Nest &nest,
-                                         ArrayRef<int64_t> ranges,
-                                         IRMapping &mapping,
-                                         Operation *combiner,
-                                         gpu::AllReduceOperation kind,
-                                         bool perBlock) {
+void KernelBuilder::emitShuffleReduction(
+    const Nest &nest, ArrayRef<int64_t> ranges, IRMapping &mapping,
+    Operation *combiner, gpu::AllReduceOperation kind, bool perBlock) {
   linalg::LinalgOp op = nest.op;
   unsigned innermost = op.getNumLoops() - 1;
   SmallVector<int64_t> parallelDims;
@@ -799,10 +788,11 @@ void KernelBuilder::emitShuffleReduction(const Nest &nest,
   OpOperand &init = op.getDpsInitsMutable()[0];
   Type type = cast<MemRefType>(init.get().getType()).getElementType();
   Value start =
-      nest.fill ? mapping.lookupOrDefault(linalg::FillOp(nest.fill).getInputs()[0])
-                : Value(memref::LoadOp::create(
-                      b, loc, mapping.lookupOrDefault(init.get()),
-                      applyMap(op.getMatchingIndexingMap(&init), ivs)));
+      nest.fill
+          ? mapping.lookupOrDefault(linalg::FillOp(nest.fill).getInputs()[0])
+          : Value(memref::LoadOp::create(
+                b, loc, mapping.lookupOrDefault(init.get()),
+                applyMap(op.getMatchingIndexingMap(&init), ivs)));
   Value identity = arith::ConstantOp::create(
       b, loc, b.getFloatAttr(type, getIdentity(kind)));
   // Each thread's share: the payload from the identity, striding by the
@@ -821,8 +811,8 @@ void KernelBuilder::emitShuffleReduction(const Nest &nest,
     args.push_back(shares.getRegionIterArgs()[0]);
     scf::YieldOp::create(b, loc, emitPayload(op, args, mapping));
   }
-  Value total = gpu::SubgroupReduceOp::create(b, loc, shares.getResult(0),
-                                              kind, /*uniform=*/true);
+  Value total = gpu::SubgroupReduceOp::create(b, loc, shares.getResult(0), kind,
+                                              /*uniform=*/true);
   if (perBlock)
     total = emitCrossWarpReduction(total, identity, kind);
   // The output's own value joins once, by the same op.
@@ -831,8 +821,8 @@ void KernelBuilder::emitShuffleReduction(const Nest &nest,
   state.addTypes(type);
   state.addAttributes(combiner->getAttrs());
   Value result = b.create(state)->getResult(0);
-  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                        member, index(0));
+  Value isFirst =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, member, index(0));
   auto store = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
   b.setInsertionPointToStart(store.thenBlock());
   memref::StoreOp::create(b, loc, result, mapping.lookupOrDefault(init.get()),
@@ -885,10 +875,10 @@ struct KilnMapKernelsToGpuPass
 
 private:
   /// The GPU kernels of `kernel`, one per stage, with their grid sizes.
-  LogicalResult mapKernel(func::FuncOp kernel, ArrayRef<func::CallOp> calls,
-                          gpu::GPUModuleOp gpuModule,
-                          SmallVectorImpl<std::pair<gpu::GPUFuncOp, int64_t>>
-                              &launches);
+  LogicalResult
+  mapKernel(func::FuncOp kernel, ArrayRef<func::CallOp> calls,
+            gpu::GPUModuleOp gpuModule,
+            SmallVectorImpl<std::pair<gpu::GPUFuncOp, int64_t>> &launches);
 };
 } // namespace
 

@@ -37,8 +37,7 @@ static bool isContiguous(MemRefType type) {
 
 namespace {
 struct KilnStridedCopiesToLinalgPass
-    : kiln::impl::KilnStridedCopiesToLinalgBase<
-          KilnStridedCopiesToLinalgPass> {
+    : kiln::impl::KilnStridedCopiesToLinalgBase<KilnStridedCopiesToLinalgPass> {
   void runOnOperation() override {
     SmallVector<memref::CopyOp> copies;
     getOperation().walk([&](memref::CopyOp copy) {

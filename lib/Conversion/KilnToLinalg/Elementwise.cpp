@@ -1,4 +1,5 @@
-//===- Elementwise.cpp - kiln elementwise ops to linalg.generic ------------===//
+//===- Elementwise.cpp - kiln elementwise ops to linalg.generic
+//------------===//
 //
 // Each elementwise kiln op becomes one parallel linalg.generic whose body is
 // the scalar arith/math form of the op, computed in f32 for f16/bf16.
@@ -43,8 +44,8 @@ Value buildPow(OpBuilder &b, Location loc, Value x, Value y) {
   Value isIntegral =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, floorY, y);
   // y - 2 * floor(y / 2) is 1 for odd integers.
-  Value halfFloor = math::FloorOp::create(
-      b, loc, arith::MulFOp::create(b, loc, y, half));
+  Value halfFloor =
+      math::FloorOp::create(b, loc, arith::MulFOp::create(b, loc, y, half));
   Value parity = arith::SubFOp::create(
       b, loc, y, arith::MulFOp::create(b, loc, two, halfFloor));
   Value isOdd =
@@ -93,8 +94,8 @@ Value buildGelu(OpBuilder &b, Location loc, Value x, bool approximate) {
   Value inner;
   if (approximate) {
     Value cube = mul(mul(x, x), x);
-    Value u = arith::AddFOp::create(b, loc, x,
-                                    mul(constant(GeluOp::kCubicCoefficient), cube));
+    Value u = arith::AddFOp::create(
+        b, loc, x, mul(constant(GeluOp::kCubicCoefficient), cube));
     inner = math::TanhOp::create(b, loc, mul(constant(GeluOp::kTanhScale), u));
   } else {
     inner = math::ErfOp::create(b, loc, mul(x, constant(M_SQRT1_2)));
@@ -268,12 +269,12 @@ FailureOr<ScalarLowering> kiln::getScalarLowering(Operation *op) {
     return failure();
   if (auto cmp = dyn_cast<CmpOp>(op)) {
     arith::CmpFPredicate predicate = toArith(cmp.getPredicate());
-    return ScalarLowering([predicate](OpBuilder &b, Location loc,
-                                      ValueRange args) -> Value {
-      return arith::CmpFOp::create(b, loc, predicate,
-                                   extendToCompute(b, loc, args[0]),
-                                   extendToCompute(b, loc, args[1]));
-    });
+    return ScalarLowering(
+        [predicate](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          return arith::CmpFOp::create(b, loc, predicate,
+                                       extendToCompute(b, loc, args[0]),
+                                       extendToCompute(b, loc, args[1]));
+        });
   }
   if (isa<SelectOp>(op))
     return ScalarLowering([](OpBuilder &b, Location loc, ValueRange args) {

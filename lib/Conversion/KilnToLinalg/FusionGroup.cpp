@@ -1,4 +1,5 @@
-//===- FusionGroup.cpp - a kiln.fusion_group as one linalg.generic ----------===//
+//===- FusionGroup.cpp - a kiln.fusion_group as one linalg.generic
+//----------===//
 //
 // A group whose ops share one static iteration domain D becomes a single
 // parallel linalg.generic over D with one output per yielded value:
@@ -85,9 +86,9 @@ public:
 
 private:
   struct Output {
-    Value value;            // the in-group value computed over the domain
-    int64_t concat = -1;    // index into concats when this is a part
-    int64_t concatDim = 0;  // where it goes in that concat
+    Value value;           // the in-group value computed over the domain
+    int64_t concat = -1;   // index into concats when this is a part
+    int64_t concatDim = 0; // where it goes in that concat
     int64_t concatOffset = 0;
     Operation *reduction = nullptr; // the reduce_sum/max it is the input of
   };
@@ -183,8 +184,8 @@ LogicalResult KernelBuilder::collect(OpBuilder &b, Value v,
         sizes.push_back(b.getIndexAttr(domain[d]));
         strides.push_back(b.getIndexAttr(1));
       }
-      view = tensor::ExtractSliceOp::create(b, loc, outer, offs, sizes,
-                                            strides);
+      view =
+          tensor::ExtractSliceOp::create(b, loc, outer, offs, sizes, strides);
     }
     leafIndex[key] = leaves.size();
     leaves.push_back({view, AffineMap::getMultiDimIdentityMap(rank, ctx)});
@@ -208,16 +209,15 @@ LogicalResult KernelBuilder::collect(OpBuilder &b, Value v,
       return success();
     }
     auto type = cast<RankedTensorType>(outer.getType());
-    if (!type.hasStaticShape() ||
-        !broadcast.getType().hasStaticShape())
+    if (!type.hasStaticShape() || !broadcast.getType().hasStaticShape())
       return failure();
     // Slice the operand to the region the domain reads, then project.
     SmallVector<OpFoldResult> offs, sizes, strides;
     SmallVector<AffineExpr> exprs;
     SmallVector<int64_t> viewShape;
     for (auto [k, d] : llvm::enumerate(broadcast.getDims())) {
-      bool expands = type.getDimSize(k) == 1 &&
-                     broadcast.getType().getDimSize(d) != 1;
+      bool expands =
+          type.getDimSize(k) == 1 && broadcast.getType().getDimSize(d) != 1;
       int64_t size = expands ? 1 : domain[d];
       offs.push_back(b.getIndexAttr(expands ? 0 : offsets[d]));
       sizes.push_back(b.getIndexAttr(size));
@@ -228,11 +228,10 @@ LogicalResult KernelBuilder::collect(OpBuilder &b, Value v,
     }
     Value view = outer;
     if (ArrayRef<int64_t>(viewShape) != type.getShape() ||
-        llvm::any_of(offs, [](OpFoldResult o) {
-          return getConstantIntValue(o) != 0;
-        }))
-      view = tensor::ExtractSliceOp::create(b, loc, outer, offs, sizes,
-                                            strides);
+        llvm::any_of(
+            offs, [](OpFoldResult o) { return getConstantIntValue(o) != 0; }))
+      view =
+          tensor::ExtractSliceOp::create(b, loc, outer, offs, sizes, strides);
     leafIndex[key] = leaves.size();
     leaves.push_back({view, AffineMap::get(rank, 0, exprs, ctx)});
     return success();
@@ -344,9 +343,8 @@ LogicalResult KernelBuilder::plan(OpBuilder &b) {
   // reduction, some operand must span the whole domain (a broadcast input
   // reduced over its new dims has no extent for them).
   if (reducedDims > 0 &&
-      llvm::none_of(leaves, [](const Leaf &leaf) {
-        return leaf.map.isPermutation();
-      }) &&
+      llvm::none_of(
+          leaves, [](const Leaf &leaf) { return leaf.map.isPermutation(); }) &&
       llvm::all_of(outputs, [](const Output &out) { return out.reduction; }))
     return failure();
   return success();
@@ -389,8 +387,8 @@ linalg::GenericOp KernelBuilder::build(RewriterBase &rewriter,
         domain, cast<RankedTensorType>(out.value.getType()).getElementType());
     if (out.reduction) {
       // Indexed by the kept dims, starting from the reduction's identity.
-      auto reducedType = cast<RankedTensorType>(
-          out.reduction->getResult(0).getType());
+      auto reducedType =
+          cast<RankedTensorType>(out.reduction->getResult(0).getType());
       inits.push_back(createFilledAccumulator(
           rewriter, loc, reductionKindOf(out.reduction), reducedType, {}));
       initOps.push_back(inits.back().getDefiningOp());
@@ -404,8 +402,7 @@ linalg::GenericOp KernelBuilder::build(RewriterBase &rewriter,
     if (out.concat >= 0) {
       auto [offs, sizes, strides] = partPlace(out);
       inits.push_back(tensor::ExtractSliceOp::create(
-          rewriter, loc, type, destinations[out.concat], offs, sizes,
-          strides));
+          rewriter, loc, type, destinations[out.concat], offs, sizes, strides));
     } else {
       inits.push_back(createDestination(rewriter, loc, type, {}));
     }
@@ -501,8 +498,7 @@ std::optional<SmallVector<int64_t>> getGroupDomain(FusionGroupOp group) {
         return std::nullopt;
       auto type = cast<RankedTensorType>(op.getOperand(0).getType());
       shape.assign(type.getShape().begin(), type.getShape().end());
-    }
-    else {
+    } else {
       auto type = cast<RankedTensorType>(op.getResult(0).getType());
       if (!type.hasStaticShape())
         return std::nullopt;

@@ -1,4 +1,5 @@
-//===- KilnToLinalg.cpp - the -kiln-lower-to-linalg pass --------------------===//
+//===- KilnToLinalg.cpp - the -kiln-lower-to-linalg pass
+//--------------------===//
 //
 // Inlines fusion groups in place (each group's ops become one kernel after
 // linalg elementwise fusion), then lowers every kiln op with the patterns of
@@ -33,10 +34,9 @@ void kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns,
 
 void kiln::configureKilnToLinalgTarget(ConversionTarget &target) {
   target.addIllegalDialect<KilnDialect>();
-  target.addLegalDialect<arith::ArithDialect,
-                         bufferization::BufferizationDialect,
-                         linalg::LinalgDialect, math::MathDialect,
-                         tensor::TensorDialect>();
+  target.addLegalDialect<
+      arith::ArithDialect, bufferization::BufferizationDialect,
+      linalg::LinalgDialect, math::MathDialect, tensor::TensorDialect>();
 }
 
 /// Replaces a fusion group by its body, with the block arguments replaced by
@@ -69,7 +69,8 @@ static LogicalResult checkLowerable(ModuleOp module) {
         if (!resultType.isDynamicDim(d))
           continue;
         const int64_t *it = llvm::find(dims, d);
-        if (it == dims.end() || operandType.getDimSize(it - dims.begin()) == 1) {
+        if (it == dims.end() ||
+            operandType.getDimSize(it - dims.begin()) == 1) {
           broadcast.emitOpError("dynamic result dim ")
               << d << " has no operand dim to take its size from";
           return WalkResult::interrupt();

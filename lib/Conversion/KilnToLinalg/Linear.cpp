@@ -1,4 +1,5 @@
-//===- Linear.cpp - kiln.matmul to a linalg contraction --------------------===//
+//===- Linear.cpp - kiln.matmul to a linalg contraction
+//--------------------===//
 //
 // matmul becomes a linalg.generic contraction. The transpose flags only swap
 // the operand's indexing map, so no transposed copy is ever made. f16/bf16
@@ -41,9 +42,9 @@ static Value buildContraction(OpBuilder &b, Location loc, MatmulOp op,
     exprs.push_back(col);
     return AffineMap::get(numLoops, 0, exprs, ctx);
   };
-  SmallVector<AffineMap> maps = {
-      op.getTransposeA() ? map(k, m) : map(m, k),
-      op.getTransposeB() ? map(n, k) : map(k, n), map(m, n)};
+  SmallVector<AffineMap> maps = {op.getTransposeA() ? map(k, m) : map(m, k),
+                                 op.getTransposeB() ? map(n, k) : map(k, n),
+                                 map(m, n)};
   SmallVector<utils::IteratorType> iterators(numLoops,
                                              utils::IteratorType::parallel);
   iterators.back() = utils::IteratorType::reduction;
@@ -84,11 +85,10 @@ static Value buildContraction(OpBuilder &b, Location loc, MatmulOp op,
   // stays a complete description of the computation either way.
   if (libraryCalls && computeType == elementType &&
       (elementType.isF32() || elementType.isF64())) {
-    std::string name = std::string("kiln_rt_") +
-                       (batched ? "batch_matmul_" : "matmul_") +
-                       (elementType.isF32() ? "f32_" : "f64_") +
-                       (op.getTransposeA() ? "t" : "n") +
-                       (op.getTransposeB() ? "t" : "n");
+    std::string name =
+        std::string("kiln_rt_") + (batched ? "batch_matmul_" : "matmul_") +
+        (elementType.isF32() ? "f32_" : "f64_") +
+        (op.getTransposeA() ? "t" : "n") + (op.getTransposeB() ? "t" : "n");
     contraction.setLibraryCallAttr(b.getStringAttr(name));
   }
   Value result = contraction.getResult(0);
@@ -110,10 +110,10 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
   LogicalResult
   matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, buildContraction(rewriter, op.getLoc(), op,
-                                            adaptor.getLhs(), adaptor.getRhs(),
-                                            /*accumulator=*/nullptr,
-                                            libraryCalls));
+    rewriter.replaceOp(op,
+                       buildContraction(rewriter, op.getLoc(), op,
+                                        adaptor.getLhs(), adaptor.getRhs(),
+                                        /*accumulator=*/nullptr, libraryCalls));
     return success();
   }
 
@@ -134,9 +134,9 @@ void kiln::lowerMatmulEpilogues(RewriterBase &rewriter, Operation *root,
     Value accumulator =
         add.getLhs() == matmul.getResult() ? add.getRhs() : add.getLhs();
     rewriter.setInsertionPoint(add);
-    Value sum = buildContraction(rewriter, add.getLoc(), matmul,
-                                 matmul.getLhs(), matmul.getRhs(), accumulator,
-                                 libraryCalls);
+    Value sum =
+        buildContraction(rewriter, add.getLoc(), matmul, matmul.getLhs(),
+                         matmul.getRhs(), accumulator, libraryCalls);
     rewriter.replaceOp(add, sum);
     rewriter.eraseOp(matmul);
   }

@@ -21,8 +21,7 @@ Value kiln::extendToCompute(OpBuilder &b, Location loc, Value scalar) {
   return convertScalar(b, loc, scalar, getComputeType(scalar.getType()));
 }
 
-Value kiln::convertScalar(OpBuilder &b, Location loc, Value scalar,
-                                Type to) {
+Value kiln::convertScalar(OpBuilder &b, Location loc, Value scalar, Type to) {
   Type from = scalar.getType();
   if (from == to)
     return scalar;
@@ -42,12 +41,11 @@ Value kiln::convertScalar(OpBuilder &b, Location loc, Value scalar,
     return arith::UIToFPOp::create(b, loc, to, scalar);
   // float -> i1 is `x != 0` (NaN converts to true, as in C).
   Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(from, 0.0));
-  return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, scalar,
-                               zero);
+  return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, scalar, zero);
 }
 
 Value kiln::createEmpty(OpBuilder &b, Location loc, RankedTensorType type,
-                              Value shapeSource, ArrayRef<int64_t> sourceDims) {
+                        Value shapeSource, ArrayRef<int64_t> sourceDims) {
   SmallVector<Value> dynamicSizes;
   for (int64_t d = 0; d < type.getRank(); ++d)
     if (type.isDynamicDim(d))
@@ -56,15 +54,14 @@ Value kiln::createEmpty(OpBuilder &b, Location loc, RankedTensorType type,
   return createDestination(b, loc, type, dynamicSizes);
 }
 
-Value kiln::createDestination(OpBuilder &b, Location loc,
-                              RankedTensorType type,
+Value kiln::createDestination(OpBuilder &b, Location loc, RankedTensorType type,
                               ValueRange dynamicSizes) {
   return bufferization::AllocTensorOp::create(b, loc, type, dynamicSizes);
 }
 
 Value kiln::createFilledAccumulator(OpBuilder &b, Location loc,
-                                   ReductionKind kind, RankedTensorType type,
-                                   ValueRange dynamicSizes) {
+                                    ReductionKind kind, RankedTensorType type,
+                                    ValueRange dynamicSizes) {
   Value init = createDestination(b, loc, type, dynamicSizes);
   double identity = kind == ReductionKind::Sum
                         ? 0.0
@@ -83,16 +80,16 @@ Value kiln::combineReduction(OpBuilder &b, Location loc, ReductionKind kind,
   return arith::MaximumFOp::create(b, loc, lhs, rhs);
 }
 
-Value kiln::createEmptyLike(OpBuilder &b, Location loc,
-                                  RankedTensorType type, Value like) {
+Value kiln::createEmptyLike(OpBuilder &b, Location loc, RankedTensorType type,
+                            Value like) {
   SmallVector<int64_t> dims =
       llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
   return createEmpty(b, loc, type, like, dims);
 }
 
 Value kiln::buildElementwise(OpBuilder &b, Location loc,
-                                   RankedTensorType resultType,
-                                   ValueRange inputs, ScalarBodyFn body) {
+                             RankedTensorType resultType, ValueRange inputs,
+                             ScalarBodyFn body) {
   Value init = createEmptyLike(b, loc, resultType, inputs.front());
   AffineMap identity =
       AffineMap::getMultiDimIdentityMap(resultType.getRank(), b.getContext());

@@ -8,15 +8,17 @@
 #ifndef KILN_LIB_CONVERSION_KILNTOLINALG_LOWERINGUTILS_H
 #define KILN_LIB_CONVERSION_KILNTOLINALG_LOWERINGUTILS_H
 
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
-#include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include <functional>
 
 namespace kiln {
 
+using llvm::ArrayRef;
+using llvm::function_ref;
 using mlir::Location;
 using mlir::OpBuilder;
 using mlir::RankedTensorType;
@@ -24,8 +26,6 @@ using mlir::RewritePatternSet;
 using mlir::Type;
 using mlir::Value;
 using mlir::ValueRange;
-using llvm::ArrayRef;
-using llvm::function_ref;
 
 void populateElementwiseLoweringPatterns(RewritePatternSet &patterns);
 void populateShapeLoweringPatterns(RewritePatternSet &patterns);

@@ -1,4 +1,5 @@
-//===- Reduction.cpp - kiln reductions to linalg.reduce --------------------===//
+//===- Reduction.cpp - kiln reductions to linalg.reduce
+//--------------------===//
 //
 // reduce_sum and reduce_max become a linalg.fill of the identity (0 or -inf)
 // and a linalg.reduce over the listed dims. f16/bf16 accumulate in f32.
@@ -18,17 +19,15 @@ using namespace kiln;
 namespace {
 
 /// Converts every element of `value` to `elementType` (a no-op when equal).
-Value convertTensor(OpBuilder &b, Location loc, Value value,
-                    Type elementType) {
+Value convertTensor(OpBuilder &b, Location loc, Value value, Type elementType) {
   auto type = cast<RankedTensorType>(value.getType());
   if (type.getElementType() == elementType)
     return value;
-  return buildElementwise(b, loc, type.clone(elementType), {value},
-                          [&](OpBuilder &nested, Location nestedLoc,
-                              ValueRange args) {
-                            return convertScalar(nested, nestedLoc, args[0],
-                                                 elementType);
-                          });
+  return buildElementwise(
+      b, loc, type.clone(elementType), {value},
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        return convertScalar(nested, nestedLoc, args[0], elementType);
+      });
 }
 
 template <typename OpTy, ReductionKind kind>
@@ -42,8 +41,8 @@ struct ReductionLowering : OpConversionPattern<OpTy> {
     RankedTensorType resultType = op.getType();
     Type elementType = resultType.getElementType();
     Type computeType = getComputeType(elementType);
-    Value input = convertTensor(rewriter, loc, adaptor.getOperand(),
-                                computeType);
+    Value input =
+        convertTensor(rewriter, loc, adaptor.getOperand(), computeType);
 
     ArrayRef<int64_t> dims = op.getDims();
     SmallVector<int64_t> keptDims;
@@ -56,8 +55,8 @@ struct ReductionLowering : OpConversionPattern<OpTy> {
       if (accType.isDynamicDim(d))
         dynamicSizes.push_back(
             tensor::DimOp::create(rewriter, loc, input, source));
-    Value filled = createFilledAccumulator(rewriter, loc, kind, accType,
-                                           dynamicSizes);
+    Value filled =
+        createFilledAccumulator(rewriter, loc, kind, accType, dynamicSizes);
     auto reduce = linalg::ReduceOp::create(
         rewriter, loc, ValueRange{input}, ValueRange{filled}, dims,
         [](OpBuilder &b, Location nestedLoc, ValueRange args) {
@@ -65,16 +64,15 @@ struct ReductionLowering : OpConversionPattern<OpTy> {
               b, nestedLoc,
               combineReduction(b, nestedLoc, kind, args[0], args[1]));
         });
-    rewriter.replaceOp(op, convertTensor(rewriter, loc, reduce.getResult(0),
-                                         elementType));
+    rewriter.replaceOp(
+        op, convertTensor(rewriter, loc, reduce.getResult(0), elementType));
     return success();
   }
 };
 
 } // namespace
 
-void kiln::populateReductionLoweringPatterns(
-    RewritePatternSet &patterns) {
+void kiln::populateReductionLoweringPatterns(RewritePatternSet &patterns) {
   patterns.add<ReductionLowering<ReduceSumOp, ReductionKind::Sum>,
                ReductionLowering<ReduceMaxOp, ReductionKind::Max>>(
       patterns.getContext());

@@ -14,8 +14,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
@@ -59,17 +59,16 @@ struct BroadcastInDimLowering : OpConversionPattern<BroadcastInDimOp> {
       if (it == dims.end() || operandType.getDimSize(it - dims.begin()) == 1)
         return rewriter.notifyMatchFailure(
             op, "dynamic result dim has no operand dim to take its size from");
-      dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc,
-                                                   adaptor.getOperand(),
-                                                   it - dims.begin()));
+      dynamicSizes.push_back(tensor::DimOp::create(
+          rewriter, loc, adaptor.getOperand(), it - dims.begin()));
     }
     Value init = createDestination(rewriter, loc, resultType, dynamicSizes);
 
     // A size-1 operand dim that expands reads index 0.
     SmallVector<AffineExpr> exprs;
     for (auto [i, d] : llvm::enumerate(dims)) {
-      bool expands = operandType.getDimSize(i) == 1 &&
-                     resultType.getDimSize(d) != 1;
+      bool expands =
+          operandType.getDimSize(i) == 1 && resultType.getDimSize(d) != 1;
       exprs.push_back(expands ? getAffineConstantExpr(0, ctx)
                               : getAffineDimExpr(d, ctx));
     }
@@ -131,8 +130,8 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
                                                            collapseAll(0));
       return success();
     }
-    int64_t count = from.hasStaticShape() ? from.getNumElements()
-                                          : ShapedType::kDynamic;
+    int64_t count =
+        from.hasStaticShape() ? from.getNumElements() : ShapedType::kDynamic;
     auto flat = RankedTensorType::get({count}, from.getElementType());
     if (from.getRank() != 1)
       value = tensor::CollapseShapeOp::create(rewriter, loc, flat, value,
@@ -162,8 +161,8 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
         continue;
       }
       Value total = tensor::DimOp::create(rewriter, loc, value, 0);
-      Value divisor = arith::ConstantIndexOp::create(rewriter, loc,
-                                                     staticProduct);
+      Value divisor =
+          arith::ConstantIndexOp::create(rewriter, loc, staticProduct);
       outputShape.push_back(
           arith::DivUIOp::create(rewriter, loc, total, divisor).getResult());
     }
@@ -224,8 +223,8 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
       if (!resultType.isDynamicDim(d))
         continue;
       if (d != dim) {
-        dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc,
-                                                     inputs.front(), d));
+        dynamicSizes.push_back(
+            tensor::DimOp::create(rewriter, loc, inputs.front(), d));
         continue;
       }
       Value total = arith::ConstantIndexOp::create(rewriter, loc, 0);
@@ -256,8 +255,7 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
         offset = arith::AddIOp::create(
                      rewriter, loc,
                      getValueOrCreateConstantIndexOp(rewriter, loc, offset),
-                     getValueOrCreateConstantIndexOp(rewriter, loc,
-                                                     sizes[dim]))
+                     getValueOrCreateConstantIndexOp(rewriter, loc, sizes[dim]))
                      .getResult();
       }
     }

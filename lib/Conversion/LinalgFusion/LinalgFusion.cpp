@@ -1,4 +1,5 @@
-//===- LinalgFusion.cpp - the -kiln-fuse-linalg-elementwise pass -------------===//
+//===- LinalgFusion.cpp - the -kiln-fuse-linalg-elementwise pass
+//-------------===//
 //
 // Upstream's elementwise fusion patterns with kiln's control function: a
 // producer fuses when every use is in the same consumer and that consumer
@@ -23,8 +24,7 @@ using namespace mlir;
 
 namespace {
 struct KilnFuseLinalgElementwisePass
-    : kiln::impl::KilnFuseLinalgElementwiseBase<
-          KilnFuseLinalgElementwisePass> {
+    : kiln::impl::KilnFuseLinalgElementwiseBase<KilnFuseLinalgElementwisePass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -39,9 +39,8 @@ struct KilnFuseLinalgElementwisePass
       // would be recomputed per read.
       if (!consumer.getMatchingIndexingMap(fusedOperand).isPermutation())
         return false;
-      return llvm::all_of(producer->getUsers(), [&](Operation *user) {
-        return user == consumer;
-      });
+      return llvm::all_of(producer->getUsers(),
+                          [&](Operation *user) { return user == consumer; });
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);

@@ -1,6 +1,7 @@
 //===- AttachLoopAnnotations.cpp - the -kiln-attach-loop-annotations pass -===//
 //
-// llvm.br ^bb(..) {llvm.loop_annotation = #a}  ->  llvm.br ^bb(..) {loop_annotation = #a}
+// llvm.br ^bb(..) {llvm.loop_annotation = #a}  ->  llvm.br ^bb(..)
+// {loop_annotation = #a}
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,10 +50,9 @@ static void tagLoopAccesses(Operation *backEdge, Block *header,
 /// Moves `branch`'s discardable annotation into its property, unless the
 /// branch already has one of its own. An annotation that declares the
 /// loop's accesses parallel gets them tagged.
-template <typename BranchOp>
-static void attach(BranchOp branch) {
-  auto annotation =
-      branch->template getAttrOfType<LLVM::LoopAnnotationAttr>(kDiscardableName);
+template <typename BranchOp> static void attach(BranchOp branch) {
+  auto annotation = branch->template getAttrOfType<LLVM::LoopAnnotationAttr>(
+      kDiscardableName);
   if (!annotation)
     return;
   branch->removeDiscardableAttr(kDiscardableName);

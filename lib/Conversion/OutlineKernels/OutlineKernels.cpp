@@ -1,4 +1,5 @@
-//===- OutlineKernels.cpp - the -kiln-outline-kernels pass -------------------===//
+//===- OutlineKernels.cpp - the -kiln-outline-kernels pass
+//-------------------===//
 //
 // linalg op on buffers  ->  func.call @kiln_kernel_N(operands)
 //
@@ -21,8 +22,8 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
-#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNOUTLINEKERNELS
@@ -48,11 +49,11 @@ static llvm::hash_code hashKernel(func::FuncOp kernel) {
   // The cloned constants come first; hash the linalg ops themselves.
   for (Operation &op : kernel.getBody().front())
     if (isa<linalg::LinalgOp>(op))
-      hash = llvm::hash_combine(
-          hash, OperationEquivalence::computeHash(
-                    &op, OperationEquivalence::ignoreHashValue,
-                    OperationEquivalence::ignoreHashValue,
-                    OperationEquivalence::IgnoreLocations));
+      hash = llvm::hash_combine(hash,
+                                OperationEquivalence::computeHash(
+                                    &op, OperationEquivalence::ignoreHashValue,
+                                    OperationEquivalence::ignoreHashValue,
+                                    OperationEquivalence::IgnoreLocations));
   return hash;
 }
 
@@ -101,8 +102,7 @@ static SmallVector<SmallVector<Operation *>> formKernels(func::FuncOp func) {
 static bool areEquivalentKernels(func::FuncOp a, func::FuncOp b) {
   return a.getFunctionType() == b.getFunctionType() &&
          OperationEquivalence::isRegionEquivalentTo(
-             &a.getBody(), &b.getBody(),
-             OperationEquivalence::IgnoreLocations);
+             &a.getBody(), &b.getBody(), OperationEquivalence::IgnoreLocations);
 }
 
 void kiln::markAsKernel(func::FuncOp kernel) {
@@ -183,9 +183,9 @@ struct KilnOutlineKernelsPass
           argTypes.push_back(v.getType());
         }
         OpBuilder moduleBuilder = OpBuilder::atBlockEnd(module.getBody());
-        auto kernel = func::FuncOp::create(
-            moduleBuilder, loc, "kiln_kernel",
-            FunctionType::get(ctx, argTypes, {}));
+        auto kernel =
+            func::FuncOp::create(moduleBuilder, loc, "kiln_kernel",
+                                 FunctionType::get(ctx, argTypes, {}));
         Block *body = kernel.addEntryBlock();
         OpBuilder b = OpBuilder::atBlockEnd(body);
         IRMapping mapping;
@@ -239,8 +239,7 @@ struct KilnOutlineKernelsPass
     });
     Builder b(ctx);
     module->setAttr("kiln.kernel_launches", b.getI64IntegerAttr(launches));
-    module->setAttr("kiln.unique_kernels",
-                    b.getI64IntegerAttr(uniqueKernels));
+    module->setAttr("kiln.unique_kernels", b.getI64IntegerAttr(uniqueKernels));
     kiln::addPassStatistic(getName(), numLaunches, "kiln-kernel-launches",
                            "kernel and runtime calls per run", launches);
     kiln::addPassStatistic(getName(), numUniqueKernels, "kiln-unique-kernels",

@@ -1,4 +1,5 @@
-//===- RuntimeCalls.cpp - the -kiln-linalg-to-runtime-calls pass -------------===//
+//===- RuntimeCalls.cpp - the -kiln-linalg-to-runtime-calls pass
+//-------------===//
 //
 // linalg.generic {library_call = "kiln_rt_..."} on memrefs
 //   -> func.call @kiln_rt_...(memref<?x?xT, strided<[?, ?], offset: ?>>...)
@@ -25,8 +26,8 @@ static MemRefType getFullyDynamic(MemRefType type) {
   int64_t rank = type.getRank();
   SmallVector<int64_t> shape(rank, ShapedType::kDynamic);
   SmallVector<int64_t> strides(rank, ShapedType::kDynamic);
-  auto layout = StridedLayoutAttr::get(type.getContext(),
-                                       ShapedType::kDynamic, strides);
+  auto layout =
+      StridedLayoutAttr::get(type.getContext(), ShapedType::kDynamic, strides);
   return MemRefType::get(shape, type.getElementType(), layout,
                          type.getMemorySpace());
 }

@@ -1,4 +1,5 @@
-//===- SerializeInnerLoops.cpp - the -kiln-serialize-inner-loops pass --------===//
+//===- SerializeInnerLoops.cpp - the -kiln-serialize-inner-loops pass
+//--------===//
 //
 // scf.parallel (i, j) { body }  ->  scf.parallel (i) { scf.for j { body } }
 //
@@ -24,9 +25,10 @@ namespace kiln {
 using namespace mlir;
 
 /// Asks LLVM to vectorize the loop `width` lanes wide, interleaving
-/// `interleave` vector iterations, whatever its cost model says: the iterations of a parallel dim are independent, and with
-/// several buffers (which might alias, as far as LLVM knows) it otherwise
-/// often declines the transcendental-heavy bodies of fused kernels.
+/// `interleave` vector iterations, whatever its cost model says: the iterations
+/// of a parallel dim are independent, and with several buffers (which might
+/// alias, as far as LLVM knows) it otherwise often declines the
+/// transcendental-heavy bodies of fused kernels.
 static void requestVectorization(scf::ForOp loop, unsigned width,
                                  unsigned interleave) {
   // LLVM vectorizes innermost loops only: one around a reduction's loop (a
@@ -77,17 +79,16 @@ static void requestVectorization(scf::ForOp loop, unsigned width,
   // buffers share an allocation.
   auto group = LLVM::AccessGroupAttr::get(ctx);
   auto annotation = LLVM::LoopAnnotationAttr::get(
-      ctx, {}, vectorize, interleaving, {}, {}, {}, {}, {}, {}, {}, {}, {},
-      {}, {}, {group});
+      ctx, {}, vectorize, interleaving, {}, {}, {}, {}, {}, {}, {}, {}, {}, {},
+      {}, {group});
   // -convert-scf-to-cf puts it on the back edge, where LLVM looks for it.
   loop->setAttr("llvm.loop_annotation", annotation);
 }
 
 /// Rewrites `loop` as described above; returns false when it does not
 /// apply.
-static bool serializeInnermostDim(RewriterBase &rewriter,
-                                  scf::ParallelOp loop, unsigned vectorWidth,
-                                  unsigned interleave) {
+static bool serializeInnermostDim(RewriterBase &rewriter, scf::ParallelOp loop,
+                                  unsigned vectorWidth, unsigned interleave) {
   unsigned numDims = loop.getNumLoops();
   if (numDims < 2 || loop.getNumReductions() != 0)
     return false;
@@ -97,9 +98,9 @@ static bool serializeInnermostDim(RewriterBase &rewriter,
       rewriter, loc, loop.getLowerBound().drop_back(),
       loop.getUpperBound().drop_back(), loop.getStep().drop_back());
   rewriter.setInsertionPointToStart(outer.getBody());
-  auto inner = scf::ForOp::create(rewriter, loc, loop.getLowerBound().back(),
-                                  loop.getUpperBound().back(),
-                                  loop.getStep().back());
+  auto inner =
+      scf::ForOp::create(rewriter, loc, loop.getLowerBound().back(),
+                         loop.getUpperBound().back(), loop.getStep().back());
   // Move the body over, mapping the induction variables.
   Block *body = loop.getBody();
   SmallVector<Value> ivs(outer.getInductionVars());
@@ -179,8 +180,7 @@ static std::optional<int64_t> countIterations(Operation *loop) {
 
 /// Rewrites a small `loop` as nested scf.for loops, the innermost one
 /// vectorized; returns false when it is not small (or has reductions).
-static bool sequentializeSmallLoop(RewriterBase &rewriter,
-                                   scf::ParallelOp loop,
+static bool sequentializeSmallLoop(RewriterBase &rewriter, scf::ParallelOp loop,
                                    int64_t minParallelIterations,
                                    unsigned vectorWidth, unsigned interleave) {
   if (loop.getNumReductions() != 0)
@@ -192,8 +192,8 @@ static bool sequentializeSmallLoop(RewriterBase &rewriter,
   rewriter.setInsertionPoint(loop);
   SmallVector<Value> ivs;
   scf::ForOp innermost;
-  for (auto [lb, ub, step] : llvm::zip(
-           loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+  for (auto [lb, ub, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
     innermost = scf::ForOp::create(rewriter, loc, lb, ub, step);
     ivs.push_back(innermost.getInductionVar());
     rewriter.setInsertionPointToStart(innermost.getBody());

@@ -30,10 +30,10 @@ const char *kiln_rt_status_string(kiln_rt_status status);
 
 /* Host memory statistics, for leak checks and metrics. */
 typedef struct kiln_rt_host_stats {
-  uint64_t live_bytes;      /* bytes allocated and not yet freed */
-  uint64_t peak_bytes;      /* largest live_bytes seen */
-  uint64_t allocations;     /* successful allocations so far */
-  uint64_t frees;           /* frees so far */
+  uint64_t live_bytes;  /* bytes allocated and not yet freed */
+  uint64_t peak_bytes;  /* largest live_bytes seen */
+  uint64_t allocations; /* successful allocations so far */
+  uint64_t frees;       /* frees so far */
 } kiln_rt_host_stats;
 
 /* Allocates `bytes` (0 is allowed) aligned to `alignment`, a power of two of
@@ -57,10 +57,10 @@ void kiln_rt_host_get_stats(kiln_rt_host_stats *stats);
  * MLIR's generic allocation functions (_mlir_memref_to_llvm_alloc,
  * _mlir_memref_to_llvm_aligned_alloc, _mlir_memref_to_llvm_free). */
 typedef struct kiln_rt_buffer_cache_stats {
-  uint64_t hits;          /* allocations served from the cache */
-  uint64_t misses;        /* allocations that went to the system */
-  uint64_t cached_bytes;  /* bytes held in the cache now */
-  uint64_t live_bytes;    /* bytes handed out and not yet freed */
+  uint64_t hits;         /* allocations served from the cache */
+  uint64_t misses;       /* allocations that went to the system */
+  uint64_t cached_bytes; /* bytes held in the cache now */
+  uint64_t live_bytes;   /* bytes handed out and not yet freed */
 } kiln_rt_buffer_cache_stats;
 
 void kiln_rt_buffer_cache_get_stats(kiln_rt_buffer_cache_stats *stats);

@@ -47,9 +47,9 @@ typedef struct kiln_rt_memref3d_f64 {
 } kiln_rt_memref3d_f64;
 
 #define KILN_RT_DECLARE_MATMUL(T, FLAGS)                                       \
-  void _mlir_ciface_kiln_rt_matmul_##T##_##FLAGS(                              \
-      kiln_rt_memref2d_##T *a, kiln_rt_memref2d_##T *b,                        \
-      kiln_rt_memref2d_##T *c);                                                \
+  void _mlir_ciface_kiln_rt_matmul_##T##_##FLAGS(kiln_rt_memref2d_##T *a,      \
+                                                 kiln_rt_memref2d_##T *b,      \
+                                                 kiln_rt_memref2d_##T *c);     \
   void _mlir_ciface_kiln_rt_batch_matmul_##T##_##FLAGS(                        \
       kiln_rt_memref3d_##T *a, kiln_rt_memref3d_##T *b,                        \
       kiln_rt_memref3d_##T *c);                                                \

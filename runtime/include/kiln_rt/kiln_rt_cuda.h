@@ -69,14 +69,14 @@ typedef struct kiln_rt_cuda_function kiln_rt_cuda_function;
 kiln_rt_status kiln_rt_cuda_module_load(const char *ptx, size_t size,
                                         kiln_rt_cuda_module **module);
 /* The kernel `name` of `module`, looked up once. */
-kiln_rt_status kiln_rt_cuda_module_get_function(kiln_rt_cuda_module *module,
-                                                const char *name,
-                                                kiln_rt_cuda_function **function);
+kiln_rt_status
+kiln_rt_cuda_module_get_function(kiln_rt_cuda_module *module, const char *name,
+                                 kiln_rt_cuda_function **function);
 
 typedef struct kiln_rt_cuda_module_stats {
-  uint64_t loads;        /* modules loaded into the driver */
-  uint64_t load_hits;    /* loads answered from the cache */
-  uint64_t functions;    /* functions looked up in the driver */
+  uint64_t loads;     /* modules loaded into the driver */
+  uint64_t load_hits; /* loads answered from the cache */
+  uint64_t functions; /* functions looked up in the driver */
   uint64_t function_hits;
 } kiln_rt_cuda_module_stats;
 void kiln_rt_cuda_get_module_stats(kiln_rt_cuda_module_stats *stats);
@@ -93,7 +93,7 @@ kiln_rt_status kiln_rt_cuda_free(void *device_ptr);
 kiln_rt_status kiln_rt_cuda_trim(void);
 
 typedef struct kiln_rt_cuda_memory_stats {
-  uint64_t live_bytes;   /* handed out, not freed (size-class bytes) */
+  uint64_t live_bytes; /* handed out, not freed (size-class bytes) */
   uint64_t peak_bytes;
   uint64_t cached_bytes; /* freed, kept for reuse */
   uint64_t hits;         /* allocations served from the cache */
@@ -116,8 +116,8 @@ kiln_rt_status kiln_rt_cuda_stream_synchronize(kiln_rt_cuda_stream *stream);
 kiln_rt_status kiln_rt_cuda_copy_to_device(void *device_dst,
                                            const void *host_src, size_t bytes,
                                            kiln_rt_cuda_stream *stream);
-kiln_rt_status kiln_rt_cuda_copy_to_host(void *host_dst,
-                                         const void *device_src, size_t bytes,
+kiln_rt_status kiln_rt_cuda_copy_to_host(void *host_dst, const void *device_src,
+                                         size_t bytes,
                                          kiln_rt_cuda_stream *stream);
 kiln_rt_status kiln_rt_cuda_copy_device(void *device_dst,
                                         const void *device_src, size_t bytes,
@@ -131,8 +131,7 @@ kiln_rt_status kiln_rt_cuda_launch(kiln_rt_cuda_function *function,
                                    const unsigned grid[3],
                                    const unsigned block[3],
                                    unsigned shared_bytes,
-                                   kiln_rt_cuda_stream *stream,
-                                   void **params);
+                                   kiln_rt_cuda_stream *stream, void **params);
 
 /* Events, for timing kernels. */
 kiln_rt_status kiln_rt_cuda_event_create(kiln_rt_cuda_event **event);

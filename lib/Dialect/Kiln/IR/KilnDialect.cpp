@@ -1,4 +1,5 @@
-//===- KilnDialect.cpp - kiln dialect registration -------------------------===//
+//===- KilnDialect.cpp - kiln dialect registration
+//-------------------------===//
 //
 // Registers the ops, attributes and the inliner interface, and materializes
 // folded constants.

@@ -1,4 +1,5 @@
-//===- KilnFolds.cpp - kiln op folders --------------------------------------===//
+//===- KilnFolds.cpp - kiln op folders
+//--------------------------------------===//
 //
 // The algebraic identities and shape folds that `-canonicalize` applies
 // through folders. Elementwise ops with constant operands fold through their
@@ -21,8 +22,7 @@ using namespace kiln;
 /// The splat value of a constant float tensor, if `attr` is one.
 static std::optional<double> getSplatFloat(Attribute attr) {
   auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
-  if (!dense || !dense.isSplat() ||
-      !isa<FloatType>(dense.getElementType()))
+  if (!dense || !dense.isSplat() || !isa<FloatType>(dense.getElementType()))
     return std::nullopt;
   return dense.getSplatValue<APFloat>().convertToDouble();
 }
@@ -219,9 +219,8 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
 
 OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
   RankedTensorType operandType = getOperand().getType();
-  if (operandType == getType() && llvm::all_of(getOffsets(), [](int64_t o) {
-        return o == 0;
-      }))
+  if (operandType == getType() &&
+      llvm::all_of(getOffsets(), [](int64_t o) { return o == 0; }))
     return getOperand();
   if (Attribute splat = reshapeSplat(adaptor.getOperand(), getType()))
     return splat;

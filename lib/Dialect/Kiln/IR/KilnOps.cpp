@@ -74,8 +74,7 @@ static LogicalResult verifySortedDims(std::optional<Location> loc,
       return emitOptionalError(loc, what, " ", d, " is out of range for rank ",
                                rank);
     if (i > 0 && dims[i - 1] >= d)
-      return emitOptionalError(loc, what,
-                               " must be sorted and unique, got [",
+      return emitOptionalError(loc, what, " must be sorted and unique, got [",
                                llvm::make_range(dims.begin(), dims.end()), "]");
   }
   return success();
@@ -85,7 +84,8 @@ static LogicalResult verifySortedDims(std::optional<Location> loc,
 // ConstantOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ConstantOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> loc,
                                            Adaptor adaptor,
                                            SmallVectorImpl<Type> &types) {
   auto value = dyn_cast_or_null<ElementsAttr>(adaptor.getValueAttr());
@@ -226,8 +226,8 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
                                         SmallVectorImpl<Type> &types) {
   auto operandType = getRankedTensor(adaptor.getOperand().getType());
   if (!operandType || !adaptor.getOffsetsAttr() || !adaptor.getSizesAttr())
-    return emitOptionalError(
-        loc, "expects a ranked tensor, 'offsets' and 'sizes'");
+    return emitOptionalError(loc,
+                             "expects a ranked tensor, 'offsets' and 'sizes'");
   ArrayRef<int64_t> offsets = adaptor.getOffsets();
   ArrayRef<int64_t> sizes = adaptor.getSizes();
   int64_t rank = operandType.getRank();
@@ -283,9 +283,10 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
     for (int64_t d = 0; d < rank; ++d) {
       int64_t size = type.getDimSize(d);
       if (d == dim) {
-        shape[d] = ShapedType::isDynamic(shape[d]) || ShapedType::isDynamic(size)
-                       ? ShapedType::kDynamic
-                       : shape[d] + size;
+        shape[d] =
+            ShapedType::isDynamic(shape[d]) || ShapedType::isDynamic(size)
+                ? ShapedType::kDynamic
+                : shape[d] + size;
         continue;
       }
       if (!dimsCompatible(shape[d], size))
@@ -304,15 +305,15 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
 // Reductions
 //===----------------------------------------------------------------------===//
 
-static LogicalResult inferReduceType(std::optional<Location> loc,
-                                     Type operand, DenseI64ArrayAttr dimsAttr,
+static LogicalResult inferReduceType(std::optional<Location> loc, Type operand,
+                                     DenseI64ArrayAttr dimsAttr,
                                      SmallVectorImpl<Type> &types) {
   auto operandType = getRankedTensor(operand);
   if (!operandType || !dimsAttr)
     return emitOptionalError(loc, "expects a ranked tensor and 'dims'");
   ArrayRef<int64_t> dims = dimsAttr.asArrayRef();
-  if (failed(verifySortedDims(loc, dims, operandType.getRank(),
-                              "reduction dim")))
+  if (failed(
+          verifySortedDims(loc, dims, operandType.getRank(), "reduction dim")))
     return failure();
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < operandType.getRank(); ++d)
@@ -351,24 +352,23 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
   if (!lhs || !rhs)
     return emitOptionalError(loc, "expects ranked tensor operands");
   if (lhs.getElementType() != rhs.getElementType())
-    return emitOptionalError(loc, "operand element types differ: ",
-                             lhs.getElementType(), " vs ",
-                             rhs.getElementType());
+    return emitOptionalError(
+        loc, "operand element types differ: ", lhs.getElementType(), " vs ",
+        rhs.getElementType());
   int64_t rank = lhs.getRank();
   if ((rank != 2 && rank != 3) || rhs.getRank() != rank)
     return emitOptionalError(loc, "expects two 2-D or two 3-D operands, got ",
                              lhs, " and ", rhs);
-  bool transposeA = adaptor.getTransposeAAttr() &&
-                    adaptor.getTransposeAAttr().getValue();
-  bool transposeB = adaptor.getTransposeBAttr() &&
-                    adaptor.getTransposeBAttr().getValue();
+  bool transposeA =
+      adaptor.getTransposeAAttr() && adaptor.getTransposeAAttr().getValue();
+  bool transposeB =
+      adaptor.getTransposeBAttr() && adaptor.getTransposeBAttr().getValue();
   int64_t m = lhs.getDimSize(rank - (transposeA ? 1 : 2));
   int64_t kA = lhs.getDimSize(rank - (transposeA ? 2 : 1));
   int64_t kB = rhs.getDimSize(rank - (transposeB ? 1 : 2));
   int64_t n = rhs.getDimSize(rank - (transposeB ? 2 : 1));
   if (!dimsCompatible(kA, kB))
-    return emitOptionalError(loc, "contraction sizes differ: ", kA, " vs ",
-                             kB);
+    return emitOptionalError(loc, "contraction sizes differ: ", kA, " vs ", kB);
   SmallVector<int64_t> shape;
   if (rank == 3) {
     int64_t batchA = lhs.getDimSize(0), batchB = rhs.getDimSize(0);
@@ -401,7 +401,8 @@ LogicalResult VjpOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
            << " cotangents for callee '" << getCallee() << "', got "
            << getOperands().size() << " operands";
   for (auto [i, value] : llvm::enumerate(getOperands())) {
-    Type expected = i < numArgs ? type.getInput(i) : type.getResult(i - numArgs);
+    Type expected =
+        i < numArgs ? type.getInput(i) : type.getResult(i - numArgs);
     if (value.getType() != expected)
       return emitOpError(i < numArgs ? "argument " : "cotangent ")
              << (i < numArgs ? i : i - numArgs) << " has type "
@@ -442,8 +443,7 @@ LogicalResult FusionGroupOp::verify() {
     return emitOpError("body has ")
            << body.getNumArguments() << " arguments but the group has "
            << getInputs().size() << " inputs";
-  for (auto [i, input, arg] :
-       llvm::enumerate(getInputs(), body.getArguments()))
+  for (auto [i, input, arg] : llvm::enumerate(getInputs(), body.getArguments()))
     if (input.getType() != arg.getType())
       return emitOpError("body argument ")
              << i << " has type " << arg.getType() << " but input " << i
@@ -460,33 +460,30 @@ LogicalResult FusionGroupOp::verify() {
 // Result-type compatibility of the ops with inference
 //===----------------------------------------------------------------------===//
 
-bool CmpOp::isCompatibleReturnTypes(TypeRange inferred,
-                                   TypeRange declared) {
+bool CmpOp::isCompatibleReturnTypes(TypeRange inferred, TypeRange declared) {
   return areCompatibleResultTypes(inferred, declared);
 }
 
 bool TransposeOp::isCompatibleReturnTypes(TypeRange inferred,
-                                         TypeRange declared) {
+                                          TypeRange declared) {
   return areCompatibleResultTypes(inferred, declared);
 }
 
-bool ConcatOp::isCompatibleReturnTypes(TypeRange inferred,
-                                      TypeRange declared) {
+bool ConcatOp::isCompatibleReturnTypes(TypeRange inferred, TypeRange declared) {
   return areCompatibleResultTypes(inferred, declared);
 }
 
 bool ReduceSumOp::isCompatibleReturnTypes(TypeRange inferred,
-                                         TypeRange declared) {
+                                          TypeRange declared) {
   return areCompatibleResultTypes(inferred, declared);
 }
 
 bool ReduceMaxOp::isCompatibleReturnTypes(TypeRange inferred,
-                                         TypeRange declared) {
+                                          TypeRange declared) {
   return areCompatibleResultTypes(inferred, declared);
 }
 
-bool MatmulOp::isCompatibleReturnTypes(TypeRange inferred,
-                                      TypeRange declared) {
+bool MatmulOp::isCompatibleReturnTypes(TypeRange inferred, TypeRange declared) {
   return areCompatibleResultTypes(inferred, declared);
 }
 

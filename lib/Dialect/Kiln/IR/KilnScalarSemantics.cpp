@@ -53,7 +53,8 @@ double ErfOp::evaluateScalar(ArrayRef<double> x) { return std::erf(x[0]); }
 double GeluOp::evaluateScalar(ArrayRef<double> x) {
   double v = x[0];
   if (getApproximate()) {
-    double inner = GeluOp::kTanhScale * (v + GeluOp::kCubicCoefficient * v * v * v);
+    double inner =
+        GeluOp::kTanhScale * (v + GeluOp::kCubicCoefficient * v * v * v);
     return 0.5 * v * (1.0 + std::tanh(inner));
   }
   return 0.5 * v * (1.0 + std::erf(v * M_SQRT1_2));
@@ -167,8 +168,8 @@ OpFoldResult kiln::foldConstantElements(Operation *op,
     }
     APFloat rounded(value);
     bool losesInfo = false;
-    rounded.convert(floatType.getFloatSemantics(),
-                    APFloat::rmNearestTiesToEven, &losesInfo);
+    rounded.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                    &losesInfo);
     floats.push_back(rounded);
   }
   if (!floatType)

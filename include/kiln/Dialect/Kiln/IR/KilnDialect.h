@@ -11,9 +11,9 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnOpsDialect.h.inc"
 
+#include "kiln/Dialect/Kiln/IR/KilnEnums.h.inc"
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/DialectImplementation.h"
-#include "kiln/Dialect/Kiln/IR/KilnEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "kiln/Dialect/Kiln/IR/KilnAttrs.h.inc"

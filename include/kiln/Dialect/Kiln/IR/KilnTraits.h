@@ -14,8 +14,9 @@ namespace kiln {
 /// (`operands`, as the folder sees them): its ScalarSemanticsOpInterface
 /// evaluated at every element, rounded to the result's element type. Null
 /// when an operand is not constant or the result is not static.
-mlir::OpFoldResult foldConstantElements(mlir::Operation *op,
-                                        llvm::ArrayRef<mlir::Attribute> operands);
+mlir::OpFoldResult
+foldConstantElements(mlir::Operation *op,
+                     llvm::ArrayRef<mlir::Attribute> operands);
 
 } // namespace kiln
 

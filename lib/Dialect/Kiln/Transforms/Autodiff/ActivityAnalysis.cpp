@@ -1,4 +1,5 @@
-//===- ActivityAnalysis.cpp - which values get adjoints ---------------------===//
+//===- ActivityAnalysis.cpp - which values get adjoints
+//---------------------===//
 //
 // Varied: forward from the wrt arguments through differentiable edges.
 // Useful: backward from the live results through differentiable edges.
@@ -46,8 +47,8 @@ ActivityAnalysis::ActivityAnalysis(Block &body, ArrayRef<int64_t> wrt,
   for (Operation &op : body) {
     bool anyVaried = false;
     for (unsigned i = 0; i < op.getNumOperands(); ++i)
-      anyVaried |= isDifferentiableOperand(&op, i) &&
-                   varied.contains(op.getOperand(i));
+      anyVaried |=
+          isDifferentiableOperand(&op, i) && varied.contains(op.getOperand(i));
     if (!anyVaried)
       continue;
     for (Value result : op.getResults())

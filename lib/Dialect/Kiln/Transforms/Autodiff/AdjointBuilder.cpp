@@ -1,4 +1,5 @@
-//===- AdjointBuilder.cpp - adjoint accumulation for reverse sweeps ---------===//
+//===- AdjointBuilder.cpp - adjoint accumulation for reverse sweeps
+//---------===//
 
 #include "AutodiffInternals.h"
 
@@ -15,8 +16,8 @@ bool AdjointBuilder::needsAdjoint(Operation *op, unsigned index) const {
 void AdjointBuilder::add(Value v, Value contribution) {
   auto [it, inserted] = adjoints.try_emplace(v, contribution);
   if (!inserted)
-    it->second = AddOp::create(builder, contribution.getLoc(), it->second,
-                               contribution);
+    it->second =
+        AddOp::create(builder, contribution.getLoc(), it->second, contribution);
 }
 
 void AdjointBuilder::addSlice(Value v, SliceOp slice, Value ct) {
@@ -24,8 +25,7 @@ void AdjointBuilder::addSlice(Value v, SliceOp slice, Value ct) {
                        llvm::to_vector(slice.getSizes()), ct});
 }
 
-Value AdjointBuilder::splat(Location loc, RankedTensorType type,
-                            double value) {
+Value AdjointBuilder::splat(Location loc, RankedTensorType type, double value) {
   if (!type.hasStaticShape())
     return nullptr;
   auto elementType = cast<FloatType>(type.getElementType());
@@ -92,9 +92,8 @@ Value AdjointBuilder::padSlice(Location loc, RankedTensorType type,
   return current;
 }
 
-FailureOr<Value>
-AdjointBuilder::joinSlices(Value v, Location loc,
-                           ArrayRef<SliceContribution> parts) {
+FailureOr<Value> AdjointBuilder::joinSlices(Value v, Location loc,
+                                            ArrayRef<SliceContribution> parts) {
   auto type = cast<RankedTensorType>(v.getType());
   if (!type.hasStaticShape())
     return failure();

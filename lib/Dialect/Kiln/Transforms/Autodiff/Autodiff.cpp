@@ -1,4 +1,5 @@
-//===- Autodiff.cpp - the -kiln-autodiff pass -------------------------------===//
+//===- Autodiff.cpp - the -kiln-autodiff pass
+//-------------------------------===//
 //
 // Each kiln.vjp expands in four steps:
 //  1. Flatten: clone the callee into a scratch function with its calls and
@@ -36,8 +37,7 @@ namespace {
 
 /// Counts the ops a builder inserts.
 struct CountingListener : public OpBuilder::Listener {
-  void notifyOperationInserted(Operation *,
-                               OpBuilder::InsertPoint) override {
+  void notifyOperationInserted(Operation *, OpBuilder::InsertPoint) override {
     ++count;
   }
   int64_t count = 0;
@@ -75,8 +75,8 @@ private:
 
 } // namespace
 
-FailureOr<SmallVector<func::FuncOp>>
-Expander::getClosure(func::FuncOp root, Operation *user) {
+FailureOr<SmallVector<func::FuncOp>> Expander::getClosure(func::FuncOp root,
+                                                          Operation *user) {
   SmallVector<func::FuncOp> order;
   llvm::SmallPtrSet<Operation *, 8> done, onStack;
   // Depth-first, with the stack kept explicit to report the cycle.
@@ -163,8 +163,7 @@ FailureOr<func::FuncOp> Expander::flatten(VjpOp vjp, func::FuncOp callee) {
     return vjp.emitOpError(message);
   };
   if (!scratch.getBody().hasOneBlock())
-    return fail("callee @" + callee.getSymName() +
-                " must have a single block");
+    return fail("callee @" + callee.getSymName() + " must have a single block");
 
   // Inline until no call or group is left; the closure check ruled out
   // recursion, so this ends.
@@ -276,13 +275,13 @@ LogicalResult Expander::buildGradients(VjpOp vjp, func::FuncOp scratch,
       any |= static_cast<bool>(*adjoint);
     }
     for (unsigned i = 0; i < op->getNumOperands(); ++i)
-      if (isDifferentiableOperand(op, i) && !activity.isActive(op->getOperand(i)))
+      if (isDifferentiableOperand(op, i) &&
+          !activity.isActive(op->getOperand(i)))
         ++stats.prunedEdges;
     if (!any)
       continue;
     if (failed(applyVjpRule(op, resultAdjoints, adjoints)))
-      return vjp.emitOpError("no VJP rule for '")
-             << op->getName() << "'";
+      return vjp.emitOpError("no VJP rule for '") << op->getName() << "'";
   }
 
   SmallVector<Value> grads;
@@ -305,9 +304,8 @@ LogicalResult Expander::buildGradients(VjpOp vjp, func::FuncOp scratch,
   SmallVector<Type> gradTypes;
   for (Value g : grads)
     gradTypes.push_back(g.getType());
-  scratch.setFunctionType(
-      FunctionType::get(scratch.getContext(), body.getArgumentTypes(),
-                        gradTypes));
+  scratch.setFunctionType(FunctionType::get(
+      scratch.getContext(), body.getArgumentTypes(), gradTypes));
   // Forward values that no adjoint needs are never emitted. The naive
   // derivation keeps everything it built.
   if (prune)

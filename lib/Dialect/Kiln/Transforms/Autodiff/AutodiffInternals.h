@@ -1,4 +1,5 @@
-//===- AutodiffInternals.h - pieces of -kiln-autodiff ------------*- C++ -*-===//
+//===- AutodiffInternals.h - pieces of -kiln-autodiff ------------*- C++
+//-*-===//
 //
 // Private to lib/Dialect/Kiln/Transforms/Autodiff: the activity analysis,
 // the adjoint accumulator and the per-op VJP rules.
@@ -17,6 +18,7 @@
 
 namespace kiln {
 
+using llvm::ArrayRef;
 using mlir::Block;
 using mlir::Location;
 using mlir::LogicalResult;
@@ -25,7 +27,6 @@ using mlir::Operation;
 using mlir::RankedTensorType;
 using mlir::Type;
 using mlir::Value;
-using llvm::ArrayRef;
 
 //===----------------------------------------------------------------------===//
 // Differentiability

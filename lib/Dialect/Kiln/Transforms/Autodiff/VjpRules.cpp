@@ -1,4 +1,5 @@
-//===- VjpRules.cpp - the VJP rule of every kiln op -------------------------===//
+//===- VjpRules.cpp - the VJP rule of every kiln op
+//-------------------------===//
 //
 // Given the adjoints of an op's results, each rule adds the contributions of
 // the operands that need one (AdjointBuilder::needsAdjoint). Rules reuse the
@@ -84,8 +85,7 @@ public:
     return ReshapeOp::create(b, loc, type, x);
   }
 
-  Value matmul(Value x, Value y, bool transposeX, bool transposeY,
-               Type type) {
+  Value matmul(Value x, Value y, bool transposeX, bool transposeY, Type type) {
     return MatmulOp::create(b, loc, type, x, y, b.getBoolAttr(transposeX),
                             b.getBoolAttr(transposeY));
   }
@@ -117,9 +117,9 @@ Value geluDerivative(RuleBuilder &r, GeluOp gelu) {
     Value u = r.mul(r.constant(x, GeluOp::kTanhScale), r.add(x, cubic));
     Value t = TanhOp::create(r.b, r.loc, u);
     Value one = r.constant(x, 1.0);
-    Value du = r.mul(r.constant(x, GeluOp::kTanhScale),
-                     r.add(one, r.mul(r.constant(x, 3 * GeluOp::kCubicCoefficient),
-                                      x2)));
+    Value du = r.mul(
+        r.constant(x, GeluOp::kTanhScale),
+        r.add(one, r.mul(r.constant(x, 3 * GeluOp::kCubicCoefficient), x2)));
     Value outer = r.mul(half(), r.add(one, t));
     Value inner = r.mul(r.mul(half(), x), r.mul(r.sub(one, r.mul(t, t)), du));
     return r.add(outer, inner);
@@ -149,15 +149,13 @@ std::optional<LogicalResult> unaryRule(RuleBuilder &r, Value ct) {
       .Case([&](LogOp) { return rule([&] { return r.div(ct, x); }); })
       .Case([&](TanhOp) {
         // ct * (1 - y^2)
-        return rule([&] {
-          return r.mul(ct, r.sub(r.constant(y, 1.0), r.mul(y, y)));
-        });
+        return rule(
+            [&] { return r.mul(ct, r.sub(r.constant(y, 1.0), r.mul(y, y))); });
       })
       .Case([&](SigmoidOp) {
         // ct * y * (1 - y)
-        return rule([&] {
-          return r.mul(r.mul(ct, y), r.sub(r.constant(y, 1.0), y));
-        });
+        return rule(
+            [&] { return r.mul(r.mul(ct, y), r.sub(r.constant(y, 1.0), y)); });
       })
       .Case([&](ReluOp) {
         return rule([&] {
@@ -270,8 +268,8 @@ std::optional<LogicalResult> binaryRule(RuleBuilder &r, Value ct) {
       .Case([&](PowOp) {
         // d/dx = ct * y * x^(y-1); d/dy = ct * z * log(x) where x > 0.
         r.contribute(0, [&] {
-          Value power = PowOp::create(r.b, r.loc, x,
-                                      r.sub(y, r.constant(y, 1.0)));
+          Value power =
+              PowOp::create(r.b, r.loc, x, r.sub(y, r.constant(y, 1.0)));
           return r.mul(ct, r.mul(y, power));
         });
         r.contribute(1, [&] {
@@ -312,14 +310,12 @@ LogicalResult broadcastRule(RuleBuilder &r, BroadcastInDimOp op, Value ct) {
   SmallVector<int64_t> reduced;
   for (int64_t d = 0; d < resultType.getRank(); ++d) {
     const int64_t *it = llvm::find(dims, d);
-    if (it == dims.end() ||
-        (operandType.getDimSize(it - dims.begin()) == 1 &&
-         resultType.getDimSize(d) != 1))
+    if (it == dims.end() || (operandType.getDimSize(it - dims.begin()) == 1 &&
+                             resultType.getDimSize(d) != 1))
       reduced.push_back(d);
   }
-  r.contribute(0, [&] {
-    return r.reshape(r.reduceSum(ct, reduced), operandType);
-  });
+  r.contribute(
+      0, [&] { return r.reshape(r.reduceSum(ct, reduced), operandType); });
   return success();
 }
 
@@ -379,9 +375,8 @@ LogicalResult kiln::applyVjpRule(Operation *op, ArrayRef<Value> resultAdjoints,
       })
       .Case([&](ReduceMaxOp reduce) { return reduceMaxRule(r, reduce, ct); })
       .Case([&](ReshapeOp reshape) {
-        r.contribute(0, [&] {
-          return r.reshape(ct, reshape.getOperand().getType());
-        });
+        r.contribute(
+            0, [&] { return r.reshape(ct, reshape.getOperand().getType()); });
         return success();
       })
       .Case([&](TransposeOp transpose) {

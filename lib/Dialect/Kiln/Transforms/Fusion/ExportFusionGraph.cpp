@@ -1,4 +1,5 @@
-//===- ExportFusionGraph.cpp - -kiln-export-fusion-graph=FILE ----------------===//
+//===- ExportFusionGraph.cpp - -kiln-export-fusion-graph=FILE
+//----------------===//
 //
 // Writes the fusion graph as JSON for python/kiln/tools/fusion_viz.py: one
 // node per op (ops inside a fusion group carry the group's id), one edge per
@@ -19,9 +20,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -130,9 +131,8 @@ struct ExportFusionGraphPass
           << path << "': " << ec.message();
       return signalPassFailure();
     }
-    os << llvm::formatv("{0:2}",
-                        llvm::json::Value(llvm::json::Object{
-                            {"functions", std::move(functions)}}))
+    os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                     {"functions", std::move(functions)}}))
        << "\n";
     markAllAnalysesPreserved();
   }

@@ -1,15 +1,16 @@
-//===- Fuse.cpp - the -kiln-fuse pass ----------------------------------------===//
+//===- Fuse.cpp - the -kiln-fuse pass
+//----------------------------------------===//
 //
 // Groups are sets of ops with a common iteration domain (the shape the
 // kernel loops over). Ops are visited in program order; each starts in its
 // own group and is merged with the groups of its fusible producers when
 // (1) the domains agree, or the producer's group is read only through
 // slices of the consumer's domain, or the consumer is a concat of unequal
-// parts and the producer's domain is the part's shape (one nest per part); (2) the producer may feed a consumer in
-// the same group (a concat or a reduction ends its group); and (3) no path
-// leaves the merged group and comes back, which would be a cycle.
-// The groups then become kiln.fusion_group ops and the block is put back in
-// topological order.
+// parts and the producer's domain is the part's shape (one nest per part); (2)
+// the producer may feed a consumer in the same group (a concat or a reduction
+// ends its group); and (3) no path leaves the merged group and comes back,
+// which would be a cycle. The groups then become kiln.fusion_group ops and the
+// block is put back in topological order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -154,7 +155,9 @@ private:
     }
     SmallVector<std::pair<Operation *, unsigned>> stack;
     // Users nested in a region count as the op of this block holding it.
-    auto inBlock = [&](Operation *user) { return block.findAncestorOpInBlock(*user); };
+    auto inBlock = [&](Operation *user) {
+      return block.findAncestorOpInBlock(*user);
+    };
     auto pushUsers = [&](Operation *op) -> bool {
       for (Operation *nested : op->getUsers()) {
         Operation *user = inBlock(nested);
@@ -217,15 +220,15 @@ private:
       // A concat of unequal parts takes in each part's producer, which
       // becomes a loop nest of its own shape in the one kernel.
       auto concat = dyn_cast<ConcatOp>(consumer);
-      auto partType = dyn_cast<RankedTensorType>(
-          producer->getResult(0).getType());
+      auto partType =
+          dyn_cast<RankedTensorType>(producer->getResult(0).getType());
       if (!concat || producer->getNumResults() != 1 || !partType ||
           partType.getShape() != ArrayRef<int64_t>(*p.domain))
         return;
     } else {
       bool sameDomain = *p.domain == *c.domain;
-      bool slicedProducer = isa<SliceOp>(consumer) &&
-                            readOnlyThroughSlices(p, *c.domain);
+      bool slicedProducer =
+          isa<SliceOp>(consumer) && readOnlyThroughSlices(p, *c.domain);
       if (!sameDomain && !slicedProducer)
         return;
     }
