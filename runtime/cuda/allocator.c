@@ -93,13 +93,12 @@ kiln_rt_status kiln_rt_cuda_malloc(size_t bytes, void **device_ptr) {
       break;
     }
   if (!found) {
-    CUresult result = kiln_cuda.cuMemAlloc_v2(&b.ptr, size);
-    if (result == CUDA_ERROR_OUT_OF_MEMORY && cached.count > 0) {
+    status = KILN_CUDA_CALL(cuMemAlloc_v2, (&b.ptr, size));
+    if (status == KILN_RT_OUT_OF_MEMORY && cached.count > 0) {
       release_cached();
-      result = kiln_cuda.cuMemAlloc_v2(&b.ptr, size);
+      status = KILN_CUDA_CALL(cuMemAlloc_v2, (&b.ptr, size));
     }
-    if (result != CUDA_SUCCESS) {
-      status = kiln_cuda_check(result, "cuMemAlloc");
+    if (status != KILN_RT_OK) {
       pthread_mutex_unlock(&memory_mutex);
       return status;
     }

@@ -72,6 +72,10 @@ static kiln_rt_status check_cublas(cublasStatus_t status, const char *call) {
                         "%s: %s (%d)", call, status_name(status), status);
 }
 
+/* Calls the cuBLAS function `fn` with `args` (in parentheses); a failure's
+   message names `fn` from the same token that makes the call. */
+#define KILN_CUBLAS_CALL(fn, args) check_cublas(cublas.fn args, #fn)
+
 /* Loads cuBLAS and makes a handle, once; blas_mutex held. */
 static kiln_rt_status load(void) {
   if (loaded)
@@ -103,8 +107,7 @@ static kiln_rt_status load(void) {
 #undef KILN_CUBLAS_RESOLVE
   // On failure the library stays loaded (until shutdown): unloading a
   // cuBLAS that started would strand what it allocated.
-  kiln_rt_status status =
-      check_cublas(cublas.cublasCreate_v2(&handle), "cublasCreate");
+  kiln_rt_status status = KILN_CUBLAS_CALL(cublasCreate_v2, (&handle));
   if (status != KILN_RT_OK)
     return status;
   loaded = 1;
@@ -146,27 +149,24 @@ kiln_rt_status kiln_rt_cuda_gemm(kiln_rt_cuda_dtype dtype, int trans_a,
   pthread_mutex_lock(&blas_mutex);
   status = load();
   if (status == KILN_RT_OK)
-    status = check_cublas(
-        cublas.cublasSetStream_v2(handle, stream ? stream->handle : NULL),
-        "cublasSetStream");
+    status = KILN_CUBLAS_CALL(cublasSetStream_v2,
+                              (handle, stream ? stream->handle : NULL));
   /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T. */
   int op_a = trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
   int op_b = trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
   if (status == KILN_RT_OK && dtype == KILN_RT_CUDA_F32) {
     float alpha32 = (float)alpha, beta32 = (float)beta;
     status =
-        check_cublas(cublas.cublasSgemmStridedBatched(
-                         handle, op_b, op_a, (int)n, (int)m, (int)k, &alpha32,
-                         b, (int)ldb, stride_b, a, (int)lda, stride_a, &beta32,
-                         c, (int)ldc, stride_c, (int)batch),
-                     "cublasSgemmStridedBatched");
+        KILN_CUBLAS_CALL(cublasSgemmStridedBatched,
+                         (handle, op_b, op_a, (int)n, (int)m, (int)k, &alpha32,
+                          b, (int)ldb, stride_b, a, (int)lda, stride_a, &beta32,
+                          c, (int)ldc, stride_c, (int)batch));
   } else if (status == KILN_RT_OK) {
     status =
-        check_cublas(cublas.cublasDgemmStridedBatched(
-                         handle, op_b, op_a, (int)n, (int)m, (int)k, &alpha, b,
-                         (int)ldb, stride_b, a, (int)lda, stride_a, &beta, c,
-                         (int)ldc, stride_c, (int)batch),
-                     "cublasDgemmStridedBatched");
+        KILN_CUBLAS_CALL(cublasDgemmStridedBatched,
+                         (handle, op_b, op_a, (int)n, (int)m, (int)k, &alpha, b,
+                          (int)ldb, stride_b, a, (int)lda, stride_a, &beta, c,
+                          (int)ldc, stride_c, (int)batch));
   }
   pthread_mutex_unlock(&blas_mutex);
   return status;

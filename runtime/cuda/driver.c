@@ -106,10 +106,7 @@ kiln_rt_status kiln_cuda_enter(const char *api) {
   }
   unsigned now = atomic_load(&generation);
   if (current_generation != now) {
-    kiln_rt_status status =
-        kiln_cuda_check(kiln_cuda.cuCtxSetCurrent(context), "cuCtxSetCurrent");
-    if (status != KILN_RT_OK)
-      return status;
+    KILN_CUDA_RETURN_IF_ERROR(cuCtxSetCurrent, (context));
     current_generation = now;
   }
   return KILN_RT_OK;
@@ -144,14 +141,9 @@ static kiln_rt_status load_and_initialize(void) {
   KILN_CUDA_DRIVER_FUNCTIONS(KILN_CUDA_RESOLVE)
 #undef KILN_CUDA_RESOLVE
 
-  kiln_rt_status status = kiln_cuda_check(kiln_cuda.cuInit(0), "cuInit");
-  if (status != KILN_RT_OK)
-    return status;
+  KILN_CUDA_RETURN_IF_ERROR(cuInit, (0));
   int count = 0;
-  status =
-      kiln_cuda_check(kiln_cuda.cuDeviceGetCount(&count), "cuDeviceGetCount");
-  if (status != KILN_RT_OK)
-    return status;
+  KILN_CUDA_RETURN_IF_ERROR(cuDeviceGetCount, (&count));
   const char *ordinal = getenv("KILN_RT_CUDA_DEVICE");
   device_ordinal = ordinal && *ordinal ? atoi(ordinal) : 0;
   if (count == 0)
@@ -161,16 +153,9 @@ static kiln_rt_status load_and_initialize(void) {
     return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
                           "KILN_RT_CUDA_DEVICE=%d, but there are %d devices",
                           device_ordinal, count);
-  status = kiln_cuda_check(kiln_cuda.cuDeviceGet(&device, device_ordinal),
-                           "cuDeviceGet");
-  if (status != KILN_RT_OK)
-    return status;
-  status = kiln_cuda_check(kiln_cuda.cuDevicePrimaryCtxRetain(&context, device),
-                           "cuDevicePrimaryCtxRetain");
-  if (status != KILN_RT_OK)
-    return status;
-  status =
-      kiln_cuda_check(kiln_cuda.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+  KILN_CUDA_RETURN_IF_ERROR(cuDeviceGet, (&device, device_ordinal));
+  KILN_CUDA_RETURN_IF_ERROR(cuDevicePrimaryCtxRetain, (&context, device));
+  kiln_rt_status status = KILN_CUDA_CALL(cuCtxSetCurrent, (context));
   if (status != KILN_RT_OK) {
     kiln_cuda.cuDevicePrimaryCtxRelease_v2(device);
     return status;
@@ -234,7 +219,7 @@ kiln_rt_status kiln_rt_cuda_device_count(int *count) {
   if (!count)
     return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
                           "kiln_rt_cuda_device_count: count is NULL");
-  return kiln_cuda_check(kiln_cuda.cuDeviceGetCount(count), "cuDeviceGetCount");
+  return KILN_CUDA_CALL(cuDeviceGetCount, (count));
 }
 
 kiln_rt_status kiln_rt_cuda_device_get_info(kiln_rt_cuda_device_info *info) {
@@ -246,9 +231,8 @@ kiln_rt_status kiln_rt_cuda_device_get_info(kiln_rt_cuda_device_info *info) {
                           "kiln_rt_cuda_device_get_info: info is NULL");
   memset(info, 0, sizeof(*info));
   info->ordinal = device_ordinal;
-  status = kiln_cuda_check(kiln_cuda.cuDeviceGetName(
-                               info->name, (int)sizeof(info->name) - 1, device),
-                           "cuDeviceGetName");
+  status = KILN_CUDA_CALL(cuDeviceGetName,
+                          (info->name, (int)sizeof(info->name) - 1, device));
   struct {
     int attribute;
     int *value;
@@ -262,14 +246,12 @@ kiln_rt_status kiln_rt_cuda_device_get_info(kiln_rt_cuda_device_info *info) {
   for (size_t i = 0;
        status == KILN_RT_OK && i < sizeof(attributes) / sizeof(attributes[0]);
        ++i)
-    status = kiln_cuda_check(
-        kiln_cuda.cuDeviceGetAttribute(attributes[i].value,
-                                       attributes[i].attribute, device),
-        "cuDeviceGetAttribute");
+    status =
+        KILN_CUDA_CALL(cuDeviceGetAttribute,
+                       (attributes[i].value, attributes[i].attribute, device));
   size_t bytes = 0;
   if (status == KILN_RT_OK)
-    status = kiln_cuda_check(kiln_cuda.cuDeviceTotalMem_v2(&bytes, device),
-                             "cuDeviceTotalMem");
+    status = KILN_CUDA_CALL(cuDeviceTotalMem_v2, (&bytes, device));
   info->total_memory_bytes = bytes;
   return status;
 }
@@ -278,5 +260,5 @@ kiln_rt_status kiln_rt_cuda_synchronize(void) {
   kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_synchronize");
   if (status != KILN_RT_OK)
     return status;
-  return kiln_cuda_check(kiln_cuda.cuCtxSynchronize(), "cuCtxSynchronize");
+  return KILN_CUDA_CALL(cuCtxSynchronize, ());
 }

@@ -128,6 +128,21 @@ kiln_rt_status kiln_cuda_append(kiln_rt_status status, const char *format, ...)
  * (description)", and returns the status the CUresult maps to. */
 kiln_rt_status kiln_cuda_check(CUresult result, const char *call);
 
+/* Calls the driver function `fn` (a member of kiln_cuda) with `args` (in
+   parentheses) and gives its result as a kiln_rt_status. A failure's message
+   names `fn` from the same token that makes the call, exactly as called
+   (cuStreamDestroy_v2), so that the two cannot drift apart. */
+#define KILN_CUDA_CALL(fn, args) kiln_cuda_check(kiln_cuda.fn args, #fn)
+
+/* KILN_CUDA_CALL that returns the failure's status from the enclosing
+   function. */
+#define KILN_CUDA_RETURN_IF_ERROR(fn, args)                                    \
+  do {                                                                         \
+    kiln_rt_status kiln_cuda_status_ = KILN_CUDA_CALL(fn, args);               \
+    if (kiln_cuda_status_ != KILN_RT_OK)                                       \
+      return kiln_cuda_status_;                                                \
+  } while (0)
+
 /* Helpers of kiln_rt_cuda_shutdown, in the files that own the state. */
 void kiln_cuda_unload_modules(void);
 void kiln_cuda_release_memory(void);

@@ -41,10 +41,9 @@ static kiln_rt_status load(const char *ptx, size_t size, uint64_t hash,
   int options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void *values[] = {error_log, (void *)(uintptr_t)(sizeof(error_log) - 1)};
   CUmodule handle = NULL;
-  CUresult result =
-      kiln_cuda.cuModuleLoadDataEx(&handle, ptx, 2, options, values);
-  if (result != CUDA_SUCCESS) {
-    kiln_rt_status status = kiln_cuda_check(result, "cuModuleLoadDataEx");
+  kiln_rt_status status =
+      KILN_CUDA_CALL(cuModuleLoadDataEx, (&handle, ptx, 2, options, values));
+  if (status != KILN_RT_OK) {
     if (error_log[0]) /* the JIT's own words */
       kiln_cuda_append(status, ": %s", error_log);
     return status;
@@ -112,10 +111,8 @@ kiln_rt_status kiln_rt_cuda_module_get_function(kiln_rt_cuda_module *module,
       return KILN_RT_OK;
     }
   CUfunction handle = NULL;
-  CUresult result =
-      kiln_cuda.cuModuleGetFunction(&handle, module->handle, name);
-  if (result != CUDA_SUCCESS) {
-    status = kiln_cuda_check(result, "cuModuleGetFunction");
+  status = KILN_CUDA_CALL(cuModuleGetFunction, (&handle, module->handle, name));
+  if (status != KILN_RT_OK) {
     kiln_cuda_append(status, ": no kernel \"%s\" in the module", name);
     pthread_mutex_unlock(&modules_mutex);
     return status;

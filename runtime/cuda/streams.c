@@ -28,9 +28,8 @@ kiln_rt_status kiln_rt_cuda_stream_create(kiln_rt_cuda_stream **out) {
   if (!stream)
     return kiln_cuda_fail(KILN_RT_OUT_OF_MEMORY,
                           "kiln_rt_cuda_stream_create: out of host memory");
-  status = kiln_cuda_check(
-      kiln_cuda.cuStreamCreate(&stream->handle, CU_STREAM_NON_BLOCKING),
-      "cuStreamCreate");
+  status =
+      KILN_CUDA_CALL(cuStreamCreate, (&stream->handle, CU_STREAM_NON_BLOCKING));
   if (status != KILN_RT_OK) {
     free(stream);
     return status;
@@ -45,8 +44,7 @@ kiln_rt_status kiln_rt_cuda_stream_destroy(kiln_rt_cuda_stream *stream) {
   kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_stream_destroy");
   if (status != KILN_RT_OK)
     return status;
-  status = kiln_cuda_check(kiln_cuda.cuStreamDestroy_v2(stream->handle),
-                           "cuStreamDestroy");
+  status = KILN_CUDA_CALL(cuStreamDestroy_v2, (stream->handle));
   free(stream);
   return status;
 }
@@ -55,8 +53,7 @@ kiln_rt_status kiln_rt_cuda_stream_synchronize(kiln_rt_cuda_stream *stream) {
   kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_stream_synchronize");
   if (status != KILN_RT_OK)
     return status;
-  return kiln_cuda_check(kiln_cuda.cuStreamSynchronize(handle_of(stream)),
-                         "cuStreamSynchronize");
+  return KILN_CUDA_CALL(cuStreamSynchronize, (handle_of(stream)));
 }
 
 /* Common checks of the copies. */
@@ -78,10 +75,9 @@ kiln_rt_status kiln_rt_cuda_copy_to_device(void *device_dst,
       enter_copy("kiln_rt_cuda_copy_to_device", device_dst, host_src, bytes);
   if (status != KILN_RT_OK || bytes == 0)
     return status;
-  return kiln_cuda_check(
-      kiln_cuda.cuMemcpyHtoDAsync_v2(device_address(device_dst), host_src,
-                                     bytes, handle_of(stream)),
-      "cuMemcpyHtoDAsync");
+  return KILN_CUDA_CALL(
+      cuMemcpyHtoDAsync_v2,
+      (device_address(device_dst), host_src, bytes, handle_of(stream)));
 }
 
 kiln_rt_status kiln_rt_cuda_copy_to_host(void *host_dst, const void *device_src,
@@ -91,10 +87,9 @@ kiln_rt_status kiln_rt_cuda_copy_to_host(void *host_dst, const void *device_src,
       enter_copy("kiln_rt_cuda_copy_to_host", host_dst, device_src, bytes);
   if (status != KILN_RT_OK || bytes == 0)
     return status;
-  return kiln_cuda_check(
-      kiln_cuda.cuMemcpyDtoHAsync_v2(host_dst, device_address(device_src),
-                                     bytes, handle_of(stream)),
-      "cuMemcpyDtoHAsync");
+  return KILN_CUDA_CALL(
+      cuMemcpyDtoHAsync_v2,
+      (host_dst, device_address(device_src), bytes, handle_of(stream)));
 }
 
 kiln_rt_status kiln_rt_cuda_copy_device(void *device_dst,
@@ -104,11 +99,9 @@ kiln_rt_status kiln_rt_cuda_copy_device(void *device_dst,
       enter_copy("kiln_rt_cuda_copy_device", device_dst, device_src, bytes);
   if (status != KILN_RT_OK || bytes == 0)
     return status;
-  return kiln_cuda_check(
-      kiln_cuda.cuMemcpyDtoDAsync_v2(device_address(device_dst),
-                                     device_address(device_src), bytes,
-                                     handle_of(stream)),
-      "cuMemcpyDtoDAsync");
+  return KILN_CUDA_CALL(cuMemcpyDtoDAsync_v2,
+                        (device_address(device_dst), device_address(device_src),
+                         bytes, handle_of(stream)));
 }
 
 kiln_rt_status kiln_rt_cuda_memset_zero(void *device_dst, size_t bytes,
@@ -117,9 +110,8 @@ kiln_rt_status kiln_rt_cuda_memset_zero(void *device_dst, size_t bytes,
       enter_copy("kiln_rt_cuda_memset_zero", device_dst, device_dst, bytes);
   if (status != KILN_RT_OK || bytes == 0)
     return status;
-  return kiln_cuda_check(kiln_cuda.cuMemsetD8Async(device_address(device_dst),
-                                                   0, bytes, handle_of(stream)),
-                         "cuMemsetD8Async");
+  return KILN_CUDA_CALL(cuMemsetD8Async, (device_address(device_dst), 0, bytes,
+                                          handle_of(stream)));
 }
 
 kiln_rt_status kiln_rt_cuda_launch(kiln_rt_cuda_function *function,
@@ -141,11 +133,10 @@ kiln_rt_status kiln_rt_cuda_launch(kiln_rt_cuda_function *function,
                             "(%u, %u, %u) or block (%u, %u, %u)",
                             function->name, grid[0], grid[1], grid[2], block[0],
                             block[1], block[2]);
-  status = kiln_cuda_check(
-      kiln_cuda.cuLaunchKernel(function->handle, grid[0], grid[1], grid[2],
-                               block[0], block[1], block[2], shared_bytes,
-                               handle_of(stream), params, NULL),
-      "cuLaunchKernel");
+  status = KILN_CUDA_CALL(cuLaunchKernel,
+                          (function->handle, grid[0], grid[1], grid[2],
+                           block[0], block[1], block[2], shared_bytes,
+                           handle_of(stream), params, NULL));
   if (status != KILN_RT_OK) /* name the kernel too */
     kiln_cuda_append(status, " (kernel \"%s\")", function->name);
   return status;
@@ -162,8 +153,7 @@ kiln_rt_status kiln_rt_cuda_event_create(kiln_rt_cuda_event **out) {
   if (!event)
     return kiln_cuda_fail(KILN_RT_OUT_OF_MEMORY,
                           "kiln_rt_cuda_event_create: out of host memory");
-  status = kiln_cuda_check(kiln_cuda.cuEventCreate(&event->handle, 0),
-                           "cuEventCreate");
+  status = KILN_CUDA_CALL(cuEventCreate, (&event->handle, 0));
   if (status != KILN_RT_OK) {
     free(event);
     return status;
@@ -178,8 +168,7 @@ kiln_rt_status kiln_rt_cuda_event_destroy(kiln_rt_cuda_event *event) {
   kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_event_destroy");
   if (status != KILN_RT_OK)
     return status;
-  status = kiln_cuda_check(kiln_cuda.cuEventDestroy_v2(event->handle),
-                           "cuEventDestroy");
+  status = KILN_CUDA_CALL(cuEventDestroy_v2, (event->handle));
   free(event);
   return status;
 }
@@ -192,9 +181,7 @@ kiln_rt_status kiln_rt_cuda_event_record(kiln_rt_cuda_event *event,
   if (!event)
     return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
                           "kiln_rt_cuda_event_record: event is NULL");
-  return kiln_cuda_check(
-      kiln_cuda.cuEventRecord(event->handle, handle_of(stream)),
-      "cuEventRecord");
+  return KILN_CUDA_CALL(cuEventRecord, (event->handle, handle_of(stream)));
 }
 
 kiln_rt_status kiln_rt_cuda_event_elapsed_ms(kiln_rt_cuda_event *start,
@@ -207,11 +194,6 @@ kiln_rt_status kiln_rt_cuda_event_elapsed_ms(kiln_rt_cuda_event *start,
     return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
                           "kiln_rt_cuda_event_elapsed_ms: needs two events "
                           "and a result pointer");
-  status = kiln_cuda_check(kiln_cuda.cuEventSynchronize(end->handle),
-                           "cuEventSynchronize");
-  if (status != KILN_RT_OK)
-    return status;
-  return kiln_cuda_check(
-      kiln_cuda.cuEventElapsedTime(ms, start->handle, end->handle),
-      "cuEventElapsedTime");
+  KILN_CUDA_RETURN_IF_ERROR(cuEventSynchronize, (end->handle));
+  return KILN_CUDA_CALL(cuEventElapsedTime, (ms, start->handle, end->handle));
 }
