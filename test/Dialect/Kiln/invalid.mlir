@@ -100,9 +100,10 @@ func.func @add_elt(%a: tensor<4xf32>, %b: tensor<4xf16>) -> tensor<4xf32> {
 
 // -----
 
-// Binary ops: operands of different shapes (no implicit broadcasting).
+// Binary ops: operands of different shapes (no implicit broadcasting); the
+// error names both and the fix.
 func.func @sub_shape(%a: tensor<4xf32>, %b: tensor<8xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{all non-scalar operands/results must have the same shape and base type}}
+  // expected-error @+1 {{'kiln.sub' op operands #0 and #1 have different shapes, 'tensor<4xf32>' and 'tensor<8xf32>': elementwise ops never broadcast; make them one shape with kiln.broadcast_in_dim}}
   %0 = "kiln.sub"(%a, %b) : (tensor<4xf32>, tensor<8xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -148,7 +149,7 @@ func.func @cmp_operands(%a: tensor<4xf32>, %b: tensor<8xf32>) -> tensor<4xi1> {
 
 // Cmp: result shape differs from the operands'.
 func.func @cmp_result_shape(%a: tensor<4xf32>) -> tensor<8xi1> {
-  // expected-error @+1 {{all non-scalar operands/results must have the same shape}}
+  // expected-error @+1 {{result #0 has shape 'tensor<8xi1>', but the operands have 'tensor<4xf32>': elementwise ops keep their operands' shape}}
   %0 = "kiln.cmp"(%a, %a) <{predicate = #kiln<predicate lt>}> : (tensor<4xf32>, tensor<4xf32>) -> tensor<8xi1>
   return %0 : tensor<8xi1>
 }
@@ -167,7 +168,7 @@ func.func @cmp_predicate(%a: tensor<4xf32>) -> tensor<4xi1> {
 
 // Select: predicate shape differs from the result's.
 func.func @select_pred_shape(%p: tensor<8xi1>, %a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{all non-scalar operands/results must have the same shape}}
+  // expected-error @+1 {{operands #0 and #1 have different shapes, 'tensor<8xi1>' and 'tensor<4xf32>'}}
   %0 = kiln.select %p, %a, %a : tensor<8xi1>, tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -185,7 +186,7 @@ func.func @select_values(%p: tensor<4xi1>, %a: tensor<4xf32>, %b: tensor<4xf16>)
 
 // Convert: the shape must not change.
 func.func @convert_shape(%a: tensor<4x8xf32>) -> tensor<32xbf16> {
-  // expected-error @+1 {{all non-scalar operands/results must have the same shape}}
+  // expected-error @+1 {{result #0 has shape 'tensor<32xbf16>', but the operands have 'tensor<4x8xf32>'}}
   %0 = kiln.convert %a : tensor<4x8xf32> -> tensor<32xbf16>
   return %0 : tensor<32xbf16>
 }

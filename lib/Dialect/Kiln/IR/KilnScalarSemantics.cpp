@@ -11,6 +11,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/APFloat.h"
 
 #include <cmath>
@@ -120,6 +121,40 @@ double SelectOp::evaluateScalar(ArrayRef<double> x) {
 // The element keeps its value; rounding to the result type (an i1 is
 // `x != 0`) is the caller's.
 double ConvertOp::evaluateScalar(ArrayRef<double> x) { return x[0]; }
+
+//===----------------------------------------------------------------------===//
+// Shapes
+//===----------------------------------------------------------------------===//
+
+LogicalResult kiln::verifyElementwiseShapes(Operation *op) {
+  auto shapedTypes = [](auto values) {
+    SmallVector<std::pair<unsigned, ShapedType>> shaped;
+    for (auto [i, value] : llvm::enumerate(values))
+      if (auto type = dyn_cast<ShapedType>(value.getType());
+          type && type.hasRank())
+        shaped.emplace_back(i, type);
+    return shaped;
+  };
+  auto operands = shapedTypes(op->getOperands());
+  auto results = shapedTypes(op->getResults());
+  if (operands.empty())
+    return success();
+  auto [firstIndex, first] = operands.front();
+  for (auto [i, type] : llvm::drop_begin(operands))
+    if (failed(verifyCompatibleShape(first.getShape(), type.getShape())))
+      return op->emitOpError()
+             << "operands #" << firstIndex << " and #" << i
+             << " have different shapes, " << first << " and " << type
+             << ": elementwise ops never broadcast; make them one shape "
+                "with kiln.broadcast_in_dim";
+  for (auto [i, type] : results)
+    if (failed(verifyCompatibleShape(first.getShape(), type.getShape())))
+      return op->emitOpError()
+             << "result #" << i << " has shape " << type
+             << ", but the operands have " << first
+             << ": elementwise ops keep their operands' shape";
+  return success();
+}
 
 //===----------------------------------------------------------------------===//
 // Constant folding

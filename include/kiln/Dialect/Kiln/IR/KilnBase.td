@@ -71,7 +71,7 @@ class Kiln_Op<string mnemonic, list<Trait> traits = []>
 // The traits of every elementwise op: its scalar semantics, written once
 // (KilnScalarSemantics.cpp), from which constant folding follows.
 defvar Kiln_ElementwiseTraits = [
-  Pure, Elementwise,
+  Kiln_ElementwiseShapes, Pure, Elementwise,
   DeclareOpInterfaceMethods<Kiln_ScalarSemanticsOpInterface>,
   Kiln_FoldsConstantElements
 ];

@@ -36,4 +36,11 @@ def Kiln_FoldsConstantElements : NativeOpTrait<"FoldsConstantElements"> {
   let cppNamespace = "::mlir::OpTrait::kiln";
 }
 
+// Verifies that an elementwise op's operands and result have one shape,
+// naming the shapes and the fix (kiln.broadcast_in_dim) when they do not;
+// listed before Elementwise, whose own message says neither.
+def Kiln_ElementwiseShapes : NativeOpTrait<"ElementwiseShapes"> {
+  let cppNamespace = "::mlir::OpTrait::kiln";
+}
+
 #endif // KILN_DIALECT_KILN_IR_KILNINTERFACES_TD

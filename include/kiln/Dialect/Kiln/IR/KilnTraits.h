@@ -10,6 +10,11 @@
 #include "mlir/IR/OpDefinition.h"
 
 namespace kiln {
+/// That the operands and the result of elementwise op `op` have one shape
+/// (compatible dims where some are dynamic); the error names the shapes and
+/// suggests kiln.broadcast_in_dim.
+mlir::LogicalResult verifyElementwiseShapes(mlir::Operation *op);
+
 /// The constant that `op` folds to when every operand is a constant
 /// (`operands`, as the folder sees them): its ScalarSemanticsOpInterface
 /// evaluated at every element, rounded to the result's element type. Null
@@ -31,6 +36,15 @@ class FoldsConstantElements
 public:
   static OpFoldResult foldTrait(Operation *op, ArrayRef<Attribute> operands) {
     return ::kiln::foldConstantElements(op, operands);
+  }
+};
+
+/// See verifyElementwiseShapes.
+template <typename ConcreteType>
+class ElementwiseShapes : public TraitBase<ConcreteType, ElementwiseShapes> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return ::kiln::verifyElementwiseShapes(op);
   }
 };
 } // namespace mlir::OpTrait::kiln
