@@ -35,85 +35,109 @@
 using namespace llvm;
 using kiln::HostTensor;
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<FILE.mlir>"),
-                                      cl::Required);
+/// kiln-run's own options; --help shows only these (--help-hidden or
+/// --help-list-all shows LLVM's too).
+static cl::OptionCategory kilnRunOptions("kiln-run options");
+
+static cl::opt<std::string> inputFile(cl::cat(kilnRunOptions), cl::Positional,
+                                      cl::desc("<FILE.mlir>"), cl::Required);
 static cl::opt<std::string>
-    entryName("entry",
+    entryName(cl::cat(kilnRunOptions), "entry",
               cl::desc("function to run (default: main, or the only "
                        "public function)"),
               cl::init(""));
-static cl::opt<std::string> backend("backend", cl::desc("cpu or cuda"),
+static cl::opt<std::string> backend(cl::cat(kilnRunOptions), "backend",
+                                    cl::desc("cpu or cuda (default: cpu)"),
                                     cl::init("cpu"));
 static cl::list<std::string>
-    inputs("input", cl::desc(".npy file for the next argument, in order"));
+    inputs(cl::cat(kilnRunOptions), "input",
+           cl::desc(".npy file for the next argument, in order (default: none; "
+                    "--random-inputs or constants)"));
 static cl::opt<int64_t>
-    randomSeed("random-inputs",
-               cl::desc("generate deterministic inputs from SEED"),
+    randomSeed(cl::cat(kilnRunOptions), "random-inputs",
+               cl::desc("generate deterministic inputs from SEED, uniform in "
+                        "[-1, 1) (default: off)"),
                cl::init(-1));
 static cl::opt<std::string>
-    outputDir("output-dir", cl::desc("write DIR/out0.npy, ..."), cl::init(""));
-static cl::opt<bool> printOutputs("print", cl::desc("print the results"));
-static cl::opt<int> repeat("repeat", cl::desc("run N times (median time)"),
+    outputDir(cl::cat(kilnRunOptions), "output-dir",
+              cl::desc("write DIR/out0.npy, ... (default: not written)"),
+              cl::init(""));
+static cl::opt<bool> printOutputs(cl::cat(kilnRunOptions), "print",
+                                  cl::desc("print the results (default: off)"));
+static cl::opt<int> repeat(cl::cat(kilnRunOptions), "repeat",
+                           cl::desc("run N times (median time) (default: 1)"),
                            cl::init(1));
-static cl::opt<bool> report("report",
-                            cl::desc("print one JSON line with timings"));
+static cl::opt<bool>
+    report(cl::cat(kilnRunOptions), "report",
+           cl::desc("print one JSON line with timings (default: off)"));
 static cl::opt<bool> checkReference(
-    "check-reference",
-    cl::desc("compare the results with the reference interpreter"));
+    cl::cat(kilnRunOptions), "check-reference",
+    cl::desc("compare the results with the reference interpreter "
+             "(default: off)"));
 static cl::opt<bool> autodiffPrune(
-    "autodiff-prune",
+    cl::cat(kilnRunOptions), "autodiff-prune",
     cl::desc("dead-edge elimination in -kiln-autodiff (=false: the naive "
-             "derivation, for measuring)"),
+             "derivation, for measuring) (default: true)"),
     cl::init(true));
 static cl::opt<bool> kernelDedup(
-    "kernel-dedup",
+    cl::cat(kilnRunOptions), "kernel-dedup",
     cl::desc("compile equal kernels once (=false: one per launch, for "
-             "measuring)"),
+             "measuring) (default: true)"),
     cl::init(true));
 static cl::opt<bool> verifyEach(
-    "verify-each",
+    cl::cat(kilnRunOptions), "verify-each",
     cl::desc("verify the IR after every pass (by default, after each "
-             "pipeline stage)"),
+             "pipeline stage) (default: off)"),
     cl::init(false));
 static cl::opt<bool> compileHost(
-    "compile-host",
+    cl::cat(kilnRunOptions), "compile-host",
     cl::desc("compile the host code to machine code even when the entry "
-             "can run as a host program (static shapes)"),
+             "can run as a host program (static shapes) (default: off)"),
     cl::init(false));
 static cl::opt<std::string> dumpObject(
-    "dump-object",
+    cl::cat(kilnRunOptions), "dump-object",
     cl::desc(
         "write the machine code to PATH.kernels.o (and PATH.host.o when the "
-        "host code is compiled)"),
+        "host code is compiled) (default: not written)"),
     cl::value_desc("PATH"), cl::init(""));
 static cl::opt<bool> emulateGpu(
-    "emulate-gpu",
+    cl::cat(kilnRunOptions), "emulate-gpu",
     cl::desc("map the kernels to the GPU as --backend cuda does, then run "
              "those GPU kernels on the CPU, one thread after another: checks "
-             "the thread mapping without a GPU (matmuls are kernels too)"),
+             "the thread mapping without a GPU (matmuls are kernels too) "
+             "(default: off)"),
     cl::init(false));
 static cl::opt<std::string>
-    chip("chip",
+    chip(cl::cat(kilnRunOptions), "chip",
          cl::desc("with --backend cuda: the GPU to compile for, e.g. sm_90 "
                   "(default: the device's own)"),
          cl::init(""));
 static cl::opt<std::string> libdevicePath(
-    "libdevice",
+    cl::cat(kilnRunOptions), "libdevice",
     cl::desc("with --backend cuda: libdevice.10.bc to link, for f64 "
              "transcendentals (default: $KILN_LIBDEVICE; without either, "
              "programs that need it are refused)"),
     cl::value_desc("PATH"), cl::init(""));
 static cl::opt<std::string>
-    dumpPtx("dump-ptx",
-            cl::desc("with --backend cuda: write the kernels' PTX to PATH"),
+    dumpPtx(cl::cat(kilnRunOptions), "dump-ptx",
+            cl::desc("with --backend cuda: write the kernels' PTX to PATH "
+                     "(default: not written)"),
             cl::value_desc("PATH"), cl::init(""));
 static cl::opt<std::string>
-    blasMode("blas", cl::desc("matmuls through a BLAS: auto, on or off"),
+    blasMode(cl::cat(kilnRunOptions), "blas",
+             cl::desc("matmuls through a BLAS: auto, on or off (default: "
+                      "auto: when one was found)"),
              cl::init("auto"));
-static cl::opt<double> relTolerance("rtol", cl::desc("relative tolerance"),
-                                    cl::init(-1));
-static cl::opt<double> absTolerance("atol", cl::desc("absolute tolerance"),
-                                    cl::init(-1));
+static cl::opt<double>
+    relTolerance(cl::cat(kilnRunOptions), "rtol",
+                 cl::desc("relative tolerance of --check-reference (default: "
+                          "1e-4 for f32, 1e-9 for f64, 2e-2 for f16/bf16)"),
+                 cl::init(-1));
+static cl::opt<double>
+    absTolerance(cl::cat(kilnRunOptions), "atol",
+                 cl::desc("absolute tolerance of --check-reference (default: "
+                          "1e-5 for f32, 1e-12 for f64, 1e-2 for f16/bf16)"),
+                 cl::init(-1));
 
 [[noreturn]] static void fail(const Twine &message) {
   errs() << "kiln-run: error: " << message << "\n";
@@ -221,6 +245,7 @@ static double compareWithReference(size_t index, const HostTensor &got,
 
 int main(int argc, char **argv) {
   InitLLVM initLLVM(argc, argv);
+  cl::HideUnrelatedOptions(kilnRunOptions);
   cl::ParseCommandLineOptions(argc, argv,
                               "kiln-run: compile and run a kiln function\n");
 
