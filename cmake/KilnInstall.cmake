@@ -1,0 +1,67 @@
+# `cmake --install build --prefix P`: the tools, the public headers, the
+# libraries and the CMake package `kiln`, whose targets a host program links
+# with no other flags:
+#   kiln::lazy     lazy tensors, grad and the compiler behind them
+#   kiln::runtime  the runtime's C API alone (no MLIR or LLVM)
+# The package finds the very LLVM and MLIR that kiln was built with.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(KILN_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/kiln)
+
+# kiln::lazy: an interface over the static libraries behind the lazy API.
+add_library(kiln_lazy INTERFACE)
+target_link_libraries(kiln_lazy INTERFACE KilnLazy)
+target_include_directories(kiln_lazy INTERFACE
+  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
+  ${LLVM_INCLUDE_DIRS})
+set_target_properties(kiln_lazy PROPERTIES EXPORT_NAME lazy)
+add_library(kiln::lazy ALIAS kiln_lazy)
+set_target_properties(kiln_runtime PROPERTIES EXPORT_NAME runtime)
+add_library(kiln::runtime ALIAS kiln_runtime)
+
+# The static libraries, in the package under kiln::internal_* names (a host
+# program names only kiln::lazy).
+set(KILN_INSTALLED_LIBRARIES KilnLazy KilnTrace KilnCompiler KilnPipelines
+  KilnConversion KilnTransforms KilnReference KilnDialect KilnSupport)
+foreach(library ${KILN_INSTALLED_LIBRARIES})
+  set_target_properties(${library} PROPERTIES EXPORT_NAME internal_${library})
+endforeach()
+
+install(TARGETS kiln_lazy kiln_runtime ${KILN_INSTALLED_LIBRARIES}
+  EXPORT kilnTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS kiln-opt kiln-run RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# The public API only: the lazy tensors, the trace they record, HostTensor
+# and .npy, and the runtime's C headers.
+install(FILES
+  ${PROJECT_SOURCE_DIR}/include/kiln/Lazy/Tensor.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln/Lazy)
+install(FILES
+  ${PROJECT_SOURCE_DIR}/include/kiln/Trace/Trace.h
+  ${PROJECT_SOURCE_DIR}/include/kiln/Trace/TraceOps.def
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln/Trace)
+install(FILES
+  ${PROJECT_SOURCE_DIR}/include/kiln/Support/HostTensor.h
+  ${PROJECT_SOURCE_DIR}/include/kiln/Support/Npy.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln/Support)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/kiln_rt
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+install(EXPORT kilnTargets NAMESPACE kiln::
+  DESTINATION ${KILN_INSTALL_CMAKEDIR})
+configure_package_config_file(
+  ${PROJECT_SOURCE_DIR}/cmake/kilnConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/kilnConfig.cmake
+  INSTALL_DESTINATION ${KILN_INSTALL_CMAKEDIR})
+write_basic_package_version_file(
+  ${PROJECT_BINARY_DIR}/kilnConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES
+  ${PROJECT_BINARY_DIR}/kilnConfig.cmake
+  ${PROJECT_BINARY_DIR}/kilnConfigVersion.cmake
+  DESTINATION ${KILN_INSTALL_CMAKEDIR})
