@@ -38,8 +38,8 @@ int main() {
   }
   double wv = w.toHost()->getAsDouble(0), bv = b.toHost()->getAsDouble(0);
   std::printf("loss %g -> %g, w = %g, b = %g\n", first, last, wv, bv);
-  bool ok = last < 1e-3 * first && std::abs(wv - 3) < 0.05 &&
-            std::abs(bv + 2) < 0.05;
+  bool ok =
+      last < 1e-3 * first && std::abs(wv - 3) < 0.05 && std::abs(bv + 2) < 0.05;
   std::printf("%s\n", ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;
 }
