@@ -24,7 +24,7 @@ add_library(kiln::runtime ALIAS kiln_runtime)
 # The static libraries, in the package under kiln::internal_* names (a host
 # program names only kiln::lazy).
 set(KILN_INSTALLED_LIBRARIES KilnLazy KilnTrace KilnCompiler KilnPipelines
-  KilnConversion KilnTransforms KilnReference KilnDialect KilnSupport)
+  KilnConversion KilnTransforms KilnDialect KilnElementTypes KilnSupport)
 foreach(library ${KILN_INSTALLED_LIBRARIES})
   set_target_properties(${library} PROPERTIES EXPORT_NAME internal_${library})
 endforeach()

@@ -4,7 +4,7 @@
 #include "kiln/Compiler/Diagnostics.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Pipelines/Pipelines.h"
-#include "kiln/Reference/Interpreter.h"
+#include "kiln/Support/ElementTypes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -53,7 +53,7 @@ getSignature(Type type, const llvm::Twine &what, bool requireStatic) {
   if (!tensor)
     return makeError(what + " has type " + typeToString(type) +
                      ", not a ranked tensor");
-  llvm::Expected<DType> dtype = reference::getDType(tensor.getElementType());
+  llvm::Expected<DType> dtype = getDType(tensor.getElementType());
   if (!dtype)
     return makeError(what + ": " + llvm::toString(dtype.takeError()));
   if (requireStatic && !tensor.hasStaticShape())

@@ -2,7 +2,7 @@
 
 #include "kiln/Compiler/TraceImporter.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
-#include "kiln/Reference/Interpreter.h"
+#include "kiln/Support/ElementTypes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -14,8 +14,8 @@ using namespace mlir;
 using namespace kiln;
 
 static RankedTensorType getType(MLIRContext &context, const TraceNode &node) {
-  return RankedTensorType::get(
-      node.getShape(), reference::getElementType(context, node.getDType()));
+  return RankedTensorType::get(node.getShape(),
+                               getElementType(context, node.getDType()));
 }
 
 static CmpPredicate getPredicate(int64_t predicate) {

@@ -8,6 +8,7 @@
 
 #include "kiln/Reference/Interpreter.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Support/ElementTypes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/SymbolTable.h"
@@ -113,7 +114,7 @@ llvm::Expected<Buffer> evalElementwise(ScalarSemanticsOpInterface op,
   for (const Buffer *operand : in)
     if (operand->shape != in.front()->shape)
       return evalError(op, "operand shapes differ");
-  llvm::Expected<DType> dtype = kiln::reference::getDType(
+  llvm::Expected<DType> dtype = kiln::getDType(
       cast<ShapedType>(op->getResult(0).getType()).getElementType());
   if (!dtype)
     return dtype.takeError();
@@ -131,8 +132,7 @@ llvm::Expected<Buffer> evalConstant(ConstantOp op) {
   auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
   if (!dense)
     return evalError(op, "only dense constants are supported");
-  llvm::Expected<DType> dtype =
-      kiln::reference::getDType(dense.getElementType());
+  llvm::Expected<DType> dtype = kiln::getDType(dense.getElementType());
   if (!dtype)
     return dtype.takeError();
   Buffer b = makeBuffer(*dtype, dense.getType().getShape().vec());
@@ -482,64 +482,6 @@ Interpreter::call(func::FuncOp func, std::vector<Buffer> args, int depth) {
 
 } // namespace
 
-Type kiln::reference::getElementType(MLIRContext &context, DType dtype) {
-  switch (dtype) {
-  case DType::F32:
-    return Float32Type::get(&context);
-  case DType::F64:
-    return Float64Type::get(&context);
-  case DType::F16:
-    return Float16Type::get(&context);
-  case DType::BF16:
-    return BFloat16Type::get(&context);
-  case DType::I1:
-    return IntegerType::get(&context, 1);
-  }
-  return {};
-}
-
-llvm::Expected<DType> kiln::reference::getDType(Type type) {
-  if (type.isF32())
-    return DType::F32;
-  if (type.isF64())
-    return DType::F64;
-  if (type.isF16())
-    return DType::F16;
-  if (type.isBF16())
-    return DType::BF16;
-  if (type.isInteger(1))
-    return DType::I1;
-  std::string name;
-  llvm::raw_string_ostream os(name);
-  type.print(os);
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "unsupported element type " + name);
-}
-
-llvm::Error kiln::reference::checkMatchesType(const HostTensor &value,
-                                              Type type, StringRef what) {
-  std::string expected;
-  llvm::raw_string_ostream os(expected);
-  type.print(os);
-  auto tensorType = dyn_cast<RankedTensorType>(type);
-  auto mismatch = [&] {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   what + " is " + value.getTypeString() +
-                                       " but " + expected + " is expected");
-  };
-  if (!tensorType)
-    return mismatch();
-  llvm::Expected<DType> dtype = getDType(tensorType.getElementType());
-  if (!dtype)
-    return dtype.takeError();
-  if (*dtype != value.getDType() || tensorType.getRank() != value.getRank())
-    return mismatch();
-  for (auto [want, have] : llvm::zip(tensorType.getShape(), value.getShape()))
-    if (!ShapedType::isDynamic(want) && want != have)
-      return mismatch();
-  return llvm::Error::success();
-}
-
 llvm::Expected<std::vector<HostTensor>>
 kiln::reference::evaluate(func::FuncOp func, ArrayRef<HostTensor> inputs) {
   FunctionType type = func.getFunctionType();
@@ -549,8 +491,8 @@ kiln::reference::evaluate(func::FuncOp func, ArrayRef<HostTensor> inputs) {
                                " arguments, got " + llvm::Twine(inputs.size()));
   std::vector<Buffer> args;
   for (auto [i, input] : llvm::enumerate(inputs)) {
-    if (llvm::Error e = checkMatchesType(input, type.getInput(i),
-                                         "argument " + std::to_string(i)))
+    if (llvm::Error e = kiln::checkMatchesType(input, type.getInput(i),
+                                               "argument " + std::to_string(i)))
       return std::move(e);
     Buffer b = makeBuffer(input.getDType(), input.getShape().vec());
     for (int64_t j = 0; j < b.size(); ++j)

@@ -13,6 +13,7 @@
 #include "kiln/Compiler/Diagnostics.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Reference/Interpreter.h"
+#include "kiln/Support/ElementTypes.h"
 #include "kiln/Support/Npy.h"
 #include "kiln_rt/kiln_rt_cuda.h"
 
@@ -311,8 +312,7 @@ int main(int argc, char **argv) {
         fail("argument " + Twine(i) +
              " has a dynamic shape: give --input files instead of "
              "--random-inputs");
-      Expected<kiln::DType> dtype =
-          kiln::reference::getDType(tensorType.getElementType());
+      Expected<kiln::DType> dtype = kiln::getDType(tensorType.getElementType());
       if (!dtype)
         fail("argument " + Twine(i) + ": " + toString(dtype.takeError()));
       kiln::TensorSignature sig{*dtype, tensorType.getShape().vec(), ""};
@@ -326,9 +326,9 @@ int main(int argc, char **argv) {
       Expected<HostTensor> tensor = kiln::readNpy(path);
       if (!tensor)
         fail(toString(tensor.takeError()));
-      if (Error e = kiln::reference::checkMatchesType(
-              *tensor, type.getInput(i),
-              "input " + std::to_string(i) + " ('" + path + "')"))
+      if (Error e = kiln::checkMatchesType(*tensor, type.getInput(i),
+                                           "input " + std::to_string(i) +
+                                               " ('" + path + "')"))
         fail(toString(std::move(e)));
       args.push_back(std::move(*tensor));
     }

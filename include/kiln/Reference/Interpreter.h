@@ -26,16 +26,6 @@ namespace kiln::reference {
 llvm::Expected<std::vector<HostTensor>>
 evaluate(mlir::func::FuncOp func, llvm::ArrayRef<HostTensor> inputs);
 
-/// The DType of a kiln element type, or an error naming the type.
-llvm::Expected<DType> getDType(mlir::Type elementType);
-/// The element type of `dtype` (the inverse of getDType).
-mlir::Type getElementType(mlir::MLIRContext &context, DType dtype);
-
-/// Checks that `value` can be passed where `type` is expected: same element
-/// type and rank, equal static dims.
-llvm::Error checkMatchesType(const HostTensor &value, mlir::Type type,
-                             llvm::StringRef what);
-
 } // namespace kiln::reference
 
 #endif // KILN_REFERENCE_INTERPRETER_H
