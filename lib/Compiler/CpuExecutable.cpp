@@ -100,7 +100,7 @@ splitOffKernels(ModuleOp module,
       b.clone(op);
       continue;
     }
-    if (!func->hasAttr("kiln.kernel")) {
+    if (!func->hasAttr(kiln::KilnDialect::KernelAttrHelper::getNameStr())) {
       // Kernels call nothing of the host; a declaration suffices.
       auto declaration = cast<LLVM::LLVMFuncOp>(b.cloneWithoutRegions(op));
       declaration.setLinkage(LLVM::Linkage::External);
@@ -229,7 +229,8 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   if (llvm::Error e = runPasses(tensorStage, module, options.verifyEachPass))
     return std::move(e);
   exe->stats.tensorPassesMs = lap();
-  if (auto formed = module->getAttrOfType<IntegerAttr>("kiln.fusion_groups"))
+  if (auto formed = module->getAttrOfType<IntegerAttr>(
+          kiln::KilnDialect::FusionGroupsAttrHelper::getNameStr()))
     exe->stats.fusionGroups = writtenGroups + formed.getInt();
   // The entry may have been renamed or removed only on error; look it up
   // again, since passes may have rebuilt it.
@@ -246,10 +247,11 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   if (llvm::Error e = runPasses(bufferStage, module, options.verifyEachPass))
     return std::move(e);
   // -kiln-outline-kernels counted the kernels.
-  if (auto launches =
-          module->getAttrOfType<IntegerAttr>("kiln.kernel_launches"))
+  if (auto launches = module->getAttrOfType<IntegerAttr>(
+          kiln::KilnDialect::KernelLaunchesAttrHelper::getNameStr()))
     exe->stats.kernelLaunches = launches.getInt();
-  if (auto unique = module->getAttrOfType<IntegerAttr>("kiln.unique_kernels"))
+  if (auto unique = module->getAttrOfType<IntegerAttr>(
+          kiln::KilnDialect::UniqueKernelsAttrHelper::getNameStr()))
     exe->stats.uniqueKernels = unique.getInt();
   func = module.lookupSymbol<func::FuncOp>(exe->entryName);
   if (!func)
@@ -295,7 +297,7 @@ llvm::Error CpuExecutable::compileKernels(
   (*kernelModule)->setAttrs(module->getAttrDictionary());
   b.setInsertionPointToEnd(kernelModule->getBody());
   for (auto func : module.getOps<func::FuncOp>()) {
-    if (!func->hasAttr("kiln.kernel"))
+    if (!func->hasAttr(kiln::KilnDialect::KernelAttrHelper::getNameStr()))
       continue;
     // Looked up by name, through its packed wrapper.
     auto kernel = cast<func::FuncOp>(b.clone(*func));
@@ -311,7 +313,8 @@ llvm::Error CpuExecutable::compileKernels(
   // exactly that (-kiln-compact-kernel-abi). The module still holds the
   // buffer-level host code to fall back on.
   for (auto kernel : kernelModule->getOps<LLVM::LLVMFuncOp>()) {
-    auto signature = kernel->getAttrOfType<ArrayAttr>("kiln.kernel_args");
+    auto signature = kernel->getAttrOfType<ArrayAttr>(
+        kiln::KilnDialect::KernelArgsAttrHelper::getNameStr());
     if (!signature)
       continue;
     bool compact =

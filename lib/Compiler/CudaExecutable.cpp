@@ -1,6 +1,7 @@
 //===- CudaExecutable.cpp - a kiln function compiled for a GPU ------------===//
 
 #include "kiln/Compiler/CudaExecutable.h"
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln_rt/kiln_rt_cuda.h"
 
@@ -156,12 +157,14 @@ CudaExecutable::compile(ModuleOp module, StringRef entry,
   if (llvm::Error e = runPasses(pm, module, options.verifyEachPass))
     return std::move(e);
   exe->stats.fusionGroups = prepared->writtenFusionGroups;
-  if (auto formed = module->getAttrOfType<IntegerAttr>("kiln.fusion_groups"))
+  if (auto formed = module->getAttrOfType<IntegerAttr>(
+          kiln::KilnDialect::FusionGroupsAttrHelper::getNameStr()))
     exe->stats.fusionGroups += formed.getInt();
-  if (auto launches =
-          module->getAttrOfType<IntegerAttr>("kiln.kernel_launches"))
+  if (auto launches = module->getAttrOfType<IntegerAttr>(
+          kiln::KilnDialect::KernelLaunchesAttrHelper::getNameStr()))
     exe->stats.kernelLaunches = launches.getInt();
-  if (auto unique = module->getAttrOfType<IntegerAttr>("kiln.unique_kernels"))
+  if (auto unique = module->getAttrOfType<IntegerAttr>(
+          kiln::KilnDialect::UniqueKernelsAttrHelper::getNameStr()))
     exe->stats.uniqueKernels = unique.getInt();
 
   // The kernels' PTX.

@@ -1,6 +1,7 @@
 //===- HostProgram.cpp - the entry's host code as a list of steps ---------===//
 
 #include "kiln/Compiler/HostProgram.h"
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln_rt/kiln_rt.h"
 #include "kiln_rt/kiln_rt_blas.h"
 
@@ -282,7 +283,7 @@ llvm::Expected<HostProgram> HostProgram::build(func::FuncOp entry) {
         return unsupported(&op, "a call of an unknown function");
       Step step;
       StringRef name = call.getCallee();
-      if (callee->hasAttr("kiln.kernel")) {
+      if (callee->hasAttr(kiln::KilnDialect::KernelAttrHelper::getNameStr())) {
         step.kind = StepKind::Kernel;
         step.callee = indexOf(name, kernelIndex, program.kernelNames);
       } else if (callee.isExternal() &&

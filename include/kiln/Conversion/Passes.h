@@ -19,11 +19,6 @@
 
 namespace kiln {
 
-/// On linalg ops, from -kiln-lower-to-linalg to -kiln-outline-kernels: the
-/// loop nests of one fusion group with several (one per output shape) carry
-/// the same integer, and become one kernel.
-inline constexpr llvm::StringLiteral kKernelIdAttrName = "kiln.kernel_id";
-
 /// Makes `kernel` a private kernel function as -kiln-outline-kernels makes
 /// them: `kiln.kernel`, its memref signature in `kiln.kernel_args` (for
 /// -kiln-compact-kernel-abi) and `noinline`.

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Support/PassStatistics.h"
 
 #include "mlir/IR/SymbolTable.h"
@@ -22,8 +23,6 @@ namespace kiln {
 } // namespace kiln
 
 using namespace mlir;
-
-static constexpr StringLiteral kKernelArgsAttr = "kiln.kernel_args";
 
 namespace {
 /// How one argument of the memref signature is passed in the LLVM one.
@@ -217,7 +216,8 @@ struct KilnCompactKernelAbiPass
     SmallVector<std::pair<LLVM::LLVMFuncOp, SmallVector<ArgLayout>>> kernels;
     llvm::DenseSet<StringAttr> escaping = getEscapingFunctions(module);
     for (auto kernel : module.getOps<LLVM::LLVMFuncOp>()) {
-      auto signature = kernel->getAttrOfType<ArrayAttr>(kKernelArgsAttr);
+      auto signature = kernel->getAttrOfType<ArrayAttr>(
+          kiln::KilnDialect::KernelArgsAttrHelper::getNameStr());
       if (!signature || kernel.isExternal() || kernel.isVarArg() ||
           escaping.contains(kernel.getSymNameAttr()))
         continue;

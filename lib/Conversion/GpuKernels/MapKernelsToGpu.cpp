@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -941,7 +942,7 @@ void KilnMapKernelsToGpuPass::runOnOperation() {
   }
   SmallVector<func::FuncOp> kernels;
   for (auto func : module.getOps<func::FuncOp>())
-    if (func->hasAttr("kiln.kernel"))
+    if (func->hasAttr(kiln::KilnDialect::KernelAttrHelper::getNameStr()))
       kernels.push_back(func);
   if (kernels.empty())
     return;
@@ -957,7 +958,8 @@ void KilnMapKernelsToGpuPass::runOnOperation() {
   SmallVector<func::CallOp> calls;
   module.walk([&](func::CallOp call) {
     if (auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
-        callee && callee->hasAttr("kiln.kernel")) {
+        callee &&
+        callee->hasAttr(kiln::KilnDialect::KernelAttrHelper::getNameStr())) {
       callsOf[call.getCallee()].push_back(call);
       calls.push_back(call);
     }

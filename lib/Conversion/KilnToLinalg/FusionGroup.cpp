@@ -565,9 +565,9 @@ LogicalResult kiln::lowerFusionGroupToKernel(RewriterBase &rewriter,
     // A reduction epilogue's accumulator is filled in the same kernel.
     if (!builder.getInitOps().empty()) {
       IntegerAttr id = rewriter.getI64IntegerAttr(nextKernelId++);
-      generic->setAttr(kKernelIdAttrName, id);
+      generic->setAttr(KilnDialect::KernelIdAttrHelper::getNameStr(), id);
       for (Operation *init : builder.getInitOps())
-        init->setAttr(kKernelIdAttrName, id);
+        init->setAttr(KilnDialect::KernelIdAttrHelper::getNameStr(), id);
     }
     rewriter.replaceOp(group, results.replacements);
     return success();
@@ -590,7 +590,8 @@ LogicalResult kiln::lowerFusionGroupToKernel(RewriterBase &rewriter,
   }
   IntegerAttr id = rewriter.getI64IntegerAttr(nextKernelId++);
   for (KernelBuilder &builder : builders)
-    builder.build(rewriter, results)->setAttr(kKernelIdAttrName, id);
+    builder.build(rewriter, results)
+        ->setAttr(KilnDialect::KernelIdAttrHelper::getNameStr(), id);
   rewriter.replaceOp(group, results.replacements);
   return success();
 }

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Support/PassStatistics.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -31,9 +32,6 @@ namespace kiln {
 } // namespace kiln
 
 using namespace mlir;
-
-static constexpr StringLiteral kKernelAttr = "kiln.kernel";
-static constexpr StringLiteral kKernelArgsAttr = "kiln.kernel_args";
 
 /// Whether `value` is a constant that is cheaper to clone than to pass.
 static bool isClonableConstant(Value value) {
@@ -75,7 +73,8 @@ static SmallVector<SmallVector<Operation *>> formKernels(func::FuncOp func) {
   SmallVector<SmallVector<Operation *>> units;
   llvm::DenseMap<std::pair<Block *, int64_t>, size_t> unitOfId;
   func.walk([&](linalg::LinalgOp op) {
-    auto id = op->getAttrOfType<IntegerAttr>(kiln::kKernelIdAttrName);
+    auto id = op->getAttrOfType<IntegerAttr>(
+        kiln::KilnDialect::KernelIdAttrHelper::getNameStr());
     if (id) {
       auto [it, inserted] = unitOfId.try_emplace(
           std::make_pair(op->getBlock(), id.getInt()), units.size());
@@ -108,13 +107,15 @@ static bool areEquivalentKernels(func::FuncOp a, func::FuncOp b) {
 void kiln::markAsKernel(func::FuncOp kernel) {
   MLIRContext *ctx = kernel.getContext();
   kernel.setPrivate();
-  kernel->setAttr(kKernelAttr, UnitAttr::get(ctx));
+  kernel->setAttr(kiln::KilnDialect::KernelAttrHelper::getNameStr(),
+                  UnitAttr::get(ctx));
   // The memref signature, for -kiln-compact-kernel-abi once the types are
   // gone.
   SmallVector<Attribute> argTypeAttrs;
   for (Type type : kernel.getArgumentTypes())
     argTypeAttrs.push_back(TypeAttr::get(type));
-  kernel->setAttr(kKernelArgsAttr, ArrayAttr::get(ctx, argTypeAttrs));
+  kernel->setAttr(kiln::KilnDialect::KernelArgsAttrHelper::getNameStr(),
+                  ArrayAttr::get(ctx, argTypeAttrs));
   // LLVM would otherwise inline every copy back into the caller.
   kernel->setAttr("passthrough",
                   ArrayAttr::get(ctx, {StringAttr::get(ctx, "noinline")}));
@@ -134,7 +135,8 @@ struct KilnOutlineKernelsPass
 
     SmallVector<func::FuncOp> funcs;
     for (auto func : module.getOps<func::FuncOp>())
-      if (!func.isExternal() && !func->hasAttr(kKernelAttr))
+      if (!func.isExternal() &&
+          !func->hasAttr(kiln::KilnDialect::KernelAttrHelper::getNameStr()))
         funcs.push_back(func);
 
     for (func::FuncOp func : funcs) {
@@ -196,7 +198,8 @@ struct KilnOutlineKernelsPass
           mapping.map(c, b.clone(*c.getDefiningOp())->getResult(0));
         for (Operation *op : unit) {
           Operation *clone = b.clone(*op, mapping);
-          clone->removeAttr(kiln::kKernelIdAttrName);
+          clone->removeAttr(
+              kiln::KilnDialect::KernelIdAttrHelper::getNameStr());
         }
         func::ReturnOp::create(b, loc);
 
@@ -238,8 +241,10 @@ struct KilnOutlineKernelsPass
         ++launches;
     });
     Builder b(ctx);
-    module->setAttr("kiln.kernel_launches", b.getI64IntegerAttr(launches));
-    module->setAttr("kiln.unique_kernels", b.getI64IntegerAttr(uniqueKernels));
+    module->setAttr(kiln::KilnDialect::KernelLaunchesAttrHelper::getNameStr(),
+                    b.getI64IntegerAttr(launches));
+    module->setAttr(kiln::KilnDialect::UniqueKernelsAttrHelper::getNameStr(),
+                    b.getI64IntegerAttr(uniqueKernels));
     kiln::addPassStatistic(getName(), numLaunches, "kiln-kernel-launches",
                            "kernel and runtime calls per run", launches);
     kiln::addPassStatistic(getName(), numUniqueKernels, "kiln-unique-kernels",

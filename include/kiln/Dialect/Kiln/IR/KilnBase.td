@@ -28,6 +28,23 @@ def Kiln_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
+  // The attributes that pipeline stages leave for later ones, each named
+  // once here (KilnDialect::<Name>AttrHelper::getNameStr() is "kiln.<name>"):
+  // - kernel: a func.func outlined as a kernel (-kiln-outline-kernels);
+  // - kernel_args: its memref argument types, before the LLVM dialect
+  //   erases them (-kiln-compact-kernel-abi, the JIT);
+  // - kernel_id: the linalg ops of one fusion group's kernel
+  //   (-kiln-lower-to-linalg, -kiln-outline-kernels);
+  // - fusion_groups, kernel_launches, unique_kernels: counts on the module
+  //   for the compile statistics (-kiln-fuse, -kiln-outline-kernels).
+  let discardableAttrs = (ins
+    "::mlir::UnitAttr":$kernel,
+    "::mlir::ArrayAttr":$kernel_args,
+    "::mlir::IntegerAttr":$kernel_id,
+    "::mlir::IntegerAttr":$fusion_groups,
+    "::mlir::IntegerAttr":$kernel_launches,
+    "::mlir::IntegerAttr":$unique_kernels
+  );
 }
 
 //===----------------------------------------------------------------------===//

@@ -7,7 +7,9 @@
 #ifndef KILN_DIALECT_KILN_IR_KILNDIALECT_H
 #define KILN_DIALECT_KILN_IR_KILNDIALECT_H
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Dialect.h"
+#include "mlir/IR/Operation.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOpsDialect.h.inc"
 

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Support/PassStatistics.h"
 
@@ -348,7 +349,7 @@ struct KilnFusePass : kiln::impl::KilnFuseBase<KilnFusePass> {
       }
     }
     getOperation()->setAttr(
-        "kiln.fusion_groups",
+        kiln::KilnDialect::FusionGroupsAttrHelper::getNameStr(),
         Builder(&getContext()).getI64IntegerAttr(groupCount));
     addPassStatistic(getName(), numGroups, "kiln-fusion-groups",
                      "fusion groups formed", groupCount);
