@@ -36,8 +36,8 @@
 using namespace llvm;
 using kiln::HostTensor;
 
-/// kiln-run's own options; --help shows only these (--help-hidden or
-/// --help-list-all shows LLVM's too).
+/// kiln-run's own options; --help shows only these (--help-hidden shows
+/// LLVM's too).
 static cl::OptionCategory kilnRunOptions("kiln-run options");
 
 static cl::opt<std::string> inputFile(cl::cat(kilnRunOptions), cl::Positional,
@@ -246,7 +246,15 @@ static double compareWithReference(size_t index, const HostTensor &got,
 
 int main(int argc, char **argv) {
   InitLLVM initLLVM(argc, argv);
-  cl::HideUnrelatedOptions(kilnRunOptions);
+  // LLVM's own options stay usable, and --help-hidden lists them (unlike
+  // cl::HideUnrelatedOptions, which hides them from every listing).
+  for (auto &[name, option] : cl::getRegisteredOptions()) {
+    bool shown = llvm::any_of(option->Categories, [](cl::OptionCategory *c) {
+      return c == &kilnRunOptions || c->getName() == "Generic Options";
+    });
+    if (!shown && option->getOptionHiddenFlag() == cl::NotHidden)
+      option->setHiddenFlag(cl::Hidden);
+  }
   cl::ParseCommandLineOptions(argc, argv,
                               "kiln-run: compile and run a kiln function\n");
 
