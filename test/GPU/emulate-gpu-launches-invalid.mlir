@@ -1,0 +1,70 @@
+// RUN: kiln-opt %s -split-input-file -kiln-emulate-gpu-launches -verify-diagnostics
+
+// What -kiln-emulate-gpu-launches cannot run on the CPU, one error each.
+
+module attributes {gpu.container_module} {
+  func.func @f(%out: memref<64xf32>, %n: index) {
+    %c1 = arith.constant 1 : index
+    // expected-error @+1 {{only launches of constant 1-D grids and blocks}}
+    gpu.launch_func @kiln_gpu::@kernel blocks in (%n, %c1, %c1) threads in (%c1, %c1, %c1) args(%out : memref<64xf32>)
+    return
+  }
+  gpu.module @kiln_gpu {
+    gpu.func @kernel(%out: memref<64xf32>) kernel {
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  func.func @f(%out: memref<64xf32>) {
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    gpu.launch_func @kiln_gpu::@kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%out : memref<64xf32>)
+    // expected-error @+1 {{a kernel launched with two shapes cannot be emulated}}
+    gpu.launch_func @kiln_gpu::@kernel blocks in (%c2, %c1, %c1) threads in (%c1, %c1, %c1) args(%out : memref<64xf32>)
+    return
+  }
+  gpu.module @kiln_gpu {
+    gpu.func @kernel(%out: memref<64xf32>) kernel {
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  func.func @f(%out: memref<64xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kiln_gpu::@kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%out : memref<64xf32>)
+    return
+  }
+  gpu.module @kiln_gpu {
+    // expected-error @+1 {{private attributions cannot be emulated}}
+    gpu.func @kernel(%out: memref<64xf32>) private(%p: memref<4xf32, #gpu.address_space<private>>) kernel {
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  func.func @f(%out: memref<64xf32>, %x: f32) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kiln_gpu::@kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%out : memref<64xf32>, %x : f32)
+    return
+  }
+  gpu.module @kiln_gpu {
+    gpu.func @kernel(%out: memref<64xf32>, %x: f32) kernel {
+      %c1 = arith.constant 1 : i32
+      %c32 = arith.constant 32 : i32
+      // expected-error @+1 {{this GPU op cannot be emulated}}
+      %s, %v = gpu.shuffle xor %x, %c1, %c32 : f32
+      gpu.return
+    }
+  }
+}
