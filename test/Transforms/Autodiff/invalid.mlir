@@ -71,3 +71,20 @@ func.func @main(%x: tensor<2xf32>, %ct: tensor<2xf32>) -> tensor<2xf32> {
   %g = kiln.vjp @two_blocks(%x, %ct) wrt [0] : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   return %g : tensor<2xf32>
 }
+
+// -----
+
+// An indirect call: its callee is not known.
+func.func @indirect(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %f = func.constant @id : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @+1 {{is a call that -kiln-autodiff cannot follow}}
+  %y = func.call_indirect %f(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+func.func @id(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+func.func @grad_indirect(%x: tensor<4xf32>, %ct: tensor<4xf32>) -> tensor<4xf32> {
+  %g = kiln.vjp @indirect(%x, %ct) wrt [0] : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %g : tensor<4xf32>
+}
