@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Installs what kiln builds and tests with on Debian 12 (bookworm): LLVM/MLIR
-# 22, clang 22, the LLVM OpenMP runtime, CMake, Ninja, GoogleTest and
-# Debian's python3 with numpy. Idempotent: installs only what is missing.
+# 22, clang 22 and clang-format 22 (check-format), the LLVM OpenMP runtime,
+# CMake, Ninja, git, GoogleTest and Debian's python3 with numpy. Idempotent: installs only what is missing.
 set -euo pipefail
 
-packages=(cmake ninja-build clang-22 llvm-22-dev llvm-22-tools libmlir-22-dev
+packages=(cmake ninja-build git clang-22 clang-format-22 llvm-22-dev llvm-22-tools libmlir-22-dev
           mlir-22-tools libomp-22-dev libgtest-dev python3 python3-numpy
           python3-pytest pybind11-dev libopenblas-dev)
 missing=()
