@@ -68,3 +68,54 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A kernel with control flow between blocks (the emulation clones one
+// block into its thread loop).
+module attributes {gpu.container_module} {
+  func.func @f(%out: memref<64xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kiln_gpu::@kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%out : memref<64xf32>)
+    return
+  }
+  gpu.module @kiln_gpu {
+    // expected-error @+1 {{only single-block GPU kernels can be emulated}}
+    gpu.func @kernel(%out: memref<64xf32>) kernel {
+      cf.br ^bb1
+    ^bb1:
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Shared memory of dynamic size: the thread's own stack buffer needs a
+// static one.
+module attributes {gpu.container_module} {
+  func.func @f(%out: memref<64xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kiln_gpu::@kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%out : memref<64xf32>)
+    return
+  }
+  gpu.module @kiln_gpu {
+    // expected-error @+1 {{only static shared buffers can be emulated}}
+    gpu.func @kernel(%out: memref<64xf32>) workgroup(%w : memref<?xf32, #gpu.address_space<workgroup>>) kernel {
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Kernels already compiled to a binary: no gpu.func to run.
+module attributes {gpu.container_module} {
+  func.func @f(%out: memref<64xf32>) {
+    %c1 = arith.constant 1 : index
+    // expected-error @+1 {{the launched kernel is not in the module}}
+    gpu.launch_func @kiln_gpu::@kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%out : memref<64xf32>)
+    return
+  }
+  gpu.binary @kiln_gpu [#gpu.object<#nvvm.target, "">]
+}

@@ -40,3 +40,25 @@ func.func private @kiln_kernel_0(%x: memref<8xf32>, %y: memref<8xf32>) attribute
   }
   return
 }
+
+// -----
+
+// A kernel whose linalg op is on tensors (written by hand: outlining
+// refuses them) was not bufferized.
+#id = affine_map<(d0) -> (d0)>
+
+func.func @tensors(%x: memref<8xf32>, %y: memref<8xf32>) {
+  call @kiln_kernel_0(%x, %y) : (memref<8xf32>, memref<8xf32>) -> ()
+  return
+}
+// expected-error @+1 {{a kernel op on tensors cannot run on the GPU}}
+func.func private @kiln_kernel_0(%x: memref<8xf32>, %y: memref<8xf32>) attributes {kiln.kernel} {
+  %t = bufferization.to_tensor %x restrict : memref<8xf32> to tensor<8xf32>
+  %e = tensor.empty() : tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%t : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<8xf32>
+  bufferization.materialize_in_destination %r in writable %y : (tensor<8xf32>, memref<8xf32>) -> ()
+  return
+}

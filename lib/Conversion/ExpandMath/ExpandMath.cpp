@@ -264,8 +264,11 @@ struct KilnExpandMathPass : kiln::impl::KilnExpandMathBase<KilnExpandMathPass> {
     // Sigmoids first, before their exp is expanded on its own.
     RewritePatternSet sigmoids(&getContext());
     sigmoids.add<SigmoidF32>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(sigmoids))))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(sigmoids)))) {
+      getOperation()->emitError(
+          "pattern rewriting did not converge within the iteration limit");
       return signalPassFailure();
+    }
 
     RewritePatternSet patterns(&getContext());
     // First rewrite ops without a direct approximation (powf, sinh, ...)
@@ -278,8 +281,11 @@ struct KilnExpandMathPass : kiln::impl::KilnExpandMathBase<KilnExpandMathPass> {
     // kiln's f32 tanh and exp win over upstream's (benefit 2).
     patterns.add<RationalTanhF32, CephesExpF32>(&getContext());
     populateMathPolynomialApproximationPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
+      getOperation()->emitError(
+          "pattern rewriting did not converge within the iteration limit");
+      return signalPassFailure();
+    }
   }
 };
 } // namespace

@@ -37,8 +37,11 @@ struct KilnLowerWarpOpsPass
     patterns.add<ConstantWarpSize>(&getContext(), warpSize);
     populateGpuBreakDownSubgroupReducePatterns(patterns);
     populateGpuLowerSubgroupReduceToShufflePatterns(patterns, warpSize);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
+      getOperation()->emitError(
+          "pattern rewriting did not converge within the iteration limit");
+      return signalPassFailure();
+    }
   }
 };
 } // namespace

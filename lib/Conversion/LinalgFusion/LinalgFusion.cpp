@@ -44,8 +44,11 @@ struct KilnFuseLinalgElementwisePass
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
+      getOperation()->emitError(
+          "pattern rewriting did not converge within the iteration limit");
+      return signalPassFailure();
+    }
   }
 };
 } // namespace

@@ -88,3 +88,36 @@ func.func @grad_indirect(%x: tensor<4xf32>, %ct: tensor<4xf32>) -> tensor<4xf32>
   %g = kiln.vjp @indirect(%x, %ct) wrt [0] : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %g : tensor<4xf32>
 }
+
+// -----
+
+// A callee of the callee with more than one block cannot be inlined into
+// the flattened function.
+func.func @two_blocks(%x: tensor<2xf32>) -> tensor<2xf32> {
+  cf.br ^bb1
+^bb1:
+  return %x : tensor<2xf32>
+}
+func.func @calls_two_blocks(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %y = func.call @two_blocks(%x) : (tensor<2xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+func.func @main(%x: tensor<2xf32>, %ct: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'kiln.vjp' op cannot inline call to @two_blocks}}
+  %g = kiln.vjp @calls_two_blocks(%x, %ct) wrt [0] : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %g : tensor<2xf32>
+}
+
+// -----
+
+// Every argument needs a static shape, also one that no op uses (its
+// gradient is a zero tensor of its shape).
+func.func @dynamic_arg(%x: tensor<2xf32>, %n: tensor<?xf32>) -> tensor<2xf32> {
+  %y = kiln.tanh %x : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+func.func @main(%x: tensor<2xf32>, %n: tensor<?xf32>, %ct: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'kiln.vjp' op cannot differentiate @dynamic_arg: its arguments need static shapes}}
+  %g = kiln.vjp @dynamic_arg(%x, %n, %ct) wrt [0] : (tensor<2xf32>, tensor<?xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %g : tensor<2xf32>
+}

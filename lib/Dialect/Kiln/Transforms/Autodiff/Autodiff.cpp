@@ -35,6 +35,13 @@ using namespace kiln;
 
 namespace {
 
+/// The function `name` resolves to as seen from `from`: the nearest
+/// enclosing symbol table, so that programs in nested modules work.
+func::FuncOp lookupFunction(Operation *from, StringRef name) {
+  return SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      from, StringAttr::get(from->getContext(), name));
+}
+
 /// Counts the ops a builder inserts.
 struct CountingListener : public OpBuilder::Listener {
   void notifyOperationInserted(Operation *, OpBuilder::InsertPoint) override {
@@ -51,7 +58,7 @@ struct ExpansionStats {
 
 class Expander {
 public:
-  Expander(ModuleOp module, bool prune) : module(module), prune(prune) {}
+  explicit Expander(bool prune) : prune(prune) {}
 
   /// The functions `root` reaches through func.call and kiln.vjp, or
   /// failure (with a diagnostic on `user`) for recursion and calls to
@@ -69,7 +76,6 @@ private:
   LogicalResult buildGradients(VjpOp vjp, func::FuncOp scratch,
                                ExpansionStats &stats);
 
-  ModuleOp module;
   bool prune;
 };
 
@@ -101,7 +107,7 @@ FailureOr<SmallVector<func::FuncOp>> Expander::getClosure(func::FuncOp root,
         return WalkResult::interrupt();
       } else
         return WalkResult::advance();
-      auto target = module.lookupSymbol<func::FuncOp>(callee);
+      auto target = lookupFunction(op, callee);
       if (!target) {
         user->emitOpError("cannot differentiate through unknown function @")
             << callee;
@@ -123,7 +129,7 @@ FailureOr<SmallVector<func::FuncOp>> Expander::getClosure(func::FuncOp root,
 }
 
 FailureOr<bool> Expander::isReady(VjpOp vjp) {
-  auto callee = module.lookupSymbol<func::FuncOp>(vjp.getCallee());
+  auto callee = lookupFunction(vjp, vjp.getCallee());
   if (!callee)
     return vjp.emitOpError("callee @") << vjp.getCallee() << " not found";
   FailureOr<SmallVector<func::FuncOp>> closure = getClosure(callee, vjp);
@@ -153,8 +159,10 @@ static void inlineBlockAt(Operation *site, Block &body, ValueRange inputs) {
 }
 
 FailureOr<func::FuncOp> Expander::flatten(VjpOp vjp, func::FuncOp callee) {
-  OpBuilder b(module.getBodyRegion());
-  b.setInsertionPointToEnd(module.getBody());
+  // The scratch copy sits beside the callee, so that the calls it inlines
+  // resolve in the callee's symbol table.
+  OpBuilder b(callee);
+  b.setInsertionPointAfter(callee);
   auto scratch = cast<func::FuncOp>(b.clone(*callee));
   scratch.setPrivate();
   scratch.setSymName((callee.getSymName() + "__kiln_vjp_scratch").str());
@@ -181,7 +189,7 @@ FailureOr<func::FuncOp> Expander::flatten(VjpOp vjp, func::FuncOp callee) {
         continue;
       }
       auto call = cast<func::CallOp>(op);
-      auto target = module.lookupSymbol<func::FuncOp>(call.getCallee());
+      auto target = lookupFunction(call, call.getCallee());
       if (!target || !target.getBody().hasOneBlock())
         return fail("cannot inline call to @" + call.getCallee());
       inlineBlockAt(call, target.getBody().front(), call.getOperands());
@@ -314,7 +322,7 @@ LogicalResult Expander::buildGradients(VjpOp vjp, func::FuncOp scratch,
 }
 
 LogicalResult Expander::expand(VjpOp vjp, ExpansionStats &stats) {
-  auto callee = module.lookupSymbol<func::FuncOp>(vjp.getCallee());
+  auto callee = lookupFunction(vjp, vjp.getCallee());
   FailureOr<func::FuncOp> scratch = flatten(vjp, callee);
   if (failed(scratch))
     return failure();
@@ -335,7 +343,7 @@ struct KilnAutodiffPass : kiln::impl::KilnAutodiffBase<KilnAutodiffPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    Expander expander(module, prune);
+    Expander expander(prune);
     ExpansionStats stats;
     int64_t expanded = 0;
     while (true) {
