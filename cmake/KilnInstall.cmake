@@ -15,7 +15,7 @@ target_link_libraries(kiln_lazy INTERFACE KilnLazy)
 target_include_directories(kiln_lazy INTERFACE
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
-  ${LLVM_INCLUDE_DIRS})
+  ${LLVM_INCLUDE_DIRS} ${MLIR_INCLUDE_DIRS})
 set_target_properties(kiln_lazy PROPERTIES EXPORT_NAME lazy)
 add_library(kiln::lazy ALIAS kiln_lazy)
 set_target_properties(kiln_runtime PROPERTIES EXPORT_NAME runtime)
@@ -36,11 +36,16 @@ install(TARGETS kiln_lazy kiln_runtime ${KILN_INSTALLED_LIBRARIES}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS kiln-opt kiln-run RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
-# The public API only: the lazy tensors, the trace they record, HostTensor
-# and .npy, and the runtime's C headers.
+# The public API only: the lazy tensors, the trace they record, the
+# compiler's facade (Executable, Device), HostTensor and .npy, and the
+# runtime's C headers.
 install(FILES
   ${PROJECT_SOURCE_DIR}/include/kiln/Lazy/Tensor.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln/Lazy)
+install(FILES
+  ${PROJECT_SOURCE_DIR}/include/kiln/Compiler/Device.h
+  ${PROJECT_SOURCE_DIR}/include/kiln/Compiler/Executable.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln/Compiler)
 install(FILES
   ${PROJECT_SOURCE_DIR}/include/kiln/Trace/Trace.h
   ${PROJECT_SOURCE_DIR}/include/kiln/Trace/TraceOps.def

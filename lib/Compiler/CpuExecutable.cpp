@@ -1,8 +1,8 @@
 //===- CpuExecutable.cpp - a kiln function compiled for the host ----------===//
 
-#include "kiln/Compiler/CpuExecutable.h"
-#include "kiln/Compiler/Diagnostics.h"
-#include "kiln/Compiler/HostProgram.h"
+#include "Compiler/CpuExecutable.h"
+#include "Compiler/Diagnostics.h"
+#include "Compiler/HostProgram.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Pipelines/Pipelines.h"
@@ -42,12 +42,8 @@ static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
+CpuExecutable::CpuExecutable() : Executable(Device::Cpu) {}
 CpuExecutable::~CpuExecutable() = default;
-
-llvm::Expected<std::string> CpuExecutable::findEntry(ModuleOp module,
-                                                     StringRef name) {
-  return kiln::findEntry(module, name);
-}
 
 /// Initializes the JIT target and loads the libraries compiled code calls
 /// (the OpenMP runtime, MLIR's memref helpers) into the process, where the
@@ -434,17 +430,8 @@ static std::vector<int64_t> makeDescriptor(void *data,
 }
 
 llvm::Expected<std::vector<HostTensor>>
-CpuExecutable::run(llvm::ArrayRef<HostTensor> args,
-                   HostProgram::Profile *profile) const {
-  std::vector<const HostTensor *> pointers;
-  for (const HostTensor &arg : args)
-    pointers.push_back(&arg);
-  return run(pointers, profile);
-}
-
-llvm::Expected<std::vector<HostTensor>>
 CpuExecutable::run(llvm::ArrayRef<const HostTensor *> args,
-                   HostProgram::Profile *profile) const {
+                   RunProfile *profile) const {
   if (llvm::Error e = checkArguments(entryName, inputs, args))
     return std::move(e);
   std::vector<HostTensor> results;

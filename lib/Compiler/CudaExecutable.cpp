@@ -1,6 +1,6 @@
 //===- CudaExecutable.cpp - a kiln function compiled for a GPU ------------===//
 
-#include "kiln/Compiler/CudaExecutable.h"
+#include "Compiler/CudaExecutable.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln_rt/kiln_rt_cuda.h"
@@ -123,7 +123,7 @@ CudaExecutable::~CudaExecutable() {
 
 llvm::Expected<std::unique_ptr<CudaExecutable>>
 CudaExecutable::compile(ModuleOp module, StringRef entry,
-                        const CudaCompileOptions &options) {
+                        const CompileOptions &options) {
   auto start = std::chrono::steady_clock::now();
   llvm::Expected<PreparedEntry> prepared = prepareEntry(module, entry);
   if (!prepared)
@@ -141,6 +141,10 @@ CudaExecutable::compile(ModuleOp module, StringRef entry,
 
   KilnGpuPipelineOptions pipelineOptions;
   pipelineOptions.chip = options.chip;
+  if (pipelineOptions.chip.empty())
+    pipelineOptions.chip = getCudaChip();
+  if (pipelineOptions.chip.empty())
+    pipelineOptions.chip = "sm_80";
   std::string libdevice = options.libdevice;
   if (const char *fromEnvironment = std::getenv("KILN_LIBDEVICE");
       libdevice.empty() && fromEnvironment)
@@ -413,7 +417,7 @@ CudaExecutable::run(llvm::ArrayRef<const HostTensor *> args,
     if (llvm::Error e =
             check(kiln_rt_cuda_event_elapsed_ms(events.start, events.end, &ms)))
       return std::move(e);
-    profile->kernelMs += ms;
+    profile->kernelNs += static_cast<double>(ms) * 1e6;
   }
   for (auto [i, result] : llvm::enumerate(results))
     if (llvm::Error e = check(kiln_rt_cuda_copy_to_host(

@@ -1,6 +1,6 @@
 //===- Diagnostics.cpp - one-line error reports from MLIR diagnostics -----===//
 
-#include "kiln/Compiler/Diagnostics.h"
+#include "Compiler/Diagnostics.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"

@@ -1,7 +1,7 @@
 //===- Entry.cpp - a module's entry function, ready to compile ------------===//
 
-#include "kiln/Compiler/Entry.h"
-#include "kiln/Compiler/Diagnostics.h"
+#include "Compiler/Entry.h"
+#include "Compiler/Diagnostics.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Support/ElementTypes.h"

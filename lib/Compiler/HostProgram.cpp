@@ -1,6 +1,6 @@
 //===- HostProgram.cpp - the entry's host code as a list of steps ---------===//
 
-#include "kiln/Compiler/HostProgram.h"
+#include "Compiler/HostProgram.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln_rt/kiln_rt.h"
 #include "kiln_rt/kiln_rt_blas.h"
@@ -395,7 +395,8 @@ static void copyView(const HostProgram::View &from, char *fromBase,
   }
 }
 
-void HostProgram::run(llvm::ArrayRef<void *> buffers, Profile *profile) const {
+void HostProgram::run(llvm::ArrayRef<void *> buffers,
+                      RunProfile *profile) const {
   using Clock = std::chrono::steady_clock;
   Clock::time_point callStart;
   auto startCall = [&] {

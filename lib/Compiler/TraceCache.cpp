@@ -1,7 +1,7 @@
 //===- TraceCache.cpp - compiled executables by trace program -------------===//
 
-#include "kiln/Compiler/TraceCache.h"
-#include "kiln/Compiler/TraceImporter.h"
+#include "Compiler/TraceCache.h"
+#include "Compiler/TraceImporter.h"
 #include "kiln/Pipelines/Pipelines.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -45,22 +45,28 @@ size_t TraceCache::size() const {
   return order.size();
 }
 
-llvm::Expected<TraceExecutable> TraceCache::get(const TraceProgram &program,
-                                                TraceDevice device) {
+llvm::Expected<std::shared_ptr<const Executable>>
+TraceCache::get(const TraceProgram &program, Device device) {
+  if (device == Device::Auto) {
+    llvm::Expected<Device> resolved = resolveDevice(device);
+    if (!resolved)
+      return resolved.takeError();
+    device = *resolved;
+  }
   // The device in the key's low bit: a program compiles once per device.
-  uint64_t key = (program.hash << 1) | (device == TraceDevice::Cuda ? 1 : 0);
-  auto lookup = [&]() -> std::optional<TraceExecutable> {
+  uint64_t key = (program.hash << 1) | (device == Device::Cuda ? 1 : 0);
+  auto lookup = [&]() -> std::shared_ptr<const Executable> {
     auto it = byKey.find(key);
     if (it == byKey.end())
-      return std::nullopt;
+      return nullptr;
     order.splice(order.begin(), order, it->second);
     return it->second->executable;
   };
   {
     std::lock_guard<std::mutex> lock(mutex);
-    if (std::optional<TraceExecutable> exe = lookup()) {
+    if (std::shared_ptr<const Executable> exe = lookup()) {
       ++stats.hits;
-      return *exe;
+      return exe;
     }
     ++stats.misses;
     if (const char *explain = std::getenv("KILN_EXPLAIN_MISS");
@@ -72,8 +78,8 @@ llvm::Expected<TraceExecutable> TraceCache::get(const TraceProgram &program,
   std::lock_guard<std::mutex> compiling(compileMutex);
   {
     std::lock_guard<std::mutex> lock(mutex);
-    if (std::optional<TraceExecutable> exe = lookup())
-      return *exe;
+    if (std::shared_ptr<const Executable> exe = lookup())
+      return exe;
   }
   auto start = std::chrono::steady_clock::now();
   mlir::OwningOpRef<mlir::ModuleOp> module = importTrace(*context, program);
@@ -94,18 +100,12 @@ llvm::Expected<TraceExecutable> TraceCache::get(const TraceProgram &program,
     if (!ec)
       module->print(os);
   }
-  TraceExecutable exe;
-  if (device == TraceDevice::Cuda) {
-    auto compiled = CudaExecutable::compile(*module, "main");
-    if (!compiled)
-      return compiled.takeError();
-    exe.cuda = std::move(*compiled);
-  } else {
-    auto compiled = CpuExecutable::compile(*module, "main");
-    if (!compiled)
-      return compiled.takeError();
-    exe.cpu = std::move(*compiled);
-  }
+  CompileOptions options;
+  options.device = device;
+  auto compiled = Executable::compile(*module, "main", options);
+  if (!compiled)
+    return compiled.takeError();
+  std::shared_ptr<const Executable> exe = std::move(*compiled);
   double ms = std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - start)
                   .count();

@@ -1,6 +1,6 @@
 //===- TraceImporter.cpp - a trace program as a kiln function -------------===//
 
-#include "kiln/Compiler/TraceImporter.h"
+#include "Compiler/TraceImporter.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Support/ElementTypes.h"
 

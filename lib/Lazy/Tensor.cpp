@@ -2,10 +2,9 @@
 //-------------------------------------------===//
 
 #include "kiln/Lazy/Tensor.h"
-#include "kiln/Compiler/TraceCache.h"
+#include "Compiler/TraceCache.h"
 
 #include "kiln_rt/kiln_rt.h"
-#include "kiln_rt/kiln_rt_cuda.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/Twine.h"
@@ -384,7 +383,7 @@ struct RunCounters {
   std::mutex mutex;
   int64_t runs = 0;
   double runMs = 0;
-  HostProgram::Profile kernels;
+  RunProfile kernels;
   std::atomic<bool> timeKernels{false};
 };
 RunCounters &getRunCounters() {
@@ -392,57 +391,6 @@ RunCounters &getRunCounters() {
   return *counters;
 }
 } // namespace
-
-namespace {
-/// What KILN_DEVICE names, if it is not a device: reported when a tensor is
-/// materialized (an environment variable has no caller to fail).
-std::string &deviceSettingError() {
-  static std::string *error = new std::string();
-  return *error;
-}
-
-/// The device programs run on, Cpu or Cuda (Auto resolved when set).
-/// KILN_DEVICE=cuda asks for the GPU: where it is unavailable, running
-/// fails and says why, as setDevice(Device::Cuda) does; auto falls back to
-/// the CPU.
-std::atomic<Device> &currentDevice() {
-  static std::atomic<Device> *device = [] {
-    auto *d = new std::atomic<Device>(Device::Cpu);
-    const char *env = std::getenv("KILN_DEVICE");
-    std::string name = env ? env : "";
-    if (name == "cuda")
-      d->store(Device::Cuda);
-    else if (name == "auto")
-      d->store(kiln_rt_cuda_init() == KILN_RT_OK ? Device::Cuda : Device::Cpu);
-    else if (!name.empty() && name != "cpu")
-      deviceSettingError() = "kiln: KILN_DEVICE='" + name +
-                             "' is not a device (cpu, cuda or auto)";
-    return d;
-  }();
-  return *device;
-}
-} // namespace
-
-llvm::Error kiln::setDevice(Device device) {
-  if (device == Device::Cpu) {
-    currentDevice().store(Device::Cpu);
-    return llvm::Error::success();
-  }
-  if (kiln_rt_status status = kiln_rt_cuda_init()) {
-    if (device == Device::Auto) {
-      currentDevice().store(Device::Cpu);
-      return llvm::Error::success();
-    }
-    std::string why = kiln_rt_cuda_last_error();
-    return makeError(
-        "kiln: the cuda device is unavailable: " +
-        (why.empty() ? std::string(kiln_rt_status_string(status)) : why));
-  }
-  currentDevice().store(Device::Cuda);
-  return llvm::Error::success();
-}
-
-Device kiln::getDevice() { return currentDevice().load(); }
 
 void kiln::setKernelTiming(bool enabled) {
   getRunCounters().timeKernels.store(enabled, std::memory_order_relaxed);
@@ -492,26 +440,18 @@ llvm::Error kiln::sync(ArrayRef<Tensor> tensors) {
     args.push_back(data.get());
     inputs.push_back(std::move(data));
   }
-  bool cuda = getDevice() == Device::Cuda;
-  if (!deviceSettingError().empty())
-    return makeError(deviceSettingError());
-  llvm::Expected<TraceExecutable> exe = TraceCache::global().get(
-      program, cuda ? TraceDevice::Cuda : TraceDevice::Cpu);
+  if (llvm::Error e = checkDevice())
+    return e;
+  llvm::Expected<std::shared_ptr<const Executable>> exe =
+      TraceCache::global().get(program, getDevice());
   if (!exe)
     return exe.takeError();
   RunCounters &counters = getRunCounters();
-  HostProgram::Profile profile;
+  RunProfile profile;
   bool timeKernels = counters.timeKernels.load(std::memory_order_relaxed);
   auto start = std::chrono::steady_clock::now();
-  llvm::Expected<std::vector<HostTensor>> results = [&] {
-    if (!cuda)
-      return exe->cpu->run(args, timeKernels ? &profile : nullptr);
-    CudaExecutable::RunProfile deviceProfile;
-    auto out = exe->cuda->run(args, timeKernels ? &deviceProfile : nullptr);
-    profile.launches = deviceProfile.launches;
-    profile.kernelNs = deviceProfile.kernelMs * 1e6;
-    return out;
-  }();
+  llvm::Expected<std::vector<HostTensor>> results =
+      (*exe)->run(args, timeKernels ? &profile : nullptr);
   if (!results)
     return results.takeError();
   {

@@ -12,4 +12,5 @@ cmake -S "$here" -B "$work/project" -G Ninja \
   -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/project"
 "$work/project/train_linear"
+"$work/project/compile_module"
 "$work/project/runtime_only"

@@ -8,14 +8,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Compiler/CpuExecutable.h"
-#include "kiln/Compiler/CudaExecutable.h"
-#include "kiln/Compiler/Diagnostics.h"
+#include "Compiler/Diagnostics.h"
+#include "kiln/Compiler/Executable.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Reference/Interpreter.h"
 #include "kiln/Support/ElementTypes.h"
 #include "kiln/Support/Npy.h"
-#include "kiln_rt/kiln_rt_cuda.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -258,24 +256,30 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "kiln-run: compile and run a kiln function\n");
 
-  if (backend != "cpu" && backend != "cuda")
+  Expected<kiln::Device> device = kiln::parseDevice(backend);
+  if (!device || *device == kiln::Device::Auto) {
+    if (!device)
+      consumeError(device.takeError());
     fail("unknown backend '" + backend + "' (expected cpu or cuda)");
-  bool cuda = backend == "cuda";
-  if (cuda && emulateGpu)
+  }
+  if (*device == kiln::Device::Cuda && emulateGpu)
     fail("--emulate-gpu runs GPU kernels on the CPU: it needs --backend cpu");
-  // Without a driver or a GPU, say so before anything compiles.
-  std::string chipName = chip;
-  if (cuda) {
-    if (kiln_rt_status status = kiln_rt_cuda_init())
-      fail("backend 'cuda' is unavailable: " +
-           Twine(*kiln_rt_cuda_last_error() ? kiln_rt_cuda_last_error()
-                                            : kiln_rt_status_string(status)));
-    kiln_rt_cuda_device_info info;
-    if (chipName.empty() && kiln_rt_cuda_device_get_info(&info) == KILN_RT_OK)
-      chipName = "sm_" + std::to_string(info.compute_major) +
-                 std::to_string(info.compute_minor);
-    if (chipName.empty())
-      chipName = "sm_80";
+  if (*device == kiln::Device::Cpu) {
+    for (auto [name, given] :
+         {std::pair<StringRef, bool>{"--chip", !chip.empty()},
+          {"--libdevice", !libdevicePath.empty()},
+          {"--dump-ptx", !dumpPtx.empty()}})
+      if (given)
+        fail(name + " needs --backend cuda");
+  } else {
+    for (auto [name, given] :
+         {std::pair<StringRef, bool>{"--compile-host", compileHost},
+          {"--dump-object", !dumpObject.empty()}})
+      if (given)
+        fail(name + " needs --backend cpu");
+    // Without a driver or a GPU, say so before anything compiles.
+    if (Expected<kiln::Device> usable = kiln::resolveDevice(*device); !usable)
+      fail(toString(usable.takeError()));
   }
   if (repeat < 1)
     fail("--repeat must be at least 1");
@@ -300,8 +304,7 @@ int main(int argc, char **argv) {
   if (!module)
     fail(errors.getFirstErrorOr("cannot parse '" + inputFile + "'"));
 
-  Expected<std::string> entry =
-      kiln::CpuExecutable::findEntry(*module, entryName);
+  Expected<std::string> entry = kiln::findEntry(*module, entryName);
   if (!entry)
     fail(toString(entry.takeError()));
   auto func = module->lookupSymbol<mlir::func::FuncOp>(*entry);
@@ -348,53 +351,33 @@ int main(int argc, char **argv) {
     referenceModule = module->clone();
 
   kiln::CompileOptions compileOptions;
+  compileOptions.device = *device;
   compileOptions.autodiffPrune = autodiffPrune;
   compileOptions.kernelDedup = kernelDedup;
   compileOptions.verifyEachPass = verifyEach;
   compileOptions.compileHostCode = compileHost;
   compileOptions.objectDumpPath = dumpObject;
   compileOptions.emulateGpuKernels = emulateGpu;
+  compileOptions.chip = chip;
+  compileOptions.libdevice = libdevicePath;
   if (blasMode == "on")
     compileOptions.blas = true;
   else if (blasMode == "off")
     compileOptions.blas = false;
   else if (blasMode != "auto")
     fail("--blas must be auto, on or off");
-  std::unique_ptr<kiln::CpuExecutable> cpuExe;
-  std::unique_ptr<kiln::CudaExecutable> cudaExe;
-  if (cuda) {
-    kiln::CudaCompileOptions cudaOptions;
-    cudaOptions.chip = chipName;
-    cudaOptions.libdevice = libdevicePath;
-    cudaOptions.autodiffPrune = autodiffPrune;
-    cudaOptions.kernelDedup = kernelDedup;
-    cudaOptions.verifyEachPass = verifyEach;
-    if (blasMode == "on")
-      cudaOptions.blas = true;
-    else if (blasMode == "off")
-      cudaOptions.blas = false;
-    Expected<std::unique_ptr<kiln::CudaExecutable>> exe =
-        kiln::CudaExecutable::compile(*module, *entry, cudaOptions);
-    if (!exe)
-      fail(toString(exe.takeError()));
-    cudaExe = std::move(*exe);
-  } else {
-    Expected<std::unique_ptr<kiln::CpuExecutable>> exe =
-        kiln::CpuExecutable::compile(*module, *entry, compileOptions);
-    if (!exe)
-      fail(toString(exe.takeError()));
-    cpuExe = std::move(*exe);
-  }
-  const kiln::CompileStats &stats =
-      cuda ? cudaExe->getStats() : cpuExe->getStats();
+  Expected<std::unique_ptr<kiln::Executable>> compiled =
+      kiln::Executable::compile(*module, *entry, compileOptions);
+  if (!compiled)
+    fail(toString(compiled.takeError()));
+  std::unique_ptr<kiln::Executable> exe = std::move(*compiled);
+  const kiln::CompileStats &stats = exe->getStats();
   if (!dumpPtx.empty()) {
-    if (!cuda)
-      fail("--dump-ptx needs --backend cuda");
     std::error_code ec;
     raw_fd_ostream os(dumpPtx, ec);
     if (ec)
       fail("cannot write '" + dumpPtx + "': " + ec.message());
-    os << cudaExe->getPtx();
+    os << exe->getPtx();
   }
 
   // The CPU's run time is wall time; the GPU's is the device time of the
@@ -406,14 +389,15 @@ int main(int argc, char **argv) {
     argPointers.push_back(&arg);
   for (int i = 0; i < repeat; ++i) {
     auto start = std::chrono::steady_clock::now();
-    kiln::CudaExecutable::RunProfile profile;
+    kiln::RunProfile profile;
+    bool cuda = exe->getDevice() == kiln::Device::Cuda;
     Expected<std::vector<HostTensor>> out =
-        cuda ? cudaExe->run(argPointers, &profile) : cpuExe->run(args);
+        exe->run(argPointers, cuda ? &profile : nullptr);
     auto end = std::chrono::steady_clock::now();
     if (!out)
       fail(toString(out.takeError()));
     times.push_back(
-        cuda ? profile.kernelMs
+        cuda ? profile.kernelNs / 1e6
              : std::chrono::duration<double, std::milli>(end - start).count());
     results = std::move(*out);
   }

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Compiler/HostProgram.h"
+#include "Compiler/HostProgram.h"
 #include "KilnTestContext.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Compiler/TraceImporter.h"
 #include "KilnTestContext.h"
-#include "kiln/Compiler/TraceImporter.h"
 #include "kiln/Lazy/Tensor.h"
 #include "kiln/Reference/Interpreter.h"
 

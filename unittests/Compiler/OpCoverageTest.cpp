@@ -15,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KilnTestContext.h"
-#include "kiln/Compiler/CpuExecutable.h"
+#include "kiln/Compiler/Executable.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Reference/Interpreter.h"
 #include "kiln/Trace/Trace.h"
@@ -225,7 +225,7 @@ protected:
     auto expected = reference::evaluate(func, inputs);
     ASSERT_TRUE(static_cast<bool>(expected))
         << "interpreter: " << llvm::toString(expected.takeError());
-    auto exe = CpuExecutable::compile(*module, entry);
+    auto exe = Executable::compile(*module, entry);
     ASSERT_TRUE(static_cast<bool>(exe))
         << "lowering: " << llvm::toString(exe.takeError());
     auto got = (*exe)->run(inputs);

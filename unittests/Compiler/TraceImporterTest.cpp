@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Compiler/TraceImporter.h"
+#include "Compiler/TraceImporter.h"
 #include "KilnTestContext.h"
-#include "kiln/Compiler/CpuExecutable.h"
+#include "kiln/Compiler/Executable.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
@@ -28,7 +28,7 @@ protected:
     TraceProgram program = TraceProgram::extract(outputs);
     module = importTrace(context, program);
     EXPECT_TRUE(mlir::succeeded(mlir::verify(*module)));
-    auto exe = CpuExecutable::compile(*module, "main");
+    auto exe = Executable::compile(*module, "main");
     if (!exe) {
       ADD_FAILURE() << llvm::toString(exe.takeError());
       return {};

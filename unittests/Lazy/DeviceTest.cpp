@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Compiler/TraceCache.h"
 #include "LazyTestHelpers.h"
-#include "kiln/Compiler/TraceCache.h"
 #include "kiln_rt/kiln_rt_cuda.h"
 
 #include <cstdlib>

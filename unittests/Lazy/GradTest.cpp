@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Compiler/TraceCache.h"
 #include "LazyTestHelpers.h"
-#include "kiln/Compiler/TraceCache.h"
 
 #include "gtest/gtest.h"
 

@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Compiler/TraceCache.h"
 #include "LazyTestHelpers.h"
-#include "kiln/Compiler/TraceCache.h"
 
 #include <atomic>
 #include <cmath>

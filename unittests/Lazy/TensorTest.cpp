@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Compiler/TraceCache.h"
 #include "LazyTestHelpers.h"
-#include "kiln/Compiler/TraceCache.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"

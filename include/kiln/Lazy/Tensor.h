@@ -16,6 +16,7 @@
 #ifndef KILN_LAZY_TENSOR_H
 #define KILN_LAZY_TENSOR_H
 
+#include "kiln/Compiler/Device.h"
 #include "kiln/Trace/Trace.h"
 
 #include <string>
@@ -68,20 +69,8 @@ private:
   std::shared_ptr<const std::string> failure;
 };
 
-/// Where materialized programs run.
-enum class Device {
-  Cpu,  // the default
-  Cuda, // the GPU (kiln_rt_cuda.h)
-  Auto, // the GPU when one is available, else the CPU
-};
-/// Sets where programs run from now on (process-wide; the environment's
-/// KILN_DEVICE=cpu|cuda|auto sets the start). Device::Cuda fails, saying
-/// why, when the CUDA runtime cannot start (no driver, no GPU); Auto then
-/// picks the CPU. KILN_DEVICE=cuda without a usable GPU, or a KILN_DEVICE
-/// that names no device, makes materializing fail, saying so.
-llvm::Error setDevice(Device device);
-/// Where programs run now: Cpu or Cuda.
-Device getDevice();
+// Where materialized programs run: kiln::Device, setDevice and getDevice
+// (kiln/Compiler/Device.h; KILN_DEVICE=cpu|cuda|auto sets the start).
 
 /// Computes every tensor of `tensors` that is not known yet, with one
 /// executable (one compile on a cache miss, one run).

@@ -1,9 +1,9 @@
 //===- TraceCache.h - compiled executables by trace program -----*- C++ -*-===//
 //
 // Maps a trace program's hash to its compiled executable. A hit touches no
-// MLIR; a miss imports the program (importTrace), compiles it with the CPU
-// pipeline, and keeps the result. Bounded (least recently used goes first)
-// and safe to use from several threads; compiles are serialized.
+// MLIR; a miss imports the program (importTrace), compiles it for the device,
+// and keeps the result. Bounded (least recently used goes first) and safe to
+// use from several threads; compiles are serialized.
 //
 // With KILN_EXPLAIN_MISS=1 in the environment, a miss says on stderr where
 // the program first differs from the closest cached one (the one sharing
@@ -14,8 +14,7 @@
 #ifndef KILN_COMPILER_TRACECACHE_H
 #define KILN_COMPILER_TRACECACHE_H
 
-#include "kiln/Compiler/CpuExecutable.h"
-#include "kiln/Compiler/CudaExecutable.h"
+#include "kiln/Compiler/Executable.h"
 #include "kiln/Trace/Trace.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -36,15 +35,6 @@ struct TraceCacheStats {
   double compileMs = 0;
 };
 
-/// Where a program runs.
-enum class TraceDevice { Cpu, Cuda };
-
-/// A compiled program: one of the two is set.
-struct TraceExecutable {
-  std::shared_ptr<const CpuExecutable> cpu;
-  std::shared_ptr<const CudaExecutable> cuda;
-};
-
 class TraceCache {
 public:
   explicit TraceCache(size_t capacity = 256);
@@ -53,10 +43,10 @@ public:
   /// The process-wide cache the lazy tensors use.
   static TraceCache &global();
 
-  /// The executable computing `program` on `device`, compiled on a miss.
-  /// A program is cached per device.
-  llvm::Expected<TraceExecutable> get(const TraceProgram &program,
-                                      TraceDevice device = TraceDevice::Cpu);
+  /// The executable computing `program` on `device` (Auto resolved first),
+  /// compiled on a miss. A program is cached per device.
+  llvm::Expected<std::shared_ptr<const Executable>>
+  get(const TraceProgram &program, Device device = Device::Cpu);
 
   TraceCacheStats getStats() const;
   size_t size() const;
@@ -64,7 +54,7 @@ public:
 private:
   struct Entry {
     uint64_t key; // the program's hash and the device
-    TraceExecutable executable;
+    std::shared_ptr<const Executable> executable;
     /// For KILN_EXPLAIN_MISS: the program's entries, hashed and described.
     std::vector<uint64_t> entryHashes;
     std::vector<std::string> descriptions;

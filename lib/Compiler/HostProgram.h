@@ -15,6 +15,8 @@
 #ifndef KILN_COMPILER_HOSTPROGRAM_H
 #define KILN_COMPILER_HOSTPROGRAM_H
 
+#include "kiln/Compiler/Executable.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -62,17 +64,11 @@ public:
   resolve(const std::function<void *(llvm::StringRef kernel)> &kernels,
           const std::function<void *(llvm::StringRef function)> &runtime);
 
-  /// Time spent in kernels and runtime functions, when asked for.
-  struct Profile {
-    int64_t launches = 0;
-    double kernelNs = 0;
-  };
-
   /// Runs the steps on the CPU; `buffers` holds the entry's arguments in
   /// order (input data, then the caller-allocated results). With a
   /// `profile`, times each kernel and runtime call and adds to it. A
   /// program with GPU launches (hasLaunches()) is a device executor's.
-  void run(llvm::ArrayRef<void *> buffers, Profile *profile = nullptr) const;
+  void run(llvm::ArrayRef<void *> buffers, RunProfile *profile = nullptr) const;
 
   int64_t getNumSteps() const { return static_cast<int64_t>(steps.size()); }
 

@@ -9,7 +9,7 @@
 #ifndef KILN_COMPILER_ENTRY_H
 #define KILN_COMPILER_ENTRY_H
 
-#include "kiln/Support/HostTensor.h"
+#include "kiln/Compiler/Executable.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
@@ -22,37 +22,6 @@ class PassManager;
 } // namespace mlir
 
 namespace kiln {
-
-/// The type of one argument or result: element type and shape, with
-/// mlir::ShapedType::kDynamic for dynamic dims.
-struct TensorSignature {
-  DType dtype;
-  std::vector<int64_t> shape;
-  std::string typeString; // "tensor<4x?xf32>"
-};
-
-/// What compilation found, for reports.
-struct CompileStats {
-  /// kiln.fusion_group ops in the entry's module before lowering.
-  int64_t fusionGroups = 0;
-  /// Distinct kernels compiled for them (0 until groups are deduplicated).
-  int64_t uniqueKernels = 0;
-  /// Loop nests (kernels) one call executes, counted after linalg fusion.
-  int64_t kernelLaunches = 0;
-  /// Steps of the host program (0 when the host code was compiled).
-  int64_t hostSteps = 0;
-  double compileMs = 0;
-  /// Where compileMs went: kiln and linalg passes on tensors, the passes
-  /// down to the LLVM dialect, LLVM IR translation and optimization, and
-  /// machine code generation.
-  double tensorPassesMs = 0, codegenPassesMs = 0, llvmOptMs = 0,
-         machineCodeMs = 0;
-};
-
-/// The entry function of `module`: `name` if given, else `main`, else the
-/// only public function.
-llvm::Expected<std::string> findEntry(mlir::ModuleOp module,
-                                      llvm::StringRef name);
 
 /// An entry ready for a pipeline.
 struct PreparedEntry {

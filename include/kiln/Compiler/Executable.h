@@ -1,0 +1,155 @@
+//===- Executable.h - a kiln function compiled for a device -----*- C++ -*-===//
+//
+// The compiler's facade: one options struct, one compile entry point and
+// one executable type for every device. Executable::compile lowers a
+// module's entry function with the device's pipeline (the CPU: kernels
+// through LLVM's ORC JIT; CUDA: kernels as PTX through LLVM's NVPTX
+// backend) and returns an Executable that runs it on host tensors.
+// Compiling for CUDA needs no GPU; running does.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_COMPILER_EXECUTABLE_H
+#define KILN_COMPILER_EXECUTABLE_H
+
+#include "kiln/Compiler/Device.h"
+#include "kiln/Support/HostTensor.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+/// The type of one argument or result: element type and shape, with
+/// mlir::ShapedType::kDynamic for dynamic dims.
+struct TensorSignature {
+  DType dtype;
+  std::vector<int64_t> shape;
+  std::string typeString; // "tensor<4x?xf32>"
+};
+
+/// What compilation found, for reports.
+struct CompileStats {
+  /// kiln.fusion_group ops in the entry's module before lowering.
+  int64_t fusionGroups = 0;
+  /// Distinct kernels compiled for them (0 until groups are deduplicated).
+  int64_t uniqueKernels = 0;
+  /// Loop nests (kernels) one call executes, counted after linalg fusion.
+  int64_t kernelLaunches = 0;
+  /// Steps of the host program (0 when the host code was compiled).
+  int64_t hostSteps = 0;
+  double compileMs = 0;
+  /// Where compileMs went (the CPU): kiln and linalg passes on tensors, the
+  /// passes down to the LLVM dialect, LLVM IR translation and optimization,
+  /// and machine code generation.
+  double tensorPassesMs = 0, codegenPassesMs = 0, llvmOptMs = 0,
+         machineCodeMs = 0;
+};
+
+/// How to compile. Options that only one device understands are refused
+/// on the other.
+struct CompileOptions {
+  /// Where the executable runs; Auto is resolved when compiling.
+  Device device = Device::Cpu;
+  /// Dead-edge elimination in -kiln-autodiff; false is the naive derivation.
+  bool autodiffPrune = true;
+  /// Matmuls through the runtime's BLAS (cuBLAS on CUDA): by default when
+  /// one was found; generated kernels otherwise.
+  std::optional<bool> blas;
+  /// Compile equal kernels once; false gives one function per launch.
+  bool kernelDedup = true;
+  /// Verify the IR after every pass, as kiln-opt does, instead of once
+  /// after each stage (a third of the pass time on large programs).
+  bool verifyEachPass = false;
+
+  /// CPU: compile the host code even when the entry could run as a host
+  /// program of steps.
+  bool compileHostCode = false;
+  /// CPU: map the kernels to the GPU (-kiln-map-kernels-to-gpu), then run
+  /// those GPU kernels on the CPU, one thread after another
+  /// (-kiln-emulate-gpu-launches): the GPU code's index arithmetic and
+  /// vector paths, checked without a GPU. Matmuls are kernels then, as on
+  /// the GPU.
+  bool emulateGpuKernels = false;
+  /// CPU: when set, the machine code is written there as ELF objects, for
+  /// profilers and disassemblers: PATH.kernels.o and PATH.host.o.
+  std::string objectDumpPath;
+
+  /// CUDA: the GPU to generate PTX for ("sm_90"); empty: the current GPU's,
+  /// or sm_80 where none is usable.
+  std::string chip;
+  /// CUDA: libdevice.10.bc to link (f64 transcendentals); empty:
+  /// $KILN_LIBDEVICE, and kernels that need it are refused where neither
+  /// is set.
+  std::string libdevice;
+};
+
+/// Time spent in a run's kernels, when asked for: the CPU's kernel and
+/// runtime calls timed one by one, the GPU's steps between CUDA events (the
+/// copies of inputs and results excluded).
+struct RunProfile {
+  int64_t launches = 0;
+  double kernelNs = 0;
+};
+
+/// The entry function of `module`: `name` if given, else `main`, else the
+/// only public function.
+llvm::Expected<std::string> findEntry(mlir::ModuleOp module,
+                                      llvm::StringRef name);
+
+class Executable {
+public:
+  virtual ~Executable();
+
+  /// Compiles `entry` of `module` (lowered in place) for `options.device`;
+  /// `entry` as in findEntry.
+  static llvm::Expected<std::unique_ptr<Executable>>
+  compile(mlir::ModuleOp module, llvm::StringRef entry,
+          const CompileOptions &options = {});
+
+  /// As above, from MLIR source text (a module of func.func ops on kiln ops,
+  /// as kiln-opt and kiln-run read), parsed in a context of the compile's
+  /// own; a parse error names its line and column. The executable keeps no
+  /// MLIR.
+  static llvm::Expected<std::unique_ptr<Executable>>
+  compileSource(llvm::StringRef source, llvm::StringRef entry,
+                const CompileOptions &options = {});
+
+  /// Cpu or Cuda.
+  Device getDevice() const { return device; }
+  const std::string &getEntryName() const { return entryName; }
+  const std::vector<TensorSignature> &getInputs() const { return inputs; }
+  const std::vector<TensorSignature> &getOutputs() const { return outputs; }
+  const CompileStats &getStats() const { return stats; }
+  /// The kernels' device code: one PTX module on CUDA, empty on the CPU.
+  virtual llvm::StringRef getPtx() const { return {}; }
+
+  /// Checks `args` against the signature and runs the function on its
+  /// device; the results are allocated here. A `profile` gets the time
+  /// spent in kernels added to it (on the CPU, when the host code runs as
+  /// a host program; compiled host code is not timed). Fails with the
+  /// runtime's message, naming the failing call, where a device call fails.
+  virtual llvm::Expected<std::vector<HostTensor>>
+  run(llvm::ArrayRef<const HostTensor *> args,
+      RunProfile *profile = nullptr) const = 0;
+  /// As above, on tensors held by the caller.
+  llvm::Expected<std::vector<HostTensor>>
+  run(llvm::ArrayRef<HostTensor> args, RunProfile *profile = nullptr) const;
+
+protected:
+  explicit Executable(Device device) : device(device) {}
+
+  Device device;
+  std::string entryName;
+  std::vector<TensorSignature> inputs, outputs;
+  CompileStats stats;
+};
+
+} // namespace kiln
+
+#endif // KILN_COMPILER_EXECUTABLE_H

@@ -1,0 +1,67 @@
+//===- CudaExecutable.h - a kiln function compiled for a GPU ----*- C++ -*-===//
+//
+// The CUDA Executable (Executable::compile picks it). Compiles an entry
+// with -kiln-gpu-pipeline: its kernels become one PTX
+// module (LLVM's NVPTX backend; no CUDA toolkit), its host code a
+// HostProgram of allocations, views, copies and launches. A run copies the
+// inputs to the device, executes the steps on one stream through the
+// runtime (kiln_rt_cuda.h), and copies the results back. The PTX module is
+// loaded on the first run. Compiling needs no GPU; running needs one.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_COMPILER_CUDAEXECUTABLE_H
+#define KILN_COMPILER_CUDAEXECUTABLE_H
+
+#include "Compiler/Entry.h"
+#include "Compiler/HostProgram.h"
+
+#include <memory>
+#include <mutex>
+
+struct kiln_rt_cuda_module;
+struct kiln_rt_cuda_function;
+
+namespace kiln {
+
+class CudaExecutable final : public Executable {
+public:
+  ~CudaExecutable() override;
+
+  /// Compiles `entry` of `module` (lowered in place) for CUDA; the options
+  /// were checked by Executable::compile. Entries with dynamic shapes are
+  /// refused.
+  static llvm::Expected<std::unique_ptr<CudaExecutable>>
+  compile(mlir::ModuleOp module, llvm::StringRef entry,
+          const CompileOptions &options);
+
+  llvm::StringRef getPtx() const override { return ptx; }
+
+  /// Copies the inputs to the device, runs the steps on one stream
+  /// (initializing the runtime if needed), and copies the results back.
+  using Executable::run;
+  llvm::Expected<std::vector<HostTensor>>
+  run(llvm::ArrayRef<const HostTensor *> args,
+      RunProfile *profile = nullptr) const override;
+
+private:
+  CudaExecutable() : Executable(Device::Cuda) {}
+
+  /// Loads the PTX module, looks up the kernels and uploads the constants,
+  /// once.
+  llvm::Error load() const;
+
+  std::string ptx;
+  std::unique_ptr<HostProgram> program;
+
+  mutable std::mutex loadMutex;
+  /// The runtime session the handles below are from (0: not loaded).
+  mutable uint64_t loadedSession = 0;
+  mutable std::vector<kiln_rt_cuda_function *> kernels;
+  /// Device copies of the constant slots, by slot.
+  mutable std::vector<std::pair<int32_t, void *>> deviceConstants;
+};
+
+} // namespace kiln
+
+#endif // KILN_COMPILER_CUDAEXECUTABLE_H
