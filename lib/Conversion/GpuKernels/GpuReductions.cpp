@@ -1,0 +1,207 @@
+//===- GpuReductions.cpp - warp and block reductions of a GPU kernel ------===//
+//
+// Row reductions with a warp (or a block) per output: each lane strides
+// over the row, the warp combines with a subgroup reduction (shuffles on the
+// GPU), and a block's warps combine through shared memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace kiln::gpu_mapper;
+
+std::optional<std::pair<Operation *, gpu::AllReduceOperation>>
+kiln::gpu_mapper::getShuffleReduction(linalg::LinalgOp op,
+                                      ArrayRef<int64_t> ranges,
+                                      unsigned blockSize) {
+  unsigned numLoops = op.getNumLoops();
+  // Whole warps only: lane ids and warp indices must agree.
+  if (blockSize % 32 != 0 || numLoops == 0 || op.getNumReductionLoops() != 1 ||
+      op.getIteratorTypesArray().back() != utils::IteratorType::reduction ||
+      ranges.back() < 32 || op.getNumDpsInits() != 1 ||
+      !isa<linalg::GenericOp, linalg::ReduceOp>(op.getOperation()))
+    return std::nullopt;
+  // The output is indexed by the other (parallel) dims alone.
+  AffineMap outputMap = op.getMatchingIndexingMap(&op.getDpsInitsMutable()[0]);
+  if (!outputMap.isProjectedPermutation() ||
+      outputMap.isFunctionOfDim(numLoops - 1))
+    return std::nullopt;
+  Block &body = op->getRegion(0).front();
+  BlockArgument accumulator = body.getArguments().back();
+  // 32-bit values: warp shuffles move 32 bits.
+  if (!accumulator.getType().isF32())
+    return std::nullopt;
+  if (!accumulator.hasOneUse())
+    return std::nullopt;
+  Operation *combiner = body.getTerminator()->getOperand(0).getDefiningOp();
+  if (!combiner || combiner != *accumulator.getUsers().begin() ||
+      combiner->getNumOperands() != 2)
+    return std::nullopt;
+  std::optional<gpu::AllReduceOperation> kind =
+      llvm::TypeSwitch<Operation *, std::optional<gpu::AllReduceOperation>>(
+          combiner)
+          .Case([](arith::AddFOp) { return gpu::AllReduceOperation::ADD; })
+          .Case([](arith::MulFOp) { return gpu::AllReduceOperation::MUL; })
+          .Case([](arith::MaximumFOp) {
+            return gpu::AllReduceOperation::MAXIMUMF;
+          })
+          .Case([](arith::MinimumFOp) {
+            return gpu::AllReduceOperation::MINIMUMF;
+          })
+          .Case(
+              [](arith::MaxNumFOp) { return gpu::AllReduceOperation::MAXNUMF; })
+          .Case(
+              [](arith::MinNumFOp) { return gpu::AllReduceOperation::MINNUMF; })
+          .Default([](Operation *) { return std::nullopt; });
+  if (!kind)
+    return std::nullopt;
+  return std::make_pair(combiner, *kind);
+}
+
+/// The value `kind` starts a reduction from.
+static double getIdentity(gpu::AllReduceOperation kind) {
+  switch (kind) {
+  case gpu::AllReduceOperation::MUL:
+    return 1.0;
+  case gpu::AllReduceOperation::MAXIMUMF:
+  case gpu::AllReduceOperation::MAXNUMF:
+    return -std::numeric_limits<double>::infinity();
+  case gpu::AllReduceOperation::MINIMUMF:
+  case gpu::AllReduceOperation::MINNUMF:
+    return std::numeric_limits<double>::infinity();
+  default:
+    return 0.0;
+  }
+}
+
+Value KernelBuilder::getWarpSlots() {
+  if (!warpSlots) {
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    warpSlots = func.addWorkgroupAttribution(
+        MemRefType::get({kMaxWarpsPerBlock}, b.getF32Type(),
+                        MemRefLayoutAttrInterface(), workgroup),
+        loc);
+  }
+  return warpSlots;
+}
+
+Value KernelBuilder::emitCrossWarpReduction(Value warpTotal, Value identity,
+                                            gpu::AllReduceOperation kind) {
+  Value slots = getWarpSlots();
+  Value warpSize = gpu::SubgroupSizeOp::create(b, loc, /*upper_bound=*/nullptr);
+  Value lane = gpu::LaneIdOp::create(b, loc, /*upper_bound=*/nullptr);
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value blockDim = gpu::BlockDimOp::create(b, loc, gpu::Dimension::x);
+  Value warp = arith::DivUIOp::create(b, loc, thread, warpSize);
+  Value warps = arith::CeilDivUIOp::create(b, loc, blockDim, warpSize);
+  Value isFirstLane =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0));
+  {
+    auto publish = scf::IfOp::create(b, loc, isFirstLane, /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(publish.thenBlock());
+    memref::StoreOp::create(b, loc, warpTotal, slots, ValueRange{warp});
+  }
+  gpu::BarrierOp::create(b, loc);
+  // Lane i takes warp i's total (lanes past the block's warps the identity;
+  // a block has at most a warp of warps).
+  Value slot =
+      arith::MinUIOp::create(b, loc, lane, index(kMaxWarpsPerBlock - 1));
+  Value published = memref::LoadOp::create(b, loc, slots, ValueRange{slot});
+  Value hasWarp =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane, warps);
+  Value share = arith::SelectOp::create(b, loc, hasWarp, published, identity);
+  Value total = gpu::SubgroupReduceOp::create(b, loc, share, kind,
+                                              /*uniform=*/true);
+  gpu::BarrierOp::create(b, loc);
+  return total;
+}
+
+void KernelBuilder::emitShuffleReduction(
+    const Nest &nest, ArrayRef<int64_t> ranges, IRMapping &mapping,
+    Operation *combiner, gpu::AllReduceOperation kind, bool perBlock) {
+  linalg::LinalgOp op = nest.op;
+  unsigned innermost = op.getNumLoops() - 1;
+  SmallVector<int64_t> parallelDims;
+  for (unsigned d = 0; d < innermost; ++d)
+    parallelDims.push_back(d);
+  int64_t outputs = 1;
+  for (int64_t d : parallelDims)
+    outputs *= ranges[d];
+  // The unit (a warp or a block) that reduces one output at a time,
+  // grid-striding over the outputs, and this thread's place in it. A
+  // block's loop bounds are the same in all its threads, so all of them
+  // reach its barriers.
+  Value unit, units, member, unitSize;
+  if (perBlock) {
+    unit = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    units = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+    member = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    unitSize = gpu::BlockDimOp::create(b, loc, gpu::Dimension::x);
+  } else {
+    unitSize = gpu::SubgroupSizeOp::create(b, loc, /*upper_bound=*/nullptr);
+    unit = arith::DivUIOp::create(b, loc, first, unitSize);
+    units = arith::DivUIOp::create(b, loc, stride, unitSize);
+    member = gpu::LaneIdOp::create(b, loc, /*upper_bound=*/nullptr);
+  }
+  auto loop = scf::ForOp::create(b, loc, unit, index(outputs), units);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  SmallVector<Value> ivs(op.getNumLoops());
+  if (!parallelDims.empty())
+    delinearize(loop.getInductionVar(), parallelDims, ranges, ivs);
+
+  OpOperand &init = op.getDpsInitsMutable()[0];
+  Type type = cast<MemRefType>(init.get().getType()).getElementType();
+  Value start =
+      nest.fill
+          ? mapping.lookupOrDefault(linalg::FillOp(nest.fill).getInputs()[0])
+          : Value(memref::LoadOp::create(
+                b, loc, mapping.lookupOrDefault(init.get()),
+                applyMap(op.getMatchingIndexingMap(&init), ivs)));
+  Value identity = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(type, getIdentity(kind)));
+  // Each thread's share: the payload from the identity, striding by the
+  // unit's size.
+  auto shares = scf::ForOp::create(b, loc, member, index(ranges[innermost]),
+                                   unitSize, ValueRange{identity});
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(shares.getBody());
+    ivs[innermost] = shares.getInductionVar();
+    SmallVector<Value> args;
+    for (OpOperand *input : op.getDpsInputOperands())
+      args.push_back(memref::LoadOp::create(
+          b, loc, mapping.lookupOrDefault(input->get()),
+          applyMap(op.getMatchingIndexingMap(input), ivs)));
+    args.push_back(shares.getRegionIterArgs()[0]);
+    scf::YieldOp::create(b, loc, emitPayload(op, args, mapping));
+  }
+  Value total = gpu::SubgroupReduceOp::create(b, loc, shares.getResult(0), kind,
+                                              /*uniform=*/true);
+  if (perBlock)
+    total = emitCrossWarpReduction(total, identity, kind);
+  // The output's own value joins once, by the same op.
+  OperationState state(loc, combiner->getName());
+  state.addOperands({start, total});
+  state.addTypes(type);
+  state.addAttributes(combiner->getAttrs());
+  Value result = b.create(state)->getResult(0);
+  Value isFirst =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, member, index(0));
+  auto store = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
+  b.setInsertionPointToStart(store.thenBlock());
+  memref::StoreOp::create(b, loc, result, mapping.lookupOrDefault(init.get()),
+                          applyMap(op.getMatchingIndexingMap(&init), ivs));
+}

@@ -1,0 +1,129 @@
+//===- KernelBuilder.h - the body of one GPU kernel -------------*- C++ -*-===//
+//
+// The loop emitter of -kiln-map-kernels-to-gpu: each nest of a stage
+// becomes a grid-stride loop over its parallel elements, with a vector path
+// of 128-bit accesses where every operand allows it (KernelBuilder.cpp), or
+// a warp or a block per output for row reductions, combined with shuffles
+// and shared memory (GpuReductions.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_CONVERSION_GPUKERNELS_KERNELBUILDER_H
+#define KILN_CONVERSION_GPUKERNELS_KERNELBUILDER_H
+
+#include "StageSplitting.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+#include <optional>
+#include <utility>
+
+namespace kiln::gpu_mapper {
+
+/// Warps in the largest block (1024 threads).
+constexpr int64_t kMaxWarpsPerBlock = 32;
+
+/// Rows at least this long are reduced by a whole block (each of 256
+/// threads then takes 4 or more elements); shorter ones by a warp.
+constexpr int64_t kBlockReductionMinLength = 1024;
+
+/// The shuffle-reduction form of `op`, if it has it: one output, one
+/// reduction dim, innermost and at least a warp long, and a payload that
+/// combines the accumulator once with an associative float op (sum, product,
+/// max, min). Returns the combining op and its subgroup-reduction kind.
+std::optional<std::pair<mlir::Operation *, mlir::gpu::AllReduceOperation>>
+getShuffleReduction(mlir::linalg::LinalgOp op, llvm::ArrayRef<int64_t> ranges,
+                    unsigned blockSize);
+
+/// Builds the body of one GPU kernel.
+class KernelBuilder {
+public:
+  KernelBuilder(mlir::OpBuilder &b, mlir::gpu::GPUFuncOp func,
+                unsigned blockSize, unsigned vectorWidth)
+      : b(b), func(func), loc(func.getLoc()), blockSize(blockSize),
+        vectorWidth(vectorWidth) {}
+
+  /// This thread's first linear index and the grid's stride.
+  void emitThreadIndex() {
+    mlir::Value block =
+        mlir::gpu::BlockIdOp::create(b, loc, mlir::gpu::Dimension::x);
+    mlir::Value blockDim =
+        mlir::gpu::BlockDimOp::create(b, loc, mlir::gpu::Dimension::x);
+    mlir::Value thread =
+        mlir::gpu::ThreadIdOp::create(b, loc, mlir::gpu::Dimension::x);
+    mlir::Value gridDim =
+        mlir::gpu::GridDimOp::create(b, loc, mlir::gpu::Dimension::x);
+    first = mlir::arith::AddIOp::create(
+        b, loc, mlir::arith::MulIOp::create(b, loc, block, blockDim), thread);
+    stride = mlir::arith::MulIOp::create(b, loc, gridDim, blockDim);
+  }
+
+  /// The loop of `nest`; `mapping` maps the kernel function's values (its
+  /// arguments and constants) to the GPU kernel's. Returns whether it has a
+  /// vector path.
+  bool emitNest(const Nest &nest, mlir::IRMapping &mapping);
+
+  /// Elements (or vector groups) the widest loop has: the grid to launch.
+  int64_t getWork() const { return work; }
+
+private:
+  mlir::Value index(int64_t value) {
+    return mlir::arith::ConstantIndexOp::create(b, loc, value);
+  }
+  /// The loop ivs of linear index `linear` over `dims` (row-major).
+  void delinearize(mlir::Value linear, llvm::ArrayRef<int64_t> dims,
+                   llvm::ArrayRef<int64_t> ranges,
+                   llvm::SmallVectorImpl<mlir::Value> &ivs);
+  /// The indices of `map` at `ivs`.
+  llvm::SmallVector<mlir::Value> applyMap(mlir::AffineMap map,
+                                          llvm::ArrayRef<mlir::Value> ivs);
+  /// Whether the vector path fits `op`.
+  bool canVectorize(mlir::linalg::LinalgOp op, llvm::ArrayRef<int64_t> ranges);
+  /// Whether operand `operand` of `op` is read or written along the
+  /// innermost loop dim (contiguously; else it is the same for the group).
+  bool isContiguous(mlir::linalg::LinalgOp op, mlir::OpOperand &operand);
+  /// Whether every buffer `op` accesses contiguously is aligned for vectors.
+  mlir::Value emitAlignmentCheck(mlir::linalg::LinalgOp op,
+                                 mlir::IRMapping &mapping);
+  void emitScalarLoop(const Nest &nest, llvm::ArrayRef<int64_t> ranges,
+                      mlir::IRMapping &mapping);
+  void emitVectorLoop(const Nest &nest, llvm::ArrayRef<int64_t> ranges,
+                      mlir::IRMapping &mapping);
+  /// One warp (or, `perBlock`, one block) per output: the lanes stride
+  /// over the innermost (reduction) dim and combine with a subgroup
+  /// reduction (shuffles on the GPU); a block's warps then combine through
+  /// shared memory.
+  void emitShuffleReduction(const Nest &nest, llvm::ArrayRef<int64_t> ranges,
+                            mlir::IRMapping &mapping, mlir::Operation *combiner,
+                            mlir::gpu::AllReduceOperation kind, bool perBlock);
+  /// The total of the block's warps' `warpTotal`s, in every thread: each
+  /// warp's lane 0 leaves its total in shared memory, and every warp
+  /// reduces those. Barriers on both sides keep the slots of one output
+  /// from the next.
+  mlir::Value emitCrossWarpReduction(mlir::Value warpTotal,
+                                     mlir::Value identity,
+                                     mlir::gpu::AllReduceOperation kind);
+  /// The kernel's shared memory for cross-warp reductions: one f32 slot per
+  /// warp of the largest block.
+  mlir::Value getWarpSlots();
+  /// Clones the payload of `op` with `args` for its block arguments; returns
+  /// the yielded values.
+  llvm::SmallVector<mlir::Value> emitPayload(mlir::linalg::LinalgOp op,
+                                             llvm::ArrayRef<mlir::Value> args,
+                                             mlir::IRMapping &mapping);
+
+  mlir::OpBuilder &b;
+  mlir::gpu::GPUFuncOp func;
+  mlir::Location loc;
+  unsigned blockSize, vectorWidth;
+  mlir::Value first, stride;
+  mlir::Value warpSlots;
+  int64_t work = 0;
+};
+
+} // namespace kiln::gpu_mapper
+
+#endif // KILN_CONVERSION_GPUKERNELS_KERNELBUILDER_H
