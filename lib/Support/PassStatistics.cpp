@@ -4,6 +4,7 @@
 #include "kiln/Support/PassStatistics.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/Format.h"
 
 #include <map>
@@ -29,21 +30,41 @@ Registry &getRegistry() {
 }
 } // namespace
 
-void kiln::addPassStatistic(llvm::StringRef passName,
-                            llvm::Statistic &statistic, llvm::StringRef name,
-                            llvm::StringRef description, uint64_t value) {
+void kiln::addPassStatistic(mlir::Pass &pass, mlir::Pass::Statistic &statistic,
+                            uint64_t value,
+                            llvm::ArrayRef<PassStatisticInfo> table) {
   statistic += value;
+  // The statistic's position among the pass's, which declares them in
+  // Passes.td's order, picks its entry in the table.
+  llvm::ArrayRef<mlir::Pass::Statistic *> statistics = pass.getStatistics();
+  const auto *position = llvm::find(statistics, &statistic);
+  if (position == statistics.end())
+    llvm::report_fatal_error("kiln: a statistic recorded for pass '" +
+                             pass.getArgument() + "' is not one of its own");
+  size_t index = static_cast<size_t>(position - statistics.begin());
+  const PassStatisticInfo *info = nullptr;
+  for (const PassStatisticInfo &entry : table)
+    if (pass.getArgument() == entry.pass && index-- == 0) {
+      info = &entry;
+      break;
+    }
+  if (!info)
+    llvm::report_fatal_error("kiln: the statistics table of pass '" +
+                             pass.getArgument() +
+                             "' does not match its Passes.td");
+
+  llvm::StringRef passName = pass.getName();
   Registry &registry = getRegistry();
   std::lock_guard<std::mutex> lock(registry.mutex);
-  auto it = llvm::find_if(registry.passes, [&](const auto &pass) {
-    return pass.first == passName;
+  auto it = llvm::find_if(registry.passes, [&](const auto &recorded) {
+    return recorded.first == passName;
   });
   if (it == registry.passes.end()) {
     registry.passes.push_back({passName.str(), {}});
     it = std::prev(registry.passes.end());
   }
-  Entry &entry = it->second[name.str()];
-  entry.description = description.str();
+  Entry &entry = it->second[info->name];
+  entry.description = info->description;
   entry.value += value;
 }
 

@@ -22,6 +22,8 @@ namespace kiln {
 #include "kiln/Conversion/Passes.h.inc"
 } // namespace kiln
 
+#include "kiln/Conversion/PassStatistics.h.inc"
+
 using namespace mlir;
 
 namespace {
@@ -244,9 +246,8 @@ struct KilnCompactKernelAbiPass
     for (LLVM::CallOp call : calls)
       rewriteCall(call, layoutsByName.lookup(*call.getCallee()));
 
-    kiln::addPassStatistic(
-        getName(), numCompactedKernels, "kiln-compacted-kernels",
-        "kernels now taking one pointer per buffer", kernels.size());
+    kiln::addPassStatistic(*this, numCompactedKernels, kernels.size(),
+                           kPassStatistics);
   }
 };
 } // namespace

@@ -19,6 +19,8 @@ namespace kiln {
 #include "kiln/Conversion/Passes.h.inc"
 } // namespace kiln
 
+#include "kiln/Conversion/PassStatistics.h.inc"
+
 using namespace mlir;
 
 /// For each top-level alloc of `func`, the op after which it can be freed:
@@ -105,10 +107,7 @@ struct KilnDeallocateBuffersPass
     if (!straightLine) {
       OpPassManager upstream(ModuleOp::getOperationName());
       bufferization::buildBufferDeallocationPipeline(upstream);
-      kiln::addPassStatistic(getName(), numFallbacks, "kiln-dealloc-fallbacks",
-                             "modules left to upstream's ownership-based "
-                             "deallocation",
-                             1);
+      kiln::addPassStatistic(*this, numFallbacks, 1, kPassStatistics);
       if (failed(runPipeline(upstream, module)))
         signalPassFailure();
       return;
@@ -118,8 +117,7 @@ struct KilnDeallocateBuffersPass
       b.setInsertionPointAfter(last);
       memref::DeallocOp::create(b, alloc.getLoc(), alloc.getResult());
     }
-    kiln::addPassStatistic(getName(), numDeallocs, "kiln-deallocs",
-                           "deallocations inserted directly", plan.size());
+    kiln::addPassStatistic(*this, numDeallocs, plan.size(), kPassStatistics);
   }
 };
 } // namespace

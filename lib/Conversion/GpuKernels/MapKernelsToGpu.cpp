@@ -16,6 +16,7 @@
 #include "StageSplitting.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Support/PassStatistics.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/IRMapping.h"
@@ -27,6 +28,8 @@ namespace kiln {
 #define GEN_PASS_DEF_KILNMAPKERNELSTOGPU
 #include "kiln/Conversion/Passes.h.inc"
 } // namespace kiln
+
+#include "kiln/Conversion/PassStatistics.h.inc"
 
 using namespace mlir;
 using namespace kiln::gpu_mapper;
@@ -88,9 +91,9 @@ LogicalResult KilnMapKernelsToGpuPass::mapKernel(
     builder.emitThreadIndex();
     for (const Nest &nest : stage)
       if (builder.emitNest(nest, mapping))
-        ++numVectorized;
+        kiln::addPassStatistic(*this, numVectorized, 1, kPassStatistics);
     gpu::ReturnOp::create(body, loc);
-    ++numKernels;
+    kiln::addPassStatistic(*this, numKernels, 1, kPassStatistics);
     int64_t blocks = (builder.getWork() + blockSize - 1) / blockSize;
     launches.emplace_back(func, std::clamp<int64_t>(blocks, 1, maxBlocks));
   }

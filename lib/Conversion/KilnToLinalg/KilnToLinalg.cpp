@@ -21,6 +21,8 @@ namespace kiln {
 #include "kiln/Conversion/Passes.h.inc"
 } // namespace kiln
 
+#include "kiln/Conversion/PassStatistics.h.inc"
+
 using namespace mlir;
 using namespace kiln;
 
@@ -110,18 +112,16 @@ struct KilnLowerToLinalgPass
       rewriter.setInsertionPoint(group);
       inlineFusionGroup(rewriter, group);
     }
-    addPassStatistic(getName(), numKernelGroups, "kiln-kernel-groups",
-                     "fusion groups lowered to one kernel", kernels);
-    addPassStatistic(getName(), numInlinedGroups, "kiln-inlined-groups",
-                     "fusion groups lowered op by op", groups.size() - kernels);
+    kiln::addPassStatistic(*this, numKernelGroups, kernels, kPassStatistics);
+    kiln::addPassStatistic(*this, numInlinedGroups, groups.size() - kernels,
+                           kPassStatistics);
 
     int64_t kilnOps = 0;
     module.walk([&](Operation *op) {
       if (isa<KilnDialect>(op->getDialect()))
         ++kilnOps;
     });
-    addPassStatistic(getName(), numLoweredOps, "kiln-lowered-ops",
-                     "kiln ops lowered", kilnOps);
+    kiln::addPassStatistic(*this, numLoweredOps, kilnOps, kPassStatistics);
 
     ConversionTarget target(getContext());
     configureKilnToLinalgTarget(target);

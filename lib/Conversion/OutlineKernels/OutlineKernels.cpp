@@ -31,6 +31,8 @@ namespace kiln {
 #include "kiln/Conversion/Passes.h.inc"
 } // namespace kiln
 
+#include "kiln/Conversion/PassStatistics.h.inc"
+
 using namespace mlir;
 
 /// Whether `value` is a constant that is cheaper to clone than to pass.
@@ -245,10 +247,9 @@ struct KilnOutlineKernelsPass
                     b.getI64IntegerAttr(launches));
     module->setAttr(kiln::KilnDialect::UniqueKernelsAttrHelper::getNameStr(),
                     b.getI64IntegerAttr(uniqueKernels));
-    kiln::addPassStatistic(getName(), numLaunches, "kiln-kernel-launches",
-                           "kernel and runtime calls per run", launches);
-    kiln::addPassStatistic(getName(), numUniqueKernels, "kiln-unique-kernels",
-                           "kernel functions compiled", uniqueKernels);
+    kiln::addPassStatistic(*this, numLaunches, launches, kPassStatistics);
+    kiln::addPassStatistic(*this, numUniqueKernels, uniqueKernels,
+                           kPassStatistics);
   }
 };
 } // namespace

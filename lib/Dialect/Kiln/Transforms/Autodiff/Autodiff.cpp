@@ -30,6 +30,8 @@ namespace kiln {
 #include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
 } // namespace kiln
 
+#include "kiln/Dialect/Kiln/Transforms/PassStatistics.h.inc"
+
 using namespace mlir;
 using namespace kiln;
 
@@ -371,18 +373,13 @@ struct KilnAutodiffPass : kiln::impl::KilnAutodiffBase<KilnAutodiffPass> {
         return signalPassFailure();
       ++expanded;
     }
-    StringRef name = getName();
-    addPassStatistic(name, numVjpsExpanded, "kiln-vjps-expanded",
-                     "kiln.vjp ops expanded", expanded);
-    addPassStatistic(name, numAdjointOps, "kiln-adjoint-ops",
-                     "ops created by the reverse sweeps", stats.adjointOps);
-    addPassStatistic(
-        name, numPrunedEdges, "kiln-pruned-edges",
-        "operand adjoints not built because the operand is inactive",
-        stats.prunedEdges);
-    addPassStatistic(name, numPrunedOps, "kiln-pruned-ops",
-                     "forward ops not emitted because no adjoint needs them",
-                     stats.prunedOps);
+    kiln::addPassStatistic(*this, numVjpsExpanded, expanded, kPassStatistics);
+    kiln::addPassStatistic(*this, numAdjointOps, stats.adjointOps,
+                           kPassStatistics);
+    kiln::addPassStatistic(*this, numPrunedEdges, stats.prunedEdges,
+                           kPassStatistics);
+    kiln::addPassStatistic(*this, numPrunedOps, stats.prunedOps,
+                           kPassStatistics);
   }
 };
 } // namespace

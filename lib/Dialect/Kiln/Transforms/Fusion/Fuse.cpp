@@ -30,6 +30,8 @@ namespace kiln {
 #include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
 } // namespace kiln
 
+#include "kiln/Dialect/Kiln/Transforms/PassStatistics.h.inc"
+
 using namespace mlir;
 using namespace kiln;
 
@@ -351,10 +353,8 @@ struct KilnFusePass : kiln::impl::KilnFuseBase<KilnFusePass> {
     getOperation()->setAttr(
         kiln::KilnDialect::FusionGroupsAttrHelper::getNameStr(),
         Builder(&getContext()).getI64IntegerAttr(groupCount));
-    addPassStatistic(getName(), numGroups, "kiln-fusion-groups",
-                     "fusion groups formed", groupCount);
-    addPassStatistic(getName(), numFusedOps, "kiln-fused-ops",
-                     "ops placed in fusion groups", opCount);
+    kiln::addPassStatistic(*this, numGroups, groupCount, kPassStatistics);
+    kiln::addPassStatistic(*this, numFusedOps, opCount, kPassStatistics);
   }
 };
 
