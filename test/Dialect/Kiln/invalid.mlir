@@ -57,7 +57,7 @@ func.func @convert_i8(%a: tensor<4xf32>) -> tensor<4xi8> {
 
 // Element types: cmp compares floats only.
 func.func @cmp_i1(%a: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{'lhs' must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi1>'}}
   %0 = kiln.cmp eq, %a, %a : tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -138,9 +138,9 @@ func.func @constant_type() -> tensor<8xf32> {
 
 // -----
 
-// Cmp: operands of different types.
+// Cmp: operands of different shapes.
 func.func @cmp_operands(%a: tensor<4xf32>, %b: tensor<8xf32>) -> tensor<4xi1> {
-  // expected-error @+1 {{all of {lhs, rhs} have same type}}
+  // expected-error @+1 {{operands #0 and #1 have different shapes, 'tensor<4xf32>' and 'tensor<8xf32>': elementwise ops never broadcast; make them one shape with kiln.broadcast_in_dim}}
   %0 = "kiln.cmp"(%a, %b) <{predicate = #kiln<predicate lt>}> : (tensor<4xf32>, tensor<8xf32>) -> tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -177,7 +177,7 @@ func.func @select_pred_shape(%p: tensor<8xi1>, %a: tensor<4xf32>) -> tensor<4xf3
 
 // Select: the two values have different types.
 func.func @select_values(%p: tensor<4xi1>, %a: tensor<4xf32>, %b: tensor<4xf16>) -> tensor<4xf32> {
-  // expected-error @+1 {{all of {on_true, on_false, result} have same type}}
+  // expected-error @+1 {{failed to verify that result and on_false have one element type}}
   %0 = "kiln.select"(%p, %a, %b) : (tensor<4xi1>, tensor<4xf32>, tensor<4xf16>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -874,4 +874,22 @@ func.func @erf_i1(%a: tensor<4xi1>) -> tensor<4xi1> {
   // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi1>'}}
   %0 = kiln.erf %a : tensor<4xi1>
   return %0 : tensor<4xi1>
+}
+
+// -----
+
+// Cmp: operands of different element types.
+func.func @cmp_element_types(%a: tensor<4xf32>, %b: tensor<4xf64>) -> tensor<4xi1> {
+  // expected-error @+1 {{failed to verify that lhs and rhs have one element type}}
+  %0 = "kiln.cmp"(%a, %b) <{predicate = #kiln<predicate lt>}> : (tensor<4xf32>, tensor<4xf64>) -> tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
+// -----
+
+// Select: values of different shapes.
+func.func @select_shapes(%m: tensor<4xi1>, %a: tensor<4xf32>, %b: tensor<8xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{operands #0 and #2 have different shapes, 'tensor<4xi1>' and 'tensor<8xf32>': elementwise ops never broadcast; make them one shape with kiln.broadcast_in_dim}}
+  %0 = "kiln.select"(%m, %a, %b) : (tensor<4xi1>, tensor<4xf32>, tensor<8xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
 }

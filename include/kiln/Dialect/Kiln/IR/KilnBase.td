@@ -87,6 +87,14 @@ class Kiln_Op<string mnemonic, list<Trait> traits = []>
 
 // The traits of every elementwise op: its scalar semantics, written once
 // (KilnScalarSemantics.cpp), from which constant folding follows.
+// `rhs` has `lhs`'s element type. The assembly format infers `rhs`'s type as
+// `lhs`'s; shapes are Kiln_ElementwiseShapes' to check, which names them.
+class Kiln_SameElementTypeAs<string lhs, string rhs>
+  : TypesMatchWith<lhs # " and " # rhs # " have one element type", lhs, rhs,
+      "$_self",
+      "[](::mlir::Type a, ::mlir::Type b) { return "
+      "::mlir::getElementTypeOrSelf(a) == ::mlir::getElementTypeOrSelf(b); }">;
+
 defvar Kiln_ElementwiseTraits = [
   Kiln_ElementwiseShapes, Pure, Elementwise,
   DeclareOpInterfaceMethods<Kiln_ScalarSemanticsOpInterface>,

@@ -142,7 +142,8 @@ def Kiln_PowOp : Kiln_BinaryMathOp<"pow", "x ^ y", [],
 //===----------------------------------------------------------------------===//
 
 def Kiln_CmpOp : Kiln_Op<"cmp", !listconcat(Kiln_ElementwiseTraits,
-    [InferTypeOpAdaptorWithIsCompatible, AllTypesMatch<["lhs", "rhs"]>])> {
+    [InferTypeOpAdaptorWithIsCompatible,
+     Kiln_SameElementTypeAs<"lhs", "rhs">])> {
   let summary = "elementwise comparison";
   let description = [{
     Compares two float tensors elementwise and returns an `i1` tensor of the
@@ -162,7 +163,10 @@ def Kiln_CmpOp : Kiln_Op<"cmp", !listconcat(Kiln_ElementwiseTraits,
 }
 
 def Kiln_SelectOp : Kiln_Op<"select", !listconcat(Kiln_ElementwiseTraits,
-    [AllTypesMatch<["on_true", "on_false", "result"]>])> {
+    [Kiln_SameElementTypeAs<"result", "on_true">,
+     Kiln_SameElementTypeAs<"result", "on_false">,
+     // Builders infer the result's type from on_true's.
+     Kiln_SameElementTypeAs<"on_true", "result">])> {
   let summary = "elementwise select";
   let description = [{
     `pred ? on_true : on_false`, elementwise. `pred` is an `i1` tensor of the
