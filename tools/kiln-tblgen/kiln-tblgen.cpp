@@ -1,4 +1,4 @@
-//===- kiln-tblgen.cpp - kiln's TableGen backends --------------------------===//
+//===- kiln-tblgen.cpp - kiln's TableGen backends -------------------------===//
 //
 //   kiln-tblgen -gen-pass-statistics Passes.td -I ... -o PassStatistics.h.inc
 //
@@ -43,8 +43,7 @@ bool emitPassStatistics(raw_ostream &os, const RecordKeeper &records) {
   // Passes by record name, as getAllDerivedDefinitions sorts them.
   for (const Record *pass : records.getAllDerivedDefinitions("PassBase")) {
     StringRef argument = pass->getValueAsString("argument");
-    for (const Record *statistic :
-         pass->getValueAsListOfDefs("statistics")) {
+    for (const Record *statistic : pass->getValueAsListOfDefs("statistics")) {
       os << "    {" << quote(argument) << ", "
          << quote(statistic->getValueAsString("cppName")) << ", "
          << quote(statistic->getValueAsString("name")) << ", "
