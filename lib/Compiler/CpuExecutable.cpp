@@ -3,10 +3,10 @@
 #include "Compiler/CpuExecutable.h"
 #include "Compiler/Diagnostics.h"
 #include "Compiler/HostProgram.h"
+#include "Support/ElementTypes.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Pipelines/Pipelines.h"
-#include "kiln/Support/ElementTypes.h"
 #include "kiln_rt/kiln_rt.h"
 #include "kiln_rt/kiln_rt_blas.h"
 

@@ -1,5 +1,4 @@
-//===- Diagnostics.h - one-line error reports from MLIR diagnostics -*- C++
-//-*-===//
+//===- Diagnostics.h - one-line errors from MLIR diagnostics ---*- C++ -*-===//
 //
 // Tools report one clear line per failure. This handler keeps the first
 // error diagnostic as "file:line:col: message" and swallows the rest.

@@ -2,9 +2,9 @@
 
 #include "Compiler/Entry.h"
 #include "Compiler/Diagnostics.h"
+#include "Support/ElementTypes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Pipelines/Pipelines.h"
-#include "kiln/Support/ElementTypes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

@@ -1,8 +1,8 @@
 //===- TraceImporter.cpp - a trace program as a kiln function -------------===//
 
 #include "Compiler/TraceImporter.h"
+#include "Support/ElementTypes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
-#include "kiln/Support/ElementTypes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"

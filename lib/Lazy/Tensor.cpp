@@ -1,5 +1,4 @@
-//===- Tensor.cpp - lazy tensors
-//-------------------------------------------===//
+//===- Tensor.cpp - lazy tensors ------------------------------------------===//
 
 #include "kiln/Lazy/Tensor.h"
 #include "Compiler/TraceCache.h"

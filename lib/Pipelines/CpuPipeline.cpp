@@ -1,5 +1,4 @@
-//===- CpuPipeline.cpp - the -kiln-cpu-pipeline
-//------------------------------===//
+//===- CpuPipeline.cpp - the -kiln-cpu-pipeline ---------------------------===//
 
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"

@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Reference/Interpreter.h"
+#include "Reference/Interpreter.h"
+#include "Support/ElementTypes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
-#include "kiln/Support/ElementTypes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/SymbolTable.h"

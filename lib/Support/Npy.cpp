@@ -1,5 +1,4 @@
-//===- Npy.cpp - .npy reader and writer
-//-------------------------------------===//
+//===- Npy.cpp - .npy reader and writer -----------------------------------===//
 
 #include "kiln/Support/Npy.h"
 

@@ -1,7 +1,6 @@
-//===- PassStatistics.cpp - pass statistics that survive Release LLVM
-//------===//
+//===- PassStatistics.cpp - pass statistics that survive Release LLVM -----===//
 
-#include "kiln/Support/PassStatistics.h"
+#include "Support/PassStatistics.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/ErrorHandling.h"

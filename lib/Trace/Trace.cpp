@@ -1,5 +1,4 @@
-//===- Trace.cpp - the recorded program of lazy tensors
-//--------------------===//
+//===- Trace.cpp - the recorded program of lazy tensors -------------------===//
 
 #include "kiln/Trace/Trace.h"
 

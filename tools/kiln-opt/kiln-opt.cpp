@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Support/PassStatistics.h"
 #include "kiln/Pipelines/Pipelines.h"
-#include "kiln/Support/PassStatistics.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"

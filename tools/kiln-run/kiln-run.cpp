@@ -9,10 +9,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "Compiler/Diagnostics.h"
+#include "Reference/Interpreter.h"
+#include "Support/ElementTypes.h"
 #include "kiln/Compiler/Executable.h"
 #include "kiln/Pipelines/Pipelines.h"
-#include "kiln/Reference/Interpreter.h"
-#include "kiln/Support/ElementTypes.h"
 #include "kiln/Support/Npy.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

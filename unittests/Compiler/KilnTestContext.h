@@ -1,5 +1,4 @@
-//===- KilnTestContext.h - a context with kiln's dialects for tests -*- C++
-//-*-===//
+//===- KilnTestContext.h - a context with kiln's dialects ------*- C++ -*-===//
 
 #ifndef KILN_UNITTESTS_COMPILER_KILNTESTCONTEXT_H
 #define KILN_UNITTESTS_COMPILER_KILNTESTCONTEXT_H

@@ -8,8 +8,8 @@
 
 #include "Compiler/TraceImporter.h"
 #include "KilnTestContext.h"
+#include "Reference/Interpreter.h"
 #include "kiln/Lazy/Tensor.h"
-#include "kiln/Reference/Interpreter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 

@@ -15,9 +15,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "KilnTestContext.h"
+#include "Reference/Interpreter.h"
 #include "kiln/Compiler/Executable.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
-#include "kiln/Reference/Interpreter.h"
 #include "kiln/Trace/Trace.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -1,5 +1,4 @@
-//===- LazyTestHelpers.h - data in and out of lazy tensors -------*- C++
-//-*-===//
+//===- LazyTestHelpers.h - data in and out of lazy tensors -----*- C++ -*-===//
 
 #ifndef KILN_UNITTESTS_LAZY_LAZYTESTHELPERS_H
 #define KILN_UNITTESTS_LAZY_LAZYTESTHELPERS_H

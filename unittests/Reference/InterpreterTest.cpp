@@ -1,11 +1,10 @@
-//===- InterpreterTest.cpp - the reference interpreter
-//----------------------===//
+//===- InterpreterTest.cpp - the reference interpreter --------------------===//
 //
 // Known values for every op family, plus the error paths.
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Reference/Interpreter.h"
+#include "Reference/Interpreter.h"
 #include "kiln/Pipelines/Pipelines.h"
 
 #include "mlir/IR/MLIRContext.h"

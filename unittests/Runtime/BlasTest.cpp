@@ -1,5 +1,4 @@
-//===- BlasTest.cpp - the runtime's matrix products
-//-------------------------===//
+//===- BlasTest.cpp - the runtime's matrix products -----------------------===//
 //
 // Every transpose combination, rank 2 and 3, row-major and transposed views
 // (which reach the BLAS) and odd strides (which take the plain loop), all

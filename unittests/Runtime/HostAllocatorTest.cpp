@@ -1,5 +1,4 @@
-//===- HostAllocatorTest.cpp - the runtime's host allocator
-//------------------===//
+//===- HostAllocatorTest.cpp - the runtime's host allocator ---------------===//
 
 #include "kiln_rt/kiln_rt.h"
 

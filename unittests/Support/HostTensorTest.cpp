@@ -1,5 +1,4 @@
-//===- HostTensorTest.cpp - host tensors and dtype rounding
-//-----------------===//
+//===- HostTensorTest.cpp - host tensors and dtype rounding ---------------===//
 
 #include "kiln/Support/HostTensor.h"
 #include "kiln_rt/kiln_rt.h"

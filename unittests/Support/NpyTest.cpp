@@ -1,5 +1,4 @@
-//===- NpyTest.cpp - .npy reader and writer
-//---------------------------------===//
+//===- NpyTest.cpp - .npy reader and writer -------------------------------===//
 
 #include "kiln/Support/Npy.h"
 

@@ -1,5 +1,4 @@
-//===- Tensor.h - lazy tensors -----------------------------------*- C++
-//-*-===//
+//===- Tensor.h - lazy tensors ---------------------------------*- C++ -*-===//
 //
 // kiln::Tensor is a cheap handle on a trace node: ops record, nothing runs
 // until a value is needed (toHost, sync). Shapes and dtypes are checked

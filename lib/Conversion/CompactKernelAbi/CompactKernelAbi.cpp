@@ -9,9 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Support/PassStatistics.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
-#include "kiln/Support/PassStatistics.h"
 
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"

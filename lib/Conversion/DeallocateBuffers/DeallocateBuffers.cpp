@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Support/PassStatistics.h"
 #include "kiln/Conversion/Passes.h"
-#include "kiln/Support/PassStatistics.h"
 
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"

@@ -1,5 +1,4 @@
-//===- DistinctReturns.cpp - the -kiln-distinct-returns pass
-//----------------===//
+//===- DistinctReturns.cpp - the -kiln-distinct-returns pass --------------===//
 //
 // Bufferization turns results into out-params; two results backed by one
 // buffer cannot both be out-params (upstream's results-to-out-params pass

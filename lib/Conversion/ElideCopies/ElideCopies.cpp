@@ -1,5 +1,4 @@
-//===- ElideCopies.cpp - the -kiln-elide-copies pass
-//-------------------------===//
+//===- ElideCopies.cpp - the -kiln-elide-copies pass ----------------------===//
 //
 //   %t = memref.alloc()                       %v = memref.subview %d[o][s][1]
 //   linalg.generic ... outs(..., %t, ...)  -> linalg.generic outs(..., %v, ...)

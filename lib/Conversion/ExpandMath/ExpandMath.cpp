@@ -1,5 +1,4 @@
-//===- ExpandMath.cpp - the -kiln-expand-math pass
-//--------------------------===//
+//===- ExpandMath.cpp - the -kiln-expand-math pass ------------------------===//
 //
 // Scalar libm calls are about 20x slower than vectorized polynomials on the
 // CPU: expand every math op that has an approximation into arith.

@@ -1,4 +1,4 @@
-//===- BufferAliases.h - which buffers a kernel may share ----- -*- C++ -*-===//
+//===- BufferAliases.h - which buffers a kernel may share ------*- C++ -*-===//
 //
 // The alias analysis of -kiln-map-kernels-to-gpu: a view as a box of the
 // buffer it comes from, whether two boxes may share an element, and which

@@ -14,9 +14,9 @@
 #include "BufferAliases.h"
 #include "KernelBuilder.h"
 #include "StageSplitting.h"
+#include "Support/PassStatistics.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
-#include "kiln/Support/PassStatistics.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/IRMapping.h"

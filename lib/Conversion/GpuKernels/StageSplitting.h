@@ -1,4 +1,4 @@
-//===- StageSplitting.h - a kernel's ops in launches ---------- -*- C++ -*-===//
+//===- StageSplitting.h - a kernel's ops in launches -----------*- C++ -*-===//
 //
 // -kiln-map-kernels-to-gpu runs an outlined kernel's linalg ops as loops of
 // GPU kernels. Ops that may run in one launch form a stage; a new stage

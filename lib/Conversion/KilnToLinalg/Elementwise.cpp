@@ -1,5 +1,4 @@
-//===- Elementwise.cpp - kiln elementwise ops to linalg.generic
-//------------===//
+//===- Elementwise.cpp - kiln elementwise ops to linalg.generic -----------===//
 //
 // Each elementwise kiln op becomes one parallel linalg.generic whose body is
 // the scalar arith/math form of the op, computed in f32 for f16/bf16.

@@ -1,5 +1,4 @@
-//===- FusionGroup.cpp - a kiln.fusion_group as one linalg.generic
-//----------===//
+//===- FusionGroup.cpp - a kiln.fusion_group as one linalg.generic --------===//
 //
 // A group whose ops share one static iteration domain D becomes a single
 // parallel linalg.generic over D with one output per yielded value:

@@ -1,5 +1,4 @@
-//===- KilnToLinalg.cpp - the -kiln-lower-to-linalg pass
-//--------------------===//
+//===- KilnToLinalg.cpp - the -kiln-lower-to-linalg pass ------------------===//
 //
 // Inlines fusion groups in place (each group's ops become one kernel after
 // linalg elementwise fusion), then lowers every kiln op with the patterns of
@@ -9,9 +8,9 @@
 
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "LoweringUtils.h"
+#include "Support/PassStatistics.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
-#include "kiln/Support/PassStatistics.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/PatternMatch.h"

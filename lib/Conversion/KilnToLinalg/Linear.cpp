@@ -1,5 +1,4 @@
-//===- Linear.cpp - kiln.matmul to a linalg contraction
-//--------------------===//
+//===- Linear.cpp - kiln.matmul to a linalg contraction -------------------===//
 //
 // matmul becomes a linalg.generic contraction. The transpose flags only swap
 // the operand's indexing map, so no transposed copy is ever made. f16/bf16

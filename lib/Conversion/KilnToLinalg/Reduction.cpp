@@ -1,5 +1,4 @@
-//===- Reduction.cpp - kiln reductions to linalg.reduce
-//--------------------===//
+//===- Reduction.cpp - kiln reductions to linalg.reduce -------------------===//
 //
 // reduce_sum and reduce_max become a linalg.fill of the identity (0 or -inf)
 // and a linalg.reduce over the listed dims. f16/bf16 accumulate in f32.

@@ -1,5 +1,4 @@
-//===- LinalgFusion.cpp - the -kiln-fuse-linalg-elementwise pass
-//-------------===//
+//===- LinalgFusion.cpp - the -kiln-fuse-linalg-elementwise pass ----------===//
 //
 // Upstream's elementwise fusion patterns with kiln's control function: a
 // producer fuses when every use is in the same consumer and that consumer

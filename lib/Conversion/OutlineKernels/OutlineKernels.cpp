@@ -1,5 +1,4 @@
-//===- OutlineKernels.cpp - the -kiln-outline-kernels pass
-//-------------------===//
+//===- OutlineKernels.cpp - the -kiln-outline-kernels pass ----------------===//
 //
 // linalg op on buffers  ->  func.call @kiln_kernel_N(operands)
 //
@@ -13,9 +12,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Support/PassStatistics.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
-#include "kiln/Support/PassStatistics.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"

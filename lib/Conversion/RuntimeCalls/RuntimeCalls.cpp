@@ -1,5 +1,4 @@
-//===- RuntimeCalls.cpp - the -kiln-linalg-to-runtime-calls pass
-//-------------===//
+//===- RuntimeCalls.cpp - the -kiln-linalg-to-runtime-calls pass ----------===//
 //
 // linalg.generic {library_call = "kiln_rt_..."} on memrefs
 //   -> func.call @kiln_rt_...(memref<?x?xT, strided<[?, ?], offset: ?>>...)

@@ -1,5 +1,4 @@
-//===- SerializeInnerLoops.cpp - the -kiln-serialize-inner-loops pass
-//--------===//
+//===- SerializeInnerLoops.cpp - the -kiln-serialize-inner-loops pass -----===//
 //
 // scf.parallel (i, j) { body }  ->  scf.parallel (i) { scf.for j { body } }
 //

@@ -1,5 +1,4 @@
-//===- KilnCanonicalize.cpp - kiln canonicalization patterns
-//----------------===//
+//===- KilnCanonicalize.cpp - kiln canonicalization patterns --------------===//
 //
 // Rewrites that replace an op by a different op; identities that only return
 // an existing value are folders (KilnFolds.cpp).

@@ -1,5 +1,4 @@
-//===- KilnDialect.cpp - kiln dialect registration
-//-------------------------===//
+//===- KilnDialect.cpp - kiln dialect registration ------------------------===//
 //
 // Registers the ops, attributes and the inliner interface, and materializes
 // folded constants.

@@ -1,5 +1,4 @@
-//===- KilnFolds.cpp - kiln op folders
-//--------------------------------------===//
+//===- KilnFolds.cpp - kiln op folders ------------------------------------===//
 //
 // The algebraic identities and shape folds that `-canonicalize` applies
 // through folders. Elementwise ops with constant operands fold through their

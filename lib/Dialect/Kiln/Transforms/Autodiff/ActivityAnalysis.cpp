@@ -1,5 +1,4 @@
-//===- ActivityAnalysis.cpp - which values get adjoints
-//---------------------===//
+//===- ActivityAnalysis.cpp - which values get adjoints -------------------===//
 //
 // Varied: forward from the wrt arguments through differentiable edges.
 // Useful: backward from the live results through differentiable edges.

@@ -1,5 +1,4 @@
-//===- AdjointBuilder.cpp - adjoint accumulation for reverse sweeps
-//---------===//
+//===- AdjointBuilder.cpp - adjoint accumulation for reverse sweeps -------===//
 
 #include "AutodiffInternals.h"
 

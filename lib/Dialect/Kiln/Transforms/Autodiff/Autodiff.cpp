@@ -1,5 +1,4 @@
-//===- Autodiff.cpp - the -kiln-autodiff pass
-//-------------------------------===//
+//===- Autodiff.cpp - the -kiln-autodiff pass -----------------------------===//
 //
 // Each kiln.vjp expands in four steps:
 //  1. Flatten: clone the callee into a scratch function with its calls and
@@ -15,8 +14,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "AutodiffInternals.h"
+#include "Support/PassStatistics.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
-#include "kiln/Support/PassStatistics.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"

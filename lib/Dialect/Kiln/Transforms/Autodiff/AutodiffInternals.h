@@ -1,5 +1,4 @@
-//===- AutodiffInternals.h - pieces of -kiln-autodiff ------------*- C++
-//-*-===//
+//===- AutodiffInternals.h - pieces of -kiln-autodiff ----------*- C++ -*-===//
 //
 // Private to lib/Dialect/Kiln/Transforms/Autodiff: the activity analysis,
 // the adjoint accumulator and the per-op VJP rules.

@@ -1,5 +1,4 @@
-//===- VjpRules.cpp - the VJP rule of every kiln op
-//-------------------------===//
+//===- VjpRules.cpp - the VJP rule of every kiln op -----------------------===//
 //
 // Given the adjoints of an op's results, each rule adds the contributions of
 // the operands that need one (AdjointBuilder::needsAdjoint). Rules reuse the

@@ -1,5 +1,4 @@
-//===- ExportFusionGraph.cpp - -kiln-export-fusion-graph=FILE
-//----------------===//
+//===- ExportFusionGraph.cpp - -kiln-export-fusion-graph=FILE -------------===//
 //
 // Writes the fusion graph as JSON for python/kiln/tools/fusion_viz.py: one
 // node per op (ops inside a fusion group carry the group's id), one edge per

@@ -1,5 +1,4 @@
-//===- Fuse.cpp - the -kiln-fuse pass
-//----------------------------------------===//
+//===- Fuse.cpp - the -kiln-fuse pass -------------------------------------===//
 //
 // Groups are sets of ops with a common iteration domain (the shape the
 // kernel loops over). Ops are visited in program order; each starts in its
@@ -14,9 +13,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Support/PassStatistics.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
-#include "kiln/Support/PassStatistics.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

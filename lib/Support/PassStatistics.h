@@ -1,5 +1,4 @@
-//===- PassStatistics.h - pass statistics that survive Release LLVM -*- C++
-//-*-===//
+//===- PassStatistics.h - statistics kept in Release LLVM ------*- C++ -*-===//
 //
 // Debian's LLVM is built with NDEBUG and without LLVM_FORCE_ENABLE_STATS,
 // which turns mlir::Pass::Statistic into a no-op and compiles out the
