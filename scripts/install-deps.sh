@@ -1,22 +1,44 @@
 #!/usr/bin/env bash
 # Installs what kiln builds and tests with on Debian 12 (bookworm): LLVM/MLIR
 # 22, clang 22 and clang-format 22 (check-format), the LLVM OpenMP runtime,
-# CMake, Ninja, git, GoogleTest and Debian's python3 with numpy. Idempotent: installs only what is missing.
+# CMake, Ninja, git, GoogleTest, Debian's python3 with numpy, pytest and
+# scikit-learn, and its headers for the Python module. Idempotent: installs
+# only what is missing.
+#
+# nanobind (the Python binding) comes from PyPI, pinned, into a build-local
+# prefix, .deps/python (KILN_DEPS_DIR overrides .deps), never into the system
+# python; CMake finds it there.
 set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
 
 packages=(cmake ninja-build git clang-22 clang-format-22 llvm-22-dev llvm-22-tools libmlir-22-dev
-          mlir-22-tools libomp-22-dev libgtest-dev python3 python3-numpy
-          python3-pytest pybind11-dev libopenblas-dev)
+          mlir-22-tools libomp-22-dev libgtest-dev python3 python3-dev python3-numpy
+          python3-pytest python3-pip python3-sklearn libopenblas-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: everything is installed"
-  exit 0
+  echo "install-deps: every Debian package is installed"
+else
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  echo "install-deps: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-echo "install-deps: installing ${missing[*]}"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+# Python packages from PyPI, pinned (the versions are part of kiln's build).
+python_prefix="${KILN_DEPS_DIR:-$repo/.deps}/python"
+pinned=(nanobind==2.9.2)
+for requirement in "${pinned[@]}"; do
+  name="${requirement%%==*}"
+  version="${requirement##*==}"
+  if [ -d "$python_prefix/$name-$version.dist-info" ]; then
+    continue
+  fi
+  echo "install-deps: installing $requirement into $python_prefix"
+  /usr/bin/python3 -m pip install --quiet --disable-pip-version-check \
+    --no-deps --upgrade --target "$python_prefix" "$requirement"
+done
+echo "install-deps: python packages in $python_prefix"

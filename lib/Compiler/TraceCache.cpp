@@ -19,6 +19,8 @@ using namespace kiln;
 
 TraceCache::TraceCache(size_t capacity)
     : capacity(capacity > 0 ? capacity : 1) {
+  const char *explain = std::getenv("KILN_EXPLAIN_MISS");
+  explainMisses = explain && std::string(explain) != "0";
   mlir::DialectRegistry registry;
   registerAllKilnDialects(registry);
   context = std::make_unique<mlir::MLIRContext>(registry);
@@ -69,8 +71,7 @@ TraceCache::get(const TraceProgram &program, Device device) {
       return exe;
     }
     ++stats.misses;
-    if (const char *explain = std::getenv("KILN_EXPLAIN_MISS");
-        explain && std::string(explain) != "0")
+    if (explainMisses.load(std::memory_order_relaxed))
       llvm::errs() << explainMiss(program) << "\n";
   }
   // One compile at a time: another thread may have compiled the program

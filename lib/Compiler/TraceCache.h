@@ -19,6 +19,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <atomic>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -51,6 +52,12 @@ public:
   TraceCacheStats getStats() const;
   size_t size() const;
 
+  /// Whether each miss says on stderr why it missed (KILN_EXPLAIN_MISS=1
+  /// sets the start).
+  void setExplainMisses(bool enabled) {
+    explainMisses.store(enabled, std::memory_order_relaxed);
+  }
+
 private:
   struct Entry {
     uint64_t key; // the program's hash and the device
@@ -69,6 +76,7 @@ private:
   std::list<Entry> order;
   llvm::DenseMap<uint64_t, std::list<Entry>::iterator> byKey;
   TraceCacheStats stats;
+  std::atomic<bool> explainMisses;
   /// Compiles one program at a time, outside `mutex`, in this context.
   std::mutex compileMutex;
   std::unique_ptr<mlir::MLIRContext> context;

@@ -53,6 +53,12 @@ Tensor Tensor::fromHost(HostTensor &&data) {
   return t;
 }
 
+Tensor Tensor::fromHost(std::shared_ptr<const HostTensor> data) {
+  Tensor t;
+  t.node = TraceNode::parameter(std::move(data));
+  return t;
+}
+
 Tensor Tensor::wrap(const void *data, DType dtype, ArrayRef<int64_t> shape) {
   llvm::Expected<HostTensor> borrowed =
       HostTensor::borrow(dtype, shape.vec(), const_cast<void *>(data));
@@ -219,11 +225,20 @@ Tensor kiln::operator-(const Tensor &a) { return neg(a); }
 Tensor kiln::gt(const Tensor &a, const Tensor &b) {
   return compare(TracePredicate::GT, a, b);
 }
+Tensor kiln::ge(const Tensor &a, const Tensor &b) {
+  return compare(TracePredicate::GE, a, b);
+}
 Tensor kiln::lt(const Tensor &a, const Tensor &b) {
   return compare(TracePredicate::LT, a, b);
 }
+Tensor kiln::le(const Tensor &a, const Tensor &b) {
+  return compare(TracePredicate::LE, a, b);
+}
 Tensor kiln::eq(const Tensor &a, const Tensor &b) {
   return compare(TracePredicate::EQ, a, b);
+}
+Tensor kiln::ne(const Tensor &a, const Tensor &b) {
+  return compare(TracePredicate::NE, a, b);
 }
 Tensor kiln::convert(const Tensor &x, DType dtype) {
   if (!x.ok())
@@ -321,6 +336,56 @@ Tensor kiln::amax(const Tensor &x, ArrayRef<int64_t> dims) {
   if (!x.ok())
     return x;
   return Tensor::make(TraceNode::reduce(TraceOp::ReduceMax, x.getNode(), dims));
+}
+
+Tensor kiln::mean(const Tensor &x, ArrayRef<int64_t> dims) {
+  if (!x.ok())
+    return x;
+  int64_t count = 1;
+  for (int64_t d : dims)
+    if (d >= 0 && d < static_cast<int64_t>(x.getShape().size()))
+      count *= x.getShape()[d];
+  // The reduction checks `dims`; an empty reduction divides by zero, as
+  // numpy's mean of nothing is nan.
+  return sum(x, dims) / static_cast<double>(count);
+}
+
+/// `x` reduced along `dim` and broadcast back to its shape.
+static Tensor reduceKeepingDim(const Tensor &x, int64_t dim,
+                               Tensor (*reduce)(const Tensor &,
+                                                ArrayRef<int64_t>)) {
+  Tensor reduced = reduce(x, {dim});
+  if (!reduced.ok())
+    return reduced;
+  llvm::SmallVector<int64_t, 4> kept(x.getShape());
+  kept[dim] = 1;
+  return broadcastTo(reshape(reduced, kept), x.getShape());
+}
+
+/// x - max(x) along `dim`, or an error naming `op` for a bad dim.
+static Tensor shiftedByMax(llvm::StringRef op, const Tensor &x, int64_t dim) {
+  if (!x.ok())
+    return x;
+  int64_t rank = x.getShape().size();
+  if (dim < 0 || dim >= rank)
+    return Tensor::make(makeError(op + ": dim " + llvm::Twine(dim) +
+                                  " is out of range for rank " +
+                                  llvm::Twine(rank)));
+  return x - reduceKeepingDim(x, dim, amax);
+}
+
+Tensor kiln::softmax(const Tensor &x, int64_t dim) {
+  Tensor e = exp(shiftedByMax("softmax", x, dim));
+  if (!e.ok())
+    return e;
+  return e / reduceKeepingDim(e, dim, sum);
+}
+
+Tensor kiln::logSoftmax(const Tensor &x, int64_t dim) {
+  Tensor shifted = shiftedByMax("log_softmax", x, dim);
+  if (!shifted.ok())
+    return shifted;
+  return shifted - log(reduceKeepingDim(exp(shifted), dim, sum));
 }
 
 Tensor kiln::matmul(const Tensor &a, const Tensor &b, bool transposeA,
@@ -467,6 +532,16 @@ llvm::Error kiln::sync(ArrayRef<Tensor> tensors) {
             std::make_shared<const HostTensor>(std::move(result))))
       return e;
   return llvm::Error::success();
+}
+
+void kiln::setExplainMisses(bool enabled) {
+  TraceCache::global().setExplainMisses(enabled);
+}
+
+llvm::Expected<std::shared_ptr<const HostTensor>> Tensor::materialize() const {
+  if (llvm::Error e = sync({*this}))
+    return std::move(e);
+  return node->getData();
 }
 
 llvm::Expected<HostTensor> Tensor::toHost() const {

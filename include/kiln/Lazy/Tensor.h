@@ -32,6 +32,9 @@ public:
   static Tensor fromHost(const HostTensor &data);
   /// Data, moved in.
   static Tensor fromHost(HostTensor &&data);
+  /// Data, shared: the tensor holds `data` for as long as any node needs it
+  /// (its deleter may release the buffer's owner, as a numpy array's).
+  static Tensor fromHost(std::shared_ptr<const HostTensor> data);
   /// The caller's row-major buffer, borrowed: neither copied nor written.
   /// It must stay alive and unchanged while the tensor, or a tensor
   /// recorded from it that is not computed yet, exists. Invalid for a bad
@@ -55,6 +58,9 @@ public:
   /// Computes the tensor if it is not known yet, then returns a copy of
   /// its value. A tensor is computed at most once.
   llvm::Expected<HostTensor> toHost() const;
+  /// Computes the tensor if it is not known yet, then returns its value
+  /// itself, shared (no copy): read it, never write it.
+  llvm::Expected<std::shared_ptr<const HostTensor>> materialize() const;
 
   /// Internal: a tensor of `node`, or carrying `error`.
   static Tensor make(llvm::Expected<NodeRef> node);
@@ -93,6 +99,9 @@ Metrics metrics();
 /// Times every kernel launch from now on (off by default: it costs two
 /// clock reads per launch), for Metrics::kernelMs.
 void setKernelTiming(bool enabled);
+/// Says on stderr why each trace-cache miss missed: the first entry where
+/// the program differs from the closest cached one (as KILN_EXPLAIN_MISS=1).
+void setExplainMisses(bool enabled);
 
 // Elementwise, with numpy broadcasting.
 Tensor operator+(const Tensor &a, const Tensor &b);
@@ -124,8 +133,11 @@ Tensor operator-(const Tensor &a);
 
 /// a > b (and the others), broadcast: an i1 tensor.
 Tensor gt(const Tensor &a, const Tensor &b);
+Tensor ge(const Tensor &a, const Tensor &b);
 Tensor lt(const Tensor &a, const Tensor &b);
+Tensor le(const Tensor &a, const Tensor &b);
 Tensor eq(const Tensor &a, const Tensor &b);
+Tensor ne(const Tensor &a, const Tensor &b);
 /// `x` in another element type.
 Tensor convert(const Tensor &x, DType dtype);
 /// cond ? a : b, broadcast.
@@ -148,6 +160,12 @@ Tensor broadcastTo(const Tensor &x, llvm::ArrayRef<int64_t> shape);
 // Reductions and products.
 Tensor sum(const Tensor &x, llvm::ArrayRef<int64_t> dims);
 Tensor amax(const Tensor &x, llvm::ArrayRef<int64_t> dims);
+/// The mean over `dims` (sorted, unique); those dims are removed.
+Tensor mean(const Tensor &x, llvm::ArrayRef<int64_t> dims);
+/// exp(x) / sum(exp(x)) along `dim`, computed as exp(x - max) / sum for
+/// range; and its logarithm, x - max - log(sum(exp(x - max))).
+Tensor softmax(const Tensor &x, int64_t dim);
+Tensor logSoftmax(const Tensor &x, int64_t dim);
 Tensor matmul(const Tensor &a, const Tensor &b, bool transposeA = false,
               bool transposeB = false);
 

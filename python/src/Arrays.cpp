@@ -1,0 +1,277 @@
+//===- Arrays.cpp - numpy and DLPack data in and out of kiln --------------===//
+//
+// kiln.tensor copies; kiln.from_numpy and kiln.from_dlpack borrow the
+// producer's buffer and keep the producer alive for as long as any trace
+// node holds the data; Tensor.numpy() returns an array over the tensor's
+// own result buffer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PyTensor.h"
+
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+
+using namespace kiln;
+using namespace kiln::python;
+
+namespace {
+using CpuArray = nb::ndarray<nb::device::cpu>;
+namespace dl = nb::dlpack;
+
+/// numpy, imported once.
+nb::module_ &getNumpy() {
+  static nb::module_ *numpy = new nb::module_(nb::module_::import_("numpy"));
+  return *numpy;
+}
+
+/// The kiln dtype of a DLPack dtype, if kiln has one.
+std::optional<DType> fromDLPack(dl::dtype dtype) {
+  if (dtype.lanes != 1)
+    return std::nullopt;
+  if (dtype.code == uint8_t(dl::dtype_code::Float)) {
+    if (dtype.bits == 32)
+      return DType::F32;
+    if (dtype.bits == 64)
+      return DType::F64;
+    if (dtype.bits == 16)
+      return DType::F16;
+  }
+  if (dtype.code == uint8_t(dl::dtype_code::Bfloat) && dtype.bits == 16)
+    return DType::BF16;
+  if (dtype.code == uint8_t(dl::dtype_code::Bool) && dtype.bits == 8)
+    return DType::I1;
+  return std::nullopt;
+}
+
+dl::dtype toDLPack(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return nb::dtype<float>();
+  case DType::F64:
+    return nb::dtype<double>();
+  case DType::F16:
+    return {uint8_t(dl::dtype_code::Float), 16, 1};
+  case DType::BF16:
+    return {uint8_t(dl::dtype_code::Bfloat), 16, 1};
+  case DType::I1:
+    return nb::dtype<bool>();
+  }
+  return {};
+}
+
+/// The array's kiln dtype, or TypeError naming what it got.
+DType arrayDType(const CpuArray &array, nb::handle source) {
+  if (std::optional<DType> dtype = fromDLPack(array.dtype()))
+    return *dtype;
+  std::string got = nb::cast<std::string>(nb::str(source.attr("dtype")));
+  throw nb::type_error(("kiln tensors hold float32, float64, float16, "
+                        "bfloat16 or bool, not " +
+                        got + ": convert it first, e.g. .astype(np.float32)")
+                           .c_str());
+}
+
+std::vector<int64_t> arrayShape(const CpuArray &array) {
+  std::vector<int64_t> shape;
+  for (size_t i = 0; i < array.ndim(); ++i)
+    shape.push_back(static_cast<int64_t>(array.shape(i)));
+  return shape;
+}
+
+/// Whether `array` is row-major and dense (strides are in elements).
+bool isRowMajor(const CpuArray &array) {
+  int64_t expected = 1;
+  for (size_t i = array.ndim(); i-- > 0;) {
+    if (array.shape(i) != 1 && array.stride(i) != expected)
+      return false;
+    expected *= static_cast<int64_t>(array.shape(i));
+  }
+  return true;
+}
+
+/// HostTensor data that keeps its Python owner alive.
+struct Borrowed {
+  HostTensor tensor;
+  nb::object owner;
+};
+
+std::shared_ptr<const HostTensor> borrow(const CpuArray &array, DType dtype,
+                                         nb::object owner) {
+  llvm::Expected<HostTensor> tensor =
+      HostTensor::borrow(dtype, arrayShape(array), array.data());
+  if (!tensor)
+    throw nb::value_error(llvm::toString(tensor.takeError()).c_str());
+  auto *held = new Borrowed{std::move(*tensor), std::move(owner)};
+  // The last node may let go on any thread, with or without the GIL.
+  return std::shared_ptr<const HostTensor>(
+      &held->tensor, [held](const HostTensor *) {
+        if (!Py_IsInitialized()) {
+          held->owner.release(); // the interpreter is gone: nothing to free
+          delete held;
+          return;
+        }
+        nb::gil_scoped_acquire gil;
+        delete held;
+      });
+}
+
+/// A tensor copied from whatever numpy.asarray accepts.
+Tensor copyFrom(nb::handle value) {
+  nb::object array = getNumpy().attr("ascontiguousarray")(value);
+  CpuArray view = nb::cast<CpuArray>(array);
+  DType dtype = arrayDType(view, array);
+  llvm::Expected<HostTensor> tensor =
+      HostTensor::createUninitialized(dtype, arrayShape(view));
+  if (!tensor)
+    throw nb::value_error(llvm::toString(tensor.takeError()).c_str());
+  if (tensor->getByteSize())
+    std::memcpy(tensor->getData(), view.data(), tensor->getByteSize());
+  return Tensor::fromHost(std::move(*tensor));
+}
+
+std::vector<int64_t> toShape(nb::handle shape) {
+  if (nb::isinstance<nb::int_>(shape))
+    return {nb::cast<int64_t>(shape)};
+  std::vector<int64_t> dims;
+  for (nb::handle d : shape)
+    dims.push_back(nb::cast<int64_t>(d));
+  for (int64_t d : dims)
+    if (d < 0)
+      throw nb::value_error(
+          ("negative dimension in shape " + getListString(dims)).c_str());
+  return dims;
+}
+
+PyTensor filled(nb::handle shape, double value, nb::handle dtype) {
+  DType kind = dtype.is_none() ? DType::F32 : toDType(dtype);
+  return checked(Tensor::full(toShape(shape), value, kind));
+}
+} // namespace
+
+DType kiln::python::toDType(nb::handle dtype) {
+  if (nb::isinstance<nb::str>(dtype) &&
+      nb::cast<std::string>(dtype) == "bfloat16")
+    return DType::BF16;
+  nb::object numpyType = getNumpy().attr("dtype")(dtype);
+  std::string name = nb::cast<std::string>(numpyType.attr("name"));
+  if (std::optional<DType> kind = parseDTypeName(name == "float32"   ? "f32"
+                                                 : name == "float64" ? "f64"
+                                                 : name == "float16" ? "f16"
+                                                 : name == "bool"    ? "i1"
+                                                                     : name))
+    return *kind;
+  throw nb::type_error(("kiln tensors hold float32, float64, float16, "
+                        "bfloat16 or bool, not " +
+                        name)
+                           .c_str());
+}
+
+nb::object kiln::python::fromDType(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return getNumpy().attr("dtype")("float32");
+  case DType::F64:
+    return getNumpy().attr("dtype")("float64");
+  case DType::F16:
+    return getNumpy().attr("dtype")("float16");
+  case DType::BF16:
+    return nb::str("bfloat16");
+  case DType::I1:
+    return getNumpy().attr("dtype")("bool");
+  }
+  return nb::none();
+}
+
+nb::object kiln::python::toNumpy(const Tensor &t) {
+  if (!t.ok())
+    throw nb::value_error(t.getError().c_str());
+  llvm::Expected<std::shared_ptr<const HostTensor>> data = [&] {
+    nb::gil_scoped_release noGil; // compiling and running take a while
+    return t.materialize();
+  }();
+  if (!data)
+    throw nb::value_error(llvm::toString(data.takeError()).c_str());
+  std::shared_ptr<const HostTensor> value = std::move(*data);
+  if (value->getDType() == DType::BF16) {
+    // numpy has no bfloat16: a float32 copy.
+    HostTensor widened(DType::F32, value->getShape().vec());
+    for (int64_t i = 0; i < value->getNumElements(); ++i)
+      widened.setFromDouble(i, value->getAsDouble(i));
+    value = std::make_shared<const HostTensor>(std::move(widened));
+  }
+  std::vector<size_t> shape(value->getShape().begin(), value->getShape().end());
+  auto *keep = new std::shared_ptr<const HostTensor>(value);
+  nb::capsule owner(keep, [](void *p) noexcept {
+    delete static_cast<std::shared_ptr<const HostTensor> *>(p);
+  });
+  // Writable, as PyTorch's .numpy(): writes change the tensor's value.
+  return nb::ndarray<nb::numpy>(const_cast<void *>(value->getData()),
+                                shape.size(), shape.data(), owner, nullptr,
+                                toDLPack(value->getDType()))
+      .cast();
+}
+
+void kiln::python::bindArrays(nb::module_ &m) {
+  m.def(
+      "tensor",
+      [](nb::handle data, bool requiresGrad) {
+        Tensor value = nb::isinstance<PyTensor>(data)
+                           ? nb::cast<PyTensor &>(data).value
+                           : copyFrom(data);
+        return checked(std::move(value), requiresGrad);
+      },
+      nb::arg("data"), nb::arg("requires_grad") = false,
+      "A tensor holding a copy of `data` (a numpy array, or anything "
+      "numpy.asarray accepts), of its dtype.");
+  m.def(
+      "from_numpy",
+      [](nb::handle array) {
+        if (!nb::isinstance(array, getNumpy().attr("ndarray")))
+          throw nb::type_error("from_numpy expects a numpy.ndarray");
+        CpuArray view = nb::cast<CpuArray>(array, /*convert=*/false);
+        if (!isRowMajor(view))
+          throw nb::value_error("from_numpy needs a C-contiguous array: "
+                                "use numpy.ascontiguousarray or kiln.tensor");
+        DType dtype = arrayDType(view, array);
+        return checked(
+            Tensor::fromHost(borrow(view, dtype, nb::borrow(array))));
+      },
+      nb::arg("array"),
+      "A tensor over `array`'s buffer, which it keeps alive: no copy. "
+      "Writes to the array before the tensor is used change its value.");
+  m.def(
+      "from_dlpack",
+      [](nb::handle producer) {
+        nb::object source = nb::borrow(producer);
+        CpuArray view;
+        if (!nb::try_cast(source, view, /*convert=*/false))
+          throw nb::type_error("from_dlpack expects an object with "
+                               "__dlpack__ (numpy, torch, JAX) on the CPU");
+        if (!isRowMajor(view))
+          throw nb::value_error("from_dlpack needs a row-major, dense "
+                                "tensor; make it contiguous first");
+        DType dtype = arrayDType(view, source);
+        nb::object owner = nb::cast(view);
+        return checked(Tensor::fromHost(borrow(view, dtype, owner)));
+      },
+      nb::arg("producer"),
+      "A tensor over the producer's buffer (anything with __dlpack__), "
+      "zero-copy.");
+  m.def(
+      "zeros",
+      [](nb::handle shape, nb::handle dtype) {
+        return filled(shape, 0.0, dtype);
+      },
+      nb::arg("shape"), nb::arg("dtype") = nb::none());
+  m.def(
+      "ones",
+      [](nb::handle shape, nb::handle dtype) {
+        return filled(shape, 1.0, dtype);
+      },
+      nb::arg("shape"), nb::arg("dtype") = nb::none());
+  m.def("full", &filled, nb::arg("shape"), nb::arg("fill_value"),
+        nb::arg("dtype") = nb::none());
+}

@@ -1,0 +1,314 @@
+//===- Functions.cpp - kiln.exp, kiln.matmul, kiln.grad, kiln.sync, ... ---===//
+//
+// The module's functions, numpy-style: axis arguments, negative dims,
+// Python numbers wherever a tensor goes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PyTensor.h"
+
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+using namespace kiln;
+using namespace kiln::python;
+
+namespace {
+/// The PyTensor `value` is, or TypeError naming `what`.
+PyTensor &asTensor(nb::handle value, const char *what) {
+  PyTensor *t = nullptr;
+  if (!nb::try_cast<PyTensor *>(value, t, false) || !t)
+    throw nb::type_error((std::string(what) + " must be a kiln.Tensor, not " +
+                          nb::cast<std::string>(nb::str(
+                              nb::handle(value.type()).attr("__name__"))))
+                             .c_str());
+  return *t;
+}
+
+/// Tensors of a sequence, or of a Python number/array made like `like`.
+std::vector<PyTensor *> asTensors(nb::handle sequence, const char *what) {
+  std::vector<PyTensor *> tensors;
+  if (nb::isinstance<PyTensor>(sequence)) {
+    tensors.push_back(&asTensor(sequence, what));
+    return tensors;
+  }
+  for (nb::handle item : sequence)
+    tensors.push_back(&asTensor(item, what));
+  return tensors;
+}
+
+template <Tensor (*op)(const Tensor &)> PyTensor unaryFunction(nb::handle x) {
+  PyTensor &t = asTensor(x, "x");
+  return checked(op(t.value), t.requiresGrad);
+}
+
+template <Tensor (*op)(const Tensor &, const Tensor &)>
+PyTensor binaryFunction(nb::handle a, nb::handle b) {
+  // A Python number takes the other operand's dtype.
+  PyTensor *ta = nullptr, *tb = nullptr;
+  nb::try_cast<PyTensor *>(a, ta, false);
+  nb::try_cast<PyTensor *>(b, tb, false);
+  Tensor like = ta ? ta->value : tb ? tb->value : Tensor();
+  Tensor lhs = toOperand(a, like), rhs = toOperand(b, like);
+  return checked(op(lhs, rhs), requiresGrad(a) || requiresGrad(b));
+}
+
+int64_t product(llvm::ArrayRef<int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+/// numpy's matmul: 1-D operands as vectors, batch dims broadcast.
+Tensor matmulLike(Tensor a, Tensor b) {
+  if (!a.ok())
+    return a;
+  if (!b.ok())
+    return b;
+  if (a.getShape().empty() || b.getShape().empty())
+    throw nb::value_error("matmul: operands must have at least one dim");
+  bool vectorA = a.getShape().size() == 1, vectorB = b.getShape().size() == 1;
+  if (vectorA)
+    a = reshape(a, {1, a.getShape()[0]});
+  if (vectorB)
+    b = reshape(b, {b.getShape()[0], 1});
+  llvm::SmallVector<int64_t, 4> sa(a.getShape()), sb(b.getShape());
+  int64_t m = sa[sa.size() - 2], k = sa.back(), n = sb.back();
+  llvm::ArrayRef<int64_t> batchA = llvm::ArrayRef(sa).drop_back(2),
+                          batchB = llvm::ArrayRef(sb).drop_back(2);
+  Tensor result;
+  llvm::SmallVector<int64_t, 4> batch;
+  if (batchB.empty()) {
+    // (..., m, k) @ (k, n): one 2-D product over the stacked rows.
+    batch.assign(batchA.begin(), batchA.end());
+    Tensor rows = batchA.empty() ? a : reshape(a, {product(batchA) * m, k});
+    result = matmul(rows, b);
+  } else {
+    size_t rank = std::max(batchA.size(), batchB.size());
+    batch.assign(rank, 1);
+    for (llvm::ArrayRef<int64_t> s : {batchA, batchB})
+      for (size_t i = 0; i < s.size(); ++i) {
+        int64_t &d = batch[rank - s.size() + i];
+        if (s[i] != d && s[i] != 1 && d != 1)
+          throw nb::value_error(("matmul: batch dims " + getListString(batchA) +
+                                 " and " + getListString(batchB) +
+                                 " do not broadcast")
+                                    .c_str());
+        d = std::max(d, s[i]);
+      }
+    auto batched = [&](const Tensor &t, int64_t rows, int64_t cols) {
+      llvm::SmallVector<int64_t, 4> full(batch);
+      full.append({rows, cols});
+      Tensor wide = broadcastTo(t, full);
+      return reshape(wide, {product(batch), rows, cols});
+    };
+    result = matmul(batched(a, m, k), batched(b, k, n));
+  }
+  llvm::SmallVector<int64_t, 4> shape(batch);
+  if (!vectorA)
+    shape.push_back(m);
+  if (!vectorB)
+    shape.push_back(n);
+  if (result.ok() && result.getShape() != llvm::ArrayRef<int64_t>(shape))
+    result = reshape(result, shape);
+  return result;
+}
+
+PyTensor matmulFunction(nb::handle a, nb::handle b) {
+  PyTensor &ta = asTensor(a, "a");
+  PyTensor &tb = asTensor(b, "b");
+  return checked(matmulLike(ta.value, tb.value),
+                 ta.requiresGrad || tb.requiresGrad);
+}
+
+PyTensor concatenate(nb::handle tensors, int64_t axis) {
+  std::vector<PyTensor *> parts = asTensors(tensors, "each part");
+  if (parts.empty())
+    throw nb::value_error("need at least one tensor to concatenate");
+  std::vector<Tensor> values;
+  bool grad = false;
+  for (PyTensor *p : parts) {
+    values.push_back(p->value);
+    grad |= p->requiresGrad;
+  }
+  int64_t dim = normalizeDim(axis, parts[0]->value.getShape().size());
+  return checked(cat(values, dim), grad);
+}
+
+PyTensor stack(nb::handle tensors, int64_t axis) {
+  std::vector<PyTensor *> parts = asTensors(tensors, "each part");
+  if (parts.empty())
+    throw nb::value_error("need at least one tensor to stack");
+  int64_t rank = parts[0]->value.getShape().size();
+  int64_t dim = normalizeDim(axis, rank + 1);
+  std::vector<Tensor> values;
+  bool grad = false;
+  for (PyTensor *p : parts) {
+    if (p->value.getShape() != parts[0]->value.getShape())
+      throw nb::value_error(("stack: all tensors need one shape, got " +
+                             getListString(parts[0]->value.getShape()) +
+                             " and " + getListString(p->value.getShape()))
+                                .c_str());
+    llvm::SmallVector<int64_t, 4> shape(p->value.getShape());
+    shape.insert(shape.begin() + dim, 1);
+    values.push_back(reshape(p->value, shape));
+    grad |= p->requiresGrad;
+  }
+  return checked(cat(values, dim), grad);
+}
+
+/// numpy.split: `sections` equal parts, or cuts at the given indices.
+std::vector<PyTensor> split(nb::handle x, nb::handle sections, int64_t axis) {
+  PyTensor &t = asTensor(x, "x");
+  int64_t dim = normalizeDim(axis, t.value.getShape().size());
+  int64_t size = t.value.getShape()[dim];
+  std::vector<int64_t> cuts;
+  if (nb::isinstance<nb::int_>(sections)) {
+    int64_t count = nb::cast<int64_t>(sections);
+    if (count <= 0 || size % count != 0)
+      throw nb::value_error(("split: " + std::to_string(count) +
+                             " sections do not divide dim " +
+                             std::to_string(dim) + " of size " +
+                             std::to_string(size) + " equally")
+                                .c_str());
+    for (int64_t i = 1; i < count; ++i)
+      cuts.push_back(i * (size / count));
+  } else {
+    for (nb::handle c : sections) {
+      int64_t cut = nb::cast<int64_t>(c);
+      cuts.push_back(std::clamp<int64_t>(cut < 0 ? cut + size : cut, 0, size));
+    }
+  }
+  std::vector<PyTensor> parts;
+  int64_t start = 0;
+  cuts.push_back(size);
+  for (int64_t cut : cuts) {
+    int64_t length = std::max<int64_t>(cut - start, 0);
+    parts.push_back(checked(narrow(t.value, dim, std::min(start, size), length),
+                            t.requiresGrad));
+    start = std::max(start, cut);
+  }
+  return parts;
+}
+
+template <Tensor (*op)(const Tensor &, int64_t)>
+PyTensor alongAxis(nb::handle x, int64_t axis) {
+  PyTensor &t = asTensor(x, "x");
+  return checked(op(t.value, normalizeDim(axis, t.value.getShape().size())),
+                 t.requiresGrad);
+}
+
+PyTensor whereFunction(nb::handle cond, nb::handle a, nb::handle b) {
+  PyTensor &c = asTensor(cond, "condition");
+  PyTensor *ta = nullptr, *tb = nullptr;
+  nb::try_cast<PyTensor *>(a, ta, false);
+  nb::try_cast<PyTensor *>(b, tb, false);
+  Tensor like = ta ? ta->value : tb ? tb->value : Tensor::scalar(0);
+  return checked(where(c.value, toOperand(a, like), toOperand(b, like)),
+                 requiresGrad(a) || requiresGrad(b));
+}
+
+/// kiln.grad(outputs, inputs, grad_outputs=None), as torch.autograd.grad.
+std::vector<PyTensor> gradFunction(nb::handle outputs, nb::handle inputs,
+                                   nb::handle gradOutputs) {
+  std::vector<Tensor> outs, ins, cotangents;
+  for (PyTensor *t : asTensors(outputs, "each output"))
+    outs.push_back(t->value);
+  for (PyTensor *t : asTensors(inputs, "each input"))
+    ins.push_back(t->value);
+  if (!gradOutputs.is_none())
+    for (PyTensor *t : asTensors(gradOutputs, "each grad_output"))
+      cotangents.push_back(t->value);
+  if (!cotangents.empty() && cotangents.size() != outs.size())
+    throw nb::value_error(("grad: " + std::to_string(outs.size()) +
+                           " outputs but " + std::to_string(cotangents.size()) +
+                           " grad_outputs")
+                              .c_str());
+  std::vector<PyTensor> result;
+  for (Tensor &g : grad(outs, ins, cotangents))
+    result.push_back(checked(std::move(g), true));
+  return result;
+}
+
+void syncFunction(nb::args tensors) {
+  std::vector<Tensor> values;
+  for (nb::handle t : tensors)
+    values.push_back(asTensor(t, "each argument").value);
+  llvm::Error error = [&] {
+    nb::gil_scoped_release noGil;
+    return sync(values);
+  }();
+  if (error)
+    throw nb::value_error(llvm::toString(std::move(error)).c_str());
+}
+
+nb::dict metricsFunction() {
+  Metrics m = metrics();
+  nb::dict d;
+  d["traced_ops"] = m.tracedOps;
+  d["compiles"] = m.compiles;
+  d["cache_hits"] = m.cacheHits;
+  d["cache_misses"] = m.cacheMisses;
+  d["compile_ms"] = m.compileMs;
+  d["runs"] = m.runs;
+  d["run_ms"] = m.runMs;
+  d["kernel_ms"] = m.kernelMs;
+  d["kernel_launches"] = m.kernelLaunches;
+  d["live_bytes"] = m.liveBytes;
+  return d;
+}
+
+void setDeviceFunction(const std::string &name) {
+  llvm::Expected<Device> device = parseDevice(name);
+  if (!device)
+    throw nb::value_error(llvm::toString(device.takeError()).c_str());
+  if (llvm::Error e = setDevice(*device))
+    throw nb::value_error(llvm::toString(std::move(e)).c_str());
+}
+} // namespace
+
+void kiln::python::bindFunctions(nb::module_ &m) {
+  m.def("exp", &unaryFunction<exp>, nb::arg("x"));
+  m.def("log", &unaryFunction<log>, nb::arg("x"));
+  m.def("tanh", &unaryFunction<tanh>, nb::arg("x"));
+  m.def("sigmoid", &unaryFunction<sigmoid>, nb::arg("x"));
+  m.def("relu", &unaryFunction<relu>, nb::arg("x"));
+  m.def("sqrt", &unaryFunction<sqrt>, nb::arg("x"));
+  m.def("rsqrt", &unaryFunction<rsqrt>, nb::arg("x"));
+  m.def("abs", &unaryFunction<abs>, nb::arg("x"));
+  m.def("sin", &unaryFunction<sin>, nb::arg("x"));
+  m.def("cos", &unaryFunction<cos>, nb::arg("x"));
+  m.def("erf", &unaryFunction<erf>, nb::arg("x"));
+  m.def(
+      "gelu",
+      [](nb::handle x, bool approximate) {
+        PyTensor &t = asTensor(x, "x");
+        return checked(gelu(t.value, approximate), t.requiresGrad);
+      },
+      nb::arg("x"), nb::arg("approximate") = false);
+  m.def("maximum", &binaryFunction<maximum>, nb::arg("a"), nb::arg("b"));
+  m.def("minimum", &binaryFunction<minimum>, nb::arg("a"), nb::arg("b"));
+  m.def("power", &binaryFunction<pow>, nb::arg("a"), nb::arg("b"));
+  m.def("where", &whereFunction, nb::arg("condition"), nb::arg("x"),
+        nb::arg("y"));
+  m.def("matmul", &matmulFunction, nb::arg("a"), nb::arg("b"));
+  m.def("concatenate", &concatenate, nb::arg("tensors"), nb::arg("axis") = 0);
+  m.def("stack", &stack, nb::arg("tensors"), nb::arg("axis") = 0);
+  m.def("split", &split, nb::arg("x"), nb::arg("indices_or_sections"),
+        nb::arg("axis") = 0);
+  m.def("softmax", &alongAxis<softmax>, nb::arg("x"), nb::arg("axis") = -1);
+  m.def("log_softmax", &alongAxis<logSoftmax>, nb::arg("x"),
+        nb::arg("axis") = -1);
+  m.def("grad", &gradFunction, nb::arg("outputs"), nb::arg("inputs"),
+        nb::arg("grad_outputs") = nb::none(),
+        "The gradients of `outputs` with respect to `inputs`, weighted by "
+        "`grad_outputs`, as torch.autograd.grad: a list, one per input. "
+        "Recorded lazily, so gradients of gradients work.");
+  m.def("sync", &syncFunction, "Computes every tensor given, in one program.");
+  m.def("metrics", &metricsFunction);
+  m.def("set_device", &setDeviceFunction, nb::arg("device"));
+  m.def("get_device", [] { return getDeviceName(getDevice()).str(); });
+  m.def("explain_misses", &setExplainMisses, nb::arg("enabled") = true);
+  m.def("set_kernel_timing", &setKernelTiming, nb::arg("enabled") = true);
+}

@@ -1,0 +1,439 @@
+//===- TensorClass.cpp - kiln.Tensor: operators, methods, indexing --------===//
+//
+// Every method records in C++: Python adds the call and nothing else.
+// Python numbers are rank-0 parameters (a new value never recompiles);
+// operands broadcast as numpy's do.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PyTensor.h"
+
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+using namespace kiln;
+using namespace kiln::python;
+using namespace nb::literals;
+
+PyTensor kiln::python::checked(Tensor t, bool requiresGrad) {
+  if (!t.ok())
+    throw nb::value_error(t.getError().c_str());
+  return PyTensor{std::move(t), requiresGrad};
+}
+
+bool kiln::python::requiresGrad(nb::handle value) {
+  PyTensor *t = nullptr;
+  return nb::try_cast<PyTensor *>(value, t, false) && t && t->requiresGrad;
+}
+
+Tensor kiln::python::toOperand(nb::handle value, const Tensor &like) {
+  PyTensor *t = nullptr;
+  if (nb::try_cast<PyTensor *>(value, t, false) && t)
+    return t->value;
+  if (PyFloat_Check(value.ptr()) || PyLong_Check(value.ptr()))
+    return Tensor::scalar(nb::cast<double>(value),
+                          like.ok() ? like.getDType() : DType::F32);
+  nb::object made = nb::module_::import_("kiln._C").attr("tensor")(value);
+  return nb::cast<PyTensor &>(made).value;
+}
+
+int64_t kiln::python::normalizeDim(int64_t dim, int64_t rank) {
+  int64_t normalized = dim < 0 ? dim + rank : dim;
+  if (normalized < 0 || normalized >= std::max<int64_t>(rank, 1))
+    throw nb::index_error(("dim " + std::to_string(dim) +
+                           " is out of range for a tensor of rank " +
+                           std::to_string(rank))
+                              .c_str());
+  return normalized;
+}
+
+namespace {
+using Binary = Tensor (*)(const Tensor &, const Tensor &);
+
+/// self OP other (or other OP self when `reflected`).
+template <Binary op, bool reflected = false>
+PyTensor binaryMethod(const PyTensor &self, nb::handle other) {
+  Tensor rhs = toOperand(other, self.value);
+  bool grad = self.requiresGrad || requiresGrad(other);
+  return reflected ? checked(op(rhs, self.value), grad)
+                   : checked(op(self.value, rhs), grad);
+}
+
+template <Tensor (*op)(const Tensor &)>
+PyTensor unaryMethod(const PyTensor &self) {
+  return checked(op(self.value), self.requiresGrad);
+}
+
+Tensor addOp(const Tensor &a, const Tensor &b) { return a + b; }
+Tensor subOp(const Tensor &a, const Tensor &b) { return a - b; }
+Tensor mulOp(const Tensor &a, const Tensor &b) { return a * b; }
+Tensor divOp(const Tensor &a, const Tensor &b) { return a / b; }
+
+/// `axis` (None, an int or a sequence of ints) as sorted, unique dims.
+std::vector<int64_t> toDims(nb::handle axis, int64_t rank) {
+  std::vector<int64_t> dims;
+  if (axis.is_none()) {
+    for (int64_t d = 0; d < rank; ++d)
+      dims.push_back(d);
+    return dims;
+  }
+  if (nb::isinstance<nb::int_>(axis)) {
+    dims.push_back(normalizeDim(nb::cast<int64_t>(axis), rank));
+    return dims;
+  }
+  for (nb::handle d : axis)
+    dims.push_back(normalizeDim(nb::cast<int64_t>(d), rank));
+  std::sort(dims.begin(), dims.end());
+  if (std::adjacent_find(dims.begin(), dims.end()) != dims.end())
+    throw nb::value_error("duplicate value in 'axis'");
+  return dims;
+}
+
+/// A reduction over `axis`, keeping the reduced dims as size 1 when asked.
+PyTensor reduceMethod(const PyTensor &self, nb::handle axis, bool keepdims,
+                      Tensor (*reduce)(const Tensor &,
+                                       llvm::ArrayRef<int64_t>)) {
+  int64_t rank = self.value.getShape().size();
+  std::vector<int64_t> dims = toDims(axis, rank);
+  Tensor result = reduce(self.value, dims);
+  if (keepdims && result.ok()) {
+    std::vector<int64_t> kept(self.value.getShape().begin(),
+                              self.value.getShape().end());
+    for (int64_t d : dims)
+      kept[d] = 1;
+    result = reshape(result, kept);
+  }
+  return checked(std::move(result), self.requiresGrad);
+}
+
+/// A shape given as one sequence or as separate ints, with at most one -1.
+std::vector<int64_t> toNewShape(nb::args args, llvm::ArrayRef<int64_t> old) {
+  nb::handle spec = args;
+  if (args.size() == 1 && !nb::isinstance<nb::int_>(args[0]))
+    spec = args[0];
+  std::vector<int64_t> shape;
+  for (nb::handle d : spec)
+    shape.push_back(nb::cast<int64_t>(d));
+  int64_t known = 1, inferred = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1 && inferred < 0) {
+      inferred = static_cast<int64_t>(i);
+      continue;
+    }
+    if (shape[i] < 0)
+      throw nb::value_error(("invalid shape " + getListString(shape) +
+                             ": one dim may be -1, no other negative")
+                                .c_str());
+    known *= shape[i];
+  }
+  if (inferred >= 0) {
+    int64_t total = 1;
+    for (int64_t d : old)
+      total *= d;
+    if (known == 0 || total % known != 0)
+      throw nb::value_error(("cannot reshape " + getListString(old) + " into " +
+                             getListString(shape))
+                                .c_str());
+    shape[inferred] = total / known;
+  }
+  return shape;
+}
+
+/// x[index]: integers, unit-step slices, `...` and None.
+PyTensor getItem(const PyTensor &self, nb::handle index) {
+  nb::tuple items = nb::isinstance<nb::tuple>(index)
+                        ? nb::borrow<nb::tuple>(index)
+                        : nb::make_tuple(index);
+  llvm::ArrayRef<int64_t> shape = self.value.getShape();
+  int64_t rank = shape.size();
+  int64_t consumed = 0; // items that take a dim (not None, not ...)
+  bool sawEllipsis = false;
+  for (nb::handle item : items) {
+    if (item.is_none())
+      continue;
+    if (item.ptr() == Py_Ellipsis) {
+      if (sawEllipsis)
+        throw nb::index_error("an index can only have one ellipsis ('...')");
+      sawEllipsis = true;
+      continue;
+    }
+    ++consumed;
+  }
+  if (consumed > rank)
+    throw nb::index_error(
+        ("too many indices for a tensor of rank " + std::to_string(rank))
+            .c_str());
+  std::vector<int64_t> offsets(rank, 0), sizes(shape.begin(), shape.end());
+  std::vector<int64_t> resultShape;
+  int64_t dim = 0;
+  for (nb::handle item : items) {
+    if (item.is_none()) {
+      resultShape.push_back(1);
+      continue;
+    }
+    if (item.ptr() == Py_Ellipsis) {
+      for (int64_t n = rank - consumed; n > 0; --n, ++dim)
+        resultShape.push_back(shape[dim]);
+      continue;
+    }
+    if (PySlice_Check(item.ptr())) {
+      Py_ssize_t start, stop, step;
+      if (PySlice_Unpack(item.ptr(), &start, &stop, &step) < 0)
+        throw nb::python_error();
+      if (step != 1)
+        throw nb::index_error("kiln tensors take unit-step slices only");
+      Py_ssize_t length =
+          PySlice_AdjustIndices(shape[dim], &start, &stop, step);
+      offsets[dim] = start;
+      sizes[dim] = length;
+      resultShape.push_back(length);
+      ++dim;
+      continue;
+    }
+    if (PyLong_Check(item.ptr()) || PyIndex_Check(item.ptr())) {
+      int64_t i = nb::cast<int64_t>(item);
+      int64_t at = i < 0 ? i + shape[dim] : i;
+      if (at < 0 || at >= shape[dim])
+        throw nb::index_error(
+            ("index " + std::to_string(i) + " is out of bounds for dim " +
+             std::to_string(dim) + " of size " + std::to_string(shape[dim]))
+                .c_str());
+      offsets[dim] = at;
+      sizes[dim] = 1;
+      ++dim;
+      continue;
+    }
+    throw nb::type_error("kiln tensors take integers, unit-step slices, "
+                         "'...' and None as indices (no tensor or list "
+                         "indices): use kiln.where for masks");
+  }
+  for (; dim < rank; ++dim)
+    resultShape.push_back(shape[dim]);
+  Tensor result = self.value;
+  if (llvm::ArrayRef<int64_t>(sizes) != shape)
+    result = slice(result, offsets, sizes);
+  if (result.ok() && result.getShape() != llvm::ArrayRef<int64_t>(resultShape))
+    result = reshape(result, resultShape);
+  return checked(std::move(result), self.requiresGrad);
+}
+
+/// The tensor's one element, materialized.
+double getItemValue(const PyTensor &self) {
+  if (self.value.ok() && self.value.getNode()->getNumElements() != 1)
+    throw nb::value_error(
+        ("only a tensor of one element converts to a "
+         "Python scalar, not " +
+         getTensorTypeString(self.value.getDType(), self.value.getShape()))
+            .c_str());
+  if (!self.value.ok())
+    throw nb::value_error(self.value.getError().c_str());
+  llvm::Expected<std::shared_ptr<const HostTensor>> data = [&] {
+    nb::gil_scoped_release noGil;
+    return self.value.materialize();
+  }();
+  if (!data)
+    throw nb::value_error(llvm::toString(data.takeError()).c_str());
+  return (*data)->getAsDouble(0);
+}
+
+nb::tuple getShapeTuple(const PyTensor &self) {
+  nb::list dims;
+  for (int64_t d : self.value.getShape())
+    dims.append(d);
+  return nb::tuple(dims);
+}
+
+PyTensor powOp(const PyTensor &self, nb::handle other, nb::handle modulo) {
+  if (!modulo.is_none())
+    throw nb::type_error("pow() with a modulus is not supported");
+  return binaryMethod<pow>(self, other);
+}
+} // namespace
+
+void kiln::python::bindTensor(nb::module_ &m) {
+  nb::class_<PyTensor> tensor(
+      m, "Tensor",
+      "A lazy tensor: ops record; .numpy(), .item() and kiln.sync compute.");
+  tensor.def_prop_ro("shape", &getShapeTuple)
+      .def_prop_ro(
+          "dtype",
+          [](const PyTensor &t) { return fromDType(t.value.getDType()); })
+      .def_prop_ro("ndim",
+                   [](const PyTensor &t) {
+                     return static_cast<int64_t>(t.value.getShape().size());
+                   })
+      .def("__len__",
+           [](const PyTensor &t) {
+             if (t.value.getShape().empty())
+               throw nb::type_error("len() of a 0-d tensor");
+             return t.value.getShape()[0];
+           })
+      .def_prop_rw(
+          "requires_grad", [](const PyTensor &t) { return t.requiresGrad; },
+          [](PyTensor &t, bool value) {
+            if (value && t.value.getDType() == DType::I1)
+              throw nb::value_error("only float tensors can require "
+                                    "gradients");
+            t.requiresGrad = value;
+          })
+      .def_prop_rw(
+          "grad", [](const PyTensor &t) { return t.grad; },
+          [](PyTensor &t, nb::handle value) {
+            if (!value.is_none() && !nb::isinstance<PyTensor>(value))
+              throw nb::type_error("grad must be a kiln.Tensor or None");
+            t.grad = nb::borrow(value);
+          },
+          nb::arg("value").none())
+      .def("detach", [](const PyTensor &t) { return PyTensor{t.value}; })
+      // Arithmetic, with Python numbers on either side.
+      .def("__add__", &binaryMethod<addOp>)
+      .def("__radd__", &binaryMethod<addOp, true>)
+      .def("__sub__", &binaryMethod<subOp>)
+      .def("__rsub__", &binaryMethod<subOp, true>)
+      .def("__mul__", &binaryMethod<mulOp>)
+      .def("__rmul__", &binaryMethod<mulOp, true>)
+      .def("__truediv__", &binaryMethod<divOp>)
+      .def("__rtruediv__", &binaryMethod<divOp, true>)
+      .def("__pow__", &powOp, nb::arg("other"), nb::arg("modulo") = nb::none())
+      .def("__rpow__",
+           [](const PyTensor &self, nb::handle other) {
+             return binaryMethod<pow, true>(self, other);
+           })
+      .def("__neg__", &unaryMethod<neg>)
+      .def("__pos__", [](const PyTensor &t) { return t; })
+      .def("__abs__", &unaryMethod<abs>)
+      .def("__matmul__",
+           [](const PyTensor &a, nb::handle b) {
+             return nb::module_::import_("kiln._C").attr("matmul")(nb::cast(a),
+                                                                   b);
+           })
+      .def("__rmatmul__",
+           [](const PyTensor &b, nb::handle a) {
+             return nb::module_::import_("kiln._C").attr("matmul")(a,
+                                                                   nb::cast(b));
+           })
+      // Comparisons give bool tensors.
+      .def("__lt__", &binaryMethod<lt>)
+      .def("__le__", &binaryMethod<le>)
+      .def("__gt__", &binaryMethod<gt>)
+      .def("__ge__", &binaryMethod<ge>)
+      .def("__eq__", &binaryMethod<eq>)
+      .def("__ne__", &binaryMethod<ne>)
+      .def("__hash__", [](nb::handle self) { return (intptr_t)self.ptr(); })
+      .def("__getitem__", &getItem)
+      .def("__setitem__",
+           [](PyTensor &, nb::handle, nb::handle) {
+             throw nb::type_error("kiln tensors are values and cannot be "
+                                  "assigned into: build the new tensor with "
+                                  "kiln.where or kiln.concatenate");
+           })
+      // Values.
+      .def("numpy", [](const PyTensor &t) { return toNumpy(t.value); })
+      .def(
+          "__array__",
+          [](const PyTensor &t, nb::handle dtype, nb::handle copy) {
+            nb::object array = toNumpy(t.value);
+            if (!dtype.is_none())
+              array = array.attr("astype")(dtype, "copy"_a = false);
+            if (nb::isinstance<nb::bool_>(copy) && nb::cast<bool>(copy))
+              array = array.attr("copy")();
+            return array;
+          },
+          nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none())
+      .def("item",
+           [](const PyTensor &t) -> nb::object {
+             double value = getItemValue(t);
+             if (t.value.getDType() == DType::I1)
+               return nb::bool_(value != 0);
+             return nb::float_(value);
+           })
+      .def("__float__", &getItemValue)
+      .def("__int__",
+           [](const PyTensor &t) {
+             return static_cast<int64_t>(getItemValue(t));
+           })
+      .def("__bool__", [](const PyTensor &t) { return getItemValue(t) != 0; })
+      .def("__repr__",
+           [](const PyTensor &t) {
+             std::string body =
+                 nb::cast<std::string>(nb::repr(toNumpy(t.value)));
+             // "array(...)" -> "tensor(...)", numpy's layout otherwise.
+             if (body.rfind("array(", 0) == 0)
+               body = "tensor(" + body.substr(6);
+             return body;
+           })
+      .def("__dlpack_device__",
+           [](const PyTensor &) { return nb::make_tuple(1, 0); })
+      .def(
+          "__dlpack__",
+          [](const PyTensor &t, nb::handle stream) {
+            if (!stream.is_none())
+              throw nb::value_error("kiln tensors live on the CPU: "
+                                    "__dlpack__ takes stream=None");
+            return toNumpy(t.value).attr("__dlpack__")();
+          },
+          nb::kw_only(), nb::arg("stream") = nb::none())
+      // Shapes.
+      .def("reshape",
+           [](const PyTensor &t, nb::args shape) {
+             return checked(
+                 reshape(t.value, toNewShape(shape, t.value.getShape())),
+                 t.requiresGrad);
+           })
+      .def("transpose",
+           [](const PyTensor &t, nb::args axes) {
+             int64_t rank = t.value.getShape().size();
+             std::vector<int64_t> perm;
+             nb::handle spec = axes;
+             if (axes.size() == 1 && !nb::isinstance<nb::int_>(axes[0]))
+               spec = axes[0];
+             for (nb::handle a : spec)
+               perm.push_back(normalizeDim(nb::cast<int64_t>(a), rank));
+             if (perm.empty())
+               for (int64_t d = rank - 1; d >= 0; --d)
+                 perm.push_back(d);
+             return checked(transpose(t.value, perm), t.requiresGrad);
+           })
+      .def_prop_ro("T",
+                   [](const PyTensor &t) {
+                     std::vector<int64_t> perm;
+                     for (int64_t d = t.value.getShape().size() - 1; d >= 0;
+                          --d)
+                       perm.push_back(d);
+                     return checked(transpose(t.value, perm), t.requiresGrad);
+                   })
+      .def("astype",
+           [](const PyTensor &t, nb::handle dtype) {
+             DType to = toDType(dtype);
+             if (to == t.value.getDType())
+               return t;
+             return checked(convert(t.value, to), t.requiresGrad);
+           })
+      // Reductions.
+      .def(
+          "sum",
+          [](const PyTensor &t, nb::handle axis, bool keepdims) {
+            return reduceMethod(t, axis, keepdims, sum);
+          },
+          nb::arg("axis") = nb::none(), nb::arg("keepdims") = false)
+      .def(
+          "mean",
+          [](const PyTensor &t, nb::handle axis, bool keepdims) {
+            return reduceMethod(t, axis, keepdims, mean);
+          },
+          nb::arg("axis") = nb::none(), nb::arg("keepdims") = false)
+      .def(
+          "max",
+          [](const PyTensor &t, nb::handle axis, bool keepdims) {
+            return reduceMethod(t, axis, keepdims, amax);
+          },
+          nb::arg("axis") = nb::none(), nb::arg("keepdims") = false)
+      // Elementwise math.
+      .def("exp", &unaryMethod<exp>)
+      .def("log", &unaryMethod<log>)
+      .def("tanh", &unaryMethod<tanh>)
+      .def("sigmoid", &unaryMethod<sigmoid>)
+      .def("relu", &unaryMethod<relu>)
+      .def("sqrt", &unaryMethod<sqrt>)
+      .def("abs", &unaryMethod<abs>);
+}
