@@ -27,8 +27,9 @@ tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
 tools = ["kiln-opt", "kiln-run", "kiln-bench-trace", "kiln-lstm-train"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+# `import kiln` finds the package the build assembled (with kiln._C).
 llvm_config.with_environment("PYTHONPATH",
-                             os.path.join(config.kiln_src_root, "python"),
+                             os.path.join(config.kiln_obj_root, "python"),
                              append_path=True)
 
 # numpy on Debian's python, for tests that compare with known values.
@@ -38,6 +39,10 @@ if shutil.which(config.host_python):
                        stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL) == 0:
         config.available_features.add("numpy")
+
+# The Python package (kiln._C), when the build made it.
+if config.kiln_python_module.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("python-module")
 
 # The GPU suite runs only where a CUDA driver and device are visible.
 if os.path.exists("/dev/nvidiactl") or os.path.exists("/dev/nvidia0"):

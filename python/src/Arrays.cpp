@@ -17,6 +17,7 @@
 
 using namespace kiln;
 using namespace kiln::python;
+using namespace nb::literals;
 
 namespace {
 using CpuArray = nb::ndarray<nb::device::cpu>;
@@ -120,7 +121,8 @@ std::shared_ptr<const HostTensor> borrow(const CpuArray &array, DType dtype,
 
 /// A tensor copied from whatever numpy.asarray accepts.
 Tensor copyFrom(nb::handle value) {
-  nb::object array = getNumpy().attr("ascontiguousarray")(value);
+  nb::object array = getNumpy().attr("asarray")(value, "order"_a = "C");
+  toDType(array.attr("dtype")); // TypeError for a dtype kiln lacks
   CpuArray view = nb::cast<CpuArray>(array);
   DType dtype = arrayDType(view, array);
   llvm::Expected<HostTensor> tensor =
@@ -231,6 +233,7 @@ void kiln::python::bindArrays(nb::module_ &m) {
       [](nb::handle array) {
         if (!nb::isinstance(array, getNumpy().attr("ndarray")))
           throw nb::type_error("from_numpy expects a numpy.ndarray");
+        toDType(array.attr("dtype")); // TypeError for a dtype kiln lacks
         CpuArray view = nb::cast<CpuArray>(array, /*convert=*/false);
         if (!isRowMajor(view))
           throw nb::value_error("from_numpy needs a C-contiguous array: "
@@ -247,9 +250,19 @@ void kiln::python::bindArrays(nb::module_ &m) {
       [](nb::handle producer) {
         nb::object source = nb::borrow(producer);
         CpuArray view;
-        if (!nb::try_cast(source, view, /*convert=*/false))
-          throw nb::type_error("from_dlpack expects an object with "
-                               "__dlpack__ (numpy, torch, JAX) on the CPU");
+        if (!nb::try_cast(source, view, /*convert=*/false)) {
+          std::string what =
+              nb::hasattr(source, "dtype")
+                  ? " (got dtype " +
+                        nb::cast<std::string>(nb::str(source.attr("dtype"))) +
+                        ")"
+                  : "";
+          throw nb::type_error(("from_dlpack expects an object with "
+                                "__dlpack__ (numpy, torch, JAX) on the CPU, "
+                                "of a float or bool dtype" +
+                                what)
+                                   .c_str());
+        }
         if (!isRowMajor(view))
           throw nb::value_error("from_dlpack needs a row-major, dense "
                                 "tensor; make it contiguous first");

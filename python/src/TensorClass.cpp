@@ -184,7 +184,7 @@ PyTensor getItem(const PyTensor &self, nb::handle index) {
         throw nb::index_error("kiln tensors take unit-step slices only");
       Py_ssize_t length =
           PySlice_AdjustIndices(shape[dim], &start, &stop, step);
-      offsets[dim] = start;
+      offsets[dim] = length ? start : 0;
       sizes[dim] = length;
       resultShape.push_back(length);
       ++dim;

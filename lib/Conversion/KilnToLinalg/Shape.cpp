@@ -195,7 +195,9 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
                   ConversionPatternRewriter &rewriter) const override {
     SmallVector<OpFoldResult> offsets, sizes, strides;
     for (auto [offset, size] : llvm::zip(op.getOffsets(), op.getSizes())) {
-      offsets.push_back(rewriter.getIndexAttr(offset));
+      // An empty dim may start at the end (offset == dim size), which
+      // tensor.extract_slice refuses; where it starts does not matter.
+      offsets.push_back(rewriter.getIndexAttr(size == 0 ? 0 : offset));
       sizes.push_back(rewriter.getIndexAttr(size));
       strides.push_back(rewriter.getIndexAttr(1));
     }

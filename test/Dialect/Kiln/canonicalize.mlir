@@ -310,6 +310,19 @@ func.func @slice_whole(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
+// An empty slice reads nothing, wherever it starts (even at the end, which
+// tensor.extract_slice would refuse): an empty constant.
+// CHECK-LABEL: func @slice_empty
+// CHECK-NOT: kiln.slice
+// CHECK: %[[E:.+]] = kiln.constant dense<> : tensor<0x8xf32>
+// CHECK: return %[[E]]
+func.func @slice_empty(%x: tensor<4x8xf32>) -> tensor<0x8xf32> {
+  %s = kiln.slice %x, offsets = [4, 0], sizes = [0, 8] : tensor<4x8xf32> -> tensor<0x8xf32>
+  return %s : tensor<0x8xf32>
+}
+
+// -----
+
 // A slice of a concat that selects exactly one operand is that operand; a
 // slice across two operands stays.
 // CHECK-LABEL: func @slice_of_concat

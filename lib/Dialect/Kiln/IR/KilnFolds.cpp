@@ -218,6 +218,9 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
 
 OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
   RankedTensorType operandType = getOperand().getType();
+  // An empty slice reads nothing (whatever its offsets): an empty constant.
+  if (getType().hasStaticShape() && getType().getNumElements() == 0)
+    return DenseElementsAttr::get(getType(), ArrayRef<Attribute>());
   if (operandType == getType() &&
       llvm::all_of(getOffsets(), [](int64_t o) { return o == 0; }))
     return getOperand();
