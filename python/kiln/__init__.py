@@ -55,6 +55,7 @@ from ._C import (
     where,
     zeros,
 )
+from . import optim
 from .runner import KilnRunError, find_tool, run
 
 # dtypes, as numpy names them (kiln has no bfloat16 in numpy: a name).
@@ -69,7 +70,7 @@ __all__ = [
     "cos", "erf", "exp", "explain_misses", "find_tool", "float16", "float32",
     "float64", "from_dlpack", "from_numpy", "full", "gelu", "get_device",
     "grad", "log", "log_softmax", "matmul", "maximum", "metrics", "minimum",
-    "ones", "power", "relu", "rsqrt", "run", "set_device",
+    "ones", "optim", "power", "relu", "rsqrt", "run", "set_device",
     "set_kernel_timing", "sigmoid", "sin", "softmax", "split", "sqrt",
     "stack", "sync", "tanh", "tensor", "where", "zeros",
 ]

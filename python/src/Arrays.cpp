@@ -147,9 +147,21 @@ std::vector<int64_t> toShape(nb::handle shape) {
   return dims;
 }
 
-PyTensor filled(nb::handle shape, double value, nb::handle dtype) {
+/// A leaf of Python's: registered when it requires grad.
+nb::object makeLeaf(Tensor t, bool requiresGrad = false) {
+  if (!t.ok())
+    throw nb::value_error(t.getError().c_str());
+  if (requiresGrad && t.getDType() == DType::I1)
+    throw nb::value_error("only float tensors can require gradients");
+  nb::object made = nb::cast(PyTensor(std::move(t), requiresGrad, true));
+  updateRegistration(*nb::inst_ptr<PyTensor>(made));
+  return made;
+}
+
+nb::object filled(nb::handle shape, double value, nb::handle dtype,
+                  bool requiresGrad) {
   DType kind = dtype.is_none() ? DType::F32 : toDType(dtype);
-  return checked(Tensor::full(toShape(shape), value, kind));
+  return makeLeaf(Tensor::full(toShape(shape), value, kind), requiresGrad);
 }
 } // namespace
 
@@ -187,16 +199,8 @@ nb::object kiln::python::fromDType(DType dtype) {
   return nb::none();
 }
 
-nb::object kiln::python::toNumpy(const Tensor &t) {
-  if (!t.ok())
-    throw nb::value_error(t.getError().c_str());
-  llvm::Expected<std::shared_ptr<const HostTensor>> data = [&] {
-    nb::gil_scoped_release noGil; // compiling and running take a while
-    return t.materialize();
-  }();
-  if (!data)
-    throw nb::value_error(llvm::toString(data.takeError()).c_str());
-  std::shared_ptr<const HostTensor> value = std::move(*data);
+nb::object kiln::python::toNumpy(PyTensor &t) {
+  std::shared_ptr<const HostTensor> value = materializedValue(t);
   if (value->getDType() == DType::BF16) {
     // numpy has no bfloat16: a float32 copy.
     HostTensor widened(DType::F32, value->getShape().vec());
@@ -223,7 +227,7 @@ void kiln::python::bindArrays(nb::module_ &m) {
         Tensor value = nb::isinstance<PyTensor>(data)
                            ? nb::cast<PyTensor &>(data).value
                            : copyFrom(data);
-        return checked(std::move(value), requiresGrad);
+        return makeLeaf(std::move(value), requiresGrad);
       },
       nb::arg("data"), nb::arg("requires_grad") = false,
       "A tensor holding a copy of `data` (a numpy array, or anything "
@@ -239,7 +243,7 @@ void kiln::python::bindArrays(nb::module_ &m) {
           throw nb::value_error("from_numpy needs a C-contiguous array: "
                                 "use numpy.ascontiguousarray or kiln.tensor");
         DType dtype = arrayDType(view, array);
-        return checked(
+        return makeLeaf(
             Tensor::fromHost(borrow(view, dtype, nb::borrow(array))));
       },
       nb::arg("array"),
@@ -268,23 +272,25 @@ void kiln::python::bindArrays(nb::module_ &m) {
                                 "tensor; make it contiguous first");
         DType dtype = arrayDType(view, source);
         nb::object owner = nb::cast(view);
-        return checked(Tensor::fromHost(borrow(view, dtype, owner)));
+        return makeLeaf(Tensor::fromHost(borrow(view, dtype, owner)));
       },
       nb::arg("producer"),
       "A tensor over the producer's buffer (anything with __dlpack__), "
       "zero-copy.");
   m.def(
       "zeros",
-      [](nb::handle shape, nb::handle dtype) {
-        return filled(shape, 0.0, dtype);
+      [](nb::handle shape, nb::handle dtype, bool requiresGrad) {
+        return filled(shape, 0.0, dtype, requiresGrad);
       },
-      nb::arg("shape"), nb::arg("dtype") = nb::none());
+      nb::arg("shape"), nb::arg("dtype") = nb::none(),
+      nb::arg("requires_grad") = false);
   m.def(
       "ones",
-      [](nb::handle shape, nb::handle dtype) {
-        return filled(shape, 1.0, dtype);
+      [](nb::handle shape, nb::handle dtype, bool requiresGrad) {
+        return filled(shape, 1.0, dtype, requiresGrad);
       },
-      nb::arg("shape"), nb::arg("dtype") = nb::none());
+      nb::arg("shape"), nb::arg("dtype") = nb::none(),
+      nb::arg("requires_grad") = false);
   m.def("full", &filled, nb::arg("shape"), nb::arg("fill_value"),
-        nb::arg("dtype") = nb::none());
+        nb::arg("dtype") = nb::none(), nb::arg("requires_grad") = false);
 }

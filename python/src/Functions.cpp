@@ -211,7 +211,7 @@ PyTensor whereFunction(nb::handle cond, nb::handle a, nb::handle b) {
 
 /// kiln.grad(outputs, inputs, grad_outputs=None), as torch.autograd.grad.
 std::vector<PyTensor> gradFunction(nb::handle outputs, nb::handle inputs,
-                                   nb::handle gradOutputs) {
+                                   nb::handle gradOutputs, bool createGraph) {
   std::vector<Tensor> outs, ins, cotangents;
   for (PyTensor *t : asTensors(outputs, "each output"))
     outs.push_back(t->value);
@@ -227,7 +227,7 @@ std::vector<PyTensor> gradFunction(nb::handle outputs, nb::handle inputs,
                               .c_str());
   std::vector<PyTensor> result;
   for (Tensor &g : grad(outs, ins, cotangents))
-    result.push_back(checked(std::move(g), true));
+    result.push_back(checked(std::move(g), createGraph));
   return result;
 }
 
@@ -235,12 +235,7 @@ void syncFunction(nb::args tensors) {
   std::vector<Tensor> values;
   for (nb::handle t : tensors)
     values.push_back(asTensor(t, "each argument").value);
-  llvm::Error error = [&] {
-    nb::gil_scoped_release noGil;
-    return sync(values);
-  }();
-  if (error)
-    throw nb::value_error(llvm::toString(std::move(error)).c_str());
+  materialize(values);
 }
 
 nb::dict metricsFunction() {
@@ -301,7 +296,7 @@ void kiln::python::bindFunctions(nb::module_ &m) {
   m.def("log_softmax", &alongAxis<logSoftmax>, nb::arg("x"),
         nb::arg("axis") = -1);
   m.def("grad", &gradFunction, nb::arg("outputs"), nb::arg("inputs"),
-        nb::arg("grad_outputs") = nb::none(),
+        nb::arg("grad_outputs") = nb::none(), nb::arg("create_graph") = false,
         "The gradients of `outputs` with respect to `inputs`, weighted by "
         "`grad_outputs`, as torch.autograd.grad: a list, one per input. "
         "Recorded lazily, so gradients of gradients work.");

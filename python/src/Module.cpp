@@ -7,4 +7,5 @@ NB_MODULE(_C, m) {
   kiln::python::bindTensor(m);
   kiln::python::bindArrays(m);
   kiln::python::bindFunctions(m);
+  kiln::python::bindAutograd(m);
 }

@@ -19,16 +19,51 @@ namespace kiln::python {
 namespace nb = nanobind;
 
 struct PyTensor {
+  PyTensor() = default;
+  PyTensor(Tensor value, bool requiresGrad, bool isLeaf)
+      : value(std::move(value)), requiresGrad(requiresGrad), isLeaf(isLeaf) {}
+  /// A copy (copy.copy) is not in the registry of leaves.
+  PyTensor(const PyTensor &other)
+      : value(other.value), requiresGrad(other.requiresGrad),
+        isLeaf(other.isLeaf), grad(other.grad), snapshot(other.snapshot) {}
+  PyTensor &operator=(const PyTensor &) = delete;
+  ~PyTensor();
+
   Tensor value;
-  /// Whether backward() and the optimizers treat it as a parameter (a
-  /// leaf) or as computed from one.
+  /// Whether gradients flow to it: a leaf that asks for them (a parameter),
+  /// or a tensor computed from one.
   bool requiresGrad = false;
+  /// Made by the user (not computed from a tensor that requires grad).
+  bool isLeaf = true;
   /// A leaf's accumulated gradient: a PyTensor, or None.
   nb::object grad = nb::none();
+  /// For a computed tensor that requires grad: a copy of it whose value is
+  /// read (numpy, item), so that computing it keeps `value`'s recipe, which
+  /// backward() still needs.
+  Tensor snapshot;
+  /// In the registry of requires-grad leaves that backward() searches.
+  bool registered = false;
 };
 
-/// `t` as a PyTensor, or ValueError with its message when it is invalid.
+/// `t` as a PyTensor (a leaf unless it requires grad), or ValueError with
+/// its message when it is invalid.
 PyTensor checked(Tensor t, bool requiresGrad = false);
+
+/// Adds the PyTensor of Python object `self` to the registry of leaves that
+/// require grad, or takes it out, as its flags say.
+void updateRegistration(PyTensor &self);
+/// d(output)/d(leaf) for every registered leaf that `output` depends on,
+/// added into the leaves' `.grad` (as PyTorch's backward()).
+void backward(PyTensor &output, nb::handle gradient, bool createGraph);
+
+/// Tensors an optimizer step rebound (parameters, moments, gradients):
+/// computed along with whatever is materialized next, so that a training
+/// step is one program and the trace never grows from step to step.
+void markPending(const Tensor &t);
+/// Computes `tensors` and every pending tensor still alive, in one program.
+void materialize(llvm::ArrayRef<Tensor> tensors);
+/// The value `t` shows (numpy, item), computed.
+std::shared_ptr<const HostTensor> materializedValue(PyTensor &t);
 
 /// The kiln dtype that numpy's `dtype` (a numpy dtype, a type such as
 /// np.float32, or a name such as "float32") names; TypeError otherwise.
@@ -38,7 +73,7 @@ nb::object fromDType(DType dtype);
 
 /// `t`'s value as a numpy array over the tensor's own buffer (bfloat16 as a
 /// float32 copy). Materializes `t` first.
-nb::object toNumpy(const Tensor &t);
+nb::object toNumpy(PyTensor &t);
 
 /// An operand of an op on `like`: a Tensor as it is, a Python number as a
 /// rank-0 parameter of `like`'s dtype, anything else numpy accepts copied.
@@ -53,6 +88,7 @@ int64_t normalizeDim(int64_t dim, int64_t rank);
 void bindTensor(nb::module_ &m);
 void bindArrays(nb::module_ &m);
 void bindFunctions(nb::module_ &m);
+void bindAutograd(nb::module_ &m);
 
 } // namespace kiln::python
 

@@ -18,7 +18,7 @@ using namespace nb::literals;
 PyTensor kiln::python::checked(Tensor t, bool requiresGrad) {
   if (!t.ok())
     throw nb::value_error(t.getError().c_str());
-  return PyTensor{std::move(t), requiresGrad};
+  return PyTensor(std::move(t), requiresGrad, /*isLeaf=*/!requiresGrad);
 }
 
 bool kiln::python::requiresGrad(nb::handle value) {
@@ -218,22 +218,14 @@ PyTensor getItem(const PyTensor &self, nb::handle index) {
 }
 
 /// The tensor's one element, materialized.
-double getItemValue(const PyTensor &self) {
+double getItemValue(PyTensor &self) {
   if (self.value.ok() && self.value.getNode()->getNumElements() != 1)
     throw nb::value_error(
         ("only a tensor of one element converts to a "
          "Python scalar, not " +
          getTensorTypeString(self.value.getDType(), self.value.getShape()))
             .c_str());
-  if (!self.value.ok())
-    throw nb::value_error(self.value.getError().c_str());
-  llvm::Expected<std::shared_ptr<const HostTensor>> data = [&] {
-    nb::gil_scoped_release noGil;
-    return self.value.materialize();
-  }();
-  if (!data)
-    throw nb::value_error(llvm::toString(data.takeError()).c_str());
-  return (*data)->getAsDouble(0);
+  return materializedValue(self)->getAsDouble(0);
 }
 
 nb::tuple getShapeTuple(const PyTensor &self) {
@@ -274,8 +266,41 @@ void kiln::python::bindTensor(nb::module_ &m) {
             if (value && t.value.getDType() == DType::I1)
               throw nb::value_error("only float tensors can require "
                                     "gradients");
+            if (!value && !t.isLeaf)
+              throw nb::value_error("requires_grad can be turned off only "
+                                    "on a leaf: use .detach()");
             t.requiresGrad = value;
+            updateRegistration(t);
           })
+      .def(
+          "requires_grad_",
+          [](nb::handle self, bool value) {
+            nb::setattr(self, "requires_grad", nb::bool_(value));
+            return nb::borrow(self);
+          },
+          nb::arg("requires_grad") = true)
+      .def_prop_ro("is_leaf", [](const PyTensor &t) { return t.isLeaf; })
+      .def(
+          "backward",
+          [](PyTensor &t, nb::handle gradient, nb::handle, bool createGraph) {
+            backward(t, gradient, createGraph);
+          },
+          nb::arg("gradient") = nb::none(),
+          nb::arg("retain_graph") = nb::none(), nb::arg("create_graph") = false,
+          "Adds d(self)/d(leaf) into `.grad` of every leaf that requires "
+          "grad and that this tensor is computed from (recorded, not run).")
+      .def(
+          "_rebind",
+          [](PyTensor &t, const PyTensor &value) {
+            if (value.value.getDType() != t.value.getDType() ||
+                value.value.getShape() != t.value.getShape())
+              throw nb::value_error("_rebind: the new value has another "
+                                    "dtype or shape");
+            t.value = value.value;
+            t.snapshot = Tensor();
+          },
+          "Internal (optimizers): give this tensor a new value, keeping its "
+          "flags and gradient.")
       .def_prop_rw(
           "grad", [](const PyTensor &t) { return t.grad; },
           [](PyTensor &t, nb::handle value) {
@@ -284,7 +309,8 @@ void kiln::python::bindTensor(nb::module_ &m) {
             t.grad = nb::borrow(value);
           },
           nb::arg("value").none())
-      .def("detach", [](const PyTensor &t) { return PyTensor{t.value}; })
+      .def("detach",
+           [](const PyTensor &t) { return PyTensor(t.value, false, true); })
       // Arithmetic, with Python numbers on either side.
       .def("__add__", &binaryMethod<addOp>)
       .def("__radd__", &binaryMethod<addOp, true>)
@@ -328,11 +354,11 @@ void kiln::python::bindTensor(nb::module_ &m) {
                                   "kiln.where or kiln.concatenate");
            })
       // Values.
-      .def("numpy", [](const PyTensor &t) { return toNumpy(t.value); })
+      .def("numpy", [](PyTensor &t) { return toNumpy(t); })
       .def(
           "__array__",
-          [](const PyTensor &t, nb::handle dtype, nb::handle copy) {
-            nb::object array = toNumpy(t.value);
+          [](PyTensor &t, nb::handle dtype, nb::handle copy) {
+            nb::object array = toNumpy(t);
             if (!dtype.is_none())
               array = array.attr("astype")(dtype, "copy"_a = false);
             if (nb::isinstance<nb::bool_>(copy) && nb::cast<bool>(copy))
@@ -341,7 +367,7 @@ void kiln::python::bindTensor(nb::module_ &m) {
           },
           nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none())
       .def("item",
-           [](const PyTensor &t) -> nb::object {
+           [](PyTensor &t) -> nb::object {
              double value = getItemValue(t);
              if (t.value.getDType() == DType::I1)
                return nb::bool_(value != 0);
@@ -349,14 +375,11 @@ void kiln::python::bindTensor(nb::module_ &m) {
            })
       .def("__float__", &getItemValue)
       .def("__int__",
-           [](const PyTensor &t) {
-             return static_cast<int64_t>(getItemValue(t));
-           })
-      .def("__bool__", [](const PyTensor &t) { return getItemValue(t) != 0; })
+           [](PyTensor &t) { return static_cast<int64_t>(getItemValue(t)); })
+      .def("__bool__", [](PyTensor &t) { return getItemValue(t) != 0; })
       .def("__repr__",
-           [](const PyTensor &t) {
-             std::string body =
-                 nb::cast<std::string>(nb::repr(toNumpy(t.value)));
+           [](PyTensor &t) {
+             std::string body = nb::cast<std::string>(nb::repr(toNumpy(t)));
              // "array(...)" -> "tensor(...)", numpy's layout otherwise.
              if (body.rfind("array(", 0) == 0)
                body = "tensor(" + body.substr(6);
@@ -366,11 +389,11 @@ void kiln::python::bindTensor(nb::module_ &m) {
            [](const PyTensor &) { return nb::make_tuple(1, 0); })
       .def(
           "__dlpack__",
-          [](const PyTensor &t, nb::handle stream) {
+          [](PyTensor &t, nb::handle stream) {
             if (!stream.is_none())
               throw nb::value_error("kiln tensors live on the CPU: "
                                     "__dlpack__ takes stream=None");
-            return toNumpy(t.value).attr("__dlpack__")();
+            return toNumpy(t).attr("__dlpack__")();
           },
           nb::kw_only(), nb::arg("stream") = nb::none())
       // Shapes.

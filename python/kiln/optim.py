@@ -1,0 +1,152 @@
+"""Optimizers with PyTorch's names and update rules: SGD and Adam.
+
+``step()`` records the update (nothing runs) and rebinds each parameter to
+its new value. The new parameters, the optimizer's state and the gradients
+are computed together with whatever is read next (``loss.item()``,
+``kiln.sync()``), so a training step is one compiled program. A step also
+computes what an earlier step left pending, so the trace never grows from
+step to step, even when nothing is read.
+"""
+
+import math
+
+import numpy as _np
+
+from . import _C
+
+
+class Optimizer:
+    def __init__(self, params, defaults):
+        self.param_groups = []
+        params = list(params)
+        if not params:
+            raise ValueError("optimizer got an empty parameter list")
+        if isinstance(params[0], dict):
+            for group in params:
+                self.add_param_group(dict(group), defaults)
+        else:
+            self.add_param_group({"params": params}, defaults)
+        self.state = {}
+
+    def add_param_group(self, group, defaults):
+        group["params"] = list(group["params"])
+        for p in group["params"]:
+            if not isinstance(p, _C.Tensor):
+                raise TypeError("optimizer params must be kiln.Tensor, not "
+                                + type(p).__name__)
+            if not p.requires_grad or not p.is_leaf:
+                raise ValueError("optimizer params must be leaves with "
+                                 "requires_grad=True")
+        for key, value in defaults.items():
+            group.setdefault(key, value)
+        self.param_groups.append(group)
+
+    def zero_grad(self, set_to_none=True):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if set_to_none or p.grad is None:
+                    p.grad = None
+                else:
+                    p.grad = _C.zeros(p.shape, dtype=p.dtype)
+
+    def step(self):
+        # What the previous step left uncomputed is computed now, so that
+        # parameters never chain one step's trace onto the next.
+        if _C._has_pending():
+            _C._flush_pending()
+        updated = []
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                updated.extend(self._update(p, p.grad, group))
+                updated.append(p.grad)
+        _C._mark_pending(updated)
+
+    def _zeros_like(self, p):
+        # Data (not a constant), so that the first step has the structure
+        # of every later one: one compile for the training step.
+        dtype = p.dtype if p.dtype != "bfloat16" else _np.float32
+        state = _C.tensor(_np.zeros(p.shape, dtype))
+        return state if p.dtype != "bfloat16" else state.astype("bfloat16")
+
+
+class SGD(Optimizer):
+    """torch.optim.SGD: p -= lr * (g + weight_decay * p), with momentum
+    buf = momentum * buf + (1 - dampening) * g (nesterov: g + momentum *
+    buf)."""
+
+    def __init__(self, params, lr, momentum=0.0, dampening=0.0,
+                 weight_decay=0.0, nesterov=False):
+        if lr < 0 or momentum < 0 or weight_decay < 0:
+            raise ValueError("SGD: lr, momentum and weight_decay must be "
+                             "non-negative")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("SGD: nesterov needs momentum > 0 and no "
+                             "dampening")
+        super().__init__(params, dict(lr=lr, momentum=momentum,
+                                      dampening=dampening,
+                                      weight_decay=weight_decay,
+                                      nesterov=nesterov))
+
+    def _update(self, p, g, group):
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p
+        changed = []
+        momentum = group["momentum"]
+        if momentum:
+            state = self.state.setdefault(p, {})
+            buf = state.get("momentum_buffer")
+            dampening = group["dampening"]
+            if buf is None and dampening:
+                # torch's first step: the buffer is the gradient itself.
+                buf = state["momentum_buffer"] = _C.tensor(g)
+            else:
+                if buf is None:
+                    # Zero data: momentum * 0 + g is g exactly, and the
+                    # first step has the structure of every later one.
+                    buf = state["momentum_buffer"] = self._zeros_like(p)
+                buf._rebind(buf * momentum + g * (1 - dampening))
+            changed.append(buf)
+            g = g + momentum * buf if group["nesterov"] else buf
+        p._rebind(p - group["lr"] * g)
+        changed.append(p)
+        return changed
+
+
+class Adam(Optimizer):
+    """torch.optim.Adam (weight_decay added to the gradient, as torch's
+    Adam; AdamW-style decay is not provided)."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8,
+                 weight_decay=0.0):
+        if lr < 0 or eps < 0 or weight_decay < 0:
+            raise ValueError("Adam: lr, eps and weight_decay must be "
+                             "non-negative")
+        if not (0 <= betas[0] < 1 and 0 <= betas[1] < 1):
+            raise ValueError("Adam: betas must be in [0, 1)")
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
+                                      weight_decay=weight_decay))
+
+    def _update(self, p, g, group):
+        beta1, beta2 = group["betas"]
+        state = self.state.get(p)
+        if state is None:
+            state = self.state[p] = {
+                "step": 0,
+                "exp_avg": self._zeros_like(p),
+                "exp_avg_sq": self._zeros_like(p),
+            }
+        state["step"] += 1
+        step = state["step"]
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p
+        m, v = state["exp_avg"], state["exp_avg_sq"]
+        m._rebind(m * beta1 + g * (1 - beta1))
+        v._rebind(v * beta2 + g * g * (1 - beta2))
+        bias_correction1 = 1 - beta1 ** step
+        bias_correction2 = 1 - beta2 ** step
+        step_size = group["lr"] / bias_correction1
+        denom = v.sqrt() * (1 / math.sqrt(bias_correction2)) + group["eps"]
+        p._rebind(p - step_size * (m / denom))
+        return [m, v, p]

@@ -1,0 +1,178 @@
+//===- Autograd.cpp - backward(), leaves' .grad, pending optimizer state --===//
+//
+// PyTorch's habit on kiln's functional gradients: backward() finds the
+// leaves that require grad and that the output depends on, records one
+// kiln.vjp for all of them (kiln::grad), and adds the results into their
+// `.grad`. Nothing runs: the step's forward, backward and update compile
+// into one program when something is read.
+//
+// The registry and the pending list are guarded by the GIL.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PyTensor.h"
+
+#include "llvm/ADT/DenseSet.h"
+
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+
+using namespace kiln;
+using namespace kiln::python;
+
+namespace {
+/// The leaves that require grad, in the order they asked for it (so that
+/// the vjp's inputs, and hence its program, are the same every step).
+std::vector<PyTensor *> &getRegistry() {
+  static auto *registry = new std::vector<PyTensor *>();
+  return *registry;
+}
+
+/// What the next materialization computes too.
+std::vector<std::weak_ptr<const TraceNode>> &getPending() {
+  static auto *pending = new std::vector<std::weak_ptr<const TraceNode>>();
+  return *pending;
+}
+
+/// The nodes `root`'s value is computed from (up to nodes with values).
+llvm::DenseSet<const TraceNode *> collectReachable(const NodeRef &root) {
+  llvm::DenseSet<const TraceNode *> seen;
+  llvm::SmallVector<NodeRef, 32> stack{root};
+  llvm::SmallVector<NodeRef, 4> operands;
+  while (!stack.empty()) {
+    NodeRef node = stack.pop_back_val();
+    if (!seen.insert(node.get()).second)
+      continue;
+    operands.clear();
+    if (!node->isLeafOrGetOperands(operands))
+      stack.append(operands.begin(), operands.end());
+  }
+  return seen;
+}
+
+[[noreturn]] void fail(const std::string &message) {
+  throw nb::value_error(message.c_str());
+}
+} // namespace
+
+PyTensor::~PyTensor() {
+  if (!registered)
+    return;
+  std::vector<PyTensor *> &registry = getRegistry();
+  registry.erase(std::remove(registry.begin(), registry.end(), this),
+                 registry.end());
+}
+
+void kiln::python::updateRegistration(PyTensor &self) {
+  bool wanted = self.requiresGrad && self.isLeaf;
+  if (wanted == self.registered)
+    return;
+  std::vector<PyTensor *> &registry = getRegistry();
+  if (wanted)
+    registry.push_back(&self);
+  else
+    registry.erase(std::remove(registry.begin(), registry.end(), &self),
+                   registry.end());
+  self.registered = wanted;
+}
+
+void kiln::python::backward(PyTensor &output, nb::handle gradient,
+                            bool createGraph) {
+  if (!output.requiresGrad)
+    fail("backward: the tensor does not require grad (no tensor it is "
+         "computed from has requires_grad=True)");
+  std::vector<Tensor> cotangents;
+  if (!gradient.is_none()) {
+    PyTensor *g = nullptr;
+    if (!nb::try_cast<PyTensor *>(gradient, g, false) || !g)
+      throw nb::type_error("backward: gradient must be a kiln.Tensor");
+    cotangents.push_back(g->value);
+  } else if (output.value.getNode()->getNumElements() != 1) {
+    fail("backward: a gradient can be left out only for an output of one "
+         "element, not " +
+         getTensorTypeString(output.value.getDType(), output.value.getShape()) +
+         ": pass gradient=");
+  }
+  std::vector<PyTensor *> leaves;
+  std::vector<Tensor> inputs;
+  if (output.isLeaf) {
+    leaves.push_back(&output);
+    inputs.push_back(output.value);
+  } else {
+    llvm::DenseSet<const TraceNode *> reachable =
+        collectReachable(output.value.getNode());
+    for (PyTensor *leaf : getRegistry())
+      if (reachable.contains(leaf->value.getNode().get())) {
+        leaves.push_back(leaf);
+        inputs.push_back(leaf->value);
+      }
+  }
+  if (leaves.empty())
+    fail("backward: no leaf that requires grad reaches this tensor (was it "
+         "computed from a tensor whose value was read, or replaced, "
+         "before backward?)");
+  std::vector<Tensor> grads = grad({output.value}, inputs, cotangents);
+  for (auto [leaf, g] : llvm::zip(leaves, grads)) {
+    if (!g.ok())
+      fail(g.getError());
+    Tensor sum = g;
+    if (!leaf->grad.is_none())
+      sum = nb::cast<PyTensor &>(leaf->grad).value + g;
+    leaf->grad = nb::cast(checked(std::move(sum), createGraph));
+  }
+}
+
+void kiln::python::markPending(const Tensor &t) {
+  if (t.ok() && !t.getNode()->getData())
+    getPending().push_back(t.getNode());
+}
+
+void kiln::python::materialize(llvm::ArrayRef<Tensor> tensors) {
+  std::vector<Tensor> all(tensors.begin(), tensors.end());
+  for (const std::weak_ptr<const TraceNode> &weak : getPending())
+    if (NodeRef node = weak.lock())
+      if (!node->getData())
+        all.push_back(Tensor::make(node));
+  getPending().clear();
+  llvm::Error error = [&] {
+    nb::gil_scoped_release noGil; // compiling and running take a while
+    return sync(all);
+  }();
+  if (error)
+    fail(llvm::toString(std::move(error)));
+}
+
+std::shared_ptr<const HostTensor> kiln::python::materializedValue(PyTensor &t) {
+  if (!t.value.ok())
+    fail(t.value.getError());
+  // Reading a computed tensor that requires grad must keep its recipe for
+  // backward(): read a copy (a reshape to its own shape, which the
+  // compiler folds away).
+  Tensor &read = t.requiresGrad && !t.isLeaf ? t.snapshot : t.value;
+  if (&read == &t.snapshot && !t.snapshot.ok())
+    t.snapshot = reshape(t.value, t.value.getShape());
+  if (!read.getNode()->getData())
+    materialize({read});
+  return read.getNode()->getData();
+}
+
+void kiln::python::bindAutograd(nb::module_ &m) {
+  m.def(
+      "_mark_pending",
+      [](nb::handle tensors) {
+        for (nb::handle t : tensors)
+          markPending(nb::cast<PyTensor &>(t).value);
+      },
+      "Internal (optimizers): compute these with the next materialization.");
+  m.def(
+      "_flush_pending", [] { materialize({}); },
+      "Internal (optimizers): compute what earlier steps left pending.");
+  m.def("_has_pending", [] {
+    for (const std::weak_ptr<const TraceNode> &weak : getPending())
+      if (NodeRef node = weak.lock())
+        if (!node->getData())
+          return true;
+    return false;
+  });
+}
