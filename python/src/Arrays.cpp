@@ -68,7 +68,7 @@ dl::dtype toDLPack(DType dtype) {
 DType arrayDType(const CpuArray &array, nb::handle source) {
   if (std::optional<DType> dtype = fromDLPack(array.dtype()))
     return *dtype;
-  std::string got = nb::cast<std::string>(nb::str(source.attr("dtype")));
+  std::string got = toString(source.attr("dtype"));
   throw nb::type_error(("kiln tensors hold float32, float64, float16, "
                         "bfloat16 or bool, not " +
                         got + ": convert it first, e.g. .astype(np.float32)")
@@ -257,9 +257,7 @@ void kiln::python::bindArrays(nb::module_ &m) {
         if (!nb::try_cast(source, view, /*convert=*/false)) {
           std::string what =
               nb::hasattr(source, "dtype")
-                  ? " (got dtype " +
-                        nb::cast<std::string>(nb::str(source.attr("dtype"))) +
-                        ")"
+                  ? " (got dtype " + toString(source.attr("dtype")) + ")"
                   : "";
           throw nb::type_error(("from_dlpack expects an object with "
                                 "__dlpack__ (numpy, torch, JAX) on the CPU, "

@@ -54,7 +54,23 @@ llvm::DenseSet<const TraceNode *> collectReachable(const NodeRef &root) {
 [[noreturn]] void fail(const std::string &message) {
   throw nb::value_error(message.c_str());
 }
+
+bool hasPending() {
+  for (const std::weak_ptr<const TraceNode> &weak : getPending())
+    if (NodeRef node = weak.lock())
+      if (!node->getData())
+        return true;
+  return false;
+}
 } // namespace
+
+void kiln::python::flushPending() {
+  // A gradient recorded on parameters that an earlier step left pending
+  // would carry that step's whole program in its vjp (and the next step's
+  // vjp would carry this one's): compute them first.
+  if (hasPending())
+    materialize({});
+}
 
 PyTensor::~PyTensor() {
   if (!registered)
@@ -108,6 +124,7 @@ void kiln::python::backward(PyTensor &output, nb::handle gradient,
         inputs.push_back(leaf->value);
       }
   }
+  flushPending();
   if (leaves.empty())
     fail("backward: no leaf that requires grad reaches this tensor (was it "
          "computed from a tensor whose value was read, or replaced, "
@@ -165,14 +182,7 @@ void kiln::python::bindAutograd(nb::module_ &m) {
           markPending(nb::cast<PyTensor &>(t).value);
       },
       "Internal (optimizers): compute these with the next materialization.");
-  m.def(
-      "_flush_pending", [] { materialize({}); },
-      "Internal (optimizers): compute what earlier steps left pending.");
-  m.def("_has_pending", [] {
-    for (const std::weak_ptr<const TraceNode> &weak : getPending())
-      if (NodeRef node = weak.lock())
-        if (!node->getData())
-          return true;
-    return false;
-  });
+  m.def("_flush_pending", &flushPending,
+        "Internal (optimizers): compute what earlier steps left pending.");
+  m.def("_has_pending", &hasPending);
 }

@@ -19,8 +19,7 @@ PyTensor &asTensor(nb::handle value, const char *what) {
   PyTensor *t = nullptr;
   if (!nb::try_cast<PyTensor *>(value, t, false) || !t)
     throw nb::type_error((std::string(what) + " must be a kiln.Tensor, not " +
-                          nb::cast<std::string>(nb::str(
-                              nb::handle(value.type()).attr("__name__"))))
+                          toString(nb::handle(value.type()).attr("__name__")))
                              .c_str());
   return *t;
 }
@@ -225,6 +224,7 @@ std::vector<PyTensor> gradFunction(nb::handle outputs, nb::handle inputs,
                            " outputs but " + std::to_string(cotangents.size()) +
                            " grad_outputs")
                               .c_str());
+  flushPending();
   std::vector<PyTensor> result;
   for (Tensor &g : grad(outs, ins, cotangents))
     result.push_back(checked(std::move(g), createGraph));

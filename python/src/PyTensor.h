@@ -14,6 +14,8 @@
 
 #include <nanobind/nanobind.h>
 
+#include <string>
+
 namespace kiln::python {
 
 namespace nb = nanobind;
@@ -60,6 +62,9 @@ void backward(PyTensor &output, nb::handle gradient, bool createGraph);
 /// computed along with whatever is materialized next, so that a training
 /// step is one program and the trace never grows from step to step.
 void markPending(const Tensor &t);
+/// Computes the pending tensors still alive, if any (before a gradient is
+/// recorded, so that no step's program nests the previous one's).
+void flushPending();
 /// Computes `tensors` and every pending tensor still alive, in one program.
 void materialize(llvm::ArrayRef<Tensor> tensors);
 /// The value `t` shows (numpy, item), computed.
@@ -80,6 +85,9 @@ nb::object toNumpy(PyTensor &t);
 Tensor toOperand(nb::handle value, const Tensor &like);
 /// Whether `value` makes its op's result require gradients.
 bool requiresGrad(nb::handle value);
+
+/// Python's str(value).
+std::string toString(nb::handle value);
 
 /// A dim of a rank-`rank` tensor, negative ones counted from the end;
 /// IndexError when out of range.

@@ -37,6 +37,13 @@ Tensor kiln::python::toOperand(nb::handle value, const Tensor &like) {
   return nb::cast<PyTensor &>(made).value;
 }
 
+std::string kiln::python::toString(nb::handle value) {
+  nb::object text = nb::steal(PyObject_Str(value.ptr()));
+  if (!text.is_valid())
+    throw nb::python_error();
+  return nb::cast<std::string>(text);
+}
+
 int64_t kiln::python::normalizeDim(int64_t dim, int64_t rank) {
   int64_t normalized = dim < 0 ? dim + rank : dim;
   if (normalized < 0 || normalized >= std::max<int64_t>(rank, 1))
