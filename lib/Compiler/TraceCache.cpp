@@ -19,8 +19,7 @@ using namespace kiln;
 
 TraceCache::TraceCache(size_t capacity)
     : capacity(capacity > 0 ? capacity : 1) {
-  const char *explain = std::getenv("KILN_EXPLAIN_MISS");
-  explainMisses = explain && std::string(explain) != "0";
+  explainMisses = false;
   mlir::DialectRegistry registry;
   registerAllKilnDialects(registry);
   context = std::make_unique<mlir::MLIRContext>(registry);
@@ -71,7 +70,10 @@ TraceCache::get(const TraceProgram &program, Device device) {
       return exe;
     }
     ++stats.misses;
-    if (explainMisses.load(std::memory_order_relaxed))
+    // KILN_EXPLAIN_MISS=1 (read at each miss) or setExplainMisses.
+    const char *explain = std::getenv("KILN_EXPLAIN_MISS");
+    if (explainMisses.load(std::memory_order_relaxed) ||
+        (explain && std::string(explain) != "0"))
       llvm::errs() << explainMiss(program) << "\n";
   }
   // One compile at a time: another thread may have compiled the program

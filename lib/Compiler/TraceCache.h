@@ -52,8 +52,8 @@ public:
   TraceCacheStats getStats() const;
   size_t size() const;
 
-  /// Whether each miss says on stderr why it missed (KILN_EXPLAIN_MISS=1
-  /// sets the start).
+  /// Whether each miss says on stderr why it missed (as KILN_EXPLAIN_MISS=1
+  /// does, whatever this says).
   void setExplainMisses(bool enabled) {
     explainMisses.store(enabled, std::memory_order_relaxed);
   }
