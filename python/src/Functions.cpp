@@ -114,12 +114,16 @@ Tensor matmulLike(Tensor a, Tensor b) {
   return result;
 }
 
-PyTensor matmulFunction(nb::handle a, nb::handle b) {
+} // namespace
+
+PyTensor kiln::python::matmulTensors(nb::handle a, nb::handle b) {
   PyTensor &ta = asTensor(a, "a");
   PyTensor &tb = asTensor(b, "b");
   return checked(matmulLike(ta.value, tb.value),
                  ta.requiresGrad || tb.requiresGrad);
 }
+
+namespace {
 
 PyTensor concatenate(nb::handle tensors, int64_t axis) {
   std::vector<PyTensor *> parts = asTensors(tensors, "each part");
@@ -287,7 +291,7 @@ void kiln::python::bindFunctions(nb::module_ &m) {
   m.def("power", &binaryFunction<pow>, nb::arg("a"), nb::arg("b"));
   m.def("where", &whereFunction, nb::arg("condition"), nb::arg("x"),
         nb::arg("y"));
-  m.def("matmul", &matmulFunction, nb::arg("a"), nb::arg("b"));
+  m.def("matmul", &matmulTensors, nb::arg("a"), nb::arg("b"));
   m.def("concatenate", &concatenate, nb::arg("tensors"), nb::arg("axis") = 0);
   m.def("stack", &stack, nb::arg("tensors"), nb::arg("axis") = 0);
   m.def("split", &split, nb::arg("x"), nb::arg("indices_or_sections"),

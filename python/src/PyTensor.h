@@ -86,6 +86,9 @@ Tensor toOperand(nb::handle value, const Tensor &like);
 /// Whether `value` makes its op's result require gradients.
 bool requiresGrad(nb::handle value);
 
+/// a @ b as numpy's matmul (1-D operands, broadcast batch dims).
+PyTensor matmulTensors(nb::handle a, nb::handle b);
+
 /// Python's str(value).
 std::string toString(nb::handle value);
 

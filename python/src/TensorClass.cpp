@@ -336,15 +336,9 @@ void kiln::python::bindTensor(nb::module_ &m) {
       .def("__pos__", [](const PyTensor &t) { return t; })
       .def("__abs__", &unaryMethod<abs>)
       .def("__matmul__",
-           [](const PyTensor &a, nb::handle b) {
-             return nb::module_::import_("kiln._C").attr("matmul")(nb::cast(a),
-                                                                   b);
-           })
+           [](nb::handle a, nb::handle b) { return matmulTensors(a, b); })
       .def("__rmatmul__",
-           [](const PyTensor &b, nb::handle a) {
-             return nb::module_::import_("kiln._C").attr("matmul")(a,
-                                                                   nb::cast(b));
-           })
+           [](nb::handle b, nb::handle a) { return matmulTensors(a, b); })
       // Comparisons give bool tensors.
       .def("__lt__", &binaryMethod<lt>)
       .def("__le__", &binaryMethod<le>)
