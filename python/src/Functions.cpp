@@ -24,7 +24,7 @@ PyTensor &asTensor(nb::handle value, const char *what) {
   return *t;
 }
 
-/// Tensors of a sequence, or of a Python number/array made like `like`.
+/// The tensors of a sequence (or one tensor); TypeError for anything else.
 std::vector<PyTensor *> asTensors(nb::handle sequence, const char *what) {
   std::vector<PyTensor *> tensors;
   if (nb::isinstance<PyTensor>(sequence)) {
@@ -43,13 +43,10 @@ template <Tensor (*op)(const Tensor &)> PyTensor unaryFunction(nb::handle x) {
 
 template <Tensor (*op)(const Tensor &, const Tensor &)>
 PyTensor binaryFunction(nb::handle a, nb::handle b) {
-  // A Python number takes the other operand's dtype.
-  PyTensor *ta = nullptr, *tb = nullptr;
-  nb::try_cast<PyTensor *>(a, ta, false);
-  nb::try_cast<PyTensor *>(b, tb, false);
-  Tensor like = ta ? ta->value : tb ? tb->value : Tensor();
-  Tensor lhs = toOperand(a, like), rhs = toOperand(b, like);
-  return checked(op(lhs, rhs), requiresGrad(a) || requiresGrad(b));
+  Tensor like = dtypeSource(a, b);
+  Operand lhs = toOperand(a, like), rhs = toOperand(b, like);
+  return checked(op(lhs.value, rhs.value),
+                 lhs.requiresGrad || rhs.requiresGrad);
 }
 
 int64_t product(llvm::ArrayRef<int64_t> dims) {
@@ -204,12 +201,10 @@ PyTensor alongAxis(nb::handle x, int64_t axis) {
 
 PyTensor whereFunction(nb::handle cond, nb::handle a, nb::handle b) {
   PyTensor &c = asTensor(cond, "condition");
-  PyTensor *ta = nullptr, *tb = nullptr;
-  nb::try_cast<PyTensor *>(a, ta, false);
-  nb::try_cast<PyTensor *>(b, tb, false);
-  Tensor like = ta ? ta->value : tb ? tb->value : Tensor::scalar(0);
-  return checked(where(c.value, toOperand(a, like), toOperand(b, like)),
-                 requiresGrad(a) || requiresGrad(b));
+  Tensor like = dtypeSource(a, b);
+  Operand x = toOperand(a, like), y = toOperand(b, like);
+  return checked(where(c.value, x.value, y.value),
+                 x.requiresGrad || y.requiresGrad);
 }
 
 /// kiln.grad(outputs, inputs, grad_outputs=None), as torch.autograd.grad.

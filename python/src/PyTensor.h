@@ -80,11 +80,17 @@ nb::object fromDType(DType dtype);
 /// float32 copy). Materializes `t` first.
 nb::object toNumpy(PyTensor &t);
 
+/// An operand of an op, and whether it makes the result require grad.
+struct Operand {
+  Tensor value;
+  bool requiresGrad = false;
+};
 /// An operand of an op on `like`: a Tensor as it is, a Python number as a
 /// rank-0 parameter of `like`'s dtype, anything else numpy accepts copied.
-Tensor toOperand(nb::handle value, const Tensor &like);
-/// Whether `value` makes its op's result require gradients.
-bool requiresGrad(nb::handle value);
+Operand toOperand(nb::handle value, const Tensor &like);
+/// The tensor whose dtype a Python number in an op on `a` and `b` takes:
+/// the first of them that is a Tensor (f32 when neither is).
+Tensor dtypeSource(nb::handle a, nb::handle b);
 
 /// a @ b as numpy's matmul (1-D operands, broadcast batch dims).
 PyTensor matmulTensors(nb::handle a, nb::handle b);

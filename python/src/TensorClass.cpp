@@ -21,20 +21,23 @@ PyTensor kiln::python::checked(Tensor t, bool requiresGrad) {
   return PyTensor(std::move(t), requiresGrad, /*isLeaf=*/!requiresGrad);
 }
 
-bool kiln::python::requiresGrad(nb::handle value) {
-  PyTensor *t = nullptr;
-  return nb::try_cast<PyTensor *>(value, t, false) && t && t->requiresGrad;
-}
-
-Tensor kiln::python::toOperand(nb::handle value, const Tensor &like) {
+Operand kiln::python::toOperand(nb::handle value, const Tensor &like) {
   PyTensor *t = nullptr;
   if (nb::try_cast<PyTensor *>(value, t, false) && t)
-    return t->value;
+    return {t->value, t->requiresGrad};
   if (PyFloat_Check(value.ptr()) || PyLong_Check(value.ptr()))
-    return Tensor::scalar(nb::cast<double>(value),
-                          like.ok() ? like.getDType() : DType::F32);
+    return {Tensor::scalar(nb::cast<double>(value),
+                           like.ok() ? like.getDType() : DType::F32)};
   nb::object made = nb::module_::import_("kiln._C").attr("tensor")(value);
-  return nb::cast<PyTensor &>(made).value;
+  return {nb::cast<PyTensor &>(made).value};
+}
+
+Tensor kiln::python::dtypeSource(nb::handle a, nb::handle b) {
+  PyTensor *t = nullptr;
+  for (nb::handle value : {a, b})
+    if (nb::try_cast<PyTensor *>(value, t, false) && t)
+      return t->value;
+  return Tensor();
 }
 
 std::string kiln::python::toString(nb::handle value) {
@@ -60,10 +63,10 @@ using Binary = Tensor (*)(const Tensor &, const Tensor &);
 /// self OP other (or other OP self when `reflected`).
 template <Binary op, bool reflected = false>
 PyTensor binaryMethod(const PyTensor &self, nb::handle other) {
-  Tensor rhs = toOperand(other, self.value);
-  bool grad = self.requiresGrad || requiresGrad(other);
-  return reflected ? checked(op(rhs, self.value), grad)
-                   : checked(op(self.value, rhs), grad);
+  Operand rhs = toOperand(other, self.value);
+  bool grad = self.requiresGrad || rhs.requiresGrad;
+  return reflected ? checked(op(rhs.value, self.value), grad)
+                   : checked(op(self.value, rhs.value), grad);
 }
 
 template <Tensor (*op)(const Tensor &)>
