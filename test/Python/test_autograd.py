@@ -251,3 +251,14 @@ def test_optimizer_errors():
         kiln.optim.Adam([np.ones(2)])
     with pytest.raises(ValueError):
         kiln.optim.Adam([kiln.ones((2,), requires_grad=True)], betas=(1, 0.9))
+
+
+def test_rebind_keeps_flags_and_checks_the_type():
+    p = kiln.ones((2, 3), requires_grad=True)
+    p._rebind(p * 2)
+    assert p.requires_grad and p.is_leaf
+    assert_close(p, np.full((2, 3), 2.0))
+    with pytest.raises(ValueError):
+        p._rebind(kiln.ones((3, 2)))
+    with pytest.raises(ValueError):
+        p._rebind(kiln.ones((2, 3), dtype=np.float64))

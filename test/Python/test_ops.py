@@ -304,3 +304,24 @@ def test_a_new_scalar_does_not_recompile(rng):
     compiles = kiln.metrics()["compiles"]
     assert_close(t(a) * 3.0 + 7.0, a * 3 + 7)
     assert kiln.metrics()["compiles"] == compiles
+
+
+def test_explain_misses_says_why(capfd):
+    x = kiln.tensor(np.ones((3, 7), np.float32))
+    kiln.tanh(x).numpy()
+    kiln.explain_misses(True)
+    try:
+        kiln.sigmoid(x).numpy()  # same shape, another op: a miss
+    finally:
+        kiln.explain_misses(False)
+    err = capfd.readouterr().err
+    assert "trace cache miss" in err and "kiln.sigmoid" in err
+    kiln.exp(x).numpy()
+    assert "trace cache miss" not in capfd.readouterr().err
+
+
+def test_devices():
+    assert kiln.get_device() == "cpu"
+    kiln.set_device("cpu")
+    with pytest.raises(ValueError):
+        kiln.set_device("tpu")
