@@ -2,6 +2,8 @@
 
 #include "kiln/Lazy/Tensor.h"
 #include "Compiler/TraceCache.h"
+#include "Runs.h"
+#include "kiln/Lazy/Jit.h"
 
 #include "kiln_rt/kiln_rt.h"
 
@@ -447,6 +449,7 @@ struct RunCounters {
   std::mutex mutex;
   int64_t runs = 0;
   double runMs = 0;
+  int64_t replays = 0;
   RunProfile kernels;
   std::atomic<bool> timeKernels{false};
 };
@@ -473,6 +476,7 @@ Metrics kiln::metrics() {
     std::lock_guard<std::mutex> lock(counters.mutex);
     m.runs = counters.runs;
     m.runMs = counters.runMs;
+    m.replays = counters.replays;
     m.kernelMs = counters.kernels.kernelNs / 1e6;
     m.kernelLaunches = counters.kernels.launches;
   }
@@ -480,6 +484,33 @@ Metrics kiln::metrics() {
   kiln_rt_host_get_stats(&host);
   m.liveBytes = host.live_bytes;
   return m;
+}
+
+llvm::Expected<std::vector<HostTensor>>
+kiln::detail::runCounted(const Executable &executable,
+                         ArrayRef<const HostTensor *> args) {
+  RunCounters &counters = getRunCounters();
+  RunProfile profile;
+  bool timeKernels = counters.timeKernels.load(std::memory_order_relaxed);
+  auto start = std::chrono::steady_clock::now();
+  llvm::Expected<std::vector<HostTensor>> results =
+      executable.run(args, timeKernels ? &profile : nullptr);
+  if (!results)
+    return results.takeError();
+  std::lock_guard<std::mutex> lock(counters.mutex);
+  ++counters.runs;
+  counters.kernels.launches += profile.launches;
+  counters.kernels.kernelNs += profile.kernelNs;
+  counters.runMs += std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+  return results;
+}
+
+void kiln::detail::countReplay() {
+  RunCounters &counters = getRunCounters();
+  std::lock_guard<std::mutex> lock(counters.mutex);
+  ++counters.replays;
 }
 
 llvm::Error kiln::sync(ArrayRef<Tensor> tensors) {
@@ -510,27 +541,15 @@ llvm::Error kiln::sync(ArrayRef<Tensor> tensors) {
       TraceCache::global().get(program, getDevice());
   if (!exe)
     return exe.takeError();
-  RunCounters &counters = getRunCounters();
-  RunProfile profile;
-  bool timeKernels = counters.timeKernels.load(std::memory_order_relaxed);
-  auto start = std::chrono::steady_clock::now();
   llvm::Expected<std::vector<HostTensor>> results =
-      (*exe)->run(args, timeKernels ? &profile : nullptr);
+      detail::runCounted(**exe, args);
   if (!results)
     return results.takeError();
-  {
-    std::lock_guard<std::mutex> lock(counters.mutex);
-    ++counters.runs;
-    counters.kernels.launches += profile.launches;
-    counters.kernels.kernelNs += profile.kernelNs;
-    counters.runMs += std::chrono::duration<double, std::milli>(
-                          std::chrono::steady_clock::now() - start)
-                          .count();
-  }
   for (auto [node, result] : llvm::zip(outputs, *results))
     if (llvm::Error e = node->setData(
             std::make_shared<const HostTensor>(std::move(result))))
       return e;
+  StepRecorder::noteProgram(program, *exe, outputs);
   return llvm::Error::success();
 }
 

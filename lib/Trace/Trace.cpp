@@ -157,8 +157,10 @@ TraceNode::~TraceNode() {
 NodeRef TraceNode::make(TraceOp op, DType dtype, ArrayRef<int64_t> shape,
                         ArrayRef<NodeRef> operands, ArrayRef<int64_t> attrs,
                         double scalar,
-                        std::shared_ptr<const TraceProgram> callee) {
-  numTracedNodes.fetch_add(1, std::memory_order_relaxed);
+                        std::shared_ptr<const TraceProgram> callee,
+                        bool recorded) {
+  if (recorded)
+    numTracedNodes.fetch_add(1, std::memory_order_relaxed);
   return std::make_shared<const TraceNode>(PrivateTag(), op, dtype, shape,
                                            operands, attrs, scalar,
                                            std::move(callee));
@@ -175,9 +177,10 @@ NodeRef TraceNode::parameter(DType dtype, ArrayRef<int64_t> shape) {
   return make(TraceOp::Parameter, dtype, shape, {});
 }
 
-NodeRef TraceNode::parameter(std::shared_ptr<const HostTensor> data) {
-  NodeRef node =
-      make(TraceOp::Parameter, data->getDType(), data->getShape(), {});
+NodeRef TraceNode::parameter(std::shared_ptr<const HostTensor> data,
+                             bool recorded) {
+  NodeRef node = make(TraceOp::Parameter, data->getDType(), data->getShape(),
+                      {}, {}, 0, nullptr, recorded);
   node->data = std::move(data);
   return node;
 }

@@ -83,9 +83,12 @@ llvm::Error sync(llvm::ArrayRef<Tensor> tensors);
 
 /// What the lazy tensors have done in this process.
 struct Metrics {
-  int64_t tracedOps = 0; // nodes recorded (data included)
+  int64_t tracedOps = 0; // nodes recorded (data included, replays' not)
   int64_t compiles = 0, cacheHits = 0, cacheMisses = 0;
   int64_t runs = 0;
+  /// Calls of captured steps replayed (kiln::Jit, kiln.jit): their programs
+  /// are counted in `runs` too.
+  int64_t replays = 0;
   double compileMs = 0, runMs = 0;
   /// Of runMs, the time in kernels (and BLAS calls), and their count; only
   /// while kernel timing is on (setKernelTiming).

@@ -138,8 +138,10 @@ public:
   // Makers: each checks its operands and attributes and fails with a
   // message that names the op and the shapes involved.
   static NodeRef parameter(DType dtype, llvm::ArrayRef<int64_t> shape);
-  /// A parameter holding `data`.
-  static NodeRef parameter(std::shared_ptr<const HostTensor> data);
+  /// A parameter holding `data`. One that is not `recorded` (a replayed
+  /// step's result) is not counted in getNumTracedNodes().
+  static NodeRef parameter(std::shared_ptr<const HostTensor> data,
+                           bool recorded = true);
   static llvm::Expected<NodeRef>
   constant(DType dtype, llvm::ArrayRef<int64_t> shape, double value);
   /// The float elementwise ops, unary or binary (operands of one type);
@@ -187,7 +189,8 @@ private:
   static NodeRef make(TraceOp op, DType dtype, llvm::ArrayRef<int64_t> shape,
                       llvm::ArrayRef<NodeRef> operands,
                       llvm::ArrayRef<int64_t> attrs = {}, double scalar = 0,
-                      std::shared_ptr<const TraceProgram> callee = nullptr);
+                      std::shared_ptr<const TraceProgram> callee = nullptr,
+                      bool recorded = true);
 
   TraceOp op;
   DType dtype;

@@ -1,0 +1,163 @@
+//===- Jit.h - steps captured once, replayed without recording --*- C++ -*-===//
+//
+// A lazy step records every op on every call; a cache hit still extracts,
+// hashes and looks the program up. A captured step does none of that: the
+// programs one call materialized (their executables, and where each of
+// their parameters came from) are kept, and a replay binds the new inputs'
+// buffers to them and runs them.
+//
+// A StepRecorder watches the materializations on its thread while a step is
+// recorded; finish() materializes the step's outputs and returns the
+// CapturedStep. Each program parameter is then one of:
+//   - an input: a node the caller names as changing from call to call (an
+//     argument, a parameter of the model), bound anew on every replay;
+//   - a result of an earlier program of the same step;
+//   - baked: any other data (a Python number, a constant array made inside
+//     the step), the same on every replay.
+//
+// kiln::Jit wraps a functional step (inputs in, outputs out, as jax.jit):
+// the first calls record; once two consecutive calls with the same input
+// types capture the same step, later calls replay it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LAZY_JIT_H
+#define KILN_LAZY_JIT_H
+
+#include "kiln/Compiler/Executable.h"
+#include "kiln/Lazy/Tensor.h"
+
+#include "llvm/ADT/DenseSet.h"
+
+#include <functional>
+#include <optional>
+
+namespace kiln {
+
+/// The programs of one recorded step, replayable on new inputs.
+class CapturedStep {
+public:
+  /// Where a program's parameter, or a step's output, comes from.
+  struct Source {
+    enum Kind : uint8_t { Input, Result, Baked } kind = Baked;
+    /// Input: the input's index. Result: the output's index in `program`.
+    int32_t index = 0;
+    int32_t program = 0;
+    /// Baked: the node, which holds the data.
+    NodeRef baked;
+  };
+  struct Program {
+    std::shared_ptr<const Executable> executable;
+    std::vector<Source> parameters;
+  };
+
+  /// Runs the step's programs with `inputs` (one node per input of the
+  /// capture, of its dtype and shape; computed first where it is not yet)
+  /// and returns the outputs. std::nullopt when the inputs break what the
+  /// capture assumed (inputs that were one node are no longer, an input
+  /// the programs computed from its recipe was replaced, another device):
+  /// the caller records the step again. Fails on a dtype or shape that is
+  /// not the capture's, naming the input, and on a failed run.
+  llvm::Expected<std::optional<std::vector<Tensor>>>
+  replay(llvm::ArrayRef<NodeRef> inputs) const;
+
+  /// Whether `other` captured the same step: the same programs, sources,
+  /// inputs and outputs (baked data compared by value).
+  bool isEquivalent(const CapturedStep &other) const;
+
+  size_t getNumInputs() const { return inputTypes.size(); }
+  size_t getNumPrograms() const { return programs.size(); }
+  const std::vector<Program> &getPrograms() const { return programs; }
+  const std::vector<Source> &getOutputs() const { return outputs; }
+  /// Whether input `i` is read by the programs (its value is bound).
+  bool isInputRead(size_t i) const { return inputIsRead[i]; }
+
+private:
+  friend class StepRecorder;
+
+  struct InputType {
+    DType dtype;
+    llvm::SmallVector<int64_t, 4> shape;
+  };
+  std::vector<InputType> inputTypes;
+  std::vector<bool> inputIsRead;
+  /// Inputs that must still be the node they were when captured: the
+  /// programs computed them from their recipe instead of reading them.
+  std::vector<std::pair<int32_t, NodeRef>> pinnedInputs;
+  /// Pairs of inputs that were one node when captured (a replay binds the
+  /// first of the two).
+  std::vector<std::pair<int32_t, int32_t>> aliasedInputs;
+  std::vector<Program> programs;
+  std::vector<Source> outputs;
+  Device device = Device::Cpu;
+};
+
+/// Records the programs that materializations on this thread run, from
+/// construction until finish() or destruction. Recorders do not nest.
+class StepRecorder {
+public:
+  StepRecorder();
+  ~StepRecorder();
+  StepRecorder(const StepRecorder &) = delete;
+  StepRecorder &operator=(const StepRecorder &) = delete;
+
+  /// Materializes `outputs` (with one program, if any is not computed yet),
+  /// stops recording, and returns the captured step. `inputs` are the
+  /// step's inputs as they were when the step began.
+  llvm::Expected<std::shared_ptr<CapturedStep>>
+  finish(llvm::ArrayRef<NodeRef> inputs, llvm::ArrayRef<Tensor> outputs);
+
+  /// The nodes the programs recorded so far read as data, or computed from
+  /// their recipe, that no earlier program of the step computed: the
+  /// candidates for inputs.
+  llvm::DenseSet<const TraceNode *> getReadNodes() const;
+
+  /// Internal (kiln::sync): a program ran.
+  static void noteProgram(const TraceProgram &program,
+                          std::shared_ptr<const Executable> executable,
+                          llvm::ArrayRef<NodeRef> outputs);
+
+private:
+  struct Logged {
+    std::shared_ptr<const Executable> executable;
+    std::vector<NodeRef> parameters, computed, outputs;
+  };
+  std::vector<Logged> logged;
+  Device device;
+  bool active = true;
+};
+
+/// A functional step, `outputs = fn(inputs)`, replayed once captured.
+/// Every input is data that may change from call to call (weights,
+/// optimizer state, a batch); everything else `fn` uses is baked into the
+/// capture. `fn` must record the same ops for the same input types (no
+/// control flow on values).
+class Jit {
+public:
+  using StepFn = std::function<std::vector<Tensor>(llvm::ArrayRef<Tensor>)>;
+  explicit Jit(StepFn fn) : fn(std::move(fn)) {}
+
+  /// The outputs of `fn(inputs)`, computed: recorded on the first calls
+  /// with these input types, replayed once two calls captured the same step.
+  llvm::Expected<std::vector<Tensor>> operator()(llvm::ArrayRef<Tensor> inputs);
+
+  int64_t getNumReplays() const { return replays; }
+  int64_t getNumRecordedCalls() const { return recordedCalls; }
+
+private:
+  struct Entry {
+    std::vector<std::pair<DType, llvm::SmallVector<int64_t, 4>>> types;
+    std::shared_ptr<CapturedStep> step;
+    bool trusted = false;
+  };
+  llvm::Expected<std::vector<Tensor>> record(Entry &entry,
+                                             llvm::ArrayRef<Tensor> inputs);
+
+  StepFn fn;
+  std::vector<Entry> entries;
+  int64_t replays = 0, recordedCalls = 0;
+};
+
+} // namespace kiln
+
+#endif // KILN_LAZY_JIT_H

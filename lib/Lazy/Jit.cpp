@@ -1,0 +1,324 @@
+//===- Jit.cpp - steps captured once, replayed without recording ----------===//
+
+#include "kiln/Lazy/Jit.h"
+#include "Runs.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/Twine.h"
+
+#include <cstring>
+
+using namespace kiln;
+using llvm::ArrayRef;
+
+static llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// The recorders active on this thread, innermost last: each sees every
+/// program, so that a step recorded inside another is part of both.
+static thread_local std::vector<StepRecorder *> activeRecorders;
+
+//===----------------------------------------------------------------------===//
+// StepRecorder
+//===----------------------------------------------------------------------===//
+
+StepRecorder::StepRecorder() : device(getDevice()) {
+  activeRecorders.push_back(this);
+}
+
+StepRecorder::~StepRecorder() {
+  if (active)
+    llvm::erase(activeRecorders, this);
+}
+
+void StepRecorder::noteProgram(const TraceProgram &program,
+                               std::shared_ptr<const Executable> executable,
+                               ArrayRef<NodeRef> outputs) {
+  if (activeRecorders.empty())
+    return;
+  Logged logged{std::move(executable), {}, {}, outputs.vec()};
+  for (int32_t p : program.parameters)
+    logged.parameters.push_back(program.entries[p].node);
+  for (const TraceProgram::Entry &entry : program.entries)
+    if (!entry.isParameter)
+      logged.computed.push_back(entry.node);
+  llvm::append_range(logged.computed, program.folded);
+  for (StepRecorder *recorder : activeRecorders)
+    recorder->logged.push_back(logged);
+}
+
+llvm::DenseSet<const TraceNode *> StepRecorder::getReadNodes() const {
+  llvm::DenseSet<const TraceNode *> computedBefore, read;
+  for (const Logged &program : logged) {
+    for (const NodeRef &node : program.parameters)
+      if (!computedBefore.contains(node.get()))
+        read.insert(node.get());
+    for (const NodeRef &node : program.computed)
+      read.insert(node.get());
+    for (const NodeRef &node : program.outputs)
+      computedBefore.insert(node.get());
+  }
+  return read;
+}
+
+llvm::Expected<std::shared_ptr<CapturedStep>>
+StepRecorder::finish(ArrayRef<NodeRef> inputs, ArrayRef<Tensor> outputs) {
+  llvm::Error synced = sync(outputs);
+  active = false;
+  llvm::erase(activeRecorders, this);
+  if (synced)
+    return std::move(synced);
+
+  auto step = std::make_shared<CapturedStep>();
+  step->device = device;
+  llvm::DenseMap<const TraceNode *, int32_t> inputIndex;
+  for (auto [i, node] : llvm::enumerate(inputs)) {
+    step->inputTypes.push_back(
+        {node->getDType(), llvm::SmallVector<int64_t, 4>(node->getShape())});
+    auto [it, inserted] =
+        inputIndex.try_emplace(node.get(), static_cast<int32_t>(i));
+    if (!inserted)
+      step->aliasedInputs.push_back({it->second, static_cast<int32_t>(i)});
+  }
+  step->inputIsRead.assign(inputs.size(), false);
+
+  // Results first: an input computed by an earlier program of the step is
+  // that program's result from then on.
+  llvm::DenseMap<const TraceNode *, std::pair<int32_t, int32_t>> resultIndex;
+  auto resolve = [&](const NodeRef &node) {
+    CapturedStep::Source source;
+    if (auto it = resultIndex.find(node.get()); it != resultIndex.end()) {
+      source.kind = CapturedStep::Source::Result;
+      source.program = it->second.first;
+      source.index = it->second.second;
+    } else if (auto it = inputIndex.find(node.get()); it != inputIndex.end()) {
+      source.kind = CapturedStep::Source::Input;
+      source.index = it->second;
+    } else {
+      source.baked = node;
+    }
+    return source;
+  };
+  llvm::DenseSet<int32_t> pinned;
+  for (auto [p, program] : llvm::enumerate(logged)) {
+    CapturedStep::Program captured{program.executable, {}};
+    for (const NodeRef &node : program.parameters) {
+      captured.parameters.push_back(resolve(node));
+      if (captured.parameters.back().kind == CapturedStep::Source::Input)
+        step->inputIsRead[captured.parameters.back().index] = true;
+    }
+    for (const NodeRef &node : program.computed)
+      if (auto it = inputIndex.find(node.get()); it != inputIndex.end())
+        if (pinned.insert(it->second).second)
+          step->pinnedInputs.push_back({it->second, node});
+    for (auto [k, node] : llvm::enumerate(program.outputs))
+      resultIndex.try_emplace(node.get(), static_cast<int32_t>(p),
+                              static_cast<int32_t>(k));
+    step->programs.push_back(std::move(captured));
+  }
+  for (const Tensor &output : outputs)
+    step->outputs.push_back(resolve(output.getNode()));
+  return step;
+}
+
+//===----------------------------------------------------------------------===//
+// CapturedStep
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<std::optional<std::vector<Tensor>>>
+CapturedStep::replay(ArrayRef<NodeRef> inputs) const {
+  if (inputs.size() != inputTypes.size())
+    return makeError("replay: " + llvm::Twine(inputs.size()) +
+                     " inputs for a step captured with " +
+                     llvm::Twine(inputTypes.size()));
+  for (auto [i, node, type] : llvm::enumerate(inputs, inputTypes))
+    if (!node || node->getDType() != type.dtype ||
+        node->getShape() != ArrayRef<int64_t>(type.shape))
+      return makeError(
+          "replay: input " + llvm::Twine(i) + " is " +
+          (node ? getTensorTypeString(node->getDType(), node->getShape())
+                : std::string("missing")) +
+          ", but the step was captured with " +
+          getTensorTypeString(type.dtype, type.shape));
+  // A replay inside a recorded step would hide its programs from the
+  // recorder; the caller records instead.
+  if (!activeRecorders.empty() || getDevice() != device)
+    return std::nullopt;
+  for (const auto &[i, node] : pinnedInputs)
+    if (inputs[i] != node)
+      return std::nullopt;
+  for (auto [a, b] : aliasedInputs)
+    if (inputs[a] != inputs[b])
+      return std::nullopt;
+
+  // Read inputs not computed yet (replaced by a recorded expression since
+  // the last call) are computed first, together.
+  std::vector<std::shared_ptr<const HostTensor>> inputData(inputs.size());
+  std::vector<Tensor> uncomputed;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputIsRead[i] && !(inputData[i] = inputs[i]->getData()))
+      uncomputed.push_back(Tensor::make(inputs[i]));
+  if (!uncomputed.empty()) {
+    if (llvm::Error e = sync(uncomputed))
+      return std::move(e);
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (inputIsRead[i] && !inputData[i])
+        inputData[i] = inputs[i]->getData();
+  }
+
+  std::vector<std::vector<std::shared_ptr<const HostTensor>>> results(
+      programs.size());
+  llvm::SmallVector<const HostTensor *, 16> args;
+  for (auto [p, program] : llvm::enumerate(programs)) {
+    args.clear();
+    for (const Source &source : program.parameters) {
+      switch (source.kind) {
+      case Source::Input:
+        args.push_back(inputData[source.index].get());
+        break;
+      case Source::Result:
+        args.push_back(results[source.program][source.index].get());
+        break;
+      case Source::Baked:
+        args.push_back(source.baked->getData().get());
+        break;
+      }
+    }
+    llvm::Expected<std::vector<HostTensor>> ran =
+        detail::runCounted(*program.executable, args);
+    if (!ran)
+      return ran.takeError();
+    results[p].reserve(ran->size());
+    for (HostTensor &result : *ran)
+      results[p].push_back(
+          std::make_shared<const HostTensor>(std::move(result)));
+  }
+
+  std::vector<Tensor> values;
+  values.reserve(outputs.size());
+  for (const Source &source : outputs) {
+    switch (source.kind) {
+    case Source::Input:
+      values.push_back(Tensor::make(inputs[source.index]));
+      break;
+    case Source::Result:
+      values.push_back(Tensor::make(TraceNode::parameter(
+          results[source.program][source.index], /*recorded=*/false)));
+      break;
+    case Source::Baked:
+      values.push_back(Tensor::make(source.baked));
+      break;
+    }
+  }
+  detail::countReplay();
+  return std::optional<std::vector<Tensor>>(std::move(values));
+}
+
+/// Whether two baked nodes hold the same data.
+static bool sameData(const NodeRef &a, const NodeRef &b) {
+  if (a == b)
+    return true;
+  std::shared_ptr<const HostTensor> x = a->getData(), y = b->getData();
+  return x && y && x->getDType() == y->getDType() &&
+         x->getShape() == y->getShape() &&
+         std::memcmp(x->getData(), y->getData(), x->getByteSize()) == 0;
+}
+
+static bool sameSources(ArrayRef<CapturedStep::Source> a,
+                        ArrayRef<CapturedStep::Source> b) {
+  if (a.size() != b.size())
+    return false;
+  for (auto [x, y] : llvm::zip(a, b)) {
+    if (x.kind != y.kind || x.index != y.index || x.program != y.program)
+      return false;
+    if (x.kind == CapturedStep::Source::Baked && !sameData(x.baked, y.baked))
+      return false;
+  }
+  return true;
+}
+
+bool CapturedStep::isEquivalent(const CapturedStep &other) const {
+  if (device != other.device || inputIsRead != other.inputIsRead ||
+      pinnedInputs != other.pinnedInputs ||
+      aliasedInputs != other.aliasedInputs ||
+      programs.size() != other.programs.size() ||
+      !sameSources(outputs, other.outputs))
+    return false;
+  for (auto [x, y] : llvm::zip(inputTypes, other.inputTypes))
+    if (x.dtype != y.dtype || x.shape != y.shape)
+      return false;
+  for (auto [x, y] : llvm::zip(programs, other.programs))
+    if (x.executable != y.executable ||
+        !sameSources(x.parameters, y.parameters))
+      return false;
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Jit
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<std::vector<Tensor>> Jit::operator()(ArrayRef<Tensor> inputs) {
+  for (const Tensor &t : inputs)
+    if (!t.ok())
+      return makeError(t.getError());
+  Entry *entry = nullptr;
+  for (Entry &candidate : entries) {
+    if (candidate.types.size() != inputs.size())
+      continue;
+    bool same = true;
+    for (auto [type, t] : llvm::zip(candidate.types, inputs))
+      same &= type.first == t.getDType() &&
+              ArrayRef<int64_t>(type.second) == t.getShape();
+    if (same) {
+      entry = &candidate;
+      break;
+    }
+  }
+  if (!entry) {
+    entries.emplace_back();
+    entry = &entries.back();
+    for (const Tensor &t : inputs)
+      entry->types.push_back(
+          {t.getDType(), llvm::SmallVector<int64_t, 4>(t.getShape())});
+  }
+  if (entry->trusted) {
+    std::vector<NodeRef> nodes;
+    nodes.reserve(inputs.size());
+    for (const Tensor &t : inputs)
+      nodes.push_back(t.getNode());
+    llvm::Expected<std::optional<std::vector<Tensor>>> replayed =
+        entry->step->replay(nodes);
+    if (!replayed)
+      return replayed.takeError();
+    if (*replayed) {
+      ++replays;
+      return std::move(**replayed);
+    }
+  }
+  return record(*entry, inputs);
+}
+
+llvm::Expected<std::vector<Tensor>> Jit::record(Entry &entry,
+                                                ArrayRef<Tensor> inputs) {
+  ++recordedCalls;
+  // Inputs are bound as data: compute any that are not yet.
+  if (llvm::Error e = sync(inputs))
+    return std::move(e);
+  std::vector<NodeRef> nodes;
+  for (const Tensor &t : inputs)
+    nodes.push_back(t.getNode());
+  StepRecorder recorder;
+  std::vector<Tensor> outputs = fn(inputs);
+  llvm::Expected<std::shared_ptr<CapturedStep>> step =
+      recorder.finish(nodes, outputs);
+  if (!step)
+    return step.takeError();
+  // Trusted once two consecutive calls captured the same step: a first call
+  // that creates state, or Python values that change per call, never
+  // replay.
+  entry.trusted = entry.step && entry.step->isEquivalent(**step);
+  entry.step = std::move(*step);
+  return outputs;
+}

@@ -1,0 +1,158 @@
+//===- JitTest.cpp - captured steps replayed without recording -----------===//
+
+#include "kiln/Lazy/Jit.h"
+#include "LazyTestHelpers.h"
+
+#include <random>
+
+using namespace kiln;
+
+namespace {
+
+Tensor randomInput(std::mt19937 &rng, std::vector<int64_t> shape) {
+  HostTensor data(DType::F32, shape);
+  std::uniform_real_distribution<double> dist(-1, 1);
+  for (int64_t i = 0; i < data.getNumElements(); ++i)
+    data.setFromDouble(i, dist(rng));
+  return Tensor::fromHost(std::move(data));
+}
+
+/// A two-layer MLP's SGD step: (w1, w2, x, y) -> (w1', w2', loss).
+std::vector<Tensor> mlpStep(llvm::ArrayRef<Tensor> in) {
+  const Tensor &w1 = in[0], &w2 = in[1], &x = in[2], &y = in[3];
+  Tensor h = tanh(matmul(x, w1));
+  Tensor diff = matmul(h, w2) - y;
+  Tensor loss = mean(diff * diff, {0, 1});
+  std::vector<Tensor> g = grad({loss}, {w1, w2});
+  return {w1 - 0.1 * g[0], w2 - 0.1 * g[1], loss};
+}
+
+std::vector<float> valuesOf(const Tensor &t) { return values(t); }
+
+TEST(JitTest, ReplaysEqualRecordedSteps) {
+  std::mt19937 rng(7);
+  Tensor w1 = randomInput(rng, {6, 5}), w2 = randomInput(rng, {5, 3});
+  std::vector<Tensor> xs, ys;
+  for (int s = 0; s < 100; ++s) {
+    xs.push_back(randomInput(rng, {4, 6}));
+    ys.push_back(randomInput(rng, {4, 3}));
+  }
+  // Recorded: the plain lazy step.
+  Tensor r1 = w1, r2 = w2;
+  std::vector<float> recordedLosses;
+  for (int s = 0; s < 100; ++s) {
+    std::vector<Tensor> out = mlpStep({r1, r2, xs[s], ys[s]});
+    ASSERT_FALSE(sync(out));
+    r1 = out[0], r2 = out[1];
+    recordedLosses.push_back(valuesOf(out[2])[0]);
+  }
+  // Replayed.
+  Jit step(mlpStep);
+  Tensor j1 = w1, j2 = w2;
+  for (int s = 0; s < 100; ++s) {
+    Metrics before = metrics();
+    llvm::Expected<std::vector<Tensor>> out = step({j1, j2, xs[s], ys[s]});
+    ASSERT_TRUE(static_cast<bool>(out)) << llvm::toString(out.takeError());
+    Metrics after = metrics();
+    if (s >= 2) {
+      // Nothing recorded, nothing looked up: one run of the captured
+      // program.
+      EXPECT_EQ(after.tracedOps, before.tracedOps) << "step " << s;
+      EXPECT_EQ(after.cacheHits + after.cacheMisses,
+                before.cacheHits + before.cacheMisses);
+      EXPECT_EQ(after.replays, before.replays + 1);
+      EXPECT_EQ(after.runs, before.runs + 1);
+    }
+    j1 = (*out)[0], j2 = (*out)[1];
+    EXPECT_EQ(valuesOf((*out)[2])[0], recordedLosses[s]) << "step " << s;
+  }
+  EXPECT_EQ(step.getNumRecordedCalls(), 2);
+  EXPECT_EQ(step.getNumReplays(), 98);
+  EXPECT_EQ(valuesOf(j1), valuesOf(r1));
+  EXPECT_EQ(valuesOf(j2), valuesOf(r2));
+}
+
+TEST(JitTest, NewShapesRecordAgainAndKeepBothSteps) {
+  std::mt19937 rng(8);
+  Tensor w1 = randomInput(rng, {6, 5}), w2 = randomInput(rng, {5, 3});
+  Jit step(mlpStep);
+  for (int64_t batch : {4, 4, 4, 7, 7, 7, 4, 7}) {
+    llvm::Expected<std::vector<Tensor>> out = step(
+        {w1, w2, randomInput(rng, {batch, 6}), randomInput(rng, {batch, 3})});
+    ASSERT_TRUE(static_cast<bool>(out)) << llvm::toString(out.takeError());
+    EXPECT_EQ((*out)[0].getShape(), w1.getShape());
+  }
+  // Two recorded calls per batch size; the rest replayed.
+  EXPECT_EQ(step.getNumRecordedCalls(), 4);
+  EXPECT_EQ(step.getNumReplays(), 4);
+}
+
+TEST(JitTest, ChangingPythonValuesNeverReplay) {
+  // A number that differs per call is baked data: two captures never
+  // agree, so every call records (and stays right).
+  int call = 0;
+  Jit step([&](llvm::ArrayRef<Tensor> in) -> std::vector<Tensor> {
+    return {in[0] * static_cast<double>(++call)};
+  });
+  Tensor x = input({2}, {1, 2});
+  for (int i = 1; i <= 4; ++i) {
+    llvm::Expected<std::vector<Tensor>> out = step({x});
+    ASSERT_TRUE(static_cast<bool>(out));
+    EXPECT_EQ(valuesOf((*out)[0]), (std::vector<float>{1.0f * i, 2.0f * i}));
+  }
+  EXPECT_EQ(step.getNumReplays(), 0);
+}
+
+TEST(JitTest, ProgramsInsideTheStepAreReplayedInOrder) {
+  // The step reads a value half way (a second program whose input is the
+  // first's result); a replay runs both.
+  Jit step([](llvm::ArrayRef<Tensor> in) -> std::vector<Tensor> {
+    Tensor a = exp(in[0]);
+    EXPECT_FALSE(sync({a}));
+    return {a * in[1], a};
+  });
+  for (int i = 0; i < 5; ++i) {
+    float v = static_cast<float>(i);
+    llvm::Expected<std::vector<Tensor>> out =
+        step({input({1}, {v}), input({1}, {2})});
+    ASSERT_TRUE(static_cast<bool>(out));
+    EXPECT_FLOAT_EQ(valuesOf((*out)[0])[0], 2 * std::exp(v));
+    EXPECT_FLOAT_EQ(valuesOf((*out)[1])[0], std::exp(v));
+  }
+  EXPECT_EQ(step.getNumReplays(), 3);
+}
+
+TEST(JitTest, AliasedInputsAreReplayedOnlyWhileAliased) {
+  Jit step([](llvm::ArrayRef<Tensor> in) -> std::vector<Tensor> {
+    return {in[0] - in[1]};
+  });
+  Tensor a = input({2}, {5, 7}), b = input({2}, {1, 1});
+  for (int i = 0; i < 3; ++i)
+    ASSERT_EQ(valuesOf((*step({a, a}))[0]), (std::vector<float>{0, 0}));
+  EXPECT_EQ(step.getNumReplays(), 1);
+  // Captured with one node for both: a different pair must not reuse it.
+  llvm::Expected<std::vector<Tensor>> out = step({a, b});
+  ASSERT_TRUE(static_cast<bool>(out));
+  EXPECT_EQ(valuesOf((*out)[0]), (std::vector<float>{4, 6}));
+}
+
+TEST(JitTest, ReplayChecksInputTypes) {
+  Jit step([](llvm::ArrayRef<Tensor> in) -> std::vector<Tensor> {
+    return {in[0] + 1.0};
+  });
+  Tensor x = input({2}, {1, 2});
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(static_cast<bool>(step({x})));
+  StepRecorder recorder;
+  Tensor y = x * 2.0;
+  llvm::Expected<std::shared_ptr<CapturedStep>> captured =
+      recorder.finish({x.getNode()}, {y});
+  ASSERT_TRUE(static_cast<bool>(captured));
+  auto replayed = (*captured)->replay({input({3}, {1, 2, 3}).getNode()});
+  ASSERT_FALSE(static_cast<bool>(replayed));
+  EXPECT_EQ(llvm::toString(replayed.takeError()),
+            "replay: input 0 is tensor<3xf32>, but the step was captured "
+            "with tensor<2xf32>");
+}
+
+} // namespace
