@@ -64,12 +64,22 @@ llvm::DenseSet<const TraceNode *> StepRecorder::getReadNodes() const {
 
 llvm::Expected<std::shared_ptr<CapturedStep>>
 StepRecorder::finish(ArrayRef<NodeRef> inputs, ArrayRef<Tensor> outputs) {
-  llvm::Error synced = sync(outputs);
-  active = false;
-  llvm::erase(activeRecorders, this);
-  if (synced)
-    return std::move(synced);
+  if (llvm::Error e = stop(outputs))
+    return std::move(e);
+  return capture(inputs, outputs);
+}
 
+llvm::Error StepRecorder::stop(ArrayRef<Tensor> outputs) {
+  llvm::Error synced = active ? sync(outputs) : llvm::Error::success();
+  if (active)
+    llvm::erase(activeRecorders, this);
+  active = false;
+  return synced;
+}
+
+std::shared_ptr<CapturedStep>
+StepRecorder::capture(ArrayRef<NodeRef> inputs,
+                      ArrayRef<Tensor> outputs) const {
   auto step = std::make_shared<CapturedStep>();
   step->device = device;
   llvm::DenseMap<const TraceNode *, int32_t> inputIndex;

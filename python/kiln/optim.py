@@ -8,7 +8,6 @@ computes what an earlier step left pending, so the trace never grows from
 step to step, even when nothing is read.
 """
 
-import math
 
 import numpy as _np
 
@@ -132,21 +131,30 @@ class Adam(Optimizer):
         beta1, beta2 = group["betas"]
         state = self.state.get(p)
         if state is None:
+            # The step count is a tensor (as torch's), so that the bias
+            # corrections are computed in the step's program: a Python
+            # counter would be a new number every step, which kiln.jit
+            # cannot replay.
+            count_dtype = _np.float64 if p.dtype == _np.float64 else \
+                _np.float32
             state = self.state[p] = {
-                "step": 0,
+                "step": _C.tensor(_np.zeros((), count_dtype)),
                 "exp_avg": self._zeros_like(p),
                 "exp_avg_sq": self._zeros_like(p),
             }
-        state["step"] += 1
         step = state["step"]
+        step._rebind(step + 1)
         if group["weight_decay"]:
             g = g + group["weight_decay"] * p
         m, v = state["exp_avg"], state["exp_avg_sq"]
         m._rebind(m * beta1 + g * (1 - beta1))
         v._rebind(v * beta2 + g * g * (1 - beta2))
-        bias_correction1 = 1 - beta1 ** step
-        bias_correction2 = 1 - beta2 ** step
-        step_size = group["lr"] / bias_correction1
-        denom = v.sqrt() * (1 / math.sqrt(bias_correction2)) + group["eps"]
+        step_size = group["lr"] / (1 - beta1 ** step)
+        inv_sqrt_bias_correction2 = _C.rsqrt(1 - beta2 ** step)
+        if step.dtype != p.dtype:
+            step_size = step_size.astype(p.dtype)
+            inv_sqrt_bias_correction2 = inv_sqrt_bias_correction2.astype(
+                p.dtype)
+        denom = v.sqrt() * inv_sqrt_bias_correction2 + group["eps"]
         p._rebind(p - step_size * (m / denom))
-        return [m, v, p]
+        return [step, m, v, p]

@@ -73,6 +73,7 @@ void kiln::python::flushPending() {
 }
 
 PyTensor::~PyTensor() {
+  unlink();
   if (!registered)
     return;
   std::vector<PyTensor *> &registry = getRegistry();
@@ -134,6 +135,7 @@ void kiln::python::backward(PyTensor &output, nb::handle gradient,
     if (!g.ok())
       fail(g.getError());
     Tensor sum = g;
+    leaf->willChange();
     if (!leaf->grad.is_none())
       sum = nb::cast<PyTensor &>(leaf->grad).value + g;
     leaf->grad = nb::cast(checked(std::move(sum), createGraph));
@@ -166,7 +168,11 @@ std::shared_ptr<const HostTensor> kiln::python::materializedValue(PyTensor &t) {
   // Reading a computed tensor that requires grad must keep its recipe for
   // backward(): read a copy (a reshape to its own shape, which the
   // compiler folds away).
-  Tensor &read = t.requiresGrad && !t.isLeaf ? t.snapshot : t.value;
+  noteValueRead();
+  // (A value already computed has no recipe left to keep.)
+  Tensor &read = t.requiresGrad && !t.isLeaf && !t.value.getNode()->getData()
+                     ? t.snapshot
+                     : t.value;
   if (&read == &t.snapshot && !t.snapshot.ok())
     t.snapshot = reshape(t.value, t.value.getShape());
   if (!read.getNode()->getData())

@@ -241,6 +241,7 @@ nb::dict metricsFunction() {
   Metrics m = metrics();
   nb::dict d;
   d["traced_ops"] = m.tracedOps;
+  d["replays"] = m.replays;
   d["compiles"] = m.compiles;
   d["cache_hits"] = m.cacheHits;
   d["cache_misses"] = m.cacheMisses;

@@ -8,4 +8,5 @@ NB_MODULE(_C, m) {
   kiln::python::bindArrays(m);
   kiln::python::bindFunctions(m);
   kiln::python::bindAutograd(m);
+  kiln::python::bindJit(m);
 }

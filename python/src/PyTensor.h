@@ -21,15 +21,32 @@ namespace kiln::python {
 namespace nb = nanobind;
 
 struct PyTensor {
-  PyTensor() = default;
+  PyTensor() { link(); }
   PyTensor(Tensor value, bool requiresGrad, bool isLeaf)
-      : value(std::move(value)), requiresGrad(requiresGrad), isLeaf(isLeaf) {}
+      : value(std::move(value)), requiresGrad(requiresGrad), isLeaf(isLeaf) {
+    link();
+  }
   /// A copy (copy.copy) is not in the registry of leaves.
   PyTensor(const PyTensor &other)
       : value(other.value), requiresGrad(other.requiresGrad),
-        isLeaf(other.isLeaf), grad(other.grad), snapshot(other.snapshot) {}
+        isLeaf(other.isLeaf), grad(other.grad), snapshot(other.snapshot) {
+    link();
+  }
+  PyTensor(PyTensor &&other) noexcept
+      : value(std::move(other.value)), requiresGrad(other.requiresGrad),
+        isLeaf(other.isLeaf), grad(std::move(other.grad)),
+        snapshot(std::move(other.snapshot)) {
+    link();
+  }
   PyTensor &operator=(const PyTensor &) = delete;
   ~PyTensor();
+
+  /// Called before `value`, `grad` or the flags change: a kiln.jit capture
+  /// under way keeps what a tensor made before it began was.
+  void willChange() {
+    if (serial < changeWatchSerial)
+      noteChange();
+  }
 
   Tensor value;
   /// Whether gradients flow to it: a leaf that asks for them (a parameter),
@@ -45,6 +62,24 @@ struct PyTensor {
   Tensor snapshot;
   /// In the registry of requires-grad leaves that backward() searches.
   bool registered = false;
+
+  /// Creation order: tensors made before a kiln.jit capture began have
+  /// smaller serials.
+  uint64_t serial = 0;
+  /// Every PyTensor alive, oldest first (guarded by the GIL): a capture
+  /// looks here for the tensors a step reads that are not its arguments.
+  PyTensor *prevLive = nullptr, *nextLive = nullptr;
+  static PyTensor *firstLive, *lastLive;
+  static uint64_t nextSerial;
+  /// Tensors with a serial below this are watched for changes (0: none).
+  static uint64_t changeWatchSerial;
+  /// The last capture that noted this tensor's change.
+  uint64_t notedBy = 0;
+
+private:
+  void link();
+  void unlink();
+  void noteChange();
 };
 
 /// `t` as a PyTensor (a leaf unless it requires grad), or ValueError with
@@ -106,6 +141,11 @@ void bindTensor(nb::module_ &m);
 void bindArrays(nb::module_ &m);
 void bindFunctions(nb::module_ &m);
 void bindAutograd(nb::module_ &m);
+void bindJit(nb::module_ &m);
+
+/// Whether a kiln.jit capture is recording on this thread (reads of values
+/// are then noted, for a warning).
+void noteValueRead();
 
 } // namespace kiln::python
 

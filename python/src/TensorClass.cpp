@@ -254,7 +254,7 @@ PyTensor powOp(const PyTensor &self, nb::handle other, nb::handle modulo) {
 
 void kiln::python::bindTensor(nb::module_ &m) {
   nb::class_<PyTensor> tensor(
-      m, "Tensor",
+      m, "Tensor", nb::is_weak_referenceable(),
       "A lazy tensor: ops record; .numpy(), .item() and kiln.sync compute.");
   tensor.def_prop_ro("shape", &getShapeTuple)
       .def_prop_ro(
@@ -279,6 +279,7 @@ void kiln::python::bindTensor(nb::module_ &m) {
             if (!value && !t.isLeaf)
               throw nb::value_error("requires_grad can be turned off only "
                                     "on a leaf: use .detach()");
+            t.willChange();
             t.requiresGrad = value;
             updateRegistration(t);
           })
@@ -306,6 +307,7 @@ void kiln::python::bindTensor(nb::module_ &m) {
                 value.value.getShape() != t.value.getShape())
               throw nb::value_error("_rebind: the new value has another "
                                     "dtype or shape");
+            t.willChange();
             t.value = value.value;
             t.snapshot = Tensor();
           },
@@ -316,6 +318,20 @@ void kiln::python::bindTensor(nb::module_ &m) {
           [](PyTensor &t, nb::handle value) {
             if (!value.is_none() && !nb::isinstance<PyTensor>(value))
               throw nb::type_error("grad must be a kiln.Tensor or None");
+            if (!value.is_none()) {
+              const Tensor &g = nb::cast<PyTensor &>(value).value;
+              if (g.ok() && t.value.ok() &&
+                  (g.getDType() != t.value.getDType() ||
+                   g.getShape() != t.value.getShape()))
+                throw nb::value_error(
+                    ("assigned grad is " +
+                     getTensorTypeString(g.getDType(), g.getShape()) +
+                     ", but the tensor is " +
+                     getTensorTypeString(t.value.getDType(),
+                                         t.value.getShape()))
+                        .c_str());
+            }
+            t.willChange();
             t.grad = nb::borrow(value);
           },
           nb::arg("value").none())

@@ -71,6 +71,11 @@ public:
   const std::vector<Source> &getOutputs() const { return outputs; }
   /// Whether input `i` is read by the programs (its value is bound).
   bool isInputRead(size_t i) const { return inputIsRead[i]; }
+  /// The dtype and shape input `i` had when captured.
+  DType getInputDType(size_t i) const { return inputTypes[i].dtype; }
+  llvm::ArrayRef<int64_t> getInputShape(size_t i) const {
+    return inputTypes[i].shape;
+  }
 
 private:
   friend class StepRecorder;
@@ -106,6 +111,13 @@ public:
   /// step's inputs as they were when the step began.
   llvm::Expected<std::shared_ptr<CapturedStep>>
   finish(llvm::ArrayRef<NodeRef> inputs, llvm::ArrayRef<Tensor> outputs);
+
+  /// finish() in two halves, for callers that learn the inputs from what
+  /// the programs read (getReadNodes): materialize `outputs` and stop
+  /// recording; then capture, with outputs that are all computed.
+  llvm::Error stop(llvm::ArrayRef<Tensor> outputs);
+  std::shared_ptr<CapturedStep> capture(llvm::ArrayRef<NodeRef> inputs,
+                                        llvm::ArrayRef<Tensor> outputs) const;
 
   /// The nodes the programs recorded so far read as data, or computed from
   /// their recipe, that no earlier program of the step computed: the

@@ -1,0 +1,294 @@
+"""kiln.jit: steps recorded until captured, then replayed without recording."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import kiln
+
+
+def mlp(rng, sizes=(8, 16, 4)):
+    params = []
+    for n_in, n_out in zip(sizes[:-1], sizes[1:]):
+        w = rng.standard_normal((n_in, n_out)).astype(np.float32)
+        params.append(kiln.tensor(w / np.sqrt(n_in), requires_grad=True))
+        params.append(kiln.zeros((n_out,), requires_grad=True))
+    return params
+
+
+def forward(params, x):
+    h = x
+    for i in range(0, len(params), 2):
+        h = h @ params[i] + params[i + 1]
+        if i + 2 < len(params):
+            h = h.tanh()
+    return h
+
+
+def cross_entropy(logits, labels_onehot):
+    return -(kiln.log_softmax(logits, axis=1) * labels_onehot).sum() / \
+        logits.shape[0]
+
+
+def batches(rng, count, batch=16, n_in=8, classes=4):
+    out = []
+    for _ in range(count):
+        x = rng.standard_normal((batch, n_in)).astype(np.float32)
+        y = np.eye(classes, dtype=np.float32)[rng.integers(0, classes, batch)]
+        out.append((x, y))
+    return out
+
+
+def train(make_opt, data, use_jit, seed=1):
+    params = mlp(np.random.default_rng(seed))
+    opt = make_opt(params)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = cross_entropy(forward(params, x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    fn = kiln.jit(step) if use_jit else step
+    losses = [fn(kiln.tensor(x), kiln.tensor(y)) for x, y in data]
+    return [l.item() for l in losses], [p.numpy() for p in params], fn
+
+
+@pytest.mark.parametrize("make_opt", [
+    lambda p: kiln.optim.SGD(p, lr=0.1, momentum=0.9),
+    lambda p: kiln.optim.Adam(p, lr=0.01),
+    lambda p: kiln.optim.SGD(p, lr=0.05, weight_decay=1e-3, momentum=0.5,
+                             nesterov=True),
+], ids=["sgd-momentum", "adam", "sgd-nesterov"])
+def test_replayed_steps_equal_recorded_steps(make_opt):
+    data = batches(np.random.default_rng(3), 100)
+    recorded_losses, recorded_params, _ = train(make_opt, data, False)
+    losses, params, fn = train(make_opt, data, True)
+    # The replays run the very programs the recorded steps compile.
+    assert losses == recorded_losses
+    for a, b in zip(params, recorded_params):
+        np.testing.assert_array_equal(a, b)
+    assert fn.recorded_calls == 3 and fn.replays == 97
+    assert losses[-1] < losses[0]
+
+
+def test_a_replay_records_nothing_and_compiles_nothing():
+    rng = np.random.default_rng(4)
+    params = mlp(rng)
+    opt = kiln.optim.Adam(params, lr=0.01)
+
+    @kiln.jit
+    def step(x, y):
+        opt.zero_grad()
+        loss = cross_entropy(forward(params, x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    data = batches(rng, 20)
+    for x, y in data[:3]:
+        step(x, y)
+    x_tensors = [(kiln.tensor(x), kiln.tensor(y)) for x, y in data[3:]]
+    before = kiln.metrics()
+    for x, y in x_tensors:
+        step(x, y)
+    after = kiln.metrics()
+    assert after["traced_ops"] == before["traced_ops"]
+    assert after["compiles"] == before["compiles"]
+    assert after["cache_hits"] + after["cache_misses"] == \
+        before["cache_hits"] + before["cache_misses"]
+    assert after["replays"] - before["replays"] == len(x_tensors)
+    assert after["runs"] - before["runs"] == len(x_tensors)
+    # The state a replay rebinds is what the optimizer holds.
+    assert all(p.grad is not None and p.grad.shape == p.shape
+               for p in params)
+
+
+def test_new_shapes_record_again_and_both_are_kept():
+    rng = np.random.default_rng(5)
+    params = mlp(rng)
+    opt = kiln.optim.SGD(params, lr=0.1)
+
+    @kiln.jit
+    def step(x, y):
+        opt.zero_grad()
+        loss = cross_entropy(forward(params, x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    big, small = batches(rng, 6, batch=16), batches(rng, 6, batch=5)
+    for (x, y), (xs, ys) in zip(big, small):
+        assert step(x, y).shape == ()
+        assert step(xs, ys).shape == ()
+    # The first three calls of each batch size record; the rest replay.
+    assert step.captures == 2
+    assert step.recorded_calls == 5 and step.replays == 7
+
+
+def test_returned_tensors_are_new_on_every_replay():
+    w = kiln.tensor(np.ones(3, np.float32))
+
+    @kiln.jit
+    def f(x):
+        return {"sum": (x * w).sum(), "pair": (x + 1, x * 2), "tag": "ok"}
+
+    results = [f(kiln.tensor(np.full(3, i, np.float32))) for i in range(6)]
+    assert f.replays == 4
+    for i, r in enumerate(results):
+        assert r["tag"] == "ok"
+        assert r["sum"].item() == 3 * i
+        np.testing.assert_array_equal(r["pair"][0].numpy(), np.full(3, i + 1))
+        np.testing.assert_array_equal(r["pair"][1].numpy(), np.full(3, 2 * i))
+
+
+def test_gradients_accumulate_across_replays_without_zero_grad():
+    w = kiln.tensor(np.array([1.0, 2.0], np.float32), requires_grad=True)
+
+    @kiln.jit
+    def f(x):
+        loss = (w * x).sum()
+        loss.backward()
+        return loss
+
+    for i in range(1, 7):
+        f(kiln.tensor(np.array([i, 10 * i], np.float32)))
+    assert f.replays == 3
+    # d/dw of sum(w * x) summed over the six calls.
+    np.testing.assert_array_equal(w.grad.numpy(), [21, 210])
+
+
+def test_state_carried_through_arguments():
+    # An RNN's hidden state passed back in (as with jax.jit) replays.
+    rng = np.random.default_rng(6)
+    wh = kiln.tensor(rng.standard_normal((4, 4)).astype(np.float32) * 0.5)
+
+    def cell(h, x):
+        return (h @ wh + x).tanh()
+
+    fn = kiln.jit(cell)
+    h_plain = h_jit = kiln.tensor(np.zeros((2, 4), np.float32))
+    for _ in range(8):
+        x = kiln.tensor(rng.standard_normal((2, 4)).astype(np.float32))
+        h_plain, h_jit = cell(h_plain, x), fn(h_jit, x)
+        np.testing.assert_array_equal(h_jit.numpy(), h_plain.numpy())
+    assert fn.replays == 6
+
+
+def test_arguments_that_are_not_tensors_are_compared_by_value():
+    @kiln.jit
+    def f(x, scale, mode="sum"):
+        y = x * scale
+        return y.sum() if mode == "sum" else y.max()
+
+    x = kiln.tensor(np.arange(4, dtype=np.float32))
+    for scale, mode in [(2.0, "sum")] * 4 + [(3.0, "max")] * 3:
+        expected = 6 * scale if mode == "sum" else 3 * scale
+        assert f(x, scale, mode=mode).item() == expected
+    assert f.replays == 2 + 1
+
+
+def test_state_that_changes_between_calls_records_again():
+    w = kiln.tensor(np.array([1.0, 2.0], np.float32), requires_grad=True)
+
+    @kiln.jit
+    def f(x):
+        loss = (w * x).sum()
+        loss.backward()  # accumulates into w.grad, which the step reads
+        return loss
+
+    x = kiln.tensor(np.array([1.0, 1.0], np.float32))
+    for _ in range(4):
+        f(x)
+    assert f.replays == 1
+    # The .grad the captured step reads is gone: the call records again
+    # (a replay would read a gradient that no longer exists).
+    w.grad = None
+    f(x)
+    np.testing.assert_array_equal(w.grad.numpy(), [1, 1])
+    assert f.replays == 1
+    with pytest.raises(ValueError, match="grad.*tensor<3xf32>.*tensor<2xf32>"):
+        w.grad = kiln.tensor(np.ones(3, np.float32))
+
+
+def test_replaced_state_records_again():
+    state = {"w": kiln.tensor(np.ones((3, 2), np.float32))}
+
+    @kiln.jit
+    def f(x):
+        return (x @ state["w"]).sum()
+
+    x = kiln.tensor(np.ones((4, 3), np.float32))
+    for _ in range(3):
+        assert f(x).item() == 24
+    assert f.replays == 1
+    # A tensor replaced in a dict (or an attribute) is new state: the call
+    # records again, and the next is captured anew.
+    state["w"] = kiln.tensor(np.ones((3, 2), np.float32) * 2)
+    assert [f(x).item() for _ in range(3)] == [48, 48, 48]
+    assert f.replays == 2
+
+
+def test_a_number_that_changes_every_call_is_never_replayed():
+    x = kiln.tensor(np.ones(2, np.float32))
+    count = [0]
+
+    def f(x):
+        count[0] += 1
+        return (x * count[0]).sum()
+
+    fn = kiln.jit(f)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        values = [fn(x).item() for _ in range(6)]
+    assert values == [2, 4, 6, 8, 10, 12]
+    assert fn.replays == 0
+    assert any("recorded on every call" in str(w.message) for w in caught)
+
+
+def test_reading_a_value_while_captured_warns():
+    @kiln.jit
+    def f(x):
+        y = x * 2
+        y.item()
+        return y + 1
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i in range(4):
+            assert f(kiln.tensor(np.float32(i))).item() == 2 * i + 1
+    assert f.replays == 2
+    assert any(".item()" in str(w.message) for w in caught)
+
+
+def test_numpy_arguments_and_errors_inside_the_function():
+    w = kiln.tensor(np.ones((3,), np.float32))
+
+    @kiln.jit
+    def f(x):
+        if x.shape[0] == 5:
+            raise RuntimeError("boom")
+        return (x * w).sum()
+
+    for i in range(4):
+        assert f(np.full(3, i, np.float32)).item() == 3 * i
+    with pytest.raises(RuntimeError, match="boom"):
+        f(np.ones(5, np.float32))
+    # Nothing stays captured after the error: plain ops and kiln.jit work.
+    assert (w * 2).sum().item() == 6
+    assert f(np.full(3, 7, np.float32)).item() == 21
+    with pytest.raises(TypeError):
+        kiln.jit(3)
+
+
+def test_nested_jit_functions():
+    w = kiln.tensor(np.full(2, 3, np.float32))
+    inner = kiln.jit(lambda x: x * w)
+    outer = kiln.jit(lambda x: inner(x) + 1)
+    for i in range(5):
+        np.testing.assert_array_equal(
+            outer(kiln.tensor(np.full(2, i, np.float32))).numpy(),
+            np.full(2, 3 * i + 1))
+    assert outer.replays == 3
