@@ -10,11 +10,15 @@
 //                  and BLAS time excluded
 //   step_us        median time of a whole step (record and materialize)
 //   ops_per_step, compiles, steps, kernel_us (median), loss_first/last.
+//   jit_replay_us  median host time of the same step replayed by kiln::Jit
+//                  (bind, run, wrap results; kernel and BLAS time
+//                  excluded), and jit_step_us the whole replayed step
 //
 // Usage: kiln-bench-trace [STEPS]   (default 1000)
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Lazy/Jit.h"
 #include "kiln/Lazy/Tensor.h"
 
 #include <algorithm>
@@ -73,8 +77,8 @@ int fail(const std::string &message) {
 
 int main(int argc, char **argv) {
   int64_t steps = 1000;
-  if (argc > 2 || (argc == 2 && (steps = std::atoll(argv[1])) < 2))
-    return fail("usage: kiln-bench-trace [STEPS >= 2]");
+  if (argc > 2 || (argc == 2 && (steps = std::atoll(argv[1])) < 3))
+    return fail("usage: kiln-bench-trace [STEPS >= 3]");
 
   std::mt19937 rng(2026);
   Weights w{randomTensor(rng, {4 * hidden, inputSize}, 0.3),
@@ -151,8 +155,56 @@ int main(int argc, char **argv) {
                 std::to_string(end.compiles - start.compiles) + " and " +
                 std::to_string(end.cacheHits - start.cacheHits));
 
+  // The same step, functional, replayed by kiln::Jit: inputs are the
+  // weights and the step's data; outputs the new weights and the loss.
+  Jit jitStep([&](llvm::ArrayRef<Tensor> in) -> std::vector<Tensor> {
+    Weights jw{in[0], in[1], in[2]};
+    Tensor h = Tensor::zeros({batch, hidden}),
+           c = Tensor::zeros({batch, hidden});
+    Tensor loss;
+    for (int64_t t = 0; t < seqLength; ++t) {
+      std::tie(h, c) = cell(jw, in[3 + 2 * t], h, c);
+      Tensor diff = h - in[4 + 2 * t];
+      Tensor term = sum(diff * diff, {0, 1});
+      loss = t == 0 ? term : loss + term;
+    }
+    std::vector<Tensor> grads = grad({loss}, {jw.wx, jw.wh, jw.bias});
+    return {jw.wx - learningRate * grads[0], jw.wh - learningRate * grads[1],
+            jw.bias - learningRate * grads[2], loss};
+  });
+  std::vector<double> jitHostUs, jitStepUs;
+  for (int64_t s = 0; s < steps; ++s) {
+    std::vector<Tensor> in{w.wx, w.wh, w.bias};
+    for (int64_t t = 0; t < seqLength; ++t) {
+      in.push_back(Tensor::wrap(xs[s * seqLength + t].getData(), DType::F32,
+                                {batch, inputSize}));
+      in.push_back(Tensor::wrap(targets[s * seqLength + t].getData(),
+                                DType::F32, {batch, hidden}));
+    }
+    Metrics before = metrics();
+    Clock::time_point t0 = Clock::now();
+    llvm::Expected<std::vector<Tensor>> out = jitStep(in);
+    Clock::time_point t1 = Clock::now();
+    if (!out)
+      return fail(llvm::toString(out.takeError()));
+    Metrics after = metrics();
+    if (after.replays > before.replays) {
+      double kernel = (after.kernelMs - before.kernelMs) * 1e3;
+      double total = std::chrono::duration<double, std::micro>(t1 - t0).count();
+      jitHostUs.push_back(total - kernel);
+      jitStepUs.push_back(total);
+    }
+    w = Weights{(*out)[0], (*out)[1], (*out)[2]};
+  }
+  if (jitStep.getNumReplays() != steps - 2)
+    return fail("expected " + std::to_string(steps - 2) +
+                " replays, got " + std::to_string(jitStep.getNumReplays()));
+
   std::printf(
-      "{\"ns_per_op\": %.1f, \"hit_step_us\": %.2f, \"hit_step_goal_us\": "
+      "{\"jit_replay_us\": %.2f, \"jit_step_us\": %.2f, ",
+      median(jitHostUs), median(jitStepUs));
+  std::printf(
+      "\"ns_per_op\": %.1f, \"hit_step_us\": %.2f, \"hit_step_goal_us\": "
       "%.2f, \"step_us\": %.2f, \"kernel_us\": %.2f, \"ops_per_step\": %lld, "
       "\"compiles\": %lld, \"cache_hits\": %lld, \"steps\": %lld, "
       "\"compile_ms\": %.1f, \"loss_first\": %.5f, \"loss_last\": %.5f}\n",
