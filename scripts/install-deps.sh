@@ -13,7 +13,7 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 
 packages=(cmake ninja-build git clang-22 clang-format-22 llvm-22-dev llvm-22-tools libmlir-22-dev
           mlir-22-tools libomp-22-dev libgtest-dev python3 python3-dev python3-numpy
-          python3-pytest python3-pip python3-sklearn libopenblas-dev)
+          python3-pytest python3-pip python3-venv python3-sklearn libopenblas-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -30,7 +30,10 @@ fi
 
 # Python packages from PyPI, pinned (the versions are part of kiln's build).
 python_prefix="${KILN_DEPS_DIR:-$repo/.deps}/python"
-pinned=(nanobind==2.9.2)
+# nanobind builds kiln._C; scikit-build-core (with the two packages it
+# needs) builds `pip install .` without build isolation (CI's pip test).
+pinned=(nanobind==2.9.2 scikit-build-core==0.11.6 pathspec==0.12.1
+  packaging==24.2)
 for requirement in "${pinned[@]}"; do
   name="${requirement%%==*}"
   version="${requirement##*==}"

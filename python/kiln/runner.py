@@ -15,13 +15,14 @@ class KilnRunError(RuntimeError):
 
 
 def find_tool(name="kiln-run"):
-    """The path of a kiln tool: $KILN_BUILD_DIR/bin, the build tree this
-    package was copied into (build/python/kiln), the build/ next to the
-    source package, or PATH."""
+    """The path of a kiln tool: $KILN_BUILD_DIR/bin, the package's own bin/
+    (pip install .), the build tree this package was copied into
+    (build/python/kiln), the build/ next to the source package, or PATH."""
     candidates = []
     if os.environ.get("KILN_BUILD_DIR"):
         candidates.append(os.path.join(os.environ["KILN_BUILD_DIR"], "bin", name))
     here = os.path.dirname(os.path.abspath(__file__))
+    candidates.append(os.path.join(here, "bin", name))
     candidates.append(os.path.join(here, "..", "..", "bin", name))
     candidates.append(os.path.join(here, "..", "..", "build", "bin", name))
     for path in candidates:
