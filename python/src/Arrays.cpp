@@ -161,7 +161,16 @@ nb::object makeLeaf(Tensor t, bool requiresGrad = false) {
 nb::object filled(nb::handle shape, double value, nb::handle dtype,
                   bool requiresGrad) {
   DType kind = dtype.is_none() ? DType::F32 : toDType(dtype);
-  return makeLeaf(Tensor::full(toShape(shape), value, kind), requiresGrad);
+  std::vector<int64_t> dims = toShape(shape);
+  if (!requiresGrad || kind == DType::I1)
+    return makeLeaf(Tensor::full(dims, value, kind), requiresGrad);
+  // A parameter is data, not a constant: the first training step then
+  // compiles into the program every later step (whose parameters are
+  // data) runs, and nothing folds its value into the code.
+  HostTensor data(kind, dims);
+  for (int64_t i = 0; i < data.getNumElements(); ++i)
+    data.setFromDouble(i, value);
+  return makeLeaf(Tensor::fromHost(std::move(data)), requiresGrad);
 }
 } // namespace
 

@@ -114,10 +114,16 @@ Tensor matmulLike(Tensor a, Tensor b) {
 } // namespace
 
 PyTensor kiln::python::matmulTensors(nb::handle a, nb::handle b) {
-  PyTensor &ta = asTensor(a, "a");
-  PyTensor &tb = asTensor(b, "b");
-  return checked(matmulLike(ta.value, tb.value),
-                 ta.requiresGrad || tb.requiresGrad);
+  // An array-like operand (a numpy array beside a Tensor) is copied in, as
+  // for the other operators; numbers are not matrices.
+  if (PyFloat_Check(a.ptr()) || PyLong_Check(a.ptr()) ||
+      PyFloat_Check(b.ptr()) || PyLong_Check(b.ptr()))
+    throw nb::type_error("matmul: operands must be tensors or arrays, not "
+                         "numbers");
+  Tensor like = dtypeSource(a, b);
+  Operand x = toOperand(a, like), y = toOperand(b, like);
+  return checked(matmulLike(x.value, y.value),
+                 x.requiresGrad || y.requiresGrad);
 }
 
 namespace {

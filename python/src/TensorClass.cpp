@@ -256,6 +256,9 @@ void kiln::python::bindTensor(nb::module_ &m) {
   nb::class_<PyTensor> tensor(
       m, "Tensor", nb::is_weak_referenceable(),
       "A lazy tensor: ops record; .numpy(), .item() and kiln.sync compute.");
+  // numpy's binary operators defer to ours (ndarray @ Tensor records
+  // Tensor.__rmatmul__ instead of converting the tensor), as torch's do.
+  tensor.attr("__array_priority__") = 1000;
   tensor.def_prop_ro("shape", &getShapeTuple)
       .def_prop_ro(
           "dtype",
