@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""kiln's side of bench/python/run.py (Debian's python3, PYTHONPATH=
+build/python): per-op recording cost and the two training steps, plain lazy
+and under kiln.jit. Prints one JSON line."""
+
+import json
+import sys
+import time
+
+import numpy as np
+
+import kiln
+from workloads import LSTM, MLP, lstm_batch, lstm_weights, mlp_batch, \
+    mlp_weights
+
+
+def per_op_ns(fn, n=20000, repeats=7):
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn(n)
+        best = min(best, time.perf_counter() - t0)
+    return best / n * 1e9
+
+
+def record_ops():
+    a = kiln.tensor(np.ones((4, 4), np.float32))
+    b = kiln.tensor(np.ones((4, 4), np.float32))
+
+    def tensor_op(n):
+        for _ in range(n):
+            a + b
+
+    def scalar_op(n):
+        for _ in range(n):
+            a * 2.0
+
+    def unary_op(n):
+        for _ in range(n):
+            a.tanh()
+
+    def matmul_op(n):
+        for _ in range(n):
+            a @ b
+
+    return {"tensor_op_ns": per_op_ns(tensor_op),
+            "scalar_op_ns": per_op_ns(scalar_op),
+            "unary_op_ns": per_op_ns(unary_op),
+            "matmul_op_ns": per_op_ns(matmul_op)}
+
+
+def lstm_step_fn():
+    w = [kiln.tensor(a, requires_grad=True)
+         for a in lstm_weights(np.random.default_rng(1))]
+    embed, wx, wh, bias, wout, bout = w
+    opt = kiln.optim.SGD(w, lr=LSTM["lr"])
+    b, h_size = LSTM["batch"], LSTM["hidden"]
+
+    def step(tokens):  # tokens: [seq + 1, batch, vocab] one-hot
+        opt.zero_grad()
+        h = kiln.zeros((b, h_size))
+        c = kiln.zeros((b, h_size))
+        loss = None
+        for t in range(LSTM["seq"]):
+            x = tokens[t] @ embed
+            gates = x @ wx.T + h @ wh.T + bias
+            i, f, g, o = kiln.split(gates, 4, axis=1)
+            c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+            h = o.sigmoid() * c.tanh()
+            logits = h @ wout + bout
+            term = -(kiln.log_softmax(logits, axis=1) * tokens[t + 1]).sum()
+            loss = term if loss is None else loss + term
+        loss = loss / (b * LSTM["seq"])
+        loss.backward()
+        opt.step()
+        return loss
+
+    rng = np.random.default_rng(2)
+    data = [(kiln.tensor(lstm_batch(rng)),) for _ in range(16)]
+    return step, data
+
+
+def mlp_step_fn():
+    w = [kiln.tensor(a, requires_grad=True)
+         for a in mlp_weights(np.random.default_rng(1))]
+    w1, b1, w2, b2 = w
+    opt = kiln.optim.Adam(w, lr=MLP["lr"])
+
+    def step(x, y):
+        opt.zero_grad()
+        logits = (x @ w1 + b1).relu() @ w2 + b2
+        loss = -(kiln.log_softmax(logits, axis=1) * y).sum(axis=1).mean()
+        loss.backward()
+        opt.step()
+        return loss
+
+    rng = np.random.default_rng(2)
+    data = [tuple(kiln.tensor(a) for a in mlp_batch(rng)) for _ in range(16)]
+    return step, data
+
+
+def time_steps(step, data, steps):
+    """Microseconds per step over `steps` steps, after a warm-up that
+    compiles (and reads) as the timed loop does; the last loss."""
+    for i in range(8):
+        loss = step(*data[i % len(data)])
+    loss.item()
+    t0 = time.perf_counter()
+    for i in range(steps):
+        loss = step(*data[i % len(data)])
+    value = loss.item()
+    return (time.perf_counter() - t0) / steps * 1e6, value
+
+
+def measure(make, steps):
+    out = {}
+    step, data = make()
+    before = kiln.metrics()
+    out["plain_step_us"], _ = time_steps(step, data, steps)
+    out["plain_compiles_after_warmup"] = kiln.metrics()["compiles"] - \
+        before["compiles"]
+    step, data = make()
+    jitted = kiln.jit(step)
+    out["jit_step_us"], out["loss"] = time_steps(jitted, data, steps)
+    # A replay's own host overhead: the step's time less the time its
+    # programs run (binding, rebinding, new tensors, the Python call).
+    m0 = kiln.metrics()
+    t0 = time.perf_counter()
+    for i in range(steps):
+        jitted(*data[i % len(data)])
+    total = (time.perf_counter() - t0) / steps * 1e6
+    m1 = kiln.metrics()
+    run = (m1["run_ms"] - m0["run_ms"]) * 1e3 / steps
+    out["jit_host_us"] = total - run
+    # The programs' run time split: kernels (and BLAS calls), and the rest
+    # (the executable's host program), in a pass with kernel timing on.
+    kiln.set_kernel_timing(True)
+    k0 = kiln.metrics()
+    for i in range(steps):
+        jitted(*data[i % len(data)])
+    k1 = kiln.metrics()
+    kiln.set_kernel_timing(False)
+    out["jit_run_us"] = run
+    out["jit_kernel_us"] = (k1["kernel_ms"] - k0["kernel_ms"]) * 1e3 / steps
+    out["jit_launches"] = (k1["kernel_launches"] - k0["kernel_launches"]) \
+        // steps
+    out["jit_replays"] = jitted.replays
+    out["jit_compiles"] = m1["compiles"] - m0["compiles"]
+    out["jit_traced_ops"] = m1["traced_ops"] - m0["traced_ops"]
+    return out
+
+
+def main():
+    steps = int(sys.argv[1]) if len(sys.argv) > 1 else 300
+    result = {"record": record_ops()}
+    result["lstm"] = measure(lstm_step_fn, steps)
+    result["mlp"] = measure(mlp_step_fn, steps)
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""The peers' side of bench/python/run.py (the peers python of
+../shared/peers/setup.sh: PyTorch 1.13 and JAX 0.4.30): per-op cost of
+PyTorch eager on tiny tensors, and the two training steps in PyTorch eager
+(autograd, torch.optim) and as one jax.jit call. Prints one JSON line;
+a peer that is missing gives an *_error field."""
+
+import json
+import sys
+import time
+
+import numpy as np
+
+from workloads import LSTM, MLP, lstm_batch, lstm_weights, mlp_batch, \
+    mlp_weights
+
+
+def per_op_ns(fn, n=20000, repeats=7):
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn(n)
+        best = min(best, time.perf_counter() - t0)
+    return best / n * 1e9
+
+
+def time_loop(call, steps, finish):
+    for i in range(8):
+        out = call(i)
+    finish(out)
+    t0 = time.perf_counter()
+    for i in range(steps):
+        out = call(i)
+    value = finish(out)
+    return (time.perf_counter() - t0) / steps * 1e6, value
+
+
+def torch_side(steps):
+    import torch
+    out = {"torch_version": torch.__version__,
+           "torch_threads": torch.get_num_threads()}
+    a, b = torch.ones(4, 4), torch.ones(4, 4)
+
+    def tensor_op(n):
+        for _ in range(n):
+            a + b
+
+    def scalar_op(n):
+        for _ in range(n):
+            a * 2.0
+
+    def unary_op(n):
+        for _ in range(n):
+            a.tanh()
+
+    def matmul_op(n):
+        for _ in range(n):
+            a @ b
+
+    out["record"] = {"tensor_op_ns": per_op_ns(tensor_op),
+                     "scalar_op_ns": per_op_ns(scalar_op),
+                     "unary_op_ns": per_op_ns(unary_op),
+                     "matmul_op_ns": per_op_ns(matmul_op)}
+
+    # LSTM language model.
+    w = [torch.tensor(a, requires_grad=True)
+         for a in lstm_weights(np.random.default_rng(1))]
+    embed, wx, wh, bias, wout, bout = w
+    opt = torch.optim.SGD(w, lr=LSTM["lr"])
+    rng = np.random.default_rng(2)
+    data = [torch.from_numpy(lstm_batch(rng)) for _ in range(16)]
+    bsz, hs = LSTM["batch"], LSTM["hidden"]
+
+    def lstm_step(i):
+        tokens = data[i % len(data)]
+        opt.zero_grad()
+        h = torch.zeros(bsz, hs)
+        c = torch.zeros(bsz, hs)
+        loss = 0
+        for t in range(LSTM["seq"]):
+            x = tokens[t] @ embed
+            gates = x @ wx.T + h @ wh.T + bias
+            i_, f, g, o = gates.chunk(4, 1)
+            c = f.sigmoid() * c + i_.sigmoid() * g.tanh()
+            h = o.sigmoid() * c.tanh()
+            logits = h @ wout + bout
+            loss = loss - (torch.log_softmax(logits, 1) * tokens[t + 1]).sum()
+        loss = loss / (bsz * LSTM["seq"])
+        loss.backward()
+        opt.step()
+        return loss
+
+    out["lstm_step_us"], out["lstm_loss"] = time_loop(
+        lstm_step, steps, lambda l: l.item())
+
+    w = [torch.tensor(a, requires_grad=True)
+         for a in mlp_weights(np.random.default_rng(1))]
+    w1, b1, w2, b2 = w
+    opt2 = torch.optim.Adam(w, lr=MLP["lr"])
+    data2 = [tuple(torch.from_numpy(a) for a in mlp_batch(rng))
+             for _ in range(16)]
+
+    def mlp_step(i):
+        x, y = data2[i % len(data2)]
+        opt2.zero_grad()
+        logits = (x @ w1 + b1).relu() @ w2 + b2
+        loss = -(torch.log_softmax(logits, 1) * y).sum(1).mean()
+        loss.backward()
+        opt2.step()
+        return loss
+
+    out["mlp_step_us"], out["mlp_loss"] = time_loop(
+        mlp_step, steps, lambda l: l.item())
+    return out
+
+
+def jax_side(steps):
+    import jax
+    import jax.numpy as jnp
+    out = {"jax_version": jax.__version__}
+    bsz, hs = LSTM["batch"], LSTM["hidden"]
+
+    def lstm_loss(w, tokens):
+        embed, wx, wh, bias, wout, bout = w
+        h = jnp.zeros((bsz, hs))
+        c = jnp.zeros((bsz, hs))
+        loss = 0.0
+        for t in range(LSTM["seq"]):
+            x = tokens[t] @ embed
+            gates = x @ wx.T + h @ wh.T + bias
+            i_, f, g, o = jnp.split(gates, 4, axis=1)
+            c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i_) * jnp.tanh(g)
+            h = jax.nn.sigmoid(o) * jnp.tanh(c)
+            logits = h @ wout + bout
+            loss = loss - jnp.sum(jax.nn.log_softmax(logits, 1) *
+                                  tokens[t + 1])
+        return loss / (bsz * LSTM["seq"])
+
+    @jax.jit
+    def lstm_step(w, tokens):
+        loss, grads = jax.value_and_grad(lstm_loss)(w, tokens)
+        return [p - LSTM["lr"] * g for p, g in zip(w, grads)], loss
+
+    rng = np.random.default_rng(2)
+    data = [jnp.asarray(lstm_batch(rng)) for _ in range(16)]
+    state = {"w": [jnp.asarray(a)
+                   for a in lstm_weights(np.random.default_rng(1))]}
+
+    def call_lstm(i):
+        state["w"], loss = lstm_step(state["w"], data[i % len(data)])
+        return loss
+
+    out["lstm_step_us"], out["lstm_loss"] = time_loop(
+        call_lstm, steps, lambda l: float(l.block_until_ready()))
+
+    def mlp_loss(w, x, y):
+        w1, b1, w2, b2 = w
+        logits = jax.nn.relu(x @ w1 + b1) @ w2 + b2
+        return -jnp.mean(jnp.sum(jax.nn.log_softmax(logits, 1) * y, 1))
+
+    b1_, b2_, eps, lr = 0.9, 0.999, 1e-8, MLP["lr"]
+
+    @jax.jit
+    def mlp_step(w, m, v, count, x, y):
+        loss, grads = jax.value_and_grad(mlp_loss)(w, x, y)
+        count = count + 1
+        m = [b1_ * mi + (1 - b1_) * g for mi, g in zip(m, grads)]
+        v = [b2_ * vi + (1 - b2_) * g * g for vi, g in zip(v, grads)]
+        step_size = lr / (1 - b1_ ** count)
+        scale = jax.lax.rsqrt(1 - b2_ ** count)
+        w = [p - step_size * mi / (jnp.sqrt(vi) * scale + eps)
+             for p, mi, vi in zip(w, m, v)]
+        return w, m, v, count, loss
+
+    w = [jnp.asarray(a) for a in mlp_weights(np.random.default_rng(1))]
+    st = {"w": w, "m": [jnp.zeros_like(p) for p in w],
+          "v": [jnp.zeros_like(p) for p in w], "count": jnp.float32(0)}
+    data2 = [tuple(jnp.asarray(a) for a in mlp_batch(rng))
+             for _ in range(16)]
+
+    def call_mlp(i):
+        x, y = data2[i % len(data2)]
+        st["w"], st["m"], st["v"], st["count"], loss = mlp_step(
+            st["w"], st["m"], st["v"], st["count"], x, y)
+        return loss
+
+    out["mlp_step_us"], out["mlp_loss"] = time_loop(
+        call_mlp, steps, lambda l: float(l.block_until_ready()))
+    return out
+
+
+def main():
+    steps = int(sys.argv[1]) if len(sys.argv) > 1 else 300
+    result = {}
+    for name, side in (("torch_eager", torch_side), ("jax_jit", jax_side)):
+        try:
+            result[name] = side(steps)
+        except Exception as e:  # a missing peer is reported, not fatal
+            result[name + "_error"] = f"{type(e).__name__}: {e}"[:300]
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
