@@ -197,12 +197,11 @@ int main(int argc, char **argv) {
     w = Weights{(*out)[0], (*out)[1], (*out)[2]};
   }
   if (jitStep.getNumReplays() != steps - 2)
-    return fail("expected " + std::to_string(steps - 2) +
-                " replays, got " + std::to_string(jitStep.getNumReplays()));
+    return fail("expected " + std::to_string(steps - 2) + " replays, got " +
+                std::to_string(jitStep.getNumReplays()));
 
-  std::printf(
-      "{\"jit_replay_us\": %.2f, \"jit_step_us\": %.2f, ",
-      median(jitHostUs), median(jitStepUs));
+  std::printf("{\"jit_replay_us\": %.2f, \"jit_step_us\": %.2f, ",
+              median(jitHostUs), median(jitStepUs));
   std::printf(
       "\"ns_per_op\": %.1f, \"hit_step_us\": %.2f, \"hit_step_goal_us\": "
       "%.2f, \"step_us\": %.2f, \"kernel_us\": %.2f, \"ops_per_step\": %lld, "
