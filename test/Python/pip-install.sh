@@ -8,17 +8,20 @@
 # pip reuses BUILD_DIR's objects (--config-settings=build-dir), so kiln is
 # not compiled a second time; the pinned build requirements come from
 # .deps/python (scripts/install-deps.sh), without build isolation. The
-# build tree's CMake cache is put back afterwards (Debian's python3, no
-# scikit-build-core variables).
+# build tree's CMake cache is put back afterwards.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$(cd "${1:-$repo/build}" && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
+# pip's configure writes the venv's python (and scikit-build-core's
+# variables) into the cache: the tree's own cache is put back afterwards,
+# and CMake regenerates from it (the objects stay as they are).
+cp "$build/CMakeCache.txt" "$work/CMakeCache.txt"
 restore_cache() {
-  cmake -S "$repo" -B "$build" -DPython_EXECUTABLE=/usr/bin/python3 \
-    -U 'SKBUILD*' >/dev/null
+  cp "$work/CMakeCache.txt" "$build/CMakeCache.txt"
+  cmake -S "$repo" -B "$build" >/dev/null
 }
 trap 'restore_cache; rm -rf "$work"' EXIT
 
