@@ -66,10 +66,12 @@ struct Before {
 };
 
 /// A capture under way (one at a time per process: PyTensor's watch is
-/// process-wide, guarded by the GIL).
+/// process-wide, guarded by the GIL). Only its own thread's changes are
+/// its: another thread's optimizer step is not part of the step.
 struct Capture {
   uint64_t id;
   uint64_t startSerial;
+  unsigned long thread;
   std::vector<Before> changed;
   bool readValues = false;
 };
@@ -80,14 +82,15 @@ uint64_t lastCaptureId = 0;
 
 void PyTensor::noteChange() {
   Capture *capture = activeCapture;
-  if (!capture || notedBy == capture->id)
+  if (!capture || notedBy == capture->id ||
+      PyThread_get_thread_ident() != capture->thread)
     return;
   notedBy = capture->id;
   capture->changed.push_back({this, value, grad, requiresGrad, isLeaf});
 }
 
 void kiln::python::noteValueRead() {
-  if (activeCapture)
+  if (activeCapture && PyThread_get_thread_ident() == activeCapture->thread)
     activeCapture->readValues = true;
 }
 
@@ -447,9 +450,14 @@ std::optional<nb::object> JitFunction::replay(Entry &entry, const Flat &flat) {
 nb::object JitFunction::record(Entry &entry, nb::args args, nb::kwargs kwargs) {
   ++recordedCalls;
   if (activeCapture) {
-    // A jitted function called while another is captured: part of that
-    // capture, recorded as plain ops.
-    return nb::steal(PyObject_Call(fn.ptr(), args.ptr(), kwargs.ptr()));
+    // A jitted function called while another is captured (on this thread:
+    // part of that capture; on another: one capture at a time), recorded
+    // as plain ops.
+    nb::object result =
+        nb::steal(PyObject_Call(fn.ptr(), args.ptr(), kwargs.ptr()));
+    if (!result.is_valid())
+      throw nb::python_error();
+    return result;
   }
   Flat flat;
   nb::object callArgs = flatten(args, flat, true);
@@ -462,7 +470,11 @@ nb::object JitFunction::record(Entry &entry, nb::args args, nb::kwargs kwargs) {
     argValues.push_back(t->value);
   materialize(argValues);
 
-  Capture capture{++lastCaptureId, PyTensor::nextSerial, {}, false};
+  Capture capture{++lastCaptureId,
+                  PyTensor::nextSerial,
+                  PyThread_get_thread_ident(),
+                  {},
+                  false};
   activeCapture = &capture;
   PyTensor::changeWatchSerial = capture.startSerial;
   struct Stop {

@@ -293,3 +293,27 @@ def test_nested_jit_functions():
             outer(kiln.tensor(np.full(2, i, np.float32))).numpy(),
             np.full(2, 3 * i + 1))
     assert outer.replays == 3
+
+
+def test_threads_each_with_a_jitted_step():
+    # Each thread's capture sees its own changes only: another thread's
+    # optimizer step in the meantime is not part of it.
+    import threading
+    data = batches(np.random.default_rng(9), 40)
+    make_opt = lambda p: kiln.optim.SGD(p, lr=0.1, momentum=0.9)  # noqa
+    expected = train(make_opt, data, False)[1]
+    results = {}
+
+    def work(i):
+        results[i] = train(make_opt, data, True)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i in range(3):
+        for a, b in zip(results[i][1], expected):
+            np.testing.assert_array_equal(a, b)
+    # (A thread whose call comes while another captures records it plainly.)
+    assert sum(results[i][2].replays for i in range(3)) > 0
