@@ -36,10 +36,12 @@ install(TARGETS kiln_lazy kiln_runtime ${KILN_INSTALLED_LIBRARIES}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS kiln-opt kiln-run RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
-# The public API only: the lazy tensors, the trace they record, the
+# The public API only: the lazy tensors (and kiln::Jit's replay), the
+# trace they record, the
 # compiler's facade (Executable, Device), HostTensor and .npy, and the
 # runtime's C headers.
 install(FILES
+  ${PROJECT_SOURCE_DIR}/include/kiln/Lazy/Jit.h
   ${PROJECT_SOURCE_DIR}/include/kiln/Lazy/Tensor.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln/Lazy)
 install(FILES
