@@ -11,42 +11,12 @@ import numpy as np
 
 import kiln
 from workloads import LSTM, MLP, lstm_batch, lstm_weights, mlp_batch, \
-    mlp_weights
+    mlp_weights, record_ops, time_loop
 
 
-def per_op_ns(fn, n=20000, repeats=7):
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn(n)
-        best = min(best, time.perf_counter() - t0)
-    return best / n * 1e9
-
-
-def record_ops():
-    a = kiln.tensor(np.ones((4, 4), np.float32))
-    b = kiln.tensor(np.ones((4, 4), np.float32))
-
-    def tensor_op(n):
-        for _ in range(n):
-            a + b
-
-    def scalar_op(n):
-        for _ in range(n):
-            a * 2.0
-
-    def unary_op(n):
-        for _ in range(n):
-            a.tanh()
-
-    def matmul_op(n):
-        for _ in range(n):
-            a @ b
-
-    return {"tensor_op_ns": per_op_ns(tensor_op),
-            "scalar_op_ns": per_op_ns(scalar_op),
-            "unary_op_ns": per_op_ns(unary_op),
-            "matmul_op_ns": per_op_ns(matmul_op)}
+def record_kiln_ops():
+    return record_ops(kiln.tensor(np.ones((4, 4), np.float32)),
+                      kiln.tensor(np.ones((4, 4), np.float32)))
 
 
 def lstm_step_fn():
@@ -100,16 +70,10 @@ def mlp_step_fn():
 
 
 def time_steps(step, data, steps):
-    """Microseconds per step over `steps` steps, after a warm-up that
-    compiles (and reads) as the timed loop does; the last loss."""
-    for i in range(8):
-        loss = step(*data[i % len(data)])
-    loss.item()
-    t0 = time.perf_counter()
-    for i in range(steps):
-        loss = step(*data[i % len(data)])
-    value = loss.item()
-    return (time.perf_counter() - t0) / steps * 1e6, value
+    """Microseconds per step, and the last loss (read after the loop: plain
+    lazy mode computes a step's update with the next step)."""
+    return time_loop(lambda i: step(*data[i % len(data)]), steps,
+                     lambda loss: loss.item())
 
 
 def measure(make, steps):
@@ -152,7 +116,7 @@ def measure(make, steps):
 
 def main():
     steps = int(sys.argv[1]) if len(sys.argv) > 1 else 300
-    result = {"record": record_ops()}
+    result = {"record": record_kiln_ops()}
     result["lstm"] = measure(lstm_step_fn, steps)
     result["mlp"] = measure(mlp_step_fn, steps)
     print(json.dumps(result))

@@ -7,60 +7,18 @@ a peer that is missing gives an *_error field."""
 
 import json
 import sys
-import time
 
 import numpy as np
 
 from workloads import LSTM, MLP, lstm_batch, lstm_weights, mlp_batch, \
-    mlp_weights
-
-
-def per_op_ns(fn, n=20000, repeats=7):
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn(n)
-        best = min(best, time.perf_counter() - t0)
-    return best / n * 1e9
-
-
-def time_loop(call, steps, finish):
-    for i in range(8):
-        out = call(i)
-    finish(out)
-    t0 = time.perf_counter()
-    for i in range(steps):
-        out = call(i)
-    value = finish(out)
-    return (time.perf_counter() - t0) / steps * 1e6, value
+    mlp_weights, record_ops, time_loop
 
 
 def torch_side(steps):
     import torch
     out = {"torch_version": torch.__version__,
            "torch_threads": torch.get_num_threads()}
-    a, b = torch.ones(4, 4), torch.ones(4, 4)
-
-    def tensor_op(n):
-        for _ in range(n):
-            a + b
-
-    def scalar_op(n):
-        for _ in range(n):
-            a * 2.0
-
-    def unary_op(n):
-        for _ in range(n):
-            a.tanh()
-
-    def matmul_op(n):
-        for _ in range(n):
-            a @ b
-
-    out["record"] = {"tensor_op_ns": per_op_ns(tensor_op),
-                     "scalar_op_ns": per_op_ns(scalar_op),
-                     "unary_op_ns": per_op_ns(unary_op),
-                     "matmul_op_ns": per_op_ns(matmul_op)}
+    out["record"] = record_ops(torch.ones(4, 4), torch.ones(4, 4))
 
     # LSTM language model.
     w = [torch.tensor(a, requires_grad=True)

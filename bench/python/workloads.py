@@ -1,7 +1,10 @@
 """The benchmark's workloads, as data and sizes both sides share: an LSTM
 language model step (as kiln-lstm-train: vocab 16, batch 32, 8 positions,
 embedding 16, hidden 64, SGD at lr 1) and the digits MLP step (64 -> 128 ->
-10 at batch 64, Adam at lr 3e-3), on synthetic data of the same shapes."""
+10 at batch 64, Adam at lr 3e-3), on synthetic data of the same shapes;
+and the timing both sides use."""
+
+import time
 
 import numpy as np
 
@@ -48,3 +51,53 @@ def mlp_weights(rng):
             np.zeros(h, np.float32),
             (rng.standard_normal((h, c)) * np.sqrt(2 / h)).astype(np.float32),
             np.zeros(c, np.float32)]
+
+
+def per_op_ns(fn, n=20000, repeats=7):
+    """The best, over `repeats`, of fn(n)'s time per op, in ns."""
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn(n)
+        best = min(best, time.perf_counter() - t0)
+    return best / n * 1e9
+
+
+def record_ops(a, b):
+    """Per-op cost on two tiny tensors of any framework (the same
+    operators on both sides): tensor + tensor, tensor * number, tanh, @."""
+
+    def tensor_op(n):
+        for _ in range(n):
+            a + b
+
+    def scalar_op(n):
+        for _ in range(n):
+            a * 2.0
+
+    def unary_op(n):
+        for _ in range(n):
+            a.tanh()
+
+    def matmul_op(n):
+        for _ in range(n):
+            a @ b
+
+    return {"tensor_op_ns": per_op_ns(tensor_op),
+            "scalar_op_ns": per_op_ns(scalar_op),
+            "unary_op_ns": per_op_ns(unary_op),
+            "matmul_op_ns": per_op_ns(matmul_op)}
+
+
+def time_loop(call, steps, finish):
+    """Microseconds per call of call(i) over `steps` calls, after a warm-up
+    of 8 that ends as the timed loop does, with finish(last result); and
+    what the last finish returned."""
+    for i in range(8):
+        out = call(i)
+    finish(out)
+    t0 = time.perf_counter()
+    for i in range(steps):
+        out = call(i)
+    value = finish(out)
+    return (time.perf_counter() - t0) / steps * 1e6, value

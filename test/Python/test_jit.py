@@ -40,9 +40,8 @@ def batches(rng, count, batch=16, n_in=8, classes=4):
     return out
 
 
-def train(make_opt, data, use_jit, seed=1):
-    params = mlp(np.random.default_rng(seed))
-    opt = make_opt(params)
+def training_step(params, opt):
+    """The torch habit: zero_grad, backward, step; returns the loss."""
 
     def step(x, y):
         opt.zero_grad()
@@ -51,6 +50,12 @@ def train(make_opt, data, use_jit, seed=1):
         opt.step()
         return loss
 
+    return step
+
+
+def train(make_opt, data, use_jit, seed=1):
+    params = mlp(np.random.default_rng(seed))
+    step = training_step(params, make_opt(params))
     fn = kiln.jit(step) if use_jit else step
     losses = [fn(kiln.tensor(x), kiln.tensor(y)) for x, y in data]
     return [l.item() for l in losses], [p.numpy() for p in params], fn
@@ -77,15 +82,7 @@ def test_replayed_steps_equal_recorded_steps(make_opt):
 def test_a_replay_records_nothing_and_compiles_nothing():
     rng = np.random.default_rng(4)
     params = mlp(rng)
-    opt = kiln.optim.Adam(params, lr=0.01)
-
-    @kiln.jit
-    def step(x, y):
-        opt.zero_grad()
-        loss = cross_entropy(forward(params, x), y)
-        loss.backward()
-        opt.step()
-        return loss
+    step = kiln.jit(training_step(params, kiln.optim.Adam(params, lr=0.01)))
 
     data = batches(rng, 20)
     for x, y in data[:3]:
@@ -109,15 +106,7 @@ def test_a_replay_records_nothing_and_compiles_nothing():
 def test_new_shapes_record_again_and_both_are_kept():
     rng = np.random.default_rng(5)
     params = mlp(rng)
-    opt = kiln.optim.SGD(params, lr=0.1)
-
-    @kiln.jit
-    def step(x, y):
-        opt.zero_grad()
-        loss = cross_entropy(forward(params, x), y)
-        loss.backward()
-        opt.step()
-        return loss
+    step = kiln.jit(training_step(params, kiln.optim.SGD(params, lr=0.1)))
 
     big, small = batches(rng, 6, batch=16), batches(rng, 6, batch=5)
     for (x, y), (xs, ys) in zip(big, small):
