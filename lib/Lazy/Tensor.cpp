@@ -155,6 +155,9 @@ static Tensor broadcasting(llvm::StringRef op,
 }
 
 static Tensor binary(TraceOp op, const Tensor &a, const Tensor &b) {
+  // Operands of one shape, the common case, skip the broadcast machinery.
+  if (a.ok() && b.ok() && a.getShape() == b.getShape())
+    return Tensor::make(TraceNode::elementwise(op, {a.getNode(), b.getNode()}));
   return broadcasting(getTraceOpName(op), {&a, &b},
                       [&](ArrayRef<NodeRef> nodes) {
                         return TraceNode::elementwise(op, nodes);

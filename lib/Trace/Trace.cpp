@@ -488,6 +488,7 @@ TraceProgram TraceProgram::extract(
     ArrayRef<NodeRef> outputs,
     const std::vector<std::pair<NodeRef, NodeRef>> &substitutes) {
   TraceProgram program;
+  // Per node seen: its entry, or -1 while its operands are being entered.
   llvm::DenseMap<const TraceNode *, int32_t> index;
   llvm::DenseMap<const TraceNode *, NodeRef> substituteOf;
   for (const auto &[node, substitute] : substitutes)
@@ -495,64 +496,65 @@ TraceProgram TraceProgram::extract(
   // Computed entries by hash, for hash-consing; the nodes folded into an
   // earlier entry are kept alive so that their addresses stay unique keys.
   llvm::DenseMap<uint64_t, int32_t> consed;
-  std::vector<NodeRef> &folded = program.folded;
-  index.reserve(64);
-  consed.reserve(64);
-  program.entries.reserve(64);
-  program.entryHashes.reserve(64);
+  // Sized by the largest program this thread extracted: a vector of
+  // entries that grows copies them (SmallVector's move may throw).
+  thread_local size_t sizeHint = 64;
+  index.reserve(sizeHint);
+  consed.reserve(sizeHint);
+  program.entries.reserve(sizeHint);
+  program.entryHashes.reserve(sizeHint);
   // Iterative post-order: a node is entered once all its operands are.
-  // Nodes with a value are parameters: their operands are not needed.
+  // Nodes with a value are parameters: their operands are not needed. The
+  // operands of the nodes on the stack are one vector, each frame's a
+  // range of it (held, so that a concurrent setData cannot free them).
   struct Frame {
     NodeRef node;
+    uint32_t firstOperand, nextOperand;
     bool leaf;
-    llvm::SmallVector<NodeRef, 2> operands;
-    size_t nextOperand = 0;
   };
-  std::vector<Frame> stack;
-  auto substituted = [&](const NodeRef &node, const TraceNode *user) {
-    if (substituteOf.empty())
-      return node;
-    auto it = substituteOf.find(node.get());
-    return it == substituteOf.end() || it->second.get() == user ? node
-                                                                : it->second;
-  };
-  auto push = [&](const NodeRef &node) {
-    Frame frame{node, false, {}};
-    frame.leaf = node->isLeafOrGetOperands(frame.operands);
-    for (NodeRef &operand : frame.operands)
-      operand = substituted(operand, node.get());
-    stack.push_back(std::move(frame));
+  llvm::SmallVector<Frame, 32> stack;
+  llvm::SmallVector<NodeRef, 64> operands;
+  auto push = [&](NodeRef node) {
+    uint32_t first = operands.size();
+    bool leaf = node->isLeafOrGetOperands(operands);
+    if (!substituteOf.empty())
+      for (NodeRef &operand : llvm::drop_begin(operands, first)) {
+        auto it = substituteOf.find(operand.get());
+        if (it != substituteOf.end() && it->second.get() != node.get())
+          operand = it->second;
+      }
+    stack.push_back(Frame{std::move(node), first, first, leaf});
   };
   auto visit = [&](const NodeRef &root) {
-    if (index.count(root.get()))
+    if (!index.try_emplace(root.get(), -1).second)
       return;
     push(root);
     while (!stack.empty()) {
       Frame &frame = stack.back();
-      if (frame.nextOperand < frame.operands.size()) {
-        NodeRef operand = frame.operands[frame.nextOperand++];
-        if (!index.count(operand.get()))
+      if (frame.nextOperand < operands.size()) {
+        const NodeRef &operand = operands[frame.nextOperand++];
+        if (index.try_emplace(operand.get(), -1).second)
           push(operand);
         continue;
       }
-      Frame done = std::move(stack.back());
-      stack.pop_back();
-      if (index.count(done.node.get()))
-        continue;
-      Entry entry{done.node, done.leaf, {}};
-      for (const NodeRef &operand : done.operands)
+      Entry entry{std::move(frame.node), frame.leaf, {}};
+      for (const NodeRef &operand :
+           llvm::drop_begin(operands, frame.firstOperand))
         entry.operands.push_back(index.lookup(operand.get()));
+      operands.truncate(frame.firstOperand);
+      stack.pop_back();
       uint64_t entryHash = hashEntry(entry);
       int32_t id = static_cast<int32_t>(program.entries.size());
+      int32_t &slot = index[entry.node.get()];
       if (!entry.isParameter) {
         auto [it, inserted] = consed.try_emplace(entryHash, id);
         if (!inserted && computeTheSame(program.entries[it->second], entry)) {
-          index[done.node.get()] = it->second;
-          folded.push_back(std::move(done.node));
+          slot = it->second;
+          program.folded.push_back(std::move(entry.node));
           continue;
         }
       }
-      index[done.node.get()] = id;
+      slot = id;
       if (entry.isParameter)
         program.parameters.push_back(id);
       program.entries.push_back(std::move(entry));
@@ -560,10 +562,14 @@ TraceProgram TraceProgram::extract(
     }
   };
   for (const NodeRef &output : outputs) {
-    NodeRef root = substituted(output, nullptr);
-    visit(root);
-    program.outputs.push_back(index.lookup(root.get()));
+    const NodeRef *root = &output;
+    if (!substituteOf.empty())
+      if (auto it = substituteOf.find(output.get()); it != substituteOf.end())
+        root = &it->second;
+    visit(*root);
+    program.outputs.push_back(index.lookup(root->get()));
   }
+  sizeHint = std::max<size_t>(sizeHint, index.size());
   rehash(program);
   return program;
 }
