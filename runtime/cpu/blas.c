@@ -5,6 +5,13 @@
  * goes to cblas_?gemm as it is; anything else, or no BLAS, takes the plain
  * loop, which handles every stride.
  *
+ * One pool of threads: when the process has the OpenMP runtime that the
+ * compiled kernels run on (the JIT loads it), a GEMM large enough to share
+ * is split by rows (or columns) of C over that pool, each part a
+ * single-threaded BLAS call, and the BLAS's own threads are not used. Two
+ * pools spinning and waking on the same cores cost more than the kernels
+ * between them on a small machine.
+ *
  *===----------------------------------------------------------------------===*/
 
 #define _GNU_SOURCE
@@ -23,10 +30,54 @@ typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *,
 typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *,
                          int, const double *, int, double, double *, int);
 
+typedef void (*omp_parallel_fn)(void (*)(void *), void *, unsigned, unsigned);
+typedef int (*omp_int_fn)(void);
+
 static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
 static sgemm_fn blas_sgemm;
 static dgemm_fn blas_dgemm;
+static void (*blas_set_threads)(int);
 static const char *blas_name = "";
+
+/* The OpenMP pool: GOMP_parallel (libomp provides it too) and friends, set
+ * once the process has the kernels' OpenMP runtime loaded. */
+static pthread_mutex_t pool_mutex = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int pool_found;
+static omp_parallel_fn omp_parallel;
+static omp_int_fn omp_thread_num, omp_num_threads, omp_max_threads;
+
+/* OpenBLAS's own threshold for using threads: m n k products. */
+enum { KILN_RT_GEMM_SHARE_MIN = 65536 };
+
+/* Whether the OpenMP pool can run GEMM parts. The JIT loads the runtime
+ * when it first compiles parallel kernels, which may be after the first
+ * GEMM: until then each shareable GEMM looks again (a dlopen of a loaded
+ * library, cheap beside the GEMM). A user's OPENBLAS_NUM_THREADS keeps the
+ * BLAS's own threading. */
+static int find_openmp_pool(void) {
+  if (pool_found)
+    return 1;
+  if (!blas_set_threads || getenv("OPENBLAS_NUM_THREADS"))
+    return 0;
+  pthread_mutex_lock(&pool_mutex);
+  if (!pool_found) {
+    void *omp = dlopen("libomp.so.5", RTLD_NOW | RTLD_NOLOAD);
+    if (omp) {
+      omp_parallel = (omp_parallel_fn)dlsym(omp, "GOMP_parallel");
+      omp_thread_num = (omp_int_fn)dlsym(omp, "omp_get_thread_num");
+      omp_num_threads = (omp_int_fn)dlsym(omp, "omp_get_num_threads");
+      omp_max_threads = (omp_int_fn)dlsym(omp, "omp_get_max_threads");
+      if (omp_parallel && omp_thread_num && omp_num_threads &&
+          omp_max_threads) {
+        blas_set_threads(1);
+        pool_found = 1;
+      }
+      dlclose(omp); /* the kernels' engine holds it */
+    }
+  }
+  pthread_mutex_unlock(&pool_mutex);
+  return pool_found;
+}
 
 static void load_blas(void) {
   const char *env = getenv("KILN_BLAS");
@@ -48,6 +99,8 @@ static void load_blas(void) {
       blas_sgemm = s;
       blas_dgemm = d;
       blas_name = *name;
+      blas_set_threads =
+          (void (*)(int))dlsym(handle, "openblas_set_num_threads");
       return;
     }
     dlclose(handle);
@@ -58,6 +111,8 @@ int kiln_rt_blas_available(void) {
   pthread_once(&blas_once, load_blas);
   return blas_sgemm != NULL;
 }
+
+int kiln_rt_blas_uses_openmp_pool(void) { return pool_found; }
 
 const char *kiln_rt_blas_library(void) {
   pthread_once(&blas_once, load_blas);
@@ -94,13 +149,53 @@ static blas_view view_of(int64_t rows, int64_t cols, int64_t s0, int64_t s1) {
   return v;
 }
 
+/* The parts a GEMM is split into over the OpenMP pool (1: not split). */
+static int gemm_parts(int64_t m, int64_t n, int64_t k) {
+  if ((double)m * (double)n * (double)k < KILN_RT_GEMM_SHARE_MIN ||
+      !find_openmp_pool())
+    return 1;
+  int64_t threads = omp_max_threads();
+  int64_t most = m > n ? m : n;
+  return (int)(threads < most ? threads : most);
+}
+
 /* C (m x n) = op(A) op(B) + (accumulate ? C : 0), with op(A) m x k, on raw
- * strided pointers. Without accumulate, C's old contents are never read. */
+ * strided pointers. Without accumulate, C's old contents are never read.
+ * `shared`: split over the OpenMP pool where it pays. */
 #define KILN_RT_DEFINE_GEMM(T, CBLAS)                                          \
   static void gemm_##T(int ta, int tb, int64_t m, int64_t n, int64_t k,        \
                        const T *a, int64_t as0, int64_t as1, const T *b,       \
                        int64_t bs0, int64_t bs1, T *c, int64_t cs0,            \
-                       int64_t cs1, int accumulate) {                          \
+                       int64_t cs1, int accumulate, int shared);               \
+  typedef struct gemm_job_##T {                                                \
+    int ta, tb, accumulate;                                                    \
+    int64_t m, n, k, as0, as1, bs0, bs1, cs0, cs1;                             \
+    const T *a, *b;                                                            \
+    T *c;                                                                      \
+  } gemm_job_##T;                                                              \
+  /* One thread's rows of C (or columns, when C is wider than tall). */        \
+  static void gemm_part_##T(void *data) {                                      \
+    const gemm_job_##T *j = (const gemm_job_##T *)data;                        \
+    int64_t part = omp_thread_num(), parts = omp_num_threads();                \
+    int by_rows = j->m >= j->n;                                                \
+    int64_t size = by_rows ? j->m : j->n;                                      \
+    int64_t lo = size * part / parts, hi = size * (part + 1) / parts;          \
+    if (lo >= hi)                                                              \
+      return;                                                                  \
+    if (by_rows)                                                               \
+      gemm_##T(j->ta, j->tb, hi - lo, j->n, j->k,                              \
+               j->a + lo * (j->ta ? j->as1 : j->as0), j->as0, j->as1, j->b,    \
+               j->bs0, j->bs1, j->c + lo * j->cs0, j->cs0, j->cs1,             \
+               j->accumulate, 0);                                              \
+    else                                                                       \
+      gemm_##T(j->ta, j->tb, j->m, hi - lo, j->k, j->a, j->as0, j->as1,        \
+               j->b + lo * (j->tb ? j->bs0 : j->bs1), j->bs0, j->bs1,          \
+               j->c + lo * j->cs1, j->cs0, j->cs1, j->accumulate, 0);          \
+  }                                                                            \
+  static void gemm_##T(int ta, int tb, int64_t m, int64_t n, int64_t k,        \
+                       const T *a, int64_t as0, int64_t as1, const T *b,       \
+                       int64_t bs0, int64_t bs1, T *c, int64_t cs0,            \
+                       int64_t cs1, int accumulate, int shared) {              \
     if (m == 0 || n == 0)                                                      \
       return;                                                                  \
     if (k == 0) {                                                              \
@@ -115,6 +210,13 @@ static blas_view view_of(int64_t rows, int64_t cols, int64_t s0, int64_t s1) {
       blas_view vb = view_of(tb ? n : k, tb ? k : n, bs0, bs1);                \
       blas_view vc = view_of(m, n, cs0, cs1);                                  \
       if (va.ok && vb.ok && vc.ok && !vc.flip) {                               \
+        int parts = shared ? gemm_parts(m, n, k) : 1;                          \
+        if (parts > 1) {                                                       \
+          gemm_job_##T job = {ta,  tb,  accumulate, m,   n, k, as0, as1,       \
+                              bs0, bs1, cs0,        cs1, a, b, c};             \
+          omp_parallel(gemm_part_##T, &job, (unsigned)parts, 0);               \
+          return;                                                              \
+        }                                                                      \
         CBLAS(CBLAS_ROW_MAJOR, (ta ^ va.flip) ? CBLAS_TRANS : CBLAS_NO_TRANS,  \
               (tb ^ vb.flip) ? CBLAS_TRANS : CBLAS_NO_TRANS, (int)m, (int)n,   \
               (int)k, (T)1, a, (int)va.lead, b, (int)vb.lead,                  \
@@ -148,7 +250,7 @@ KILN_RT_DEFINE_GEMM(double, blas_call_dgemm)
     gemm_##CT(TA, TB, c->sizes[0], c->sizes[1], k, a->aligned + a->offset,     \
               a->strides[0], a->strides[1], b->aligned + b->offset,            \
               b->strides[0], b->strides[1], c->aligned + c->offset,            \
-              c->strides[0], c->strides[1], ACC);                              \
+              c->strides[0], c->strides[1], ACC, 1);                           \
   }                                                                            \
   void _mlir_ciface_kiln_rt_batch_matmul_##T##_##NAME(                         \
       kiln_rt_memref3d_##T *a, kiln_rt_memref3d_##T *b,                        \
@@ -160,7 +262,7 @@ KILN_RT_DEFINE_GEMM(double, blas_call_dgemm)
                 a->strides[2], b->aligned + b->offset + batch * b->strides[0], \
                 b->strides[1], b->strides[2],                                  \
                 c->aligned + c->offset + batch * c->strides[0], c->strides[1], \
-                c->strides[2], ACC);                                           \
+                c->strides[2], ACC, 1);                                        \
   }
 
 #define KILN_RT_DEFINE_MATMUL(T, CT, FLAGS, TA, TB)                            \

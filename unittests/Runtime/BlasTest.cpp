@@ -11,6 +11,9 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
 #include <random>
 #include <vector>
 
@@ -105,6 +108,28 @@ TEST(BlasTest, BatchedDouble) {
           sum += a[batch * 6 + i * 3 + p] * b[batch * 6 + j * 3 + p];
         EXPECT_DOUBLE_EQ(c[batch * 4 + i * 2 + j], sum);
       }
+}
+
+TEST(BlasTest, LargeProductsShareTheOpenMPPool) {
+  // With the kernels' OpenMP runtime loaded (as the JIT loads it), products
+  // of at least 65536 m n k are split by rows (m >= n) or columns of C.
+  ASSERT_NE(dlopen(KILN_LIBOMP_PATH, RTLD_NOW | RTLD_GLOBAL), nullptr)
+      << dlerror();
+  struct Case {
+    MatmulFn fn;
+    bool ta, tb;
+  } cases[] = {{_mlir_ciface_kiln_rt_matmul_f32_nn, false, false},
+               {_mlir_ciface_kiln_rt_matmul_f32_nt, false, true},
+               {_mlir_ciface_kiln_rt_matmul_f32_tn, true, false},
+               {_mlir_ciface_kiln_rt_matmul_f32_tt, true, true}};
+  for (const Case &c : cases)
+    for (bool columnMajorA : {false, true}) {
+      checkProduct(c.fn, c.ta, c.tb, 71, 40, 33, columnMajorA, 1);
+      checkProduct(c.fn, c.ta, c.tb, 33, 71, 40, columnMajorA, 1);
+    }
+  if (kiln_rt_blas_available() && !getenv("OPENBLAS_NUM_THREADS") &&
+      std::strstr(kiln_rt_blas_library(), "openblas"))
+    EXPECT_TRUE(kiln_rt_blas_uses_openmp_pool());
 }
 
 TEST(BlasTest, ReportsTheLibrary) {

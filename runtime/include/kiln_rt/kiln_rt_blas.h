@@ -28,6 +28,10 @@ int kiln_rt_blas_available(void);
 /* The library that was loaded, or "" when none was. */
 const char *kiln_rt_blas_library(void);
 
+/* 1 once GEMMs run their parts on the process's OpenMP pool (the compiled
+ * kernels' libomp, found loaded) rather than on the BLAS's own threads. */
+int kiln_rt_blas_uses_openmp_pool(void);
+
 /* Strided memref descriptors of rank 2 and 3 (MLIR's layout). */
 typedef struct kiln_rt_memref2d_f32 {
   float *allocated, *aligned;
