@@ -66,15 +66,19 @@ void checkProduct(MatmulFn fn, bool ta, bool tb, int64_t m, int64_t n,
     }
 }
 
+/// The f32 entry points, one per transpose combination.
+struct TransposeCase {
+  MatmulFn fn;
+  bool ta, tb;
+};
+const TransposeCase transposeCases[] = {
+    {_mlir_ciface_kiln_rt_matmul_f32_nn, false, false},
+    {_mlir_ciface_kiln_rt_matmul_f32_nt, false, true},
+    {_mlir_ciface_kiln_rt_matmul_f32_tn, true, false},
+    {_mlir_ciface_kiln_rt_matmul_f32_tt, true, true}};
+
 TEST(BlasTest, EveryTransposeCombinationAndLayout) {
-  struct Case {
-    MatmulFn fn;
-    bool ta, tb;
-  } cases[] = {{_mlir_ciface_kiln_rt_matmul_f32_nn, false, false},
-               {_mlir_ciface_kiln_rt_matmul_f32_nt, false, true},
-               {_mlir_ciface_kiln_rt_matmul_f32_tn, true, false},
-               {_mlir_ciface_kiln_rt_matmul_f32_tt, true, true}};
-  for (const Case &c : cases)
+  for (const TransposeCase &c : transposeCases)
     for (bool columnMajorA : {false, true})
       for (int64_t oddStride : {1, 2}) // 2: no BLAS layout, plain loop
         checkProduct(c.fn, c.ta, c.tb, 7, 5, 9, columnMajorA, oddStride);
@@ -115,14 +119,7 @@ TEST(BlasTest, LargeProductsShareTheOpenMPPool) {
   // of at least 65536 m n k are split by rows (m >= n) or columns of C.
   ASSERT_NE(dlopen(KILN_LIBOMP_PATH, RTLD_NOW | RTLD_GLOBAL), nullptr)
       << dlerror();
-  struct Case {
-    MatmulFn fn;
-    bool ta, tb;
-  } cases[] = {{_mlir_ciface_kiln_rt_matmul_f32_nn, false, false},
-               {_mlir_ciface_kiln_rt_matmul_f32_nt, false, true},
-               {_mlir_ciface_kiln_rt_matmul_f32_tn, true, false},
-               {_mlir_ciface_kiln_rt_matmul_f32_tt, true, true}};
-  for (const Case &c : cases)
+  for (const TransposeCase &c : transposeCases)
     for (bool columnMajorA : {false, true}) {
       checkProduct(c.fn, c.ta, c.tb, 71, 40, 33, columnMajorA, 1);
       checkProduct(c.fn, c.ta, c.tb, 33, 71, 40, columnMajorA, 1);
