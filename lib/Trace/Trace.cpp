@@ -254,8 +254,8 @@ llvm::Expected<NodeRef> TraceNode::elementwise(TraceOp op,
   return make(op, first->getDType(), first->getShape(), operands, attrs);
 }
 
-llvm::Expected<NodeRef> TraceNode::cmp(TracePredicate predicate, NodeRef lhs,
-                                       NodeRef rhs) {
+llvm::Expected<NodeRef> TraceNode::cmp(TracePredicate predicate,
+                                       const NodeRef &lhs, const NodeRef &rhs) {
   if (lhs->getDType() != rhs->getDType() || lhs->getShape() != rhs->getShape())
     return opError(TraceOp::Cmp, "operand types differ: " + typeString(lhs) +
                                      " and " + typeString(rhs));
@@ -263,8 +263,9 @@ llvm::Expected<NodeRef> TraceNode::cmp(TracePredicate predicate, NodeRef lhs,
               {static_cast<int64_t>(predicate)});
 }
 
-llvm::Expected<NodeRef> TraceNode::select(NodeRef pred, NodeRef onTrue,
-                                          NodeRef onFalse) {
+llvm::Expected<NodeRef> TraceNode::select(const NodeRef &pred,
+                                          const NodeRef &onTrue,
+                                          const NodeRef &onFalse) {
   if (pred->getDType() != DType::I1)
     return opError(TraceOp::Select,
                    "the predicate must be i1, got " + typeString(pred));
@@ -278,11 +279,12 @@ llvm::Expected<NodeRef> TraceNode::select(NodeRef pred, NodeRef onTrue,
               {pred, onTrue, onFalse});
 }
 
-llvm::Expected<NodeRef> TraceNode::convert(NodeRef operand, DType dtype) {
+llvm::Expected<NodeRef> TraceNode::convert(const NodeRef &operand,
+                                           DType dtype) {
   return make(TraceOp::Convert, dtype, operand->getShape(), {operand});
 }
 
-llvm::Expected<NodeRef> TraceNode::broadcastInDim(NodeRef operand,
+llvm::Expected<NodeRef> TraceNode::broadcastInDim(const NodeRef &operand,
                                                   ArrayRef<int64_t> shape,
                                                   ArrayRef<int64_t> dims) {
   auto fail = [&](const llvm::Twine &why) {
@@ -309,7 +311,7 @@ llvm::Expected<NodeRef> TraceNode::broadcastInDim(NodeRef operand,
               dims);
 }
 
-llvm::Expected<NodeRef> TraceNode::reshape(NodeRef operand,
+llvm::Expected<NodeRef> TraceNode::reshape(const NodeRef &operand,
                                            ArrayRef<int64_t> shape) {
   int64_t count = 1;
   for (int64_t d : shape)
@@ -323,7 +325,7 @@ llvm::Expected<NodeRef> TraceNode::reshape(NodeRef operand,
   return make(TraceOp::Reshape, operand->getDType(), shape, {operand});
 }
 
-llvm::Expected<NodeRef> TraceNode::transpose(NodeRef operand,
+llvm::Expected<NodeRef> TraceNode::transpose(const NodeRef &operand,
                                              ArrayRef<int64_t> perm) {
   ArrayRef<int64_t> in = operand->getShape();
   auto notPermutation = [&] {
@@ -345,7 +347,7 @@ llvm::Expected<NodeRef> TraceNode::transpose(NodeRef operand,
   return make(TraceOp::Transpose, operand->getDType(), shape, {operand}, perm);
 }
 
-llvm::Expected<NodeRef> TraceNode::slice(NodeRef operand,
+llvm::Expected<NodeRef> TraceNode::slice(const NodeRef &operand,
                                          ArrayRef<int64_t> offsets,
                                          ArrayRef<int64_t> sizes) {
   ArrayRef<int64_t> in = operand->getShape();
@@ -390,7 +392,7 @@ llvm::Expected<NodeRef> TraceNode::concat(ArrayRef<NodeRef> parts,
   return make(TraceOp::Concat, first->getDType(), shape, parts, {dim});
 }
 
-llvm::Expected<NodeRef> TraceNode::reduce(TraceOp op, NodeRef operand,
+llvm::Expected<NodeRef> TraceNode::reduce(TraceOp op, const NodeRef &operand,
                                           ArrayRef<int64_t> dims) {
   if (op != TraceOp::ReduceSum && op != TraceOp::ReduceMax)
     return opError(op, "not a reduction");
@@ -409,8 +411,9 @@ llvm::Expected<NodeRef> TraceNode::reduce(TraceOp op, NodeRef operand,
   return make(op, operand->getDType(), shape, {operand}, dims);
 }
 
-llvm::Expected<NodeRef> TraceNode::matmul(NodeRef lhs, NodeRef rhs,
-                                          bool transposeA, bool transposeB) {
+llvm::Expected<NodeRef> TraceNode::matmul(const NodeRef &lhs,
+                                          const NodeRef &rhs, bool transposeA,
+                                          bool transposeB) {
   ArrayRef<int64_t> a = lhs->getShape(), b = rhs->getShape();
   auto fail = [&](const llvm::Twine &why) {
     return opError(TraceOp::MatMul, typeString(lhs) + (transposeA ? "^T" : "") +

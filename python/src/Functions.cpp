@@ -114,6 +114,14 @@ Tensor matmulLike(Tensor a, Tensor b) {
 } // namespace
 
 PyTensor kiln::python::matmulTensors(nb::handle a, nb::handle b) {
+  // Two matrices, the common case, go straight to the 2-D product.
+  PyTensor *ta = nullptr, *tb = nullptr;
+  if (nb::try_cast<PyTensor *>(a, ta, false) && ta &&
+      nb::try_cast<PyTensor *>(b, tb, false) && tb && ta->value.ok() &&
+      tb->value.ok() && ta->value.getShape().size() == 2 &&
+      tb->value.getShape().size() == 2)
+    return checked(matmul(ta->value, tb->value),
+                   ta->requiresGrad || tb->requiresGrad);
   // An array-like operand (a numpy array beside a Tensor) is copied in, as
   // for the other operators; numbers are not matrices.
   if (PyFloat_Check(a.ptr()) || PyLong_Check(a.ptr()) ||

@@ -149,27 +149,27 @@ public:
   static llvm::Expected<NodeRef>
   elementwise(TraceOp op, llvm::ArrayRef<NodeRef> operands,
               llvm::ArrayRef<int64_t> attrs = {});
-  static llvm::Expected<NodeRef> cmp(TracePredicate predicate, NodeRef lhs,
-                                     NodeRef rhs);
-  static llvm::Expected<NodeRef> select(NodeRef pred, NodeRef onTrue,
-                                        NodeRef onFalse);
-  static llvm::Expected<NodeRef> convert(NodeRef operand, DType dtype);
-  static llvm::Expected<NodeRef> broadcastInDim(NodeRef operand,
+  static llvm::Expected<NodeRef> cmp(TracePredicate predicate,
+                                     const NodeRef &lhs, const NodeRef &rhs);
+  static llvm::Expected<NodeRef>
+  select(const NodeRef &pred, const NodeRef &onTrue, const NodeRef &onFalse);
+  static llvm::Expected<NodeRef> convert(const NodeRef &operand, DType dtype);
+  static llvm::Expected<NodeRef> broadcastInDim(const NodeRef &operand,
                                                 llvm::ArrayRef<int64_t> shape,
                                                 llvm::ArrayRef<int64_t> dims);
-  static llvm::Expected<NodeRef> reshape(NodeRef operand,
+  static llvm::Expected<NodeRef> reshape(const NodeRef &operand,
                                          llvm::ArrayRef<int64_t> shape);
-  static llvm::Expected<NodeRef> transpose(NodeRef operand,
+  static llvm::Expected<NodeRef> transpose(const NodeRef &operand,
                                            llvm::ArrayRef<int64_t> perm);
-  static llvm::Expected<NodeRef> slice(NodeRef operand,
+  static llvm::Expected<NodeRef> slice(const NodeRef &operand,
                                        llvm::ArrayRef<int64_t> offsets,
                                        llvm::ArrayRef<int64_t> sizes);
   static llvm::Expected<NodeRef> concat(llvm::ArrayRef<NodeRef> parts,
                                         int64_t dim);
   /// ReduceSum or ReduceMax over `dims` (sorted, unique).
-  static llvm::Expected<NodeRef> reduce(TraceOp op, NodeRef operand,
+  static llvm::Expected<NodeRef> reduce(TraceOp op, const NodeRef &operand,
                                         llvm::ArrayRef<int64_t> dims);
-  static llvm::Expected<NodeRef> matmul(NodeRef lhs, NodeRef rhs,
+  static llvm::Expected<NodeRef> matmul(const NodeRef &lhs, const NodeRef &rhs,
                                         bool transposeA, bool transposeB);
   /// The gradients of `outputs` with respect to `inputs`, weighted by
   /// `cotangents` (one per output, of its type): one VjpResult node per
