@@ -435,6 +435,7 @@ CpuExecutable::run(llvm::ArrayRef<const HostTensor *> args,
   if (llvm::Error e = checkArguments(entryName, inputs, args))
     return std::move(e);
   std::vector<HostTensor> results;
+  results.reserve(outputs.size());
   for (const TensorSignature &sig : outputs) {
     // The entry writes every element of its results.
     llvm::Expected<HostTensor> result =

@@ -182,10 +182,13 @@ NodeRef TraceNode::parameter(std::shared_ptr<const HostTensor> data,
   NodeRef node = make(TraceOp::Parameter, data->getDType(), data->getShape(),
                       {}, {}, 0, nullptr, recorded);
   node->data = std::move(data);
+  node->hasData.store(true, std::memory_order_release);
   return node;
 }
 
 std::shared_ptr<const HostTensor> TraceNode::getData() const {
+  if (hasData.load(std::memory_order_acquire))
+    return data;
   std::lock_guard<std::mutex> lock(dataMutex);
   return data;
 }
@@ -201,7 +204,10 @@ llvm::Error TraceNode::setData(std::shared_ptr<const HostTensor> value) const {
   llvm::SmallVector<NodeRef, 2> released;
   {
     std::lock_guard<std::mutex> lock(dataMutex);
+    if (hasData.load(std::memory_order_relaxed))
+      return llvm::Error::success();
     data = std::move(value);
+    hasData.store(true, std::memory_order_release);
     released = std::move(operands);
     operands.clear();
   }
@@ -211,7 +217,7 @@ llvm::Error TraceNode::setData(std::shared_ptr<const HostTensor> value) const {
 
 bool TraceNode::isLeafOrGetOperands(
     llvm::SmallVectorImpl<NodeRef> &result) const {
-  if (op == TraceOp::Parameter)
+  if (op == TraceOp::Parameter || hasData.load(std::memory_order_acquire))
     return true;
   std::lock_guard<std::mutex> lock(dataMutex);
   if (data)

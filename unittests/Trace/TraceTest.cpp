@@ -246,6 +246,13 @@ TEST(TraceTest, ComputedValuesBecomeParameters) {
   EXPECT_EQ(llvm::toString(std::move(wrong)),
             "kiln.exp: a value of type tensor<3xf32> cannot be the result "
             "tensor<2xf32>");
+
+  // A value is stored once: a second (another thread's computation of the
+  // same node) leaves the first in place.
+  auto again =
+      std::make_shared<HostTensor>(DType::F32, std::vector<int64_t>{2});
+  ASSERT_FALSE(static_cast<bool>(e->setData(again)));
+  EXPECT_EQ(e->getData(), value);
 }
 
 } // namespace

@@ -33,6 +33,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -127,8 +128,9 @@ public:
   /// Stores the node's value once computed; fails when `data` does not
   /// have the node's dtype and shape. The node then lets go of its
   /// operands: no program needs them through it any more, and a long
-  /// training loop would otherwise keep every step's values alive.
-  /// Thread-safe.
+  /// training loop would otherwise keep every step's values alive. A value
+  /// is stored once: when two threads compute the node at once, the first
+  /// to store wins (both computed the same thing). Thread-safe.
   llvm::Error setData(std::shared_ptr<const HostTensor> data) const;
   /// Whether the node is a parameter of any program that needs it (a
   /// Parameter, or a node with a value); if not, its operands are added to
@@ -203,6 +205,9 @@ private:
   uint64_t hash;
   mutable std::mutex dataMutex;
   mutable std::shared_ptr<const HostTensor> data;
+  /// Set (release) once `data` is stored; `data` never changes after, so
+  /// readers that see it set (acquire) read `data` without the lock.
+  mutable std::atomic<bool> hasData{false};
 };
 
 /// The nodes some outputs need, ready to import and run.
