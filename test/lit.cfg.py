@@ -24,7 +24,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
-tools = ["kiln-opt", "kiln-run", "kiln-bench-trace", "kiln-lstm-train"]
+tools = ["kiln-opt", "kiln-run", "kiln-bench-trace", "kiln-lstm-train", "kiln-fuzz-diff"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # `import kiln` finds the package the build assembled (with kiln._C).

@@ -223,13 +223,17 @@ Buffer evalTranspose(TransposeOp op, const Buffer &in) {
 }
 
 llvm::Expected<Buffer> evalSlice(SliceOp op, const Buffer &in) {
-  ArrayRef<int64_t> offsets = op.getOffsets(), sizes = op.getSizes();
+  ArrayRef<int64_t> offsets = op.getOffsets();
+  std::vector<int64_t> sizes(op.getSizes().begin(), op.getSizes().end());
+  for (size_t d = 0; d < in.shape.size(); ++d)
+    if (sizes[d] == -1)
+      sizes[d] = in.shape[d]; // the whole dim
   for (size_t d = 0; d < in.shape.size(); ++d)
     if (offsets[d] > in.shape[d] || sizes[d] > in.shape[d] - offsets[d])
       return evalError(op, "slice of dim " + llvm::Twine(d) +
                                " is out of bounds for size " +
                                llvm::Twine(in.shape[d]));
-  Buffer out = makeBuffer(in.dtype, sizes.vec());
+  Buffer out = makeBuffer(in.dtype, sizes);
   std::vector<int64_t> inStrides = stridesOf(in.shape);
   forEachIndex(sizes, [&](int64_t flat, ArrayRef<int64_t> index) {
     int64_t src = 0;

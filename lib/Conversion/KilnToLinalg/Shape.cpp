@@ -194,11 +194,18 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
   matchAndRewrite(SliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     SmallVector<OpFoldResult> offsets, sizes, strides;
-    for (auto [offset, size] : llvm::zip(op.getOffsets(), op.getSizes())) {
+    for (auto [d, offset, size] :
+         llvm::enumerate(op.getOffsets(), op.getResolvedSizes())) {
       // An empty dim may start at the end (offset == dim size), which
       // tensor.extract_slice refuses; where it starts does not matter.
       offsets.push_back(rewriter.getIndexAttr(size == 0 ? 0 : offset));
-      sizes.push_back(rewriter.getIndexAttr(size));
+      // A dynamic dim is taken whole.
+      sizes.push_back(ShapedType::isDynamic(size)
+                          ? OpFoldResult(tensor::DimOp::create(
+                                rewriter, op.getLoc(), adaptor.getOperand(),
+                                static_cast<int64_t>(d))
+                                             .getResult())
+                          : rewriter.getIndexAttr(size));
       strides.push_back(rewriter.getIndexAttr(1));
     }
     rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(

@@ -893,3 +893,13 @@ func.func @select_shapes(%m: tensor<4xi1>, %a: tensor<4xf32>, %b: tensor<8xf32>)
   %0 = "kiln.select"(%m, %a, %b) : (tensor<4xi1>, tensor<4xf32>, tensor<8xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// Slice: a dim taken whole (size -1) starts at 0.
+func.func @slice_whole_dim_offset(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{slice dim 0 is taken whole (size -1) but its offset is 1, not 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.slice %x, offsets = [1], sizes = [-1] : tensor<4xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -242,13 +242,16 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
       start += size;
     }
   }
-  // slice(slice(x)) is one slice with the offsets added.
-  if (auto inner = getOperand().getDefiningOp<SliceOp>()) {
+  // slice(slice(x)) is one slice with the offsets added (and the sizes
+  // resolved: a -1 took the inner slice's dim whole, not x's).
+  if (auto inner = getOperand().getDefiningOp<SliceOp>();
+      inner && getType().hasStaticShape()) {
     SmallVector<int64_t> offsets;
     for (auto [a, b] : llvm::zip(inner.getOffsets(), getOffsets()))
       offsets.push_back(a + b);
     getOperandMutable().assign(inner.getOperand());
     setOffsets(offsets);
+    setSizes(getType().getShape());
     return getResult();
   }
   return {};

@@ -235,11 +235,22 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
       static_cast<int64_t>(sizes.size()) != rank)
     return emitOptionalError(loc, "offsets and sizes need ", rank,
                              " entries, one per operand dim");
+  SmallVector<int64_t> shape(sizes);
   for (int64_t i = 0; i < rank; ++i) {
+    int64_t dim = operandType.getDimSize(i);
+    if (sizes[i] == -1) {
+      // The whole dim.
+      if (offsets[i] != 0)
+        return emitOptionalError(loc, "slice dim ", i,
+                                 " is taken whole (size -1) but its offset "
+                                 "is ",
+                                 offsets[i], ", not 0");
+      shape[i] = dim;
+      continue;
+    }
     if (offsets[i] < 0 || sizes[i] < 0)
       return emitOptionalError(loc, "slice dim ", i,
                                " has a negative offset or size");
-    int64_t dim = operandType.getDimSize(i);
     // Written to avoid overflowing offset + size.
     if (!ShapedType::isDynamic(dim) &&
         (offsets[i] > dim || sizes[i] > dim - offsets[i]))
@@ -247,7 +258,7 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
                                " of size ", sizes[i],
                                " is out of bounds for size ", dim);
   }
-  types.push_back(operandType.clone(sizes));
+  types.push_back(operandType.clone(shape));
   return success();
 }
 

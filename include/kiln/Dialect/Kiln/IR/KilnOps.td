@@ -268,10 +268,12 @@ def Kiln_SliceOp : Kiln_ShapeOp<"slice", [InferTypeOpAdaptor]> {
   let summary = "unit-stride sub-tensor";
   let description = [{
     The sub-tensor that starts at `offsets` and has shape `sizes` (PyTorch
-    `narrow` and `chunk`).
+    `narrow` and `chunk`). A size of -1 takes its dim whole (its offset must
+    be 0); it is how a dynamic dim is kept.
 
     ```mlir
     %i = kiln.slice %g, offsets = [0, 8], sizes = [4, 8] : tensor<4x32xf32> -> tensor<4x8xf32>
+    %j = kiln.slice %g, offsets = [0, 8], sizes = [-1, 8] : tensor<4x32xf32> -> tensor<4x8xf32>
     ```
   }];
   let arguments = (ins Kiln_Tensor:$operand, DenseI64ArrayAttr:$offsets,
@@ -279,6 +281,13 @@ def Kiln_SliceOp : Kiln_ShapeOp<"slice", [InferTypeOpAdaptor]> {
   let assemblyFormat = [{
     $operand `,` `offsets` `=` $offsets `,` `sizes` `=` $sizes attr-dict `:`
     type($operand) `->` type($result)
+  }];
+  let extraClassDeclaration = [{
+    /// `sizes` with each -1 replaced by its dim's size: the result's shape
+    /// (ShapedType::kDynamic for a dynamic dim kept whole).
+    ::llvm::ArrayRef<int64_t> getResolvedSizes() {
+      return getType().getShape();
+    }
   }];
   let hasFolder = 1;
 }

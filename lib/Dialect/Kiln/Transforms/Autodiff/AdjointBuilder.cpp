@@ -21,7 +21,7 @@ void AdjointBuilder::add(Value v, Value contribution) {
 
 void AdjointBuilder::addSlice(Value v, SliceOp slice, Value ct) {
   slices[v].push_back({llvm::to_vector(slice.getOffsets()),
-                       llvm::to_vector(slice.getSizes()), ct});
+                       llvm::to_vector(slice.getResolvedSizes()), ct});
 }
 
 Value AdjointBuilder::splat(Location loc, RankedTensorType type, double value) {

@@ -1,0 +1,182 @@
+//===- Check.cpp - one fuzz program against the reference -----------------===//
+
+#include "Check.h"
+
+#include "Reference/Interpreter.h"
+#include "kiln/Compiler/Executable.h"
+#include "kiln/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <csignal>
+#include <cstring>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace kiln;
+using namespace kiln::fuzz;
+
+/// splitmix64, as kiln-run's --random-inputs.
+static uint64_t nextRandom(uint64_t &state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/// Argument `index`'s values exactly as `kiln-run --random-inputs SEED`
+/// draws them: uniform in [-1, 1), i1 0 or 1.
+static HostTensor randomInput(const ValueType &type, uint64_t seed,
+                              size_t index) {
+  HostTensor t(type.dtype, type.shape);
+  uint64_t state = seed * 0x2545F4914F6CDD1Dull + index + 1;
+  for (int64_t i = 0; i < t.getNumElements(); ++i) {
+    uint64_t bits = nextRandom(state);
+    double unit = static_cast<double>(bits >> 11) * 0x1.0p-53;
+    t.setFromDouble(i, type.dtype == DType::I1 ? (bits & 1) : 2.0 * unit - 1.0);
+  }
+  return t;
+}
+
+/// Whether `got` is within `allowance` of `want` (NaN matches NaN, an
+/// infinity itself).
+static bool within(double got, double want, double allowance) {
+  if (std::isnan(got) || std::isnan(want))
+    return std::isnan(got) && std::isnan(want);
+  if (std::isinf(want) || std::isinf(got))
+    return got == want;
+  return std::fabs(got - want) <= allowance;
+}
+
+static Outcome checkHere(const Program &program, Backend backend,
+                         uint64_t seed) {
+  mlir::DialectRegistry registry;
+  registerAllKilnDialects(registry);
+  mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+    diagnostics += d.str() + "\n";
+    return mlir::success();
+  });
+  std::string text = program.print();
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(text, &context);
+  if (!module)
+    return {Outcome::CompileError,
+            "the generated program does not parse: " + diagnostics};
+
+  std::vector<HostTensor> inputs;
+  for (auto [i, type] : llvm::enumerate(program.arguments))
+    inputs.push_back(randomInput(type, seed, i));
+  mlir::OwningOpRef<mlir::ModuleOp> referenceModule = module->clone();
+  auto referenceFunc = referenceModule->lookupSymbol<mlir::func::FuncOp>("main");
+  llvm::Expected<std::vector<HostTensor>> expected =
+      reference::evaluate(referenceFunc, inputs);
+  if (!expected)
+    return {Outcome::CompileError,
+            "reference interpreter: " + llvm::toString(expected.takeError())};
+
+  CompileOptions options;
+  options.emulateGpuKernels = backend == Backend::EmulateGpu;
+  llvm::Expected<std::unique_ptr<Executable>> exe =
+      Executable::compile(*module, "main", options);
+  if (!exe)
+    return {Outcome::CompileError,
+            llvm::toString(exe.takeError()) + "\n" + diagnostics};
+  std::vector<const HostTensor *> args;
+  for (const HostTensor &input : inputs)
+    args.push_back(&input);
+  llvm::Expected<std::vector<HostTensor>> got = (*exe)->run(args);
+  if (!got)
+    return {Outcome::CompileError, "run: " + llvm::toString(got.takeError())};
+  if (got->size() != expected->size())
+    return {Outcome::Mismatch,
+            llvm::formatv("{0} outputs, the reference gives {1}", got->size(),
+                          expected->size())};
+
+  std::vector<double> magnitude, error;
+  program.computeBounds(magnitude, error);
+  for (auto [i, g, w] : llvm::enumerate(*got, *expected)) {
+    if (g.getDType() != w.getDType() || g.getShape() != w.getShape())
+      return {Outcome::Mismatch,
+              llvm::formatv("output {0} is {1}, the reference's {2}", i,
+                            g.getTypeString(), w.getTypeString())};
+    double bound = error[program.results[i]];
+    if (!std::isfinite(bound))
+      continue; // not comparable (a comparison of inexact values)
+    double allowance = 4 * bound + 1e-300;
+    for (int64_t e = 0; e < g.getNumElements(); ++e) {
+      double x = g.getAsDouble(e), y = w.getAsDouble(e);
+      if (!within(x, y, allowance))
+        return {Outcome::Mismatch,
+                llvm::formatv("output {0} ({1}) differs at element {2}: got "
+                              "{3:e17}, reference {4:e17}, difference "
+                              "{5:e3}, allowed {6:e3}",
+                              i, g.getTypeString(), e, x, y, std::fabs(x - y),
+                              allowance),
+                allowance};
+    }
+  }
+  return {Outcome::Ok, ""};
+}
+
+Outcome kiln::fuzz::checkProgram(const Program &program, Backend backend,
+                                 uint64_t seed, unsigned timeoutSeconds) {
+  int fds[2];
+  if (pipe(fds) != 0)
+    return {Outcome::Crash, std::string("pipe: ") + std::strerror(errno)};
+  pid_t child = fork();
+  if (child < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return {Outcome::Crash, std::string("fork: ") + std::strerror(errno)};
+  }
+  if (child == 0) {
+    close(fds[0]);
+    alarm(timeoutSeconds);
+    Outcome outcome = checkHere(program, backend, seed);
+    std::string message = std::to_string(static_cast<int>(outcome.kind)) +
+                          "\n" + llvm::formatv("{0:e17}", outcome.allowance).str() +
+                          "\n" + outcome.message;
+    size_t written = 0;
+    while (written < message.size()) {
+      ssize_t n = write(fds[1], message.data() + written,
+                        message.size() - written);
+      if (n <= 0)
+        break;
+      written += n;
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string reply;
+  char buffer[4096];
+  ssize_t n;
+  while ((n = read(fds[0], buffer, sizeof(buffer))) > 0)
+    reply.append(buffer, n);
+  close(fds[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (WIFSIGNALED(status))
+    return {Outcome::Crash,
+            WTERMSIG(status) == SIGALRM
+                ? llvm::formatv("timed out after {0} s", timeoutSeconds).str()
+                : std::string("killed by signal ") + strsignal(WTERMSIG(status))};
+  size_t first = reply.find('\n'), second = reply.find('\n', first + 1);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+      first == std::string::npos || second == std::string::npos)
+    return {Outcome::Crash, "the check exited with status " +
+                                std::to_string(WEXITSTATUS(status)) +
+                                " and no result"};
+  Outcome outcome;
+  outcome.kind = static_cast<Outcome::Kind>(std::stoi(reply.substr(0, first)));
+  outcome.allowance = std::stod(reply.substr(first + 1, second - first - 1));
+  outcome.message = reply.substr(second + 1);
+  return outcome;
+}

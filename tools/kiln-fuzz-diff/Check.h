@@ -1,0 +1,41 @@
+//===- Check.h - one fuzz program against the reference ---------*- C++ -*-===//
+//
+// Runs a program on one backend and compares every output with the
+// reference interpreter's, within the tolerance its bounds give. The work
+// happens in a forked child, so that a crash or a hang in the compiler is
+// counted (and shrunk) rather than ending the fuzzer.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_TOOLS_FUZZ_CHECK_H
+#define KILN_TOOLS_FUZZ_CHECK_H
+
+#include "Program.h"
+
+#include <string>
+
+namespace kiln::fuzz {
+
+enum class Backend { Cpu, EmulateGpu };
+
+struct Outcome {
+  enum Kind { Ok, Mismatch, CompileError, Crash } kind = Ok;
+  /// What went wrong, for a person.
+  std::string message;
+  /// A mismatch: the first failing output's allowance (4 * error bound).
+  double allowance = 0;
+};
+
+/// The outcome of `program` on `backend`, its inputs drawn from `seed` as
+/// `kiln-run --random-inputs SEED` draws them.
+Outcome checkProgram(const Program &program, Backend backend, uint64_t seed,
+                     unsigned timeoutSeconds);
+
+/// `program` made as small as it can be while `checkProgram` still fails
+/// the same way (delta debugging over results, ops and shapes).
+Program shrinkProgram(const Program &program, Backend backend, uint64_t seed,
+                      Outcome::Kind kind, unsigned timeoutSeconds);
+
+} // namespace kiln::fuzz
+
+#endif // KILN_TOOLS_FUZZ_CHECK_H

@@ -1,0 +1,437 @@
+//===- Generator.cpp - random well-typed kiln programs --------------------===//
+//
+// Ops are drawn one at a time, each on values already defined, biased
+// towards the most recent ones so that programs form chains (which fuse),
+// with older values reused (shared subexpressions, multi-output groups).
+// An op that needs a partner of a given type it cannot find gets a new
+// argument of that type. Values stay below a magnitude cap so that no
+// correct implementation overflows; comparisons take only exact operands
+// (see Program.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Program.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+using namespace kiln;
+using namespace kiln::fuzz;
+
+namespace {
+
+constexpr double maxMagnitude = 1e4;
+
+const char *const unaryOps[] = {"kiln.neg", "kiln.abs", "kiln.relu",
+                                "kiln.tanh", "kiln.sigmoid", "kiln.sin",
+                                "kiln.cos", "kiln.exp"};
+const char *const binaryOps[] = {"kiln.add", "kiln.sub", "kiln.mul",
+                                 "kiln.max", "kiln.min"};
+
+class Generator {
+public:
+  Generator(std::mt19937_64 &rng) : rng(rng) {}
+
+  Program run(int maxOps);
+
+private:
+  int64_t uniform(int64_t lo, int64_t hi) { // [lo, hi]
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  }
+  bool chance(double p) { return std::bernoulli_distribution(p)(rng); }
+  int64_t randomDim() {
+    static const int64_t dims[] = {1, 2, 3, 4, 5, 7, 8, 16};
+    return dims[uniform(0, 7)];
+  }
+  ValueType randomType(DType dtype) {
+    ValueType t{dtype, {}};
+    int64_t rank = uniform(0, 3);
+    for (int64_t i = 0; i < rank; ++i)
+      t.shape.push_back(randomDim());
+    return t;
+  }
+
+  void refreshBounds() { program.computeBounds(magnitude, error); }
+  bool isFloat(int v) const { return program.getType(v).dtype != DType::I1; }
+  /// A value, mostly a recent one; `accept` filters.
+  template <typename Fn> int pick(Fn accept) {
+    int n = program.getNumValues();
+    for (int attempt = 0; attempt < 8; ++attempt) {
+      int v = chance(0.7) ? n - 1 - static_cast<int>(uniform(0, std::min(3, n - 1)))
+                          : static_cast<int>(uniform(0, n - 1));
+      if (accept(v))
+        return v;
+    }
+    for (int v = n - 1; v >= 0; --v)
+      if (accept(v))
+        return v;
+    return -1;
+  }
+  /// A value of `type` (exact ones only, if asked), or a new argument.
+  /// A new argument renumbers the ops' values: `held` are updated.
+  int partner(const ValueType &type, bool exact,
+              std::initializer_list<int *> held) {
+    int v = pick([&](int w) {
+      return program.getType(w) == type && (!exact || error[w] == 0);
+    });
+    return v >= 0 && chance(0.8) ? v : addArgument(type, held);
+  }
+  int addArgument(const ValueType &type, std::initializer_list<int *> held);
+  /// Appends `op` if its bounds stay finite and below the cap.
+  bool append(Op op);
+
+  bool makeUnary(), makeBinary(), makeCmp(), makeSelect(), makeConvert(),
+      makeBroadcast(), makeReshape(), makeTranspose(), makeSlice(),
+      makeConcat(), makeReduce(), makeMatMul(), makeConstant();
+
+  std::mt19937_64 &rng;
+  Program program;
+  std::vector<double> magnitude, error;
+};
+
+} // namespace
+
+int Generator::addArgument(const ValueType &type,
+                           std::initializer_list<int *> held) {
+  int at = static_cast<int>(program.arguments.size());
+  for (int *v : held)
+    if (*v >= at)
+      ++*v;
+  program.arguments.push_back(type);
+  for (Op &op : program.ops)
+    for (int &operand : op.operands)
+      if (operand >= at)
+        ++operand;
+  for (int &r : program.results)
+    if (r >= at)
+      ++r;
+  refreshBounds();
+  return at;
+}
+
+bool Generator::append(Op op) {
+  program.ops.push_back(std::move(op));
+  refreshBounds();
+  int v = program.getNumValues() - 1;
+  if (std::isfinite(magnitude[v]) && magnitude[v] <= maxMagnitude &&
+      std::isfinite(error[v]))
+    return true;
+  program.ops.pop_back();
+  refreshBounds();
+  return false;
+}
+
+bool Generator::makeUnary() {
+  int x = pick([&](int v) { return isFloat(v); });
+  if (x < 0)
+    return false;
+  std::string name = unaryOps[uniform(0, std::size(unaryOps) - 1)];
+  if (name == "kiln.exp" && magnitude[x] > 3)
+    name = "kiln.tanh";
+  return append({OpKind::Unary, name, {x}, {}, {}, 0, program.getType(x)});
+}
+
+bool Generator::makeBinary() {
+  int a = pick([&](int v) { return isFloat(v); });
+  if (a < 0)
+    return false;
+  ValueType type = program.getType(a);
+  int b = chance(0.15) ? a : partner(type, false, {&a});
+  std::string name = binaryOps[uniform(0, std::size(binaryOps) - 1)];
+  return append({OpKind::Binary, name, {a, b}, {}, {}, 0, type});
+}
+
+bool Generator::makeCmp() {
+  int a = pick([&](int v) { return isFloat(v) && error[v] == 0; });
+  if (a < 0)
+    return false;
+  ValueType type = program.getType(a);
+  int b = partner(type, /*exact=*/true, {&a});
+  return append({OpKind::Cmp,
+                 "kiln.cmp",
+                 {a, b},
+                 {uniform(0, 5)},
+                 {},
+                 0,
+                 {DType::I1, type.shape}});
+}
+
+bool Generator::makeSelect() {
+  int p = pick([&](int v) { return !isFloat(v) && error[v] == 0; });
+  if (p < 0)
+    return false;
+  ValueType type{chance(0.8) ? DType::F32 : DType::F64,
+                 program.getType(p).shape};
+  int a = partner(type, false, {&p});
+  int b = partner(type, false, {&p, &a});
+  return append({OpKind::Select, "kiln.select", {p, a, b}, {}, {}, 0, type});
+}
+
+bool Generator::makeConvert() {
+  int x = pick([&](int v) { return isFloat(v); });
+  if (x < 0)
+    return false;
+  ValueType type = program.getType(x);
+  type.dtype = type.dtype == DType::F32 ? DType::F64 : DType::F32;
+  return append({OpKind::Convert, "kiln.convert", {x}, {}, {}, 0, type});
+}
+
+bool Generator::makeBroadcast() {
+  int x = pick([&](int v) { return program.getType(v).shape.size() < 3; });
+  if (x < 0)
+    return false;
+  const ValueType &from = program.getType(x);
+  int64_t rank = from.shape.size();
+  int64_t resultRank = uniform(rank, 3);
+  // Which result dims the operand's dims map to: `rank` of them, in order.
+  std::vector<int64_t> positions(resultRank);
+  std::iota(positions.begin(), positions.end(), 0);
+  std::shuffle(positions.begin(), positions.end(), rng);
+  std::vector<int64_t> dims(positions.begin(), positions.begin() + rank);
+  std::sort(dims.begin(), dims.end());
+  ValueType type{from.dtype, std::vector<int64_t>(resultRank)};
+  for (int64_t d = 0; d < resultRank; ++d)
+    type.shape[d] = randomDim();
+  for (int64_t i = 0; i < rank; ++i)
+    if (from.shape[i] != 1 || chance(0.3))
+      type.shape[dims[i]] = from.shape[i];
+  return append(
+      {OpKind::BroadcastInDim, "kiln.broadcast_in_dim", {x}, dims, {}, 0, type});
+}
+
+bool Generator::makeReshape() {
+  int x = pick([&](int v) { return !program.getType(v).shape.empty(); });
+  if (x < 0)
+    return false;
+  const ValueType &from = program.getType(x);
+  // The element count's prime factors, dealt into up to three dims.
+  std::vector<int64_t> factors;
+  int64_t n = from.getNumElements();
+  for (int64_t f = 2; n > 1 && f <= n; ++f)
+    while (n % f == 0) {
+      factors.push_back(f);
+      n /= f;
+    }
+  std::shuffle(factors.begin(), factors.end(), rng);
+  ValueType type{from.dtype, std::vector<int64_t>(uniform(1, 3), 1)};
+  for (int64_t f : factors)
+    type.shape[uniform(0, type.shape.size() - 1)] *= f;
+  return append({OpKind::Reshape, "kiln.reshape", {x}, {}, {}, 0, type});
+}
+
+bool Generator::makeTranspose() {
+  int x = pick([&](int v) { return program.getType(v).shape.size() >= 2; });
+  if (x < 0)
+    return false;
+  const ValueType &from = program.getType(x);
+  std::vector<int64_t> perm(from.shape.size());
+  std::iota(perm.begin(), perm.end(), 0);
+  std::shuffle(perm.begin(), perm.end(), rng);
+  ValueType type{from.dtype, {}};
+  for (int64_t p : perm)
+    type.shape.push_back(from.shape[p]);
+  return append({OpKind::Transpose, "kiln.transpose", {x}, perm, {}, 0, type});
+}
+
+bool Generator::makeSlice() {
+  int x = pick([&](int v) { return !program.getType(v).shape.empty(); });
+  if (x < 0)
+    return false;
+  const ValueType &from = program.getType(x);
+  std::vector<int64_t> offsets, sizes;
+  ValueType type{from.dtype, {}};
+  for (int64_t size : from.shape) {
+    if (chance(0.2)) { // the whole dim, as -1
+      offsets.push_back(0);
+      sizes.push_back(-1);
+      type.shape.push_back(size);
+      continue;
+    }
+    int64_t offset = uniform(0, size - 1);
+    int64_t length = uniform(1, size - offset);
+    offsets.push_back(offset);
+    sizes.push_back(length);
+    type.shape.push_back(length);
+  }
+  return append({OpKind::Slice, "kiln.slice", {x}, offsets, sizes, 0, type});
+}
+
+bool Generator::makeConcat() {
+  int x = pick([&](int v) { return !program.getType(v).shape.empty(); });
+  if (x < 0)
+    return false;
+  ValueType type = program.getType(x);
+  int64_t dim = uniform(0, type.shape.size() - 1);
+  std::vector<int> parts{x};
+  int64_t extra = uniform(1, 2);
+  for (int64_t i = 0; i < extra; ++i) {
+    // A part that fits except along `dim`: an existing one, or a new
+    // argument of another size there.
+    int part = pick([&](int v) {
+      const ValueType &t = program.getType(v);
+      if (t.dtype != type.dtype || t.shape.size() != type.shape.size())
+        return false;
+      for (size_t d = 0; d < t.shape.size(); ++d)
+        if (static_cast<int64_t>(d) != dim && t.shape[d] != type.shape[d])
+          return false;
+      return true;
+    });
+    if (part < 0 || chance(0.4)) {
+      ValueType partType = type;
+      partType.shape[dim] = randomDim();
+      int at = static_cast<int>(program.arguments.size());
+      for (int &p : parts)
+        if (p >= at)
+          ++p;
+      part = addArgument(partType, {});
+    }
+    parts.push_back(part);
+  }
+  ValueType result = program.getType(parts[0]);
+  result.shape[dim] = 0;
+  for (int p : parts)
+    result.shape[dim] += program.getType(p).shape[dim];
+  return append({OpKind::Concat, "kiln.concat", parts, {dim}, {}, 0, result});
+}
+
+bool Generator::makeReduce() {
+  int x = pick([&](int v) {
+    return isFloat(v) && !program.getType(v).shape.empty();
+  });
+  if (x < 0)
+    return false;
+  const ValueType &from = program.getType(x);
+  std::vector<int64_t> dims;
+  ValueType type{from.dtype, {}};
+  for (int64_t d = 0; d < static_cast<int64_t>(from.shape.size()); ++d) {
+    if (chance(0.5))
+      dims.push_back(d);
+    else
+      type.shape.push_back(from.shape[d]);
+  }
+  if (dims.empty()) {
+    dims.push_back(0);
+    type.shape.erase(type.shape.begin());
+  }
+  return append({OpKind::Reduce,
+                 chance(0.7) ? "kiln.reduce_sum" : "kiln.reduce_max",
+                 {x},
+                 dims,
+                 {},
+                 0,
+                 type});
+}
+
+bool Generator::makeMatMul() {
+  int a = pick([&](int v) {
+    size_t rank = program.getType(v).shape.size();
+    return isFloat(v) && (rank == 2 || rank == 3);
+  });
+  if (a < 0)
+    return false;
+  ValueType ta = program.getType(a);
+  bool transposeA = chance(0.5), transposeB = chance(0.5);
+  size_t r = ta.shape.size();
+  int64_t m = ta.shape[r - (transposeA ? 1 : 2)];
+  int64_t k = ta.shape[r - (transposeA ? 2 : 1)];
+  int64_t n = randomDim();
+  ValueType tb{ta.dtype, {}};
+  if (r == 3)
+    tb.shape.push_back(ta.shape[0]);
+  if (transposeB)
+    tb.shape.insert(tb.shape.end(), {n, k});
+  else
+    tb.shape.insert(tb.shape.end(), {k, n});
+  // A partner of any n: look for one before making one.
+  int b = pick([&](int v) {
+    const ValueType &t = program.getType(v);
+    return t.dtype == tb.dtype && t.shape.size() == r &&
+           (r == 2 || t.shape[0] == tb.shape[0]) &&
+           t.shape[r - (transposeB ? 1 : 2)] == k;
+  });
+  if (b < 0 || chance(0.3))
+    b = partner(tb, false, {&a});
+  const ValueType &bt = program.getType(b);
+  n = bt.shape[r - (transposeB ? 2 : 1)];
+  ValueType type{ta.dtype, {}};
+  if (r == 3)
+    type.shape.push_back(ta.shape[0]);
+  type.shape.insert(type.shape.end(), {m, n});
+  return append({OpKind::MatMul,
+                 "kiln.matmul",
+                 {a, b},
+                 {transposeA ? 1 : 0, transposeB ? 1 : 0},
+                 {},
+                 0,
+                 type});
+}
+
+bool Generator::makeConstant() {
+  ValueType type = randomType(chance(0.8) ? DType::F32 : DType::F64);
+  double value = std::ldexp(static_cast<double>(uniform(-64, 64)), -4);
+  return append({OpKind::Constant, "kiln.constant", {}, {}, {}, value, type});
+}
+
+Program Generator::run(int maxOps) {
+  int numArgs = static_cast<int>(uniform(1, 3));
+  for (int i = 0; i < numArgs; ++i)
+    program.arguments.push_back(
+        randomType(chance(0.85) ? DType::F32 : DType::F64));
+  refreshBounds();
+  int numOps = static_cast<int>(uniform(1, std::max(1, maxOps)));
+  using Maker = bool (Generator::*)();
+  static const std::pair<Maker, int> makers[] = {
+      {&Generator::makeUnary, 6},     {&Generator::makeBinary, 6},
+      {&Generator::makeCmp, 1},       {&Generator::makeSelect, 1},
+      {&Generator::makeConvert, 1},   {&Generator::makeBroadcast, 2},
+      {&Generator::makeReshape, 1},   {&Generator::makeTranspose, 1},
+      {&Generator::makeSlice, 2},     {&Generator::makeConcat, 2},
+      {&Generator::makeReduce, 2},    {&Generator::makeMatMul, 2},
+      {&Generator::makeConstant, 1}};
+  int total = 0;
+  for (const auto &[maker, weight] : makers)
+    total += weight;
+  for (int attempts = 0;
+       static_cast<int>(program.ops.size()) < numOps && attempts < 4 * numOps;
+       ++attempts) {
+    int64_t draw = uniform(0, total - 1);
+    for (const auto &[maker, weight] : makers) {
+      if ((draw -= weight) < 0) {
+        (this->*maker)();
+        break;
+      }
+    }
+  }
+  // Results: the last value, and sometimes a few earlier ones.
+  int n = program.getNumValues();
+  program.results.push_back(n - 1);
+  for (int extra = program.ops.empty() ? 0 : static_cast<int>(uniform(0, 2));
+       extra > 0; --extra) {
+    int v = static_cast<int>(uniform(program.arguments.size(), n - 1));
+    if (v >= 0 && std::find(program.results.begin(), program.results.end(),
+                            v) == program.results.end())
+      program.results.push_back(v);
+  }
+  program.removeDeadCode();
+  return program;
+}
+
+Program kiln::fuzz::generateProgram(std::mt19937_64 &rng, int maxOps) {
+  return Generator(rng).run(maxOps);
+}
+
+const std::vector<std::string> &kiln::fuzz::getGeneratedOpNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all(std::begin(unaryOps), std::end(unaryOps));
+    all.insert(all.end(), std::begin(binaryOps), std::end(binaryOps));
+    for (const char *name :
+         {"kiln.cmp", "kiln.select", "kiln.convert", "kiln.broadcast_in_dim",
+          "kiln.reshape", "kiln.transpose", "kiln.slice", "kiln.concat",
+          "kiln.reduce_sum", "kiln.reduce_max", "kiln.matmul",
+          "kiln.constant"})
+      all.push_back(name);
+    return all;
+  }();
+  return names;
+}

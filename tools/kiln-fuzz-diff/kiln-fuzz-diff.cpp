@@ -1,0 +1,181 @@
+//===- kiln-fuzz-diff.cpp - differential testing of whole programs --------===//
+//
+//   kiln-fuzz-diff --programs N --seed S [--max-ops K]
+//                  [--backends cpu,emulate-gpu] [--out DIR]
+//
+// Generates N random well-typed kiln programs (Generator.cpp), runs each on
+// every backend and compares every output with the reference interpreter
+// (lib/Reference), which computes each op in double and rounds once.
+//
+// Tolerance: per output, 4x a bound on how far any correct implementation
+// may be from the exact result (Program::computeBounds): u = the unit
+// roundoff of the dtype; each rounded op adds u times its magnitude bound,
+// a transcendental 4u, a sum of n terms (n - 1) u sum|x| (any order), a
+// matmul over k the same with the operands' errors carried through; an
+// operand's error passes through with the op's slope. The factor 4 covers
+// the reference's own rounding beside the compiled code's.
+//
+// A failing program is shrunk (Shrink.cpp) and written to DIR/repro-N.mlir,
+// and the command that reproduces it with kiln-run is printed. Exits 1 on
+// any mismatch, compile error or crash; the last line on stdout is one JSON
+// object: programs, mismatches, crashes, compile_errors, ops_covered,
+// seconds (and per-backend runs).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Check.h"
+#include "Program.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <set>
+
+using namespace llvm;
+using namespace kiln::fuzz;
+
+static cl::OptionCategory fuzzOptions("kiln-fuzz-diff options");
+static cl::opt<int> numPrograms(cl::cat(fuzzOptions), "programs",
+                                cl::desc("random programs to try"),
+                                cl::init(100));
+static cl::opt<uint64_t> seed(cl::cat(fuzzOptions), "seed",
+                              cl::desc("the first program's seed"),
+                              cl::init(1));
+static cl::opt<int> maxOps(cl::cat(fuzzOptions), "max-ops",
+                           cl::desc("ops per program, at most"),
+                           cl::init(12));
+static cl::opt<std::string>
+    backendList(cl::cat(fuzzOptions), "backends",
+                cl::desc("comma-separated: cpu, emulate-gpu (default: both)"),
+                cl::init("cpu,emulate-gpu"));
+static cl::opt<std::string>
+    outDir(cl::cat(fuzzOptions), "out",
+           cl::desc("where reproducers go (default: kiln-fuzz-out)"),
+           cl::init("kiln-fuzz-out"));
+static cl::opt<unsigned> timeout(cl::cat(fuzzOptions), "timeout",
+                                 cl::desc("seconds per program and backend"),
+                                 cl::init(120));
+static cl::opt<bool> verbose(cl::cat(fuzzOptions), "verbose",
+                             cl::desc("print every program"), cl::init(false));
+
+[[noreturn]] static void fail(const Twine &message) {
+  errs() << "kiln-fuzz-diff: error: " << message << "\n";
+  std::exit(2);
+}
+
+static const char *kindName(Outcome::Kind kind) {
+  switch (kind) {
+  case Outcome::Ok:
+    return "ok";
+  case Outcome::Mismatch:
+    return "mismatch";
+  case Outcome::CompileError:
+    return "compile error";
+  case Outcome::Crash:
+    return "crash";
+  }
+  return "?";
+}
+
+int main(int argc, char **argv) {
+  InitLLVM initLLVM(argc, argv);
+  cl::HideUnrelatedOptions(fuzzOptions);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "kiln-fuzz-diff: random kiln programs, compiled "
+                              "and checked against the reference "
+                              "interpreter\n");
+  if (numPrograms < 0)
+    fail("--programs must be at least 0");
+  if (maxOps < 1)
+    fail("--max-ops must be at least 1");
+  std::vector<std::pair<Backend, std::string>> backends;
+  SmallVector<StringRef> names;
+  StringRef(backendList).split(names, ',', -1, false);
+  for (StringRef name : names) {
+    name = name.trim();
+    if (name == "cpu")
+      backends.push_back({Backend::Cpu, "cpu"});
+    else if (name == "emulate-gpu")
+      backends.push_back({Backend::EmulateGpu, "emulate-gpu"});
+    else
+      fail("unknown backend '" + name + "' (cpu, emulate-gpu)");
+  }
+  if (backends.empty())
+    fail("--backends names no backend");
+
+  auto start = std::chrono::steady_clock::now();
+  int mismatches = 0, crashes = 0, compileErrors = 0, repros = 0;
+  std::set<std::string> covered;
+  for (int p = 0; p < numPrograms; ++p) {
+    uint64_t programSeed = seed + p;
+    std::mt19937_64 rng(programSeed);
+    Program program = generateProgram(rng, maxOps);
+    for (const Op &op : program.ops)
+      covered.insert(op.name);
+    if (verbose)
+      outs() << "// program " << programSeed << "\n" << program.print();
+    for (const auto &[backend, backendName] : backends) {
+      outs().flush();
+      Outcome outcome = checkProgram(program, backend, programSeed, timeout);
+      if (outcome.kind == Outcome::Ok)
+        continue;
+      (outcome.kind == Outcome::Mismatch       ? mismatches
+       : outcome.kind == Outcome::CompileError ? compileErrors
+                                               : crashes)++;
+      Program small =
+          shrinkProgram(program, backend, programSeed, outcome.kind, timeout);
+      Outcome smallOutcome = checkProgram(small, backend, programSeed, timeout);
+      if (smallOutcome.kind != outcome.kind) {
+        small = program;
+        smallOutcome = outcome;
+      }
+      if (std::error_code ec = sys::fs::create_directories(outDir))
+        fail("cannot create '" + outDir + "': " + ec.message());
+      SmallString<128> path(outDir);
+      sys::path::append(path, "repro-" + std::to_string(repros++) + ".mlir");
+      std::string command =
+          formatv("kiln-run {0} --random-inputs {1} --check-reference{2}{3}",
+                  path, programSeed,
+                  backend == Backend::EmulateGpu ? " --emulate-gpu" : "",
+                  smallOutcome.kind == Outcome::Mismatch
+                      ? formatv(" --rtol 0 --atol {0:e3}",
+                                smallOutcome.allowance)
+                            .str()
+                      : "")
+              .str();
+      std::error_code ec;
+      raw_fd_ostream file(path, ec);
+      if (ec)
+        fail("cannot write '" + path + "': " + ec.message());
+      file << "// kiln-fuzz-diff: program " << programSeed << " on "
+           << backendName << ": " << kindName(smallOutcome.kind) << "\n";
+      for (StringRef line : split(smallOutcome.message, '\n'))
+        if (!line.empty())
+          file << "// " << line << "\n";
+      file << "// reproduce: " << command << "\n" << small.print();
+      outs() << "program " << programSeed << " on " << backendName << ": "
+             << kindName(outcome.kind) << ": " << smallOutcome.message
+             << "\n  shrunk from " << program.ops.size() << " to "
+             << small.ops.size() << " ops: " << path << "\n  reproduce: "
+             << command << "\n";
+    }
+  }
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  outs() << formatv("{{\"programs\": {0}, \"backends\": \"{1}\", "
+                    "\"mismatches\": {2}, \"crashes\": {3}, "
+                    "\"compile_errors\": {4}, \"ops_covered\": {5}, "
+                    "\"ops_generated\": {6}, \"seconds\": {7:f1}}\n",
+                    numPrograms, backendList, mismatches, crashes,
+                    compileErrors, covered.size(),
+                    getGeneratedOpNames().size(), seconds);
+  outs().flush();
+  return mismatches + crashes + compileErrors ? 1 : 0;
+}
