@@ -54,8 +54,8 @@ static bool within(double got, double want, double allowance) {
   return std::fabs(got - want) <= allowance;
 }
 
-static Outcome checkHere(const Program &program, Backend backend,
-                         uint64_t seed) {
+static Outcome checkHere(const Program &program, Backend backend, uint64_t seed,
+                         bool injectError) {
   mlir::DialectRegistry registry;
   registerAllKilnDialects(registry);
   mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
@@ -75,7 +75,8 @@ static Outcome checkHere(const Program &program, Backend backend,
   for (auto [i, type] : llvm::enumerate(program.arguments))
     inputs.push_back(randomInput(type, seed, i));
   mlir::OwningOpRef<mlir::ModuleOp> referenceModule = module->clone();
-  auto referenceFunc = referenceModule->lookupSymbol<mlir::func::FuncOp>("main");
+  auto referenceFunc =
+      referenceModule->lookupSymbol<mlir::func::FuncOp>("main");
   llvm::Expected<std::vector<HostTensor>> expected =
       reference::evaluate(referenceFunc, inputs);
   if (!expected)
@@ -102,6 +103,7 @@ static Outcome checkHere(const Program &program, Backend backend,
 
   std::vector<double> magnitude, error;
   program.computeBounds(magnitude, error);
+  double worstRatio = 0;
   for (auto [i, g, w] : llvm::enumerate(*got, *expected)) {
     if (g.getDType() != w.getDType() || g.getShape() != w.getShape())
       return {Outcome::Mismatch,
@@ -113,6 +115,12 @@ static Outcome checkHere(const Program &program, Backend backend,
     double allowance = 4 * bound + 1e-300;
     for (int64_t e = 0; e < g.getNumElements(); ++e) {
       double x = g.getAsDouble(e), y = w.getAsDouble(e);
+      if (injectError && e == 0 && std::isfinite(y)) {
+        x = y + 8 * allowance + std::fabs(y) * 1e-3 + 1e-3;
+        injectError = false;
+      }
+      if (std::isfinite(x) && std::isfinite(y))
+        worstRatio = std::max(worstRatio, std::fabs(x - y) / allowance);
       if (!within(x, y, allowance))
         return {Outcome::Mismatch,
                 llvm::formatv("output {0} ({1}) differs at element {2}: got "
@@ -120,14 +128,15 @@ static Outcome checkHere(const Program &program, Backend backend,
                               "{5:e3}, allowed {6:e3}",
                               i, g.getTypeString(), e, x, y, std::fabs(x - y),
                               allowance),
-                allowance};
+                allowance, worstRatio};
     }
   }
-  return {Outcome::Ok, ""};
+  return {Outcome::Ok, "", 0, worstRatio};
 }
 
 Outcome kiln::fuzz::checkProgram(const Program &program, Backend backend,
-                                 uint64_t seed, unsigned timeoutSeconds) {
+                                 uint64_t seed, unsigned timeoutSeconds,
+                                 bool injectError) {
   int fds[2];
   if (pipe(fds) != 0)
     return {Outcome::Crash, std::string("pipe: ") + std::strerror(errno)};
@@ -140,14 +149,16 @@ Outcome kiln::fuzz::checkProgram(const Program &program, Backend backend,
   if (child == 0) {
     close(fds[0]);
     alarm(timeoutSeconds);
-    Outcome outcome = checkHere(program, backend, seed);
-    std::string message = std::to_string(static_cast<int>(outcome.kind)) +
-                          "\n" + llvm::formatv("{0:e17}", outcome.allowance).str() +
-                          "\n" + outcome.message;
+    Outcome outcome = checkHere(program, backend, seed, injectError);
+    std::string message =
+        llvm::formatv("{0}\n{1:e17}\n{2:e17}\n", static_cast<int>(outcome.kind),
+                      outcome.allowance, outcome.worstRatio)
+            .str() +
+        outcome.message;
     size_t written = 0;
     while (written < message.size()) {
-      ssize_t n = write(fds[1], message.data() + written,
-                        message.size() - written);
+      ssize_t n =
+          write(fds[1], message.data() + written, message.size() - written);
       if (n <= 0)
         break;
       written += n;
@@ -167,16 +178,20 @@ Outcome kiln::fuzz::checkProgram(const Program &program, Backend backend,
     return {Outcome::Crash,
             WTERMSIG(status) == SIGALRM
                 ? llvm::formatv("timed out after {0} s", timeoutSeconds).str()
-                : std::string("killed by signal ") + strsignal(WTERMSIG(status))};
-  size_t first = reply.find('\n'), second = reply.find('\n', first + 1);
+                : std::string("killed by signal ") +
+                      strsignal(WTERMSIG(status))};
+  size_t first = reply.find('\n'), second = reply.find('\n', first + 1),
+         third = reply.find('\n', second + 1);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-      first == std::string::npos || second == std::string::npos)
+      first == std::string::npos || second == std::string::npos ||
+      third == std::string::npos)
     return {Outcome::Crash, "the check exited with status " +
                                 std::to_string(WEXITSTATUS(status)) +
                                 " and no result"};
   Outcome outcome;
   outcome.kind = static_cast<Outcome::Kind>(std::stoi(reply.substr(0, first)));
   outcome.allowance = std::stod(reply.substr(first + 1, second - first - 1));
-  outcome.message = reply.substr(second + 1);
+  outcome.worstRatio = std::stod(reply.substr(second + 1, third - second - 1));
+  outcome.message = reply.substr(third + 1);
   return outcome;
 }

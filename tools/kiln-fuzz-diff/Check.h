@@ -24,12 +24,18 @@ struct Outcome {
   std::string message;
   /// A mismatch: the first failing output's allowance (4 * error bound).
   double allowance = 0;
+  /// The largest |got - reference| / allowance over the compared elements
+  /// (how tight the tolerance is; a mismatch is above 1).
+  double worstRatio = 0;
 };
 
 /// The outcome of `program` on `backend`, its inputs drawn from `seed` as
 /// `kiln-run --random-inputs SEED` draws them.
+/// `injectError` corrupts the first compared element of the compiled
+/// result by 8x its allowance first: every program whose outputs have a
+/// finite bound must then mismatch (the oracle's own test).
 Outcome checkProgram(const Program &program, Backend backend, uint64_t seed,
-                     unsigned timeoutSeconds);
+                     unsigned timeoutSeconds, bool injectError = false);
 
 /// `program` made as small as it can be while `checkProgram` still fails
 /// the same way (delta debugging over results, ops and shapes).

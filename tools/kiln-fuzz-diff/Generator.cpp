@@ -23,11 +23,11 @@ namespace {
 
 constexpr double maxMagnitude = 1e4;
 
-const char *const unaryOps[] = {"kiln.neg", "kiln.abs", "kiln.relu",
+const char *const unaryOps[] = {"kiln.neg",  "kiln.abs",     "kiln.relu",
                                 "kiln.tanh", "kiln.sigmoid", "kiln.sin",
-                                "kiln.cos", "kiln.exp"};
-const char *const binaryOps[] = {"kiln.add", "kiln.sub", "kiln.mul",
-                                 "kiln.max", "kiln.min"};
+                                "kiln.cos",  "kiln.exp"};
+const char *const binaryOps[] = {"kiln.add", "kiln.sub", "kiln.mul", "kiln.max",
+                                 "kiln.min"};
 
 class Generator {
 public:
@@ -58,8 +58,9 @@ private:
   template <typename Fn> int pick(Fn accept) {
     int n = program.getNumValues();
     for (int attempt = 0; attempt < 8; ++attempt) {
-      int v = chance(0.7) ? n - 1 - static_cast<int>(uniform(0, std::min(3, n - 1)))
-                          : static_cast<int>(uniform(0, n - 1));
+      int v = chance(0.7)
+                  ? n - 1 - static_cast<int>(uniform(0, std::min(3, n - 1)))
+                  : static_cast<int>(uniform(0, n - 1));
       if (accept(v))
         return v;
     }
@@ -196,8 +197,13 @@ bool Generator::makeBroadcast() {
   for (int64_t i = 0; i < rank; ++i)
     if (from.shape[i] != 1 || chance(0.3))
       type.shape[dims[i]] = from.shape[i];
-  return append(
-      {OpKind::BroadcastInDim, "kiln.broadcast_in_dim", {x}, dims, {}, 0, type});
+  return append({OpKind::BroadcastInDim,
+                 "kiln.broadcast_in_dim",
+                 {x},
+                 dims,
+                 {},
+                 0,
+                 type});
 }
 
 bool Generator::makeReshape() {
@@ -296,9 +302,8 @@ bool Generator::makeConcat() {
 }
 
 bool Generator::makeReduce() {
-  int x = pick([&](int v) {
-    return isFloat(v) && !program.getType(v).shape.empty();
-  });
+  int x = pick(
+      [&](int v) { return isFloat(v) && !program.getType(v).shape.empty(); });
   if (x < 0)
     return false;
   const ValueType &from = program.getType(x);
@@ -382,12 +387,12 @@ Program Generator::run(int maxOps) {
   int numOps = static_cast<int>(uniform(1, std::max(1, maxOps)));
   using Maker = bool (Generator::*)();
   static const std::pair<Maker, int> makers[] = {
-      {&Generator::makeUnary, 6},     {&Generator::makeBinary, 6},
-      {&Generator::makeCmp, 1},       {&Generator::makeSelect, 1},
-      {&Generator::makeConvert, 1},   {&Generator::makeBroadcast, 2},
-      {&Generator::makeReshape, 1},   {&Generator::makeTranspose, 1},
-      {&Generator::makeSlice, 2},     {&Generator::makeConcat, 2},
-      {&Generator::makeReduce, 2},    {&Generator::makeMatMul, 2},
+      {&Generator::makeUnary, 6},   {&Generator::makeBinary, 6},
+      {&Generator::makeCmp, 1},     {&Generator::makeSelect, 1},
+      {&Generator::makeConvert, 1}, {&Generator::makeBroadcast, 2},
+      {&Generator::makeReshape, 1}, {&Generator::makeTranspose, 1},
+      {&Generator::makeSlice, 2},   {&Generator::makeConcat, 2},
+      {&Generator::makeReduce, 2},  {&Generator::makeMatMul, 2},
       {&Generator::makeConstant, 1}};
   int total = 0;
   for (const auto &[maker, weight] : makers)
@@ -428,8 +433,7 @@ const std::vector<std::string> &kiln::fuzz::getGeneratedOpNames() {
     for (const char *name :
          {"kiln.cmp", "kiln.select", "kiln.convert", "kiln.broadcast_in_dim",
           "kiln.reshape", "kiln.transpose", "kiln.slice", "kiln.concat",
-          "kiln.reduce_sum", "kiln.reduce_max", "kiln.matmul",
-          "kiln.constant"})
+          "kiln.reduce_sum", "kiln.reduce_max", "kiln.matmul", "kiln.constant"})
       all.push_back(name);
     return all;
   }();

@@ -60,8 +60,8 @@ Program kiln::fuzz::shrinkProgram(const Program &program, Backend backend,
   bool progress = true;
   while (progress && budget > 0) {
     progress = false;
-    for (size_t r = 0; best.results.size() > 1 && r < best.results.size() &&
-                       budget > 0;
+    for (size_t r = 0;
+         best.results.size() > 1 && r < best.results.size() && budget > 0;
          ++r) {
       Program candidate = best;
       candidate.results.erase(candidate.results.begin() + r);
@@ -80,8 +80,7 @@ Program kiln::fuzz::shrinkProgram(const Program &program, Backend backend,
         continue;
       int v = static_cast<int>(best.arguments.size()) + i;
       const Op &op = best.ops[i];
-      if (!op.operands.empty() &&
-          best.getType(op.operands[0]) == op.type) {
+      if (!op.operands.empty() && best.getType(op.operands[0]) == op.type) {
         Program candidate = bypass(best, v, op.operands[0]);
         --budget;
         if (stillFails(candidate)) {

@@ -48,8 +48,7 @@ static cl::opt<uint64_t> seed(cl::cat(fuzzOptions), "seed",
                               cl::desc("the first program's seed"),
                               cl::init(1));
 static cl::opt<int> maxOps(cl::cat(fuzzOptions), "max-ops",
-                           cl::desc("ops per program, at most"),
-                           cl::init(12));
+                           cl::desc("ops per program, at most"), cl::init(12));
 static cl::opt<std::string>
     backendList(cl::cat(fuzzOptions), "backends",
                 cl::desc("comma-separated: cpu, emulate-gpu (default: both)"),
@@ -61,6 +60,11 @@ static cl::opt<std::string>
 static cl::opt<unsigned> timeout(cl::cat(fuzzOptions), "timeout",
                                  cl::desc("seconds per program and backend"),
                                  cl::init(120));
+static cl::opt<bool> injectError(
+    cl::cat(fuzzOptions), "inject-error",
+    cl::desc("corrupt one compiled result element per program, to show that "
+             "the comparison catches it (every program must then mismatch)"),
+    cl::init(false));
 static cl::opt<bool> verbose(cl::cat(fuzzOptions), "verbose",
                              cl::desc("print every program"), cl::init(false));
 
@@ -111,6 +115,7 @@ int main(int argc, char **argv) {
 
   auto start = std::chrono::steady_clock::now();
   int mismatches = 0, crashes = 0, compileErrors = 0, repros = 0;
+  double worstRatio = 0;
   std::set<std::string> covered;
   for (int p = 0; p < numPrograms; ++p) {
     uint64_t programSeed = seed + p;
@@ -122,9 +127,17 @@ int main(int argc, char **argv) {
       outs() << "// program " << programSeed << "\n" << program.print();
     for (const auto &[backend, backendName] : backends) {
       outs().flush();
-      Outcome outcome = checkProgram(program, backend, programSeed, timeout);
-      if (outcome.kind == Outcome::Ok)
+      Outcome outcome =
+          checkProgram(program, backend, programSeed, timeout, injectError);
+      if (outcome.kind == Outcome::Ok) {
+        worstRatio = std::max(worstRatio, outcome.worstRatio);
         continue;
+      }
+      if (injectError) {
+        // The oracle's test: count, and do not shrink or write anything.
+        (outcome.kind == Outcome::Mismatch ? mismatches : crashes)++;
+        continue;
+      }
       (outcome.kind == Outcome::Mismatch       ? mismatches
        : outcome.kind == Outcome::CompileError ? compileErrors
                                                : crashes)++;
@@ -140,14 +153,14 @@ int main(int argc, char **argv) {
       SmallString<128> path(outDir);
       sys::path::append(path, "repro-" + std::to_string(repros++) + ".mlir");
       std::string command =
-          formatv("kiln-run {0} --random-inputs {1} --check-reference{2}{3}",
-                  path, programSeed,
-                  backend == Backend::EmulateGpu ? " --emulate-gpu" : "",
-                  smallOutcome.kind == Outcome::Mismatch
-                      ? formatv(" --rtol 0 --atol {0:e3}",
-                                smallOutcome.allowance)
-                            .str()
-                      : "")
+          formatv(
+              "kiln-run {0} --random-inputs {1} --check-reference{2}{3}", path,
+              programSeed,
+              backend == Backend::EmulateGpu ? " --emulate-gpu" : "",
+              smallOutcome.kind == Outcome::Mismatch
+                  ? formatv(" --rtol 0 --atol {0:e3}", smallOutcome.allowance)
+                        .str()
+                  : "")
               .str();
       std::error_code ec;
       raw_fd_ostream file(path, ec);
@@ -162,20 +175,21 @@ int main(int argc, char **argv) {
       outs() << "program " << programSeed << " on " << backendName << ": "
              << kindName(outcome.kind) << ": " << smallOutcome.message
              << "\n  shrunk from " << program.ops.size() << " to "
-             << small.ops.size() << " ops: " << path << "\n  reproduce: "
-             << command << "\n";
+             << small.ops.size() << " ops: " << path
+             << "\n  reproduce: " << command << "\n";
     }
   }
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   outs() << formatv("{{\"programs\": {0}, \"backends\": \"{1}\", "
                     "\"mismatches\": {2}, \"crashes\": {3}, "
                     "\"compile_errors\": {4}, \"ops_covered\": {5}, "
-                    "\"ops_generated\": {6}, \"seconds\": {7:f1}}\n",
+                    "\"ops_generated\": {6}, \"worst_error_ratio\": {7:f3}, "
+                    "\"seconds\": {8:f1}}\n",
                     numPrograms, backendList, mismatches, crashes,
-                    compileErrors, covered.size(),
-                    getGeneratedOpNames().size(), seconds);
+                    compileErrors, covered.size(), getGeneratedOpNames().size(),
+                    worstRatio, seconds);
   outs().flush();
   return mismatches + crashes + compileErrors ? 1 : 0;
 }
