@@ -1,6 +1,7 @@
 //===- Check.cpp - one fuzz program against the reference -----------------===//
 
 #include "Check.h"
+#include "Lazy.h"
 
 #include "Reference/Interpreter.h"
 #include "kiln/Compiler/Executable.h"
@@ -83,19 +84,23 @@ static Outcome checkHere(const Program &program, Backend backend, uint64_t seed,
     return {Outcome::CompileError,
             "reference interpreter: " + llvm::toString(expected.takeError())};
 
-  CompileOptions options;
-  options.emulateGpuKernels = backend == Backend::EmulateGpu;
-  llvm::Expected<std::unique_ptr<Executable>> exe =
-      Executable::compile(*module, "main", options);
-  if (!exe)
-    return {Outcome::CompileError,
-            llvm::toString(exe.takeError()) + "\n" + diagnostics};
-  std::vector<const HostTensor *> args;
-  for (const HostTensor &input : inputs)
-    args.push_back(&input);
-  llvm::Expected<std::vector<HostTensor>> got = (*exe)->run(args);
+  llvm::Expected<std::vector<HostTensor>> got = [&] {
+    if (backend == Backend::Lazy)
+      return runLazy(program, inputs);
+    CompileOptions options;
+    options.emulateGpuKernels = backend == Backend::EmulateGpu;
+    llvm::Expected<std::unique_ptr<Executable>> exe =
+        Executable::compile(*module, "main", options);
+    if (!exe)
+      return llvm::Expected<std::vector<HostTensor>>(exe.takeError());
+    std::vector<const HostTensor *> args;
+    for (const HostTensor &input : inputs)
+      args.push_back(&input);
+    return (*exe)->run(args);
+  }();
   if (!got)
-    return {Outcome::CompileError, "run: " + llvm::toString(got.takeError())};
+    return {Outcome::CompileError,
+            llvm::toString(got.takeError()) + "\n" + diagnostics};
   if (got->size() != expected->size())
     return {Outcome::Mismatch,
             llvm::formatv("{0} outputs, the reference gives {1}", got->size(),

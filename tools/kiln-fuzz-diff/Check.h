@@ -16,7 +16,9 @@
 
 namespace kiln::fuzz {
 
-enum class Backend { Cpu, EmulateGpu };
+/// cpu: kiln-run's CPU pipeline; emulate-gpu: the GPU pipeline with its
+/// kernels run on the CPU; lazy: recorded with kiln::Tensor.
+enum class Backend { Cpu, EmulateGpu, Lazy };
 
 struct Outcome {
   enum Kind { Ok, Mismatch, CompileError, Crash } kind = Ok;

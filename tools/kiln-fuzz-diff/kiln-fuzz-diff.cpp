@@ -1,11 +1,13 @@
 //===- kiln-fuzz-diff.cpp - differential testing of whole programs --------===//
 //
 //   kiln-fuzz-diff --programs N --seed S [--max-ops K]
-//                  [--backends cpu,emulate-gpu] [--out DIR]
+//                  [--backends cpu,emulate-gpu,lazy] [--out DIR]
 //
 // Generates N random well-typed kiln programs (Generator.cpp), runs each on
-// every backend and compares every output with the reference interpreter
-// (lib/Reference), which computes each op in double and rounds once.
+// every backend (the CPU pipeline, the GPU pipeline emulated on the CPU,
+// and the lazy C++ API, Lazy.cpp) and compares every output with the reference
+// interpreter (lib/Reference), which computes each op in double and rounds
+// once.
 //
 // Tolerance: per output, 4x a bound on how far any correct implementation
 // may be from the exact result (Program::computeBounds): u = the unit
@@ -49,10 +51,10 @@ static cl::opt<uint64_t> seed(cl::cat(fuzzOptions), "seed",
                               cl::init(1));
 static cl::opt<int> maxOps(cl::cat(fuzzOptions), "max-ops",
                            cl::desc("ops per program, at most"), cl::init(12));
-static cl::opt<std::string>
-    backendList(cl::cat(fuzzOptions), "backends",
-                cl::desc("comma-separated: cpu, emulate-gpu (default: both)"),
-                cl::init("cpu,emulate-gpu"));
+static cl::opt<std::string> backendList(
+    cl::cat(fuzzOptions), "backends",
+    cl::desc("comma-separated: cpu, emulate-gpu, lazy (default: all)"),
+    cl::init("cpu,emulate-gpu,lazy"));
 static cl::opt<std::string>
     outDir(cl::cat(fuzzOptions), "out",
            cl::desc("where reproducers go (default: kiln-fuzz-out)"),
@@ -107,8 +109,10 @@ int main(int argc, char **argv) {
       backends.push_back({Backend::Cpu, "cpu"});
     else if (name == "emulate-gpu")
       backends.push_back({Backend::EmulateGpu, "emulate-gpu"});
+    else if (name == "lazy")
+      backends.push_back({Backend::Lazy, "lazy"});
     else
-      fail("unknown backend '" + name + "' (cpu, emulate-gpu)");
+      fail("unknown backend '" + name + "' (cpu, emulate-gpu, lazy)");
   }
   if (backends.empty())
     fail("--backends names no backend");

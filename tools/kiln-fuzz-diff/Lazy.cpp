@@ -1,0 +1,119 @@
+//===- Lazy.cpp - a fuzz program built through the lazy C++ API -----------===//
+//
+// The same program recorded op by op with kiln::Tensor, materialized with
+// kiln::sync: the trace importer's path to the compiler, rather than the
+// parser's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lazy.h"
+
+#include "kiln/Lazy/Tensor.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace kiln;
+using namespace kiln::fuzz;
+
+static llvm::Error failure(const std::string &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// `op` recorded on `operands`.
+static Tensor record(const Op &op, llvm::ArrayRef<Tensor> operands) {
+  const std::string &name = op.name;
+  switch (op.kind) {
+  case OpKind::Unary: {
+    using Fn = Tensor (*)(const Tensor &);
+    static const std::pair<const char *, Fn> unary[] = {
+        {"kiln.neg", static_cast<Fn>(kiln::neg)},
+        {"kiln.abs", kiln::abs},
+        {"kiln.relu", kiln::relu},
+        {"kiln.tanh", kiln::tanh},
+        {"kiln.sigmoid", kiln::sigmoid},
+        {"kiln.sin", kiln::sin},
+        {"kiln.cos", kiln::cos},
+        {"kiln.exp", kiln::exp}};
+    for (const auto &[opName, fn] : unary)
+      if (name == opName)
+        return fn(operands[0]);
+    break;
+  }
+  case OpKind::Binary: {
+    using Fn = Tensor (*)(const Tensor &, const Tensor &);
+    static const std::pair<const char *, Fn> binary[] = {
+        {"kiln.add", kiln::add},
+        {"kiln.sub", kiln::sub},
+        {"kiln.mul", kiln::mul},
+        {"kiln.max", kiln::maximum},
+        {"kiln.min", kiln::minimum}};
+    for (const auto &[opName, fn] : binary)
+      if (name == opName)
+        return fn(operands[0], operands[1]);
+    break;
+  }
+  case OpKind::Cmp: {
+    using Fn = Tensor (*)(const Tensor &, const Tensor &);
+    static const Fn predicates[] = {kiln::eq, kiln::ne, kiln::lt,
+                                    kiln::le, kiln::gt, kiln::ge};
+    return predicates[op.ints[0]](operands[0], operands[1]);
+  }
+  case OpKind::Select:
+    return where(operands[0], operands[1], operands[2]);
+  case OpKind::Convert:
+    return convert(operands[0], op.type.dtype);
+  case OpKind::BroadcastInDim: {
+    // The operand's dims at `dims`, size-1 dims elsewhere, then broadcast.
+    std::vector<int64_t> placed(op.type.shape.size(), 1);
+    for (auto [i, d] : llvm::enumerate(op.ints))
+      placed[d] = operands[0].getShape()[i];
+    return broadcastTo(reshape(operands[0], placed), op.type.shape);
+  }
+  case OpKind::Reshape:
+    return reshape(operands[0], op.type.shape);
+  case OpKind::Transpose:
+    return transpose(operands[0], op.ints);
+  case OpKind::Slice:
+    // -1 (a dim taken whole) resolved: the result's size there.
+    return slice(operands[0], op.ints, op.type.shape);
+  case OpKind::Concat:
+    return cat(operands, op.ints[0]);
+  case OpKind::Reduce:
+    return name == "kiln.reduce_sum" ? sum(operands[0], op.ints)
+                                     : amax(operands[0], op.ints);
+  case OpKind::MatMul:
+    return matmul(operands[0], operands[1], op.ints[0] != 0, op.ints[1] != 0);
+  case OpKind::Constant:
+    return Tensor::full(op.type.shape, op.scalar, op.type.dtype);
+  }
+  return Tensor(); // not reached: every kind is recorded above
+}
+
+llvm::Expected<std::vector<HostTensor>>
+kiln::fuzz::runLazy(const Program &program, llvm::ArrayRef<HostTensor> inputs) {
+  std::vector<Tensor> values;
+  for (const HostTensor &input : inputs)
+    values.push_back(Tensor::fromHost(input));
+  for (const Op &op : program.ops) {
+    std::vector<Tensor> operands;
+    for (int operand : op.operands)
+      operands.push_back(values[operand]);
+    Tensor t = record(op, operands);
+    if (!t.ok())
+      return failure(op.name + " through the lazy API: " + t.getError());
+    values.push_back(std::move(t));
+  }
+  std::vector<Tensor> outputs;
+  for (int r : program.results)
+    outputs.push_back(values[r]);
+  if (llvm::Error e = sync(outputs))
+    return std::move(e);
+  std::vector<HostTensor> results;
+  for (const Tensor &t : outputs) {
+    llvm::Expected<HostTensor> value = t.toHost();
+    if (!value)
+      return value.takeError();
+    results.push_back(std::move(*value));
+  }
+  return results;
+}
