@@ -200,12 +200,13 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
       // tensor.extract_slice refuses; where it starts does not matter.
       offsets.push_back(rewriter.getIndexAttr(size == 0 ? 0 : offset));
       // A dynamic dim is taken whole.
-      sizes.push_back(ShapedType::isDynamic(size)
-                          ? OpFoldResult(tensor::DimOp::create(
-                                rewriter, op.getLoc(), adaptor.getOperand(),
-                                static_cast<int64_t>(d))
-                                             .getResult())
-                          : rewriter.getIndexAttr(size));
+      sizes.push_back(
+          ShapedType::isDynamic(size)
+              ? OpFoldResult(tensor::DimOp::create(rewriter, op.getLoc(),
+                                                   adaptor.getOperand(),
+                                                   static_cast<int64_t>(d))
+                                 .getResult())
+              : rewriter.getIndexAttr(size));
       strides.push_back(rewriter.getIndexAttr(1));
     }
     rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
