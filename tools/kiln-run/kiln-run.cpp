@@ -12,6 +12,7 @@
 #include "Reference/Interpreter.h"
 #include "Support/ElementTypes.h"
 #include "kiln/Compiler/Executable.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Support/Npy.h"
 
@@ -214,18 +215,63 @@ static double defaultTolerance(kiln::DType dtype, bool relative) {
   }
 }
 
+/// How deeply kiln.vjp ops nest under `func` (through calls and callees):
+/// 0 without any, 1 for gradients, 2 for gradients of gradients.
+static int getVjpDepth(mlir::func::FuncOp func, mlir::ModuleOp module,
+                       int limit = 8) {
+  int depth = 0;
+  if (limit == 0)
+    return depth;
+  func.walk([&](mlir::Operation *op) {
+    auto callee = [&](StringRef name) {
+      return module.lookupSymbol<mlir::func::FuncOp>(name);
+    };
+    if (auto vjp = dyn_cast<kiln::VjpOp>(op)) {
+      if (auto f = callee(vjp.getCallee()))
+        depth = std::max(depth, 1 + getVjpDepth(f, module, limit - 1));
+    } else if (auto call = dyn_cast<mlir::func::CallOp>(op)) {
+      if (auto f = callee(call.getCallee()))
+        depth = std::max(depth, getVjpDepth(f, module, limit - 1));
+    }
+  });
+  return depth;
+}
+
+/// The reference's own error, relative to an output's largest magnitude:
+/// its kiln.vjp is a Richardson-extrapolated central difference, good to
+/// about 1e-13 of the scale for a gradient, and (the inner difference's
+/// rounding noise divided by the outer step) a few 1e-9 for a gradient of a
+/// gradient (Interpreter.cpp). The allowance is 30-100x that.
+static double referenceError(int vjpDepth) {
+  return vjpDepth == 0 ? 0 : vjpDepth == 1 ? 1e-11 : 1e-7;
+}
+
 /// Compares `got` with `want` elementwise; NaN matches NaN, inf matches the
-/// same inf. Returns the largest absolute error, or fails.
+/// same inf. Returns the largest absolute error; a failure adds lines to
+/// `failures`.
+/// The largest difference of `got` from `want`, or the failures, one line
+/// each (at most 5 per output), with every digit and the tolerance used.
 static double compareWithReference(size_t index, const HostTensor &got,
-                                   const HostTensor &want) {
-  if (got.getShape() != want.getShape() || got.getDType() != want.getDType())
-    fail("output " + Twine(index) + " is " + got.getTypeString() +
-         " but the reference interpreter gives " + want.getTypeString());
+                                   const HostTensor &want, int vjpDepth,
+                                   std::string &failures) {
+  if (got.getShape() != want.getShape() || got.getDType() != want.getDType()) {
+    failures +=
+        ("output " + Twine(index) + " is " + got.getTypeString() +
+         " but the reference interpreter gives " + want.getTypeString() + "\n")
+            .str();
+    return 0;
+  }
   double r =
       relTolerance >= 0 ? relTolerance : defaultTolerance(got.getDType(), true);
   double a = absTolerance >= 0 ? absTolerance
                                : defaultTolerance(got.getDType(), false);
+  double scale = 0;
+  for (int64_t i = 0; i < want.getNumElements(); ++i)
+    if (std::isfinite(want.getAsDouble(i)))
+      scale = std::max(scale, std::fabs(want.getAsDouble(i)));
+  double reference = referenceError(vjpDepth) * scale;
   double maxError = 0;
+  int64_t failed = 0;
   for (int64_t i = 0; i < got.getNumElements(); ++i) {
     double x = got.getAsDouble(i), y = want.getAsDouble(i);
     if (std::isnan(x) && std::isnan(y))
@@ -233,12 +279,23 @@ static double compareWithReference(size_t index, const HostTensor &got,
     if (std::isinf(y) && x == y)
       continue;
     double error = std::fabs(x - y);
-    if (!(error <= a + r * std::fabs(y)))
-      fail("output " + Twine(index) + " differs from the reference at " +
-           "element " + Twine(i) + ": got " + formatv("{0}", x) +
-           ", expected " + formatv("{0}", y));
-    maxError = std::max(maxError, error);
+    double allowed = a + r * std::fabs(y) + reference;
+    if (!(error <= allowed) && failed++ < 5)
+      failures += formatv("output {0} ({1}) differs from the reference at "
+                          "element {2}: got {3:e16}, expected {4:e16}, "
+                          "difference {5:e3} > tolerance {6:e3} (atol {7:e3} "
+                          "+ rtol {8:e3} * |expected| + the reference's own "
+                          "error {9:e3})\n",
+                          index, got.getTypeString(), i, x, y, error, allowed,
+                          a, r, reference)
+                      .str();
+    if (std::isfinite(error))
+      maxError = std::max(maxError, error);
   }
+  if (failed > 5)
+    failures +=
+        formatv("output {0}: {1} elements differ in all\n", index, failed)
+            .str();
   return maxError;
 }
 
@@ -436,10 +493,19 @@ int main(int argc, char **argv) {
     if (expected->size() != results.size())
       fail("the reference interpreter gives " + Twine(expected->size()) +
            " outputs, the compiled code " + Twine(results.size()));
+    std::string failures;
     for (auto [i, got, want] : llvm::enumerate(results, *expected)) {
-      double maxError = compareWithReference(i, got, want);
-      outs() << "reference: out" << i << " " << got.getTypeString()
-             << " matches, max abs error " << format("%.3g", maxError) << "\n";
+      size_t before = failures.size();
+      double maxError = compareWithReference(
+          i, got, want, getVjpDepth(refFunc, *referenceModule), failures);
+      if (failures.size() == before)
+        outs() << "reference: out" << i << " " << got.getTypeString()
+               << " matches, max abs error " << format("%.3g", maxError)
+               << "\n";
+    }
+    if (!failures.empty()) {
+      outs().flush();
+      fail(StringRef(failures).rtrim("\n"));
     }
   }
 
