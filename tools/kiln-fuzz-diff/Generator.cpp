@@ -23,11 +23,15 @@ namespace {
 
 constexpr double maxMagnitude = 1e4;
 
-const char *const unaryOps[] = {"kiln.neg",  "kiln.abs",     "kiln.relu",
-                                "kiln.tanh", "kiln.sigmoid", "kiln.sin",
-                                "kiln.cos",  "kiln.exp"};
+const char *const unaryOps[] = {
+    "kiln.neg", "kiln.abs", "kiln.relu", "kiln.tanh", "kiln.sigmoid",
+    "kiln.sin", "kiln.cos", "kiln.exp",  "kiln.erf",  "kiln.gelu"};
 const char *const binaryOps[] = {"kiln.add", "kiln.sub", "kiln.mul", "kiln.max",
                                  "kiln.min"};
+/// Ops defined on positive operands only: made so first.
+const char *const positiveUnaryOps[] = {"kiln.log", "kiln.sqrt", "kiln.rsqrt",
+                                        "kiln.reciprocal"};
+const char *const positiveBinaryOps[] = {"kiln.div", "kiln.pow"};
 
 class Generator {
 public:
@@ -52,7 +56,7 @@ private:
     return t;
   }
 
-  void refreshBounds() { program.computeBounds(magnitude, error); }
+  void refreshBounds() { bounds = program.computeBounds(); }
   bool isFloat(int v) const { return program.getType(v).dtype != DType::I1; }
   /// A value, mostly a recent one; `accept` filters.
   template <typename Fn> int pick(Fn accept) {
@@ -74,7 +78,7 @@ private:
   int partner(const ValueType &type, bool exact,
               std::initializer_list<int *> held) {
     int v = pick([&](int w) {
-      return program.getType(w) == type && (!exact || error[w] == 0);
+      return program.getType(w) == type && (!exact || bounds.error[w] == 0);
     });
     return v >= 0 && chance(0.8) ? v : addArgument(type, held);
   }
@@ -82,13 +86,18 @@ private:
   /// Appends `op` if its bounds stay finite and below the cap.
   bool append(Op op);
 
-  bool makeUnary(), makeBinary(), makeCmp(), makeSelect(), makeConvert(),
-      makeBroadcast(), makeReshape(), makeTranspose(), makeSlice(),
-      makeConcat(), makeReduce(), makeMatMul(), makeConstant();
+  bool makeUnary(), makePositiveUnary(), makeBinary(), makePositiveBinary(),
+      makeCmp(), makeSelect(), makeConvert(), makeBroadcast(), makeReshape(),
+      makeTranspose(), makeSlice(), makeConcat(), makeReduce(), makeMatMul(),
+      makeConstant();
 
   std::mt19937_64 &rng;
   Program program;
-  std::vector<double> magnitude, error;
+  /// `x` made safely positive (>= 0.5 after any error): abs(x) + c with a
+  /// constant c, unless it is already.
+  bool makePositive(int &x);
+
+  Program::Bounds bounds;
 };
 
 } // namespace
@@ -115,8 +124,8 @@ bool Generator::append(Op op) {
   program.ops.push_back(std::move(op));
   refreshBounds();
   int v = program.getNumValues() - 1;
-  if (std::isfinite(magnitude[v]) && magnitude[v] <= maxMagnitude &&
-      std::isfinite(error[v]))
+  if (std::isfinite(bounds.magnitude(v)) &&
+      bounds.magnitude(v) <= maxMagnitude && std::isfinite(bounds.error[v]))
     return true;
   program.ops.pop_back();
   refreshBounds();
@@ -128,9 +137,57 @@ bool Generator::makeUnary() {
   if (x < 0)
     return false;
   std::string name = unaryOps[uniform(0, std::size(unaryOps) - 1)];
-  if (name == "kiln.exp" && magnitude[x] > 3)
+  if (name == "kiln.exp" && bounds.magnitude(x) > 3)
     name = "kiln.tanh";
   return append({OpKind::Unary, name, {x}, {}, {}, 0, program.getType(x)});
+}
+
+bool Generator::makePositive(int &x) {
+  if (bounds.low[x] - bounds.error[x] >= 0.5)
+    return true;
+  ValueType type = program.getType(x);
+  if (!append({OpKind::Unary, "kiln.abs", {x}, {}, {}, 0, type}))
+    return false;
+  int magnitude = program.getNumValues() - 1;
+  static const double shifts[] = {0.5, 1, 2};
+  if (!append({OpKind::Constant,
+               "kiln.constant",
+               {},
+               {},
+               {},
+               shifts[uniform(0, 2)],
+               type}))
+    return false;
+  int shift = program.getNumValues() - 1;
+  if (!append(
+          {OpKind::Binary, "kiln.add", {magnitude, shift}, {}, {}, 0, type}))
+    return false;
+  x = program.getNumValues() - 1;
+  return true;
+}
+
+bool Generator::makePositiveUnary() {
+  int x = pick([&](int v) { return isFloat(v); });
+  if (x < 0 || !makePositive(x))
+    return false;
+  std::string name =
+      positiveUnaryOps[uniform(0, std::size(positiveUnaryOps) - 1)];
+  return append({OpKind::Unary, name, {x}, {}, {}, 0, program.getType(x)});
+}
+
+bool Generator::makePositiveBinary() {
+  int a = pick([&](int v) { return isFloat(v); });
+  if (a < 0)
+    return false;
+  ValueType type = program.getType(a);
+  std::string name =
+      positiveBinaryOps[uniform(0, std::size(positiveBinaryOps) - 1)];
+  // div: a / positive b; pow: positive a ** b, b kept small.
+  int b = partner(type, false, {&a});
+  if (name == "kiln.div" ? !makePositive(b)
+                         : !makePositive(a) || bounds.magnitude(b) > 3)
+    return false;
+  return append({OpKind::Binary, name, {a, b}, {}, {}, 0, type});
 }
 
 bool Generator::makeBinary() {
@@ -144,7 +201,7 @@ bool Generator::makeBinary() {
 }
 
 bool Generator::makeCmp() {
-  int a = pick([&](int v) { return isFloat(v) && error[v] == 0; });
+  int a = pick([&](int v) { return isFloat(v) && bounds.error[v] == 0; });
   if (a < 0)
     return false;
   ValueType type = program.getType(a);
@@ -159,7 +216,7 @@ bool Generator::makeCmp() {
 }
 
 bool Generator::makeSelect() {
-  int p = pick([&](int v) { return !isFloat(v) && error[v] == 0; });
+  int p = pick([&](int v) { return !isFloat(v) && bounds.error[v] == 0; });
   if (p < 0)
     return false;
   ValueType type{chance(0.8) ? DType::F32 : DType::F64,
@@ -387,12 +444,13 @@ Program Generator::run(int maxOps) {
   int numOps = static_cast<int>(uniform(1, std::max(1, maxOps)));
   using Maker = bool (Generator::*)();
   static const std::pair<Maker, int> makers[] = {
-      {&Generator::makeUnary, 6},   {&Generator::makeBinary, 6},
-      {&Generator::makeCmp, 1},     {&Generator::makeSelect, 1},
-      {&Generator::makeConvert, 1}, {&Generator::makeBroadcast, 2},
-      {&Generator::makeReshape, 1}, {&Generator::makeTranspose, 1},
-      {&Generator::makeSlice, 2},   {&Generator::makeConcat, 2},
-      {&Generator::makeReduce, 2},  {&Generator::makeMatMul, 2},
+      {&Generator::makeUnary, 6},         {&Generator::makeBinary, 6},
+      {&Generator::makePositiveUnary, 2}, {&Generator::makePositiveBinary, 2},
+      {&Generator::makeCmp, 1},           {&Generator::makeSelect, 1},
+      {&Generator::makeConvert, 1},       {&Generator::makeBroadcast, 2},
+      {&Generator::makeReshape, 1},       {&Generator::makeTranspose, 1},
+      {&Generator::makeSlice, 2},         {&Generator::makeConcat, 2},
+      {&Generator::makeReduce, 2},        {&Generator::makeMatMul, 2},
       {&Generator::makeConstant, 1}};
   int total = 0;
   for (const auto &[maker, weight] : makers)
@@ -430,6 +488,10 @@ const std::vector<std::string> &kiln::fuzz::getGeneratedOpNames() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> all(std::begin(unaryOps), std::end(unaryOps));
     all.insert(all.end(), std::begin(binaryOps), std::end(binaryOps));
+    all.insert(all.end(), std::begin(positiveUnaryOps),
+               std::end(positiveUnaryOps));
+    all.insert(all.end(), std::begin(positiveBinaryOps),
+               std::end(positiveBinaryOps));
     for (const char *name :
          {"kiln.cmp", "kiln.select", "kiln.convert", "kiln.broadcast_in_dim",
           "kiln.reshape", "kiln.transpose", "kiln.slice", "kiln.concat",

@@ -33,7 +33,14 @@ static Tensor record(const Op &op, llvm::ArrayRef<Tensor> operands) {
         {"kiln.sigmoid", kiln::sigmoid},
         {"kiln.sin", kiln::sin},
         {"kiln.cos", kiln::cos},
-        {"kiln.exp", kiln::exp}};
+        {"kiln.exp", kiln::exp},
+        {"kiln.erf", kiln::erf},
+        {"kiln.log", kiln::log},
+        {"kiln.sqrt", kiln::sqrt},
+        {"kiln.rsqrt", kiln::rsqrt},
+        {"kiln.reciprocal", kiln::reciprocal}};
+    if (name == "kiln.gelu")
+      return gelu(operands[0]);
     for (const auto &[opName, fn] : unary)
       if (name == opName)
         return fn(operands[0]);
@@ -42,11 +49,10 @@ static Tensor record(const Op &op, llvm::ArrayRef<Tensor> operands) {
   case OpKind::Binary: {
     using Fn = Tensor (*)(const Tensor &, const Tensor &);
     static const std::pair<const char *, Fn> binary[] = {
-        {"kiln.add", kiln::add},
-        {"kiln.sub", kiln::sub},
-        {"kiln.mul", kiln::mul},
-        {"kiln.max", kiln::maximum},
-        {"kiln.min", kiln::minimum}};
+        {"kiln.add", kiln::add},     {"kiln.sub", kiln::sub},
+        {"kiln.mul", kiln::mul},     {"kiln.max", kiln::maximum},
+        {"kiln.min", kiln::minimum}, {"kiln.div", kiln::div},
+        {"kiln.pow", kiln::pow}};
     for (const auto &[opName, fn] : binary)
       if (name == opName)
         return fn(operands[0], operands[1]);

@@ -141,84 +141,169 @@ std::string Program::print() const {
   return text;
 }
 
-void Program::computeBounds(std::vector<double> &magnitude,
-                            std::vector<double> &error) const {
+namespace {
+/// Bounds of one op's operands and result, and the rules that relate them.
+struct Interval {
+  double low, high;
+  double magnitude() const { return std::max(std::abs(low), std::abs(high)); }
+};
+
+Interval hull(std::initializer_list<double> values) {
+  return {std::min(values), std::max(values)};
+}
+
+/// Applies a monotone `f` to an interval.
+template <typename Fn> Interval increasing(Interval x, Fn f) {
+  return {f(x.low), f(x.high)};
+}
+} // namespace
+
+Program::Bounds Program::computeBounds() const {
   const double inf = std::numeric_limits<double>::infinity();
-  magnitude.assign(getNumValues(), 0);
-  error.assign(getNumValues(), 0);
+  Bounds bounds;
+  bounds.low.assign(getNumValues(), -inf);
+  bounds.high.assign(getNumValues(), inf);
+  bounds.error.assign(getNumValues(), inf);
   // Arguments are uniform in [-1, 1) (i1: 0 or 1), and exact.
-  for (size_t i = 0; i < arguments.size(); ++i)
-    magnitude[i] = 1;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    bool isBool = arguments[i].dtype == DType::I1;
+    bounds.low[i] = isBool ? 0 : -1;
+    bounds.high[i] = 1;
+    bounds.error[i] = 0;
+  }
   for (size_t i = 0; i < ops.size(); ++i) {
     const Op &op = ops[i];
     int v = static_cast<int>(arguments.size() + i);
     double u = getUnitRoundoff(op.type.dtype);
-    auto m = [&](size_t k) { return magnitude[op.operands[k]]; };
-    auto e = [&](size_t k) { return error[op.operands[k]]; };
-    double &M = magnitude[v], &E = error[v];
+    auto in = [&](size_t k) {
+      return Interval{bounds.low[op.operands[k]], bounds.high[op.operands[k]]};
+    };
+    auto e = [&](size_t k) { return bounds.error[op.operands[k]]; };
+    Interval r{-inf, inf};
+    double E = inf;
+    const std::string &name = op.name;
     switch (op.kind) {
-    case OpKind::Unary:
-      // Transcendentals: a few ulps of their own (4u covers the
-      // polynomial expansions), plus the operand's error times the slope.
-      if (op.name == "kiln.neg" || op.name == "kiln.abs" ||
-          op.name == "kiln.relu") {
-        M = m(0);
+    case OpKind::Unary: {
+      Interval x = in(0);
+      // Transcendentals: a few ulps of their own (4u covers the polynomial
+      // expansions), plus the operand's error times the largest slope.
+      if (name == "kiln.neg") {
+        r = {-x.high, -x.low};
         E = e(0);
-      } else if (op.name == "kiln.tanh") {
-        M = std::min(1.0, m(0));
+      } else if (name == "kiln.abs") {
+        r = x.low >= 0    ? x
+            : x.high <= 0 ? Interval{-x.high, -x.low}
+                          : Interval{0, x.magnitude()};
+        E = e(0);
+      } else if (name == "kiln.relu") {
+        r = {std::max(x.low, 0.0), std::max(x.high, 0.0)};
+        E = e(0);
+      } else if (name == "kiln.tanh") {
+        r = increasing(x, [](double t) { return std::tanh(t); });
         E = e(0) + 4 * u;
-      } else if (op.name == "kiln.sigmoid") {
-        M = 1;
+      } else if (name == "kiln.sigmoid") {
+        r = increasing(x, [](double t) { return 1 / (1 + std::exp(-t)); });
         E = 0.25 * e(0) + 4 * u;
-      } else if (op.name == "kiln.sin" || op.name == "kiln.cos") {
-        M = 1;
+      } else if (name == "kiln.sin" || name == "kiln.cos") {
+        r = {-1, 1};
         E = e(0) + 4 * u;
-      } else if (op.name == "kiln.exp") {
-        M = std::exp(m(0));
-        E = M * (e(0) + 4 * u);
-      } else {
-        M = inf;
-        E = inf;
+      } else if (name == "kiln.erf") {
+        r = increasing(x, [](double t) { return std::erf(t); });
+        E = 1.13 * e(0) + 4 * u;
+      } else if (name == "kiln.gelu") {
+        // x Phi(x) >= -0.17; its slope is within [-0.13, 1.13].
+        r = {-0.17, std::max(x.high, 0.0)};
+        E = 1.13 * e(0) + 4 * u * std::max(1.0, x.magnitude());
+      } else if (name == "kiln.exp") {
+        r = increasing(x, [](double t) { return std::exp(t); });
+        E = r.high * (std::expm1(e(0)) + 4 * u);
+      } else if (x.low - e(0) > 0) {
+        // The rest need a positive operand, even allowing for its error.
+        double lo = x.low - e(0);
+        if (name == "kiln.log") {
+          r = increasing(x, [](double t) { return std::log(t); });
+          E = e(0) / lo + 4 * u * std::max(1.0, r.magnitude());
+        } else if (name == "kiln.sqrt") {
+          r = increasing(x, [](double t) { return std::sqrt(t); });
+          E = e(0) / (2 * std::sqrt(lo)) + 4 * u * r.high;
+        } else if (name == "kiln.rsqrt") {
+          r = {1 / std::sqrt(x.high), 1 / std::sqrt(x.low)};
+          E = 0.5 * e(0) * std::pow(lo, -1.5) + 4 * u * r.high;
+        } else if (name == "kiln.reciprocal") {
+          r = {1 / x.high, 1 / x.low};
+          E = e(0) / (lo * lo) + 4 * u * r.high;
+        }
       }
       break;
-    case OpKind::Binary:
-      if (op.name == "kiln.add" || op.name == "kiln.sub") {
-        M = m(0) + m(1);
-        E = e(0) + e(1) + u * M;
-      } else if (op.name == "kiln.mul") {
-        M = m(0) * m(1);
-        E = m(0) * e(1) + m(1) * e(0) + e(0) * e(1) + u * M;
-      } else { // max, min
-        M = std::max(m(0), m(1));
+    }
+    case OpKind::Binary: {
+      Interval a = in(0), b = in(1);
+      if (name == "kiln.add") {
+        r = {a.low + b.low, a.high + b.high};
+        E = e(0) + e(1) + u * r.magnitude();
+      } else if (name == "kiln.sub") {
+        r = {a.low - b.high, a.high - b.low};
+        E = e(0) + e(1) + u * r.magnitude();
+      } else if (name == "kiln.mul") {
+        r = hull(
+            {a.low * b.low, a.low * b.high, a.high * b.low, a.high * b.high});
+        E = a.magnitude() * e(1) + b.magnitude() * e(0) + e(0) * e(1) +
+            u * r.magnitude();
+      } else if (name == "kiln.max") {
+        r = {std::max(a.low, b.low), std::max(a.high, b.high)};
         E = std::max(e(0), e(1));
+      } else if (name == "kiln.min") {
+        r = {std::min(a.low, b.low), std::min(a.high, b.high)};
+        E = std::max(e(0), e(1));
+      } else if (name == "kiln.div" && b.low - e(1) > 0) {
+        double lo = b.low - e(1);
+        r = hull(
+            {a.low / b.low, a.low / b.high, a.high / b.low, a.high / b.high});
+        E = e(0) / lo + a.magnitude() * e(1) / (lo * lo) +
+            4 * u * r.magnitude();
+      } else if (name == "kiln.pow" && a.low - e(0) > 0) {
+        // exp(b log a): corners of the exponent's interval.
+        double lo = a.low - e(0);
+        Interval logA = increasing(a, [](double t) { return std::log(t); });
+        Interval exponent = hull({b.low * logA.low, b.low * logA.high,
+                                  b.high * logA.low, b.high * logA.high});
+        r = increasing(exponent, [](double t) { return std::exp(t); });
+        double logMagnitude =
+            std::max(std::abs(std::log(lo)), logA.magnitude());
+        E = r.high *
+                std::expm1(b.magnitude() * e(0) / lo + logMagnitude * e(1)) +
+            8 * u * r.high;
       }
       break;
+    }
     case OpKind::Cmp:
-      // Exact only when its operands are: a comparison near a tie may
-      // flip on any error, so such an output is not compared.
-      M = 1;
+      // Exact only when its operands are: a comparison near a tie may flip
+      // on any error, so such an output is not compared.
+      r = {0, 1};
       E = e(0) == 0 && e(1) == 0 ? 0 : inf;
       break;
     case OpKind::Select:
-      M = std::max(m(1), m(2));
+      r = {std::min(in(1).low, in(2).low), std::max(in(1).high, in(2).high)};
       E = e(0) == 0 ? std::max(e(1), e(2)) : inf;
       break;
     case OpKind::Convert: {
-      M = m(0);
+      r = in(0);
       double from = getUnitRoundoff(getType(op.operands[0]).dtype);
-      E = e(0) + (u > from ? u * M : 0);
+      E = e(0) + (u > from ? u * r.magnitude() : 0);
       break;
     }
     case OpKind::BroadcastInDim:
     case OpKind::Reshape:
     case OpKind::Transpose:
     case OpKind::Slice:
-      M = m(0);
+      r = in(0);
       E = e(0);
       break;
     case OpKind::Concat:
-      for (size_t k = 0; k < op.operands.size(); ++k) {
-        M = std::max(M, m(k));
+      r = in(0);
+      E = e(0);
+      for (size_t k = 1; k < op.operands.size(); ++k) {
+        r = {std::min(r.low, in(k).low), std::max(r.high, in(k).high)};
         E = std::max(E, e(k));
       }
       break;
@@ -226,29 +311,34 @@ void Program::computeBounds(std::vector<double> &magnitude,
       double n = 1;
       for (int64_t d : op.ints)
         n *= getType(op.operands[0]).shape[d];
-      if (op.name == "kiln.reduce_max") {
-        M = m(0);
+      if (name == "kiln.reduce_max") {
+        r = in(0);
         E = e(0);
       } else {
         // Any summation order: |fl(sum) - sum| <= (n - 1) u sum |x|.
-        M = n * m(0);
-        E = n * e(0) + std::max(n - 1, 0.0) * u * n * m(0);
+        r = {n * in(0).low, n * in(0).high};
+        E = n * e(0) + std::max(n - 1, 0.0) * u * n * in(0).magnitude();
       }
       break;
     }
     case OpKind::MatMul: {
       const ValueType &a = getType(op.operands[0]);
       double k = a.shape[a.shape.size() - (op.ints[0] ? 2 : 1)];
-      M = k * m(0) * m(1);
-      E = k * (m(0) * e(1) + m(1) * e(0) + e(0) * e(1)) + (k + 1) * u * M;
+      double ma = in(0).magnitude(), mb = in(1).magnitude();
+      r = {-k * ma * mb, k * ma * mb};
+      E = k * (ma * e(1) + mb * e(0) + e(0) * e(1)) + (k + 1) * u * k * ma * mb;
       break;
     }
     case OpKind::Constant:
-      M = std::abs(op.scalar);
+      r = {op.scalar, op.scalar};
       E = 0; // printed exactly (17 digits), rounded once by both sides
       break;
     }
+    bounds.low[v] = r.low;
+    bounds.high[v] = r.high;
+    bounds.error[v] = std::isnan(E) ? inf : E;
   }
+  return bounds;
 }
 
 void Program::removeDeadCode() {

@@ -5,11 +5,12 @@
 // N+i. It prints as one `func.func @main` in the generic form that
 // DIALECT.md fixes, so the printed text is also the reproducer.
 //
-// Every value carries two bounds, recomputed from the ops by
-// computeBounds(): `magnitude`, an upper bound on |element|, and `error`,
-// an upper bound on how far any correct implementation (one that rounds
-// each op's result once, up to a few ulps for transcendentals, and sums in
-// any order) can be from the exact result. A comparison accepts
+// Every value carries bounds, recomputed from the ops by computeBounds():
+// an interval [low, high] that holds every element (interval arithmetic
+// from arguments in [-1, 1]), and `error`, an upper bound on how far any
+// correct implementation (one that rounds each op's result once, up to a
+// few ulps for transcendentals, and sums in any order) can be from the
+// exact result. A comparison accepts
 // |got - reference| <= 4 * error + tiny: the reference rounds too, so both
 // sides' errors count. See kiln-fuzz-diff.cpp for the rules.
 //
@@ -20,6 +21,8 @@
 
 #include "kiln/Support/HostTensor.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -72,9 +75,15 @@ struct Program {
   const ValueType &getType(int value) const;
   /// The generic-form MLIR text of `func.func @main`.
   std::string print() const;
-  /// Per value, the bounds described above.
-  void computeBounds(std::vector<double> &magnitude,
-                     std::vector<double> &error) const;
+  /// Per value, the bounds described above (infinite where an op's domain
+  /// or a comparison's exactness cannot be guaranteed).
+  struct Bounds {
+    std::vector<double> low, high, error;
+    double magnitude(int v) const {
+      return std::max(std::abs(low[v]), std::abs(high[v]));
+    }
+  };
+  Bounds computeBounds() const;
   /// Drops ops that no result needs and arguments nothing uses.
   void removeDeadCode();
 };

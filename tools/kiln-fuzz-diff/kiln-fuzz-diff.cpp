@@ -180,7 +180,14 @@ int main(int argc, char **argv) {
              << kindName(outcome.kind) << ": " << smallOutcome.message
              << "\n  shrunk from " << program.ops.size() << " to "
              << small.ops.size() << " ops: " << path
-             << "\n  reproduce: " << command << "\n";
+             << "\n  reproduce: " << command
+             << (backend == Backend::Lazy
+                     ? " (the same program compiled from its MLIR; the "
+                       "failure was through the lazy API: kiln-fuzz-diff "
+                       "--backends lazy --programs 1 --seed " +
+                           std::to_string(programSeed) + ")"
+                     : "")
+             << "\n";
     }
   }
   double seconds =
