@@ -18,18 +18,7 @@ typedef int cublasStatus_t;
 typedef struct cublasContext *cublasHandle_t;
 enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 };
 
-#define KILN_CUBLAS_FUNCTIONS(X)                                               \
-  X(cublasCreate_v2, cublasStatus_t, (cublasHandle_t *))                       \
-  X(cublasDestroy_v2, cublasStatus_t, (cublasHandle_t))                        \
-  X(cublasSetStream_v2, cublasStatus_t, (cublasHandle_t, CUstream))            \
-  X(cublasSgemmStridedBatched, cublasStatus_t,                                 \
-    (cublasHandle_t, int, int, int, int, int, const float *, const float *,    \
-     int, long long, const float *, int, long long, const float *, float *,    \
-     int, long long, int))                                                     \
-  X(cublasDgemmStridedBatched, cublasStatus_t,                                 \
-    (cublasHandle_t, int, int, int, int, int, const double *, const double *,  \
-     int, long long, const double *, int, long long, const double *, double *, \
-     int, long long, int))
+#include "cublas_functions.h"
 
 static struct {
 #define KILN_CUBLAS_DECLARE(name, result, params) result(*name) params;

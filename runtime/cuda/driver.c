@@ -120,6 +120,17 @@ static void unload_library(void) {
   memset(&kiln_cuda, 0, sizeof(kiln_cuda));
 }
 
+/* The older name of an entry point whose versioned symbol drivers before
+ * some release lack, where the two have the same signature; else the name
+ * itself. (cuda.h maps cuEventElapsedTime to cuEventElapsedTime_v2 since
+ * CUDA 12.8; older drivers export only the first. Other _v2 functions
+ * changed their parameters: their old symbols must never be used.) */
+static const char *predecessor_of(const char *name) {
+  if (strcmp(name, "cuEventElapsedTime_v2") == 0)
+    return "cuEventElapsedTime";
+  return name;
+}
+
 /* The init steps; on failure the thread's error says why. */
 static kiln_rt_status load_and_initialize(void) {
   const char *path = getenv("KILN_RT_LIBCUDA");
@@ -134,6 +145,8 @@ static kiln_rt_status load_and_initialize(void) {
   }
 #define KILN_CUDA_RESOLVE(name, result, params)                                \
   *(void **)(&kiln_cuda.name) = dlsym(library, #name);                         \
+  if (!kiln_cuda.name)                                                         \
+    *(void **)(&kiln_cuda.name) = dlsym(library, predecessor_of(#name));       \
   if (!kiln_cuda.name)                                                         \
     return kiln_cuda_fail(KILN_RT_UNAVAILABLE,                                 \
                           "%s has no %s (is the driver too old?)", path,       \

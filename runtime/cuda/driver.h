@@ -52,42 +52,7 @@ enum {
 enum { CU_STREAM_NON_BLOCKING = 1 };
 
 /* The entry points, each named as libcuda exports it. */
-#define KILN_CUDA_DRIVER_FUNCTIONS(X)                                          \
-  X(cuGetErrorName, CUresult, (CUresult, const char **))                       \
-  X(cuGetErrorString, CUresult, (CUresult, const char **))                     \
-  X(cuInit, CUresult, (unsigned))                                              \
-  X(cuDeviceGetCount, CUresult, (int *))                                       \
-  X(cuDeviceGet, CUresult, (CUdevice *, int))                                  \
-  X(cuDeviceGetName, CUresult, (char *, int, CUdevice))                        \
-  X(cuDeviceGetAttribute, CUresult, (int *, int, CUdevice))                    \
-  X(cuDeviceTotalMem_v2, CUresult, (size_t *, CUdevice))                       \
-  X(cuDevicePrimaryCtxRetain, CUresult, (CUcontext *, CUdevice))               \
-  X(cuDevicePrimaryCtxRelease_v2, CUresult, (CUdevice))                        \
-  X(cuCtxSetCurrent, CUresult, (CUcontext))                                    \
-  X(cuCtxSynchronize, CUresult, (void))                                        \
-  X(cuModuleLoadDataEx, CUresult,                                              \
-    (CUmodule *, const void *, unsigned, int *, void **))                      \
-  X(cuModuleUnload, CUresult, (CUmodule))                                      \
-  X(cuModuleGetFunction, CUresult, (CUfunction *, CUmodule, const char *))     \
-  X(cuMemAlloc_v2, CUresult, (CUdeviceptr *, size_t))                          \
-  X(cuMemFree_v2, CUresult, (CUdeviceptr))                                     \
-  X(cuMemcpyHtoDAsync_v2, CUresult,                                            \
-    (CUdeviceptr, const void *, size_t, CUstream))                             \
-  X(cuMemcpyDtoHAsync_v2, CUresult, (void *, CUdeviceptr, size_t, CUstream))   \
-  X(cuMemcpyDtoDAsync_v2, CUresult,                                            \
-    (CUdeviceptr, CUdeviceptr, size_t, CUstream))                              \
-  X(cuMemsetD8Async, CUresult, (CUdeviceptr, unsigned char, size_t, CUstream)) \
-  X(cuStreamCreate, CUresult, (CUstream *, unsigned))                          \
-  X(cuStreamDestroy_v2, CUresult, (CUstream))                                  \
-  X(cuStreamSynchronize, CUresult, (CUstream))                                 \
-  X(cuLaunchKernel, CUresult,                                                  \
-    (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,   \
-     unsigned, CUstream, void **, void **))                                    \
-  X(cuEventCreate, CUresult, (CUevent *, unsigned))                            \
-  X(cuEventDestroy_v2, CUresult, (CUevent))                                    \
-  X(cuEventRecord, CUresult, (CUevent, CUstream))                              \
-  X(cuEventSynchronize, CUresult, (CUevent))                                   \
-  X(cuEventElapsedTime, CUresult, (float *, CUevent, CUevent))
+#include "driver_functions.h"
 
 typedef struct kiln_cuda_driver {
 #define KILN_CUDA_DECLARE(name, result, params) result(*name) params;

@@ -195,5 +195,6 @@ kiln_rt_status kiln_rt_cuda_event_elapsed_ms(kiln_rt_cuda_event *start,
                           "kiln_rt_cuda_event_elapsed_ms: needs two events "
                           "and a result pointer");
   KILN_CUDA_RETURN_IF_ERROR(cuEventSynchronize, (end->handle));
-  return KILN_CUDA_CALL(cuEventElapsedTime, (ms, start->handle, end->handle));
+  return KILN_CUDA_CALL(cuEventElapsedTime_v2,
+                        (ms, start->handle, end->handle));
 }

@@ -340,8 +340,8 @@ CUresult cuEventSynchronize(void *event) {
   FAKE_ENTRY(cuEventSynchronize);
   return 0;
 }
-CUresult cuEventElapsedTime(float *ms, void *start, void *end) {
-  FAKE_ENTRY(cuEventElapsedTime);
+CUresult cuEventElapsedTime_v2(float *ms, void *start, void *end) {
+  FAKE_ENTRY(cuEventElapsedTime_v2);
   *ms = *(float *)end - *(float *)start;
   return 0;
 }

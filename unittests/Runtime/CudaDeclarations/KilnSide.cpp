@@ -1,0 +1,20 @@
+//===- KilnSide.cpp - the runtime's hand declarations, as signatures ------===//
+
+#include "Signature.h"
+
+#include "cuda/driver.h"
+
+// blas.c's own types for the cuBLAS list.
+typedef int cublasStatus_t;
+typedef struct cublasContext *cublasHandle_t;
+#include "cuda/cublas_functions.h"
+
+std::vector<kiln::test::Signature> kiln::test::getKilnSignatures() {
+  std::vector<Signature> all;
+#define KILN_SIGNATURE(name, result, params)                                   \
+  all.push_back(SignatureOf<result(*) params>::get(#name, #name));
+  KILN_CUDA_DRIVER_FUNCTIONS(KILN_SIGNATURE)
+  KILN_CUBLAS_FUNCTIONS(KILN_SIGNATURE)
+#undef KILN_SIGNATURE
+  return all;
+}
