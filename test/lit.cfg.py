@@ -60,3 +60,13 @@ for candidate in libdevice_candidates:
         config.available_features.add("libdevice")
         config.substitutions.append(("%libdevice", candidate))
         break
+
+# ptxas assembles PTX without a GPU or a driver: the toolkit's (on PATH, or
+# under $CUDA_HOME or /usr/local/cuda), where one is installed.
+ptxas = shutil.which("ptxas")
+for root in [os.environ.get("CUDA_HOME", ""), "/usr/local/cuda"]:
+    if not ptxas and root and os.path.isfile(os.path.join(root, "bin", "ptxas")):
+        ptxas = os.path.join(root, "bin", "ptxas")
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))

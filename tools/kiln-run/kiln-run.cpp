@@ -313,6 +313,8 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "kiln-run: compile and run a kiln function\n");
 
+  // --dump-ptx without a device: compile, write the PTX, do not run.
+  bool compileOnly = false;
   Expected<kiln::Device> device = kiln::parseDevice(backend);
   if (!device || *device == kiln::Device::Auto) {
     if (!device)
@@ -334,9 +336,21 @@ int main(int argc, char **argv) {
           {"--dump-object", !dumpObject.empty()}})
       if (given)
         fail(name + " needs --backend cpu");
-    // Without a driver or a GPU, say so before anything compiles.
-    if (Expected<kiln::Device> usable = kiln::resolveDevice(*device); !usable)
-      fail(toString(usable.takeError()));
+    // Without a driver or a GPU, say so before anything compiles, unless
+    // only the PTX is asked for: compiling needs no device (--chip names
+    // the target; sm_80 by default), running does.
+    if (Expected<kiln::Device> usable = kiln::resolveDevice(*device); !usable) {
+      bool runAsked = printOutputs || report || checkReference ||
+                      !outputDir.empty() || repeat != 1;
+      if (dumpPtx.empty() || runAsked)
+        fail(toString(usable.takeError()) +
+             (dumpPtx.empty() ? ""
+                              : " (--dump-ptx alone needs no device; "
+                                "--print, --report, --check-reference, "
+                                "--output-dir and --repeat run the program)"));
+      consumeError(usable.takeError());
+      compileOnly = true;
+    }
   }
   if (repeat < 1)
     fail("--repeat must be at least 1");
@@ -386,7 +400,8 @@ int main(int argc, char **argv) {
       kiln::TensorSignature sig{*dtype, tensorType.getShape().vec(), ""};
       args.push_back(randomTensor(sig, randomSeed, i));
     }
-  } else {
+  } else if (!(compileOnly && inputs.empty())) {
+    // (Compiling alone needs no inputs.)
     if (inputs.size() != type.getNumInputs())
       fail("@" + *entry + " takes " + Twine(type.getNumInputs()) +
            " inputs, got " + Twine(inputs.size()) + " --input files");
@@ -435,6 +450,12 @@ int main(int argc, char **argv) {
     if (ec)
       fail("cannot write '" + dumpPtx + "': " + ec.message());
     os << exe->getPtx();
+  }
+  if (compileOnly) {
+    errs() << "kiln-run: no cuda device: wrote the PTX for "
+           << (chip.empty() ? std::string("sm_80") : std::string(chip))
+           << " to '" << dumpPtx << "' without running it\n";
+    return 0;
   }
 
   // The CPU's run time is wall time; the GPU's is the device time of the
