@@ -22,6 +22,9 @@ using namespace kiln::fuzz;
 namespace {
 
 constexpr double maxMagnitude = 1e4;
+/// Elements per value, at most (the emulated GPU runs one thread at a
+/// time).
+constexpr int64_t maxElements = 1 << 16;
 
 const char *const unaryOps[] = {
     "kiln.neg", "kiln.abs", "kiln.relu", "kiln.tanh", "kiln.sigmoid",
@@ -44,15 +47,21 @@ private:
     return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
   }
   bool chance(double p) { return std::bernoulli_distribution(p)(rng); }
+  /// Mostly small dims; sometimes large ones, so that parallel loops,
+  /// several GPU blocks and split GEMMs are exercised too.
   int64_t randomDim() {
-    static const int64_t dims[] = {1, 2, 3, 4, 5, 7, 8, 16};
-    return dims[uniform(0, 7)];
+    static const int64_t small[] = {1, 2, 3, 4, 5, 7, 8, 16};
+    static const int64_t large[] = {33, 64, 100, 128};
+    return chance(0.1) ? large[uniform(0, 3)] : small[uniform(0, 7)];
   }
   ValueType randomType(DType dtype) {
     ValueType t{dtype, {}};
-    int64_t rank = uniform(0, 3);
-    for (int64_t i = 0; i < rank; ++i)
-      t.shape.push_back(randomDim());
+    do {
+      t.shape.clear();
+      int64_t rank = uniform(0, 3);
+      for (int64_t i = 0; i < rank; ++i)
+        t.shape.push_back(randomDim());
+    } while (t.getNumElements() > maxElements);
     return t;
   }
 
@@ -121,6 +130,8 @@ int Generator::addArgument(const ValueType &type,
 }
 
 bool Generator::append(Op op) {
+  if (op.type.getNumElements() > maxElements)
+    return false;
   program.ops.push_back(std::move(op));
   refreshBounds();
   int v = program.getNumValues() - 1;
@@ -343,6 +354,8 @@ bool Generator::makeConcat() {
     if (part < 0 || chance(0.4)) {
       ValueType partType = type;
       partType.shape[dim] = randomDim();
+      if (partType.getNumElements() > maxElements)
+        return false;
       int at = static_cast<int>(program.arguments.size());
       for (int &p : parts)
         if (p >= at)
@@ -405,6 +418,8 @@ bool Generator::makeMatMul() {
     tb.shape.insert(tb.shape.end(), {n, k});
   else
     tb.shape.insert(tb.shape.end(), {k, n});
+  if (tb.getNumElements() > maxElements)
+    return false;
   // A partner of any n: look for one before making one.
   int b = pick([&](int v) {
     const ValueType &t = program.getType(v);
