@@ -141,8 +141,12 @@ CudaExecutable::compile(ModuleOp module, StringRef entry,
 
   KilnGpuPipelineOptions pipelineOptions;
   pipelineOptions.chip = options.chip;
-  if (pipelineOptions.chip.empty())
-    pipelineOptions.chip = getCudaChip();
+  if (pipelineOptions.chip.empty()) {
+    llvm::Expected<std::string> chip = getCudaChip();
+    if (!chip)
+      return chip.takeError();
+    pipelineOptions.chip = *chip;
+  }
   if (pipelineOptions.chip.empty())
     pipelineOptions.chip = "sm_80";
   std::string libdevice = options.libdevice;

@@ -47,11 +47,16 @@ llvm::Expected<Device> kiln::resolveDevice(Device requested) {
   return Device::Cuda;
 }
 
-std::string kiln::getCudaChip() {
+llvm::Expected<std::string> kiln::getCudaChip() {
   kiln_rt_cuda_device_info info;
-  if (kiln_rt_cuda_init() != KILN_RT_OK ||
-      kiln_rt_cuda_device_get_info(&info) != KILN_RT_OK)
-    return "";
+  if (kiln_rt_cuda_init() != KILN_RT_OK)
+    return std::string();
+  if (kiln_rt_status status = kiln_rt_cuda_device_get_info(&info)) {
+    std::string why = kiln_rt_cuda_last_error();
+    return makeError(
+        "cannot read the cuda device's properties: " +
+        (why.empty() ? std::string(kiln_rt_status_string(status)) : why));
+  }
   return "sm_" + std::to_string(info.compute_major) +
          std::to_string(info.compute_minor);
 }

@@ -18,8 +18,35 @@
 
 typedef int CUresult;
 
+/* FAKE_CUDA_FAIL_AT=N: the Nth call to any entry point (from 1) fails,
+ * and says so on stderr ("fake-cuda: call N (NAME) fails"), for fault
+ * injection over whole runs; FAKE_CUDA_COUNT_CALLS=1 prints the number of
+ * calls at exit ("fake-cuda: N calls"). */
+static long calls;
+static void print_calls(void) {
+  fprintf(stderr, "fake-cuda: %ld calls\n", calls);
+}
+
+static int fails_at(const char *name) {
+  static int counting;
+  if (!counting) {
+    counting = 1;
+    const char *count = getenv("FAKE_CUDA_COUNT_CALLS");
+    if (count && *count == '1')
+      atexit(print_calls);
+  }
+  ++calls;
+  const char *at = getenv("FAKE_CUDA_FAIL_AT");
+  if (!at || calls != atol(at))
+    return 0;
+  fprintf(stderr, "fake-cuda: call %ld (%s) fails\n", calls, name);
+  return 1;
+}
+
 /* FAKE_CUDA_FAIL_COUNT=N: fail only the next N calls (read when set). */
 static int fails(const char *name) {
+  if (fails_at(name))
+    return 1;
   const char *which = getenv("FAKE_CUDA_FAIL");
   if (!which || strcmp(which, name) != 0)
     return 0;

@@ -34,8 +34,9 @@ llvm::Expected<Device> parseDevice(llvm::StringRef name);
 /// GPU), Auto the GPU when one is usable and the CPU otherwise.
 llvm::Expected<Device> resolveDevice(Device requested);
 
-/// The chip of the current GPU ("sm_90"), or "" when none is usable.
-std::string getCudaChip();
+/// The chip of the current GPU ("sm_90"), or "" when none is usable; an
+/// error when the device is usable but its properties cannot be read.
+llvm::Expected<std::string> getCudaChip();
 
 /// Sets where the lazy tensors' programs run from now on (process-wide;
 /// the environment's KILN_DEVICE=cpu|cuda|auto sets the start). Device::Cuda
