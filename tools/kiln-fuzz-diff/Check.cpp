@@ -4,6 +4,7 @@
 #include "Lazy.h"
 
 #include "Reference/Interpreter.h"
+#include "Support/RandomInputs.h"
 #include "kiln/Compiler/Executable.h"
 #include "kiln/Pipelines/Pipelines.h"
 
@@ -22,28 +23,6 @@
 
 using namespace kiln;
 using namespace kiln::fuzz;
-
-/// splitmix64, as kiln-run's --random-inputs.
-static uint64_t nextRandom(uint64_t &state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-/// Argument `index`'s values exactly as `kiln-run --random-inputs SEED`
-/// draws them: uniform in [-1, 1), i1 0 or 1.
-static HostTensor randomInput(const ValueType &type, uint64_t seed,
-                              size_t index) {
-  HostTensor t(type.dtype, type.shape);
-  uint64_t state = seed * 0x2545F4914F6CDD1Dull + index + 1;
-  for (int64_t i = 0; i < t.getNumElements(); ++i) {
-    uint64_t bits = nextRandom(state);
-    double unit = static_cast<double>(bits >> 11) * 0x1.0p-53;
-    t.setFromDouble(i, type.dtype == DType::I1 ? (bits & 1) : 2.0 * unit - 1.0);
-  }
-  return t;
-}
 
 /// Whether `got` is within `allowance` of `want` (NaN matches NaN, an
 /// infinity itself).
@@ -72,9 +51,16 @@ static Outcome checkHere(const Program &program, Backend backend, uint64_t seed,
     return {Outcome::CompileError,
             "the generated program does not parse: " + diagnostics};
 
+  // The inputs `kiln-run --random-inputs SEED` gives, so that the
+  // reproducer's command runs on the same values.
   std::vector<HostTensor> inputs;
-  for (auto [i, type] : llvm::enumerate(program.arguments))
-    inputs.push_back(randomInput(type, seed, i));
+  for (auto [i, type] : llvm::enumerate(program.arguments)) {
+    llvm::Expected<HostTensor> input =
+        makeRandomInput(type.dtype, type.shape, seed, i);
+    if (!input)
+      return {Outcome::CompileError, llvm::toString(input.takeError())};
+    inputs.push_back(std::move(*input));
+  }
   mlir::OwningOpRef<mlir::ModuleOp> referenceModule = module->clone();
   auto referenceFunc =
       referenceModule->lookupSymbol<mlir::func::FuncOp>("main");

@@ -11,6 +11,7 @@
 #include "Compiler/Diagnostics.h"
 #include "Reference/Interpreter.h"
 #include "Support/ElementTypes.h"
+#include "Support/RandomInputs.h"
 #include "kiln/Compiler/Executable.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Pipelines/Pipelines.h"
@@ -145,29 +146,14 @@ static cl::opt<double>
   std::exit(1);
 }
 
-/// splitmix64: a tiny generator whose output is the same on every platform.
-static uint64_t nextRandom(uint64_t &state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-/// Uniform values in [-1, 1) (i1: 0 or 1) for argument `index`.
+/// Argument `index`'s random values (Support/RandomInputs.h).
 static HostTensor randomTensor(const kiln::TensorSignature &sig, uint64_t seed,
                                size_t index) {
-  Expected<HostTensor> created = HostTensor::create(sig.dtype, sig.shape);
-  if (!created)
-    fail("argument " + Twine(index) + ": " + toString(created.takeError()));
-  HostTensor t = std::move(*created);
-  uint64_t state = seed * 0x2545F4914F6CDD1Dull + index + 1;
-  for (int64_t i = 0; i < t.getNumElements(); ++i) {
-    uint64_t bits = nextRandom(state);
-    double unit = static_cast<double>(bits >> 11) * 0x1.0p-53;
-    t.setFromDouble(i, sig.dtype == kiln::DType::I1 ? (bits & 1)
-                                                    : 2.0 * unit - 1.0);
-  }
-  return t;
+  Expected<HostTensor> made =
+      kiln::makeRandomInput(sig.dtype, sig.shape, seed, index);
+  if (!made)
+    fail("argument " + Twine(index) + ": " + toString(made.takeError()));
+  return std::move(*made);
 }
 
 static void printValue(raw_ostream &os, const HostTensor &t, int64_t index) {
