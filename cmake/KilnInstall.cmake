@@ -25,6 +25,10 @@ add_library(kiln::runtime ALIAS kiln_runtime)
 # program names only kiln::lazy).
 set(KILN_INSTALLED_LIBRARIES KilnLazy KilnTrace KilnCompiler KilnPipelines
   KilnConversion KilnTransforms KilnDialect KilnElementTypes KilnSupport)
+# A static build's libraries carry the runtime's archive (KilnSupport links it).
+if(KILN_STATIC)
+  list(APPEND KILN_INSTALLED_LIBRARIES kiln_runtime_static)
+endif()
 foreach(library ${KILN_INSTALLED_LIBRARIES})
   set_target_properties(${library} PROPERTIES EXPORT_NAME internal_${library})
 endforeach()

@@ -10,14 +10,16 @@
 # MLIR code it uses (about 30 MiB packed with kiln-lstm-train, against about 60 MiB with
 # libLLVM.so and libMLIR.so):
 #   cmake -S . -B build-static -G Ninja -DKILN_STATIC=ON
-#   ninja -C build-static kiln-run kiln-lstm-train kiln_runtime
+#   ninja -C build-static kiln-run kiln-lstm-train kiln-fuzz-diff kiln_runtime
 #   scripts/pack-gpu.sh build-static kiln-gpu.tar.xz
 #
 # On the GPU machine:
-#   tar xf kiln-gpu.tar.xz && kiln/bin/kiln-run kiln/examples/lstm_cell.mlir \
+#   tar xf kiln-gpu.tar.xz && kiln/gpu-suite.sh LOG_DIR   # everything below
+#   kiln/bin/kiln-run kiln/examples/lstm_cell.mlir \
 #     --backend cuda --random-inputs 0 --check-reference --report
 #   /usr/bin/python3 kiln/test/GPU/run_integration.py kiln/bin/kiln-run cuda kiln/test/Integration
 #   KILN_DEVICE=cuda kiln/bin/kiln-lstm-train
+#   kiln/bin/kiln-fuzz-diff --programs 300 --seed 15 --backends cuda
 set -euo pipefail
 BUILD="${1:-build}"
 OUT="${2:-kiln-gpu.tar.xz}"
@@ -67,19 +69,23 @@ here="\$(cd "\$(dirname "\$0")/.." && pwd)"
 if [ -z "\$KILN_LIBDEVICE" ] && [ -f "\$here/lib/libdevice.10.bc" ]; then
   export KILN_LIBDEVICE="\$here/lib/libdevice.10.bc"
 fi
-exec "\$here/lib/$LOADER" --library-path "\$here/lib" "\$here/bin/$1.bin" "\$@"
+exec "\$here/lib/$LOADER" --library-path "\$here/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}" "\$here/bin/$1.bin" "\$@"
 LAUNCHER
   chmod +x "$K/bin/$1"
 }
 launcher kiln-run
 # The lazy API's example (KILN_DEVICE=cuda trains on the GPU), where built
 # statically like kiln-run (it then needs no other library).
-if [ -x "$BUILD/bin/kiln-lstm-train" ] && ! ldd "$BUILD/bin/kiln-lstm-train" | grep -q libMLIR; then
-  cp "$BUILD/bin/kiln-lstm-train" "$K/bin/kiln-lstm-train.bin"
-  strip "$K/bin/kiln-lstm-train.bin" 2>/dev/null || true
-  launcher kiln-lstm-train
-fi
+# The differential fuzzer likewise (--backends cuda checks the GPU).
+for tool in kiln-lstm-train kiln-fuzz-diff; do
+  if [ -x "$BUILD/bin/$tool" ] && ! ldd "$BUILD/bin/$tool" | grep -q libMLIR; then
+    cp "$BUILD/bin/$tool" "$K/bin/$tool.bin"
+    strip "$K/bin/$tool.bin" 2>/dev/null || true
+    launcher $tool
+  fi
+done
 cp -r "$ROOT/examples" "$K/examples"
+cp "$ROOT/scripts/gpu-suite.sh" "$K/gpu-suite.sh"
 cp -r "$ROOT/test/Integration" "$K/test/Integration"
 cp "$ROOT/test/GPU/run_integration.py" "$K/test/GPU/"
 cp -r "$ROOT/bench/gpu" "$ROOT/bench/lstm_cell" "$ROOT/bench/hessian" "$K/bench/"

@@ -6,7 +6,8 @@ Workloads: the LSTM cell's pointwise part, forward and forward+backward, at
 B=256, H=2048 and B=1024, H=8192; the 6-layer tanh MLP's second derivative
 w.r.t. its input (N=2000, W=256). kiln's time is the device time of its
 steps (kiln-run --backend cuda: CUDA events), the peers' the same (CUDA
-events around the call). Reported besides: the device's copy bandwidth
+events around the call; and the peers' kernels alone, replayed from a CUDA
+graph, without the host's launch gaps). Reported besides: the device's copy bandwidth
 (torch clone of 1 GiB) and the fraction of it kiln's fused kernels reach
 (the bytes they must move over their time), and compile times (kiln-run's
 compile_ms; torch.compile's first call).
@@ -79,6 +80,31 @@ def cuda_time(torch, fn, repeat):
         times.append(start.elapsed_time(end))
     times.sort()
     return times[len(times) // 2]
+
+
+def graph_time(torch, fn, repeat):
+    """Median device ms of one replay of fn() captured in a CUDA graph: the
+    peer's kernels alone, without the host's launch gaps that cuda_time
+    counts (kiln's steps are timed between events on its stream likewise).
+    None where fn cannot be captured."""
+    try:
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            for _ in range(3):
+                fn()
+        torch.cuda.current_stream().wait_stream(stream)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            fn()
+        return cuda_time(torch, graph.replay, repeat)
+    except Exception as error:  # capture is not possible for every call
+        print(f"graph capture failed: {error}", file=sys.stderr)
+        return None
+
+
+def rounded(ms):
+    return None if ms is None else round(ms, 4)
 
 
 def lstm_torch(torch):
@@ -174,15 +200,21 @@ def main():
                 kiln_ms = rep["run_ms"]
                 eager_ms = cuda_time(torch, lambda: fn(*inputs), args.repeat)
                 inductor_ms = cuda_time(torch, lambda: cfn(*inputs), args.repeat)
+                eager_graph_ms = graph_time(torch, lambda: fn(*inputs), args.repeat)
+                inductor_graph_ms = graph_time(torch, lambda: cfn(*inputs), args.repeat)
                 result[key] = {
                     "kiln_ms": kiln_ms, "kiln_compile_ms": rep["compile_ms"],
                     "kiln_kernels": rep["unique_kernels"], "kiln_launches": rep["kernel_launches"],
                     "torch_eager_ms": round(eager_ms, 4), "torch_compile_ms": round(inductor_ms, 4),
+                    "torch_eager_graph_ms": rounded(eager_graph_ms),
+                    "torch_compile_graph_ms": rounded(inductor_graph_ms),
                     "torch_compile_first_call_s": round(compile_s, 2),
                     "max_abs_diff_vs_torch": max_err,
                     "kiln_fraction_of_copy_bandwidth": round(
                         bytes_moved / (kiln_ms * 1e-3) / 1e9 / copy_gbs, 3),
                     "kiln_vs_torch_compile": round(inductor_ms / kiln_ms, 2),
+                    "kiln_vs_torch_compile_graph": None if inductor_graph_ms is None
+                    else round(inductor_graph_ms / kiln_ms, 2),
                     "compile_speedup_vs_torch_compile": round(
                         compile_s * 1e3 / rep["compile_ms"], 1),
                 }
@@ -215,6 +247,7 @@ def main():
             g2, = torch.autograd.grad(g.sum(), x)
             return g2
         result["hessian_torch_eager_ms"] = round(cuda_time(torch, hessian, args.repeat), 4)
+        result["hessian_torch_eager_graph_ms"] = rounded(graph_time(torch, hessian, args.repeat))
 
     line = json.dumps(result)
     print(line)

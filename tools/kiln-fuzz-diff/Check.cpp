@@ -7,6 +7,7 @@
 #include "Support/RandomInputs.h"
 #include "kiln/Compiler/Executable.h"
 #include "kiln/Pipelines/Pipelines.h"
+#include "kiln_rt/kiln_rt_cuda.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -75,6 +76,8 @@ static Outcome checkHere(const Program &program, Backend backend, uint64_t seed,
       return runLazy(program, inputs);
     CompileOptions options;
     options.emulateGpuKernels = backend == Backend::EmulateGpu;
+    if (backend == Backend::Cuda)
+      options.device = Device::Cuda;
     llvm::Expected<std::unique_ptr<Executable>> exe =
         Executable::compile(*module, "main", options);
     if (!exe)
@@ -124,27 +127,33 @@ static Outcome checkHere(const Program &program, Backend backend, uint64_t seed,
   return {Outcome::Ok, "", 0, worstRatio};
 }
 
-Outcome kiln::fuzz::checkProgram(const Program &program, Backend backend,
-                                 uint64_t seed, unsigned timeoutSeconds,
-                                 bool injectError) {
+namespace {
+/// What a forked child wrote to its pipe, or why it gave nothing.
+struct ChildResult {
+  std::string reply;
+  /// Empty when the child exited normally.
+  std::string failure;
+  bool crashed = false;
+};
+} // namespace
+
+/// Runs `body` in a forked child, so that a crash, a hang or a CUDA context
+/// is the child's alone, and returns what `body` returned.
+static ChildResult runInChild(llvm::function_ref<std::string()> body,
+                              unsigned timeoutSeconds) {
   int fds[2];
   if (pipe(fds) != 0)
-    return {Outcome::Crash, std::string("pipe: ") + std::strerror(errno)};
+    return {"", std::string("pipe: ") + std::strerror(errno), true};
   pid_t child = fork();
   if (child < 0) {
     close(fds[0]);
     close(fds[1]);
-    return {Outcome::Crash, std::string("fork: ") + std::strerror(errno)};
+    return {"", std::string("fork: ") + std::strerror(errno), true};
   }
   if (child == 0) {
     close(fds[0]);
     alarm(timeoutSeconds);
-    Outcome outcome = checkHere(program, backend, seed, injectError);
-    std::string message =
-        llvm::formatv("{0}\n{1:e17}\n{2:e17}\n", static_cast<int>(outcome.kind),
-                      outcome.allowance, outcome.worstRatio)
-            .str() +
-        outcome.message;
+    std::string message = body();
     size_t written = 0;
     while (written < message.size()) {
       ssize_t n =
@@ -156,32 +165,71 @@ Outcome kiln::fuzz::checkProgram(const Program &program, Backend backend,
     _exit(0);
   }
   close(fds[1]);
-  std::string reply;
+  ChildResult result;
   char buffer[4096];
   ssize_t n;
   while ((n = read(fds[0], buffer, sizeof(buffer))) > 0)
-    reply.append(buffer, n);
+    result.reply.append(buffer, n);
   close(fds[0]);
   int status = 0;
   waitpid(child, &status, 0);
-  if (WIFSIGNALED(status))
-    return {Outcome::Crash,
-            WTERMSIG(status) == SIGALRM
-                ? llvm::formatv("timed out after {0} s", timeoutSeconds).str()
-                : std::string("killed by signal ") +
-                      strsignal(WTERMSIG(status))};
+  if (WIFSIGNALED(status)) {
+    result.crashed = true;
+    result.failure =
+        WTERMSIG(status) == SIGALRM
+            ? llvm::formatv("timed out after {0} s", timeoutSeconds).str()
+            : std::string("killed by signal ") + strsignal(WTERMSIG(status));
+  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    result.crashed = true;
+    result.failure = "the check exited with status " +
+                     std::to_string(WEXITSTATUS(status)) + " and no result";
+  }
+  return result;
+}
+
+Outcome kiln::fuzz::checkProgram(const Program &program, Backend backend,
+                                 uint64_t seed, unsigned timeoutSeconds,
+                                 bool injectError) {
+  ChildResult child = runInChild(
+      [&] {
+        Outcome outcome = checkHere(program, backend, seed, injectError);
+        return llvm::formatv("{0}\n{1:e17}\n{2:e17}\n",
+                             static_cast<int>(outcome.kind), outcome.allowance,
+                             outcome.worstRatio)
+                   .str() +
+               outcome.message;
+      },
+      timeoutSeconds);
+  if (child.crashed)
+    return {Outcome::Crash, child.failure};
+  const std::string &reply = child.reply;
   size_t first = reply.find('\n'), second = reply.find('\n', first + 1),
          third = reply.find('\n', second + 1);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-      first == std::string::npos || second == std::string::npos ||
+  if (first == std::string::npos || second == std::string::npos ||
       third == std::string::npos)
-    return {Outcome::Crash, "the check exited with status " +
-                                std::to_string(WEXITSTATUS(status)) +
-                                " and no result"};
+    return {Outcome::Crash, "the check exited with no result"};
   Outcome outcome;
   outcome.kind = static_cast<Outcome::Kind>(std::stoi(reply.substr(0, first)));
   outcome.allowance = std::stod(reply.substr(first + 1, second - first - 1));
   outcome.worstRatio = std::stod(reply.substr(second + 1, third - second - 1));
   outcome.message = reply.substr(third + 1);
   return outcome;
+}
+
+llvm::Error kiln::fuzz::checkCudaDevice(unsigned timeoutSeconds) {
+  // In a child: a process that has initialized CUDA cannot use it in the
+  // children it forks later, and every check is such a child.
+  ChildResult child = runInChild(
+      [] {
+        if (kiln_rt_cuda_init() == KILN_RT_OK)
+          return std::string("ok");
+        return std::string(kiln_rt_cuda_last_error());
+      },
+      timeoutSeconds);
+  if (child.crashed)
+    return llvm::createStringError("initializing CUDA: " + child.failure);
+  if (child.reply != "ok")
+    return llvm::createStringError("the cuda backend needs a GPU: " +
+                                   child.reply);
+  return llvm::Error::success();
 }

@@ -12,13 +12,16 @@
 
 #include "Program.h"
 
+#include "llvm/Support/Error.h"
+
 #include <string>
 
 namespace kiln::fuzz {
 
 /// cpu: kiln-run's CPU pipeline; emulate-gpu: the GPU pipeline with its
-/// kernels run on the CPU; lazy: recorded with kiln::Tensor.
-enum class Backend { Cpu, EmulateGpu, Lazy };
+/// kernels run on the CPU; lazy: recorded with kiln::Tensor; cuda: the GPU
+/// pipeline run on a GPU (kiln-run --backend cuda).
+enum class Backend { Cpu, EmulateGpu, Lazy, Cuda };
 
 struct Outcome {
   enum Kind { Ok, Mismatch, CompileError, Crash } kind = Ok;
@@ -38,6 +41,10 @@ struct Outcome {
 /// finite bound must then mismatch (the oracle's own test).
 Outcome checkProgram(const Program &program, Backend backend, uint64_t seed,
                      unsigned timeoutSeconds, bool injectError = false);
+
+/// Whether the CUDA backend can run here (the driver loads and finds a
+/// device), checked in a child process; the error says why not.
+llvm::Error checkCudaDevice(unsigned timeoutSeconds);
 
 /// `program` made as small as it can be while `checkProgram` still fails
 /// the same way (delta debugging over results, ops and shapes).

@@ -1,7 +1,7 @@
 //===- kiln-fuzz-diff.cpp - differential testing of whole programs --------===//
 //
 //   kiln-fuzz-diff --programs N --seed S [--max-ops K]
-//                  [--backends cpu,emulate-gpu,lazy] [--out DIR]
+//                  [--backends cpu,emulate-gpu,lazy,cuda] [--out DIR]
 //
 // Generates N random well-typed kiln programs (Generator.cpp), runs each on
 // every backend (the CPU pipeline, the GPU pipeline emulated on the CPU,
@@ -53,7 +53,8 @@ static cl::opt<int> maxOps(cl::cat(fuzzOptions), "max-ops",
                            cl::desc("ops per program, at most"), cl::init(12));
 static cl::opt<std::string> backendList(
     cl::cat(fuzzOptions), "backends",
-    cl::desc("comma-separated: cpu, emulate-gpu, lazy (default: all)"),
+    cl::desc("comma-separated: cpu, emulate-gpu, lazy, cuda (default: "
+             "cpu,emulate-gpu,lazy; cuda needs a GPU)"),
     cl::init("cpu,emulate-gpu,lazy"));
 static cl::opt<std::string>
     outDir(cl::cat(fuzzOptions), "out",
@@ -111,11 +112,17 @@ int main(int argc, char **argv) {
       backends.push_back({Backend::EmulateGpu, "emulate-gpu"});
     else if (name == "lazy")
       backends.push_back({Backend::Lazy, "lazy"});
+    else if (name == "cuda")
+      backends.push_back({Backend::Cuda, "cuda"});
     else
-      fail("unknown backend '" + name + "' (cpu, emulate-gpu, lazy)");
+      fail("unknown backend '" + name + "' (cpu, emulate-gpu, lazy, cuda)");
   }
   if (backends.empty())
     fail("--backends names no backend");
+  for (const auto &[backend, backendName] : backends)
+    if (backend == Backend::Cuda)
+      if (Error error = checkCudaDevice(timeout))
+        fail(toString(std::move(error)));
 
   auto start = std::chrono::steady_clock::now();
   int mismatches = 0, crashes = 0, compileErrors = 0, repros = 0;
@@ -160,7 +167,9 @@ int main(int argc, char **argv) {
           formatv(
               "kiln-run {0} --random-inputs {1} --check-reference{2}{3}", path,
               programSeed,
-              backend == Backend::EmulateGpu ? " --emulate-gpu" : "",
+              backend == Backend::EmulateGpu ? " --emulate-gpu"
+              : backend == Backend::Cuda     ? " --backend cuda"
+                                             : "",
               smallOutcome.kind == Outcome::Mismatch
                   ? formatv(" --rtol 0 --atol {0:e3}", smallOutcome.allowance)
                         .str()
