@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what kiln builds and tests with on Debian 12 (bookworm): LLVM/MLIR
-# 22, clang 22 and clang-format 22 (check-format), the LLVM OpenMP runtime,
+# 22, clang 22 with its sanitizer and libFuzzer runtimes, clang-format 22
+# (check-format), the LLVM OpenMP runtime,
 # CMake, Ninja, git, GoogleTest, Debian's python3 with numpy, pytest and
 # scikit-learn, and its headers for the Python module. Idempotent: installs
 # only what is missing.
@@ -12,7 +13,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 
 packages=(cmake ninja-build git clang-22 clang-format-22 llvm-22-dev llvm-22-tools libmlir-22-dev
-          mlir-22-tools libomp-22-dev libgtest-dev python3 python3-dev python3-numpy
+          mlir-22-tools libomp-22-dev libclang-rt-22-dev libgtest-dev python3 python3-dev python3-numpy
           python3-pytest python3-pip python3-venv python3-sklearn libopenblas-dev)
 missing=()
 for p in "${packages[@]}"; do

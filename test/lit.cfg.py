@@ -11,7 +11,7 @@ from lit.llvm.subst import ToolSubst
 config.name = "KILN"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "runner.test.py"]
+config.excludes = ["Inputs", "corpus", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "runner.test.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.kiln_obj_root, "test")
 
@@ -24,7 +24,8 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
-tools = ["kiln-opt", "kiln-run", "kiln-bench-trace", "kiln-lstm-train", "kiln-fuzz-diff"]
+tools = ["kiln-opt", "kiln-run", "kiln-bench-trace", "kiln-lstm-train", "kiln-fuzz-diff",
+         "kiln-fuzz-parse", "kiln-fuzz-npy", "kiln-fuzz-trace"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # `import kiln` finds the package the build assembled (with kiln._C).

@@ -12,7 +12,10 @@
 #include "LazyTestHelpers.h"
 #include "kiln_rt/kiln_rt_cuda.h"
 
+#include <dlfcn.h>
+
 #include <cstdlib>
+#include <regex>
 
 using namespace kiln;
 
@@ -88,6 +91,83 @@ TEST_F(DeviceTest, MatmulsOnTheCudaDevice) {
   ASSERT_FALSE(static_cast<bool>(setDevice(Device::Cuda)));
   EXPECT_EQ(product(), (std::vector<float>{4, 5, 10, 11}));
   EXPECT_EQ(TraceCache::global().getStats().compiles, compiles + 1);
+}
+
+/// One SGD step of a tanh layer, materialized at once: a GEMM, fused
+/// kernels, the gradient's GEMM and the update. `batch` picks the program
+/// (a new batch size compiles and loads a new one).
+static llvm::Error trainStep(Tensor &w, int64_t batch) {
+  std::vector<float> xs(batch * 3);
+  for (size_t i = 0; i < xs.size(); ++i)
+    xs[i] = 0.1f * static_cast<float>(i % 7) - 0.3f;
+  Tensor x = input({batch, 3}, xs);
+  Tensor y = tanh(matmul(x, w));
+  Tensor loss = sum(y * y, {0, 1});
+  Tensor next = w - grad({loss}, {w})[0] * 0.1;
+  if (llvm::Error error = sync({loss, next}))
+    return error;
+  w = next;
+  return llvm::Error::success();
+}
+
+/// A stand-in library's fault injection: the variable that fails its Nth
+/// call, and its call count so far.
+struct FaultPoint {
+  const char *library, *variable, *counter;
+};
+
+// The Nth call of the stand-in driver, then of the stand-in cuBLAS, fails,
+// for every N over a whole training step: one that compiles and loads its
+// program, and one that runs a cached one. Each failing step returns one
+// error naming the failing call (never a success that hid it, never a
+// crash), and the next step in the same process succeeds.
+TEST_F(DeviceTest, FaultsInATrainingStep) {
+  useDriver(KILN_FAKE_CUDA_DRIVER, KILN_FAKE_CUBLAS);
+  ASSERT_FALSE(static_cast<bool>(setDevice(Device::Cuda)));
+  Tensor w = input({3, 2}, {0.1f, -0.2f, 0.3f, 0.2f, -0.1f, 0.05f});
+  ASSERT_FALSE(static_cast<bool>(trainStep(w, 4)));
+  const FaultPoint points[] = {
+      {KILN_FAKE_CUDA_DRIVER, "FAKE_CUDA_FAIL_AT", "fake_cuda_calls"},
+      {KILN_FAKE_CUBLAS, "FAKE_CUBLAS_FAIL_AT", "fake_cublas_entry_calls"}};
+  int64_t batch = 5;
+  for (const FaultPoint &point : points) {
+    void *library = dlopen(point.library, RTLD_NOW | RTLD_NOLOAD);
+    ASSERT_NE(library, nullptr) << point.library << " is not loaded";
+    auto calls = reinterpret_cast<long (*)()>(dlsym(library, point.counter));
+    ASSERT_NE(calls, nullptr) << point.counter;
+    for (bool fresh : {true, false}) {
+      // The calls of one clean step of this kind.
+      long before = calls();
+      ASSERT_FALSE(static_cast<bool>(trainStep(w, fresh ? ++batch : 4)));
+      long perStep = calls() - before;
+      ASSERT_GT(perStep, 0) << point.variable;
+      for (long n = 1; n <= perStep; ++n) {
+        setenv(point.variable, std::to_string(calls() + n).c_str(), 1);
+        testing::internal::CaptureStderr();
+        llvm::Error error = trainStep(w, fresh ? ++batch : 4);
+        std::string said = testing::internal::GetCapturedStderr();
+        unsetenv(point.variable);
+        std::smatch name;
+        ASSERT_TRUE(std::regex_search(said, name,
+                                      std::regex("call [0-9]+ \\((\\w+)\\)")))
+            << point.variable << "=" << n << ": no call failed: " << said;
+        ASSERT_TRUE(static_cast<bool>(error))
+            << point.variable << ": the step succeeded with " << name[1]
+            << " failing";
+        std::string message = llvm::toString(std::move(error));
+        EXPECT_NE(message.find(name[1].str()), std::string::npos)
+            << "the error does not name " << name[1] << ": " << message;
+        EXPECT_EQ(message.find('\n'), std::string::npos)
+            << "not one line: " << message;
+        // The next step, in the same process, works.
+        ASSERT_FALSE(static_cast<bool>(trainStep(w, fresh ? ++batch : 4)))
+            << "the step after " << name[1] << " failed";
+      }
+      llvm::outs() << point.variable << ": " << perStep << " of " << perStep
+                   << " faults handled in a "
+                   << (fresh ? "compiling" : "cached") << " step\n";
+    }
+  }
 }
 
 } // namespace

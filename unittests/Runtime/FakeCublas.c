@@ -7,18 +7,46 @@
  *
  *===----------------------------------------------------------------------===*/
 
+#include <stdio.h>
 #include <stdlib.h>
 
 typedef int cublasStatus_t;
 static int handle_object;
+/* GEMMs computed. */
 int fake_cublas_calls;
 
+/* FAKE_CUBLAS_FAIL_AT=N: the Nth call to any entry point (from 1) fails
+ * with CUBLAS_STATUS_EXECUTION_FAILED (13) and says so on stderr
+ * ("fake-cublas: call N (NAME) fails"); fake_cublas_entry_calls() is the
+ * count so far, for faults at a point of a run in the same process. */
+static long entry_calls;
+long fake_cublas_entry_calls(void) { return entry_calls; }
+
+static int fails(const char *name) {
+  ++entry_calls;
+  const char *at = getenv("FAKE_CUBLAS_FAIL_AT");
+  if (!at || entry_calls != atol(at))
+    return 0;
+  fprintf(stderr, "fake-cublas: call %ld (%s) fails\n", entry_calls, name);
+  return 1;
+}
+#define FAKE_ENTRY(name)                                                       \
+  if (fails(#name))                                                            \
+  return 13
+
 cublasStatus_t cublasCreate_v2(void **handle) {
+  FAKE_ENTRY(cublasCreate_v2);
   *handle = &handle_object;
   return 0;
 }
-cublasStatus_t cublasDestroy_v2(void *handle) { return 0; }
-cublasStatus_t cublasSetStream_v2(void *handle, void *stream) { return 0; }
+cublasStatus_t cublasDestroy_v2(void *handle) {
+  FAKE_ENTRY(cublasDestroy_v2);
+  return 0;
+}
+cublasStatus_t cublasSetStream_v2(void *handle, void *stream) {
+  FAKE_ENTRY(cublasSetStream_v2);
+  return 0;
+}
 
 /* Column-major: element (i, j) of X with leading dim ld is X[i + j * ld]. */
 #define FAKE_GEMM(NAME, T)                                                     \
@@ -26,6 +54,7 @@ cublasStatus_t cublasSetStream_v2(void *handle, void *stream) { return 0; }
                       const T *alpha, const T *a, int lda, long long sa,       \
                       const T *b, int ldb, long long sb, const T *beta, T *c,  \
                       int ldc, long long sc, int batch) {                      \
+    FAKE_ENTRY(NAME);                                                          \
     ++fake_cublas_calls;                                                       \
     for (int p = 0; p < batch; ++p)                                            \
       for (int i = 0; i < m; ++i)                                              \

@@ -21,8 +21,11 @@ typedef int CUresult;
 /* FAKE_CUDA_FAIL_AT=N: the Nth call to any entry point (from 1) fails,
  * and says so on stderr ("fake-cuda: call N (NAME) fails"), for fault
  * injection over whole runs; FAKE_CUDA_COUNT_CALLS=1 prints the number of
- * calls at exit ("fake-cuda: N calls"). */
+ * calls at exit ("fake-cuda: N calls"); fake_cuda_calls() is the count so
+ * far. */
 static long calls;
+/* The count so far, for faults at a point of a run in the same process. */
+long fake_cuda_calls(void) { return calls; }
 static void print_calls(void) {
   fprintf(stderr, "fake-cuda: %ld calls\n", calls);
 }

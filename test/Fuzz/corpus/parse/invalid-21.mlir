@@ -1,0 +1,4 @@
+func.func @bcast_dims_size(%a: tensor<8xf32>) -> tensor<4x8xf32> {
+  %0 = kiln.broadcast_in_dim %a, dims = [0, 1] : tensor<8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}

@@ -1,0 +1,4 @@
+func.func @transpose_length(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = kiln.transpose %a, perm = [0] : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}

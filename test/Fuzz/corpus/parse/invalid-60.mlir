@@ -1,0 +1,4 @@
+func.func @matmul_k_transpose_b(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<4x8xf32> {
+  %0 = kiln.matmul %a, %b {transpose_b = true} : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}

@@ -1,0 +1,4 @@
+func.func @matmul_result_element_type(%a: tensor<4x8xf16>, %b: tensor<8x16xf16>) -> tensor<4x16xf32> {
+  %0 = kiln.matmul %a, %b : tensor<4x8xf16>, tensor<8x16xf16> -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}

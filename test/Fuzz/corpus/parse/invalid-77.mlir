@@ -1,0 +1,5 @@
+func.func private @f(tensor<4xi1>, tensor<4xf32>) -> tensor<4xf32>
+func.func @vjp_wrt_i1(%p: tensor<4xi1>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = kiln.vjp @f(%p, %x, %x) wrt [0] : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

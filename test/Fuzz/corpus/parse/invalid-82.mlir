@@ -1,0 +1,7 @@
+func.func @fusion_yield_count(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = kiln.fusion_group %a : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    kiln.yield %x, %x : tensor<4xf32>, tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}

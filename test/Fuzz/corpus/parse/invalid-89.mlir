@@ -1,0 +1,4 @@
+func.func @cmp_element_types(%a: tensor<4xf32>, %b: tensor<4xf64>) -> tensor<4xi1> {
+  %0 = "kiln.cmp"(%a, %b) <{predicate = #kiln<predicate lt>}> : (tensor<4xf32>, tensor<4xf64>) -> tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
