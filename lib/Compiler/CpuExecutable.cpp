@@ -452,7 +452,8 @@ CpuExecutable::run(llvm::ArrayRef<const HostTensor *> args,
       buffers.push_back(const_cast<void *>(arg->getData()));
     for (HostTensor &result : results)
       buffers.push_back(result.getData());
-    hostProgram->run(buffers, profile);
+    if (llvm::Error error = hostProgram->run(buffers, profile))
+      return std::move(error);
     return results;
   }
 

@@ -13,6 +13,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/StringMap.h"
 
@@ -395,8 +396,8 @@ static void copyView(const HostProgram::View &from, char *fromBase,
   }
 }
 
-void HostProgram::run(llvm::ArrayRef<void *> buffers,
-                      RunProfile *profile) const {
+llvm::Error HostProgram::run(llvm::ArrayRef<void *> buffers,
+                             RunProfile *profile) const {
   using Clock = std::chrono::steady_clock;
   Clock::time_point callStart;
   auto startCall = [&] {
@@ -412,6 +413,8 @@ void HostProgram::run(llvm::ArrayRef<void *> buffers,
             .count();
   };
   std::vector<char *> base(numSlots, nullptr);
+  // The slots allocated and not freed yet, in allocation order.
+  llvm::SetVector<int32_t> allocated;
   for (int32_t i = 0; i < numArguments; ++i)
     base[i] = static_cast<char *>(buffers[i]);
   for (const Constant &constant : constants)
@@ -423,12 +426,23 @@ void HostProgram::run(llvm::ArrayRef<void *> buffers,
     switch (step.kind) {
     case StepKind::Alloc:
       // The runtime's buffer cache, as compiled host code uses it.
-      base[step.slot] = static_cast<char *>(
-          _mlir_memref_to_llvm_aligned_alloc(64, step.bytes));
+      base[step.slot] =
+          static_cast<char *>(kiln_rt_buffer_alloc(64, step.bytes));
+      if (!base[step.slot]) {
+        // What the steps allocated and did not free yet goes back.
+        for (int32_t slot : allocated)
+          _mlir_memref_to_llvm_free(base[slot]);
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "out of host memory: a buffer of " +
+                                           std::to_string(step.bytes) +
+                                           " bytes could not be allocated");
+      }
+      allocated.insert(step.slot);
       break;
     case StepKind::Free:
       _mlir_memref_to_llvm_free(base[step.slot]);
       base[step.slot] = nullptr;
+      allocated.remove(step.slot);
       break;
     case StepKind::Kernel: {
       // Kernels take one pointer per buffer, offset by the caller.
@@ -487,4 +501,5 @@ void HostProgram::run(llvm::ArrayRef<void *> buffers,
       break; // a device executor's (callers check hasLaunches())
     }
   }
+  return llvm::Error::success();
 }

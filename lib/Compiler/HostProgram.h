@@ -68,7 +68,9 @@ public:
   /// order (input data, then the caller-allocated results). With a
   /// `profile`, times each kernel and runtime call and adds to it. A
   /// program with GPU launches (hasLaunches()) is a device executor's.
-  void run(llvm::ArrayRef<void *> buffers, RunProfile *profile = nullptr) const;
+  /// Fails when a buffer cannot be allocated (having freed the others).
+  llvm::Error run(llvm::ArrayRef<void *> buffers,
+                  RunProfile *profile = nullptr) const;
 
   int64_t getNumSteps() const { return static_cast<int64_t>(steps.size()); }
 

@@ -11,7 +11,11 @@
 
 #include "kiln_rt/kiln_rt.h"
 
+#include "faults.h"
+
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,7 +76,28 @@ static block *block_of(void *ptr) {
   return (block *)((char *)ptr - sizeof(block));
 }
 
-void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
+/* Injected failures (faults.h). */
+static long fail_at;
+static atomic_long allocations_so_far;
+static pthread_once_t fail_once = PTHREAD_ONCE_INIT;
+static void read_fail_at(void) {
+  const char *at = getenv("KILN_RT_FAIL_HOST_ALLOC_AT");
+  fail_at = at ? atol(at) : 0;
+}
+int kiln_rt_injected_host_alloc_failure(void) {
+  pthread_once(&fail_once, read_fail_at);
+  if (fail_at <= 0)
+    return 0;
+  long n = atomic_fetch_add(&allocations_so_far, 1) + 1;
+  if (n != fail_at)
+    return 0;
+  fprintf(stderr, "kiln-rt: host allocation %ld fails\n", n);
+  return 1;
+}
+
+void *kiln_rt_buffer_alloc(size_t alignment, size_t size) {
+  if (kiln_rt_injected_host_alloc_failure())
+    return NULL;
   if (alignment > HEADER) {
     /* Rare: not cached. */
     void *p = system_alloc(size, alignment);
@@ -102,6 +127,20 @@ void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
     pthread_mutex_lock(&cache_mutex);
     stats.live_bytes += cls;
     pthread_mutex_unlock(&cache_mutex);
+  }
+  return p;
+}
+
+void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
+  void *p = kiln_rt_buffer_alloc(alignment, size);
+  if (!p) {
+    /* Compiled code does not check its allocations: stop with a clear
+     * message rather than write through a null pointer. */
+    fprintf(stderr,
+            "kiln: out of host memory: a compiled program's buffer of %zu "
+            "bytes could not be allocated\n",
+            size);
+    abort();
   }
   return p;
 }

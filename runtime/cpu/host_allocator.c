@@ -11,6 +11,8 @@
 
 #include "kiln_rt/kiln_rt.h"
 
+#include "faults.h"
+
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,9 +64,10 @@ static kiln_rt_status host_alloc(size_t bytes, size_t alignment, int zero,
   if (bytes > SIZE_MAX - padding - alignment)
     return KILN_RT_OUT_OF_MEMORY;
   int cached = alignment <= CACHE_ALIGNMENT;
-  char *base = cached ? _mlir_memref_to_llvm_aligned_alloc(CACHE_ALIGNMENT,
-                                                           bytes + padding)
-                      : malloc(bytes + padding + alignment);
+  char *base = cached ? kiln_rt_buffer_alloc(CACHE_ALIGNMENT, bytes + padding)
+               : kiln_rt_injected_host_alloc_failure()
+                   ? NULL
+                   : malloc(bytes + padding + alignment);
   if (!base)
     return KILN_RT_OUT_OF_MEMORY;
   uintptr_t first = (uintptr_t)(base + padding);

@@ -68,6 +68,13 @@ void kiln_rt_buffer_cache_get_stats(kiln_rt_buffer_cache_stats *stats);
 /* Returns every cached block to the system. */
 void kiln_rt_buffer_cache_trim(void);
 
+/* A block of `size` bytes from the cache (or the system), aligned to
+ * `alignment`; NULL when memory runs out. Free it with
+ * _mlir_memref_to_llvm_free. */
+void *kiln_rt_buffer_alloc(size_t alignment, size_t size);
+
+/* The same for compiled code, which cannot check: on failure they print
+ * one line ("kiln: out of host memory: ...") and abort. */
 void *_mlir_memref_to_llvm_alloc(size_t size);
 void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
 void _mlir_memref_to_llvm_free(void *ptr);
