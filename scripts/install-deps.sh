@@ -46,3 +46,21 @@ for requirement in "${pinned[@]}"; do
     --no-deps --upgrade --target "$python_prefix" "$requirement"
 done
 echo "install-deps: python packages in $python_prefix"
+
+# ptxas, for the tests that assemble kiln's PTX (lit feature `ptxas`): the
+# CUDA toolkit's where one is installed, else the one in NVIDIA's pinned
+# nvidia-cuda-nvcc-cu12 wheel (a binary, no GPU or driver needed) under
+# .deps/cuda-nvcc, where test/lit.cfg.py looks for it.
+ptxas_wheel=nvidia-cuda-nvcc-cu12==12.8.93
+ptxas_prefix="${KILN_DEPS_DIR:-$repo/.deps}/cuda-nvcc"
+if command -v ptxas >/dev/null || [ -x "${CUDA_HOME:-/nonexistent}/bin/ptxas" ] ||
+   [ -x /usr/local/cuda/bin/ptxas ]; then
+  echo "install-deps: ptxas from the CUDA toolkit"
+elif [ -x "$ptxas_prefix/nvidia/cuda_nvcc/bin/ptxas" ]; then
+  echo "install-deps: ptxas in $ptxas_prefix"
+else
+  echo "install-deps: no CUDA toolkit: installing $ptxas_wheel's ptxas into $ptxas_prefix"
+  /usr/bin/python3 -m pip install --quiet --disable-pip-version-check \
+    --no-deps --only-binary=:all: --target "$ptxas_prefix" "$ptxas_wheel" ||
+    echo "install-deps: warning: no ptxas (the ptxas tests will be unsupported)"
+fi

@@ -62,12 +62,17 @@ for candidate in libdevice_candidates:
         config.substitutions.append(("%libdevice", candidate))
         break
 
-# ptxas assembles PTX without a GPU or a driver: the toolkit's (on PATH, or
-# under $CUDA_HOME or /usr/local/cuda), where one is installed.
-ptxas = shutil.which("ptxas")
-for root in [os.environ.get("CUDA_HOME", ""), "/usr/local/cuda"]:
-    if not ptxas and root and os.path.isfile(os.path.join(root, "bin", "ptxas")):
-        ptxas = os.path.join(root, "bin", "ptxas")
+# ptxas assembles PTX without a GPU or a driver: $KILN_PTXAS if set, else
+# the toolkit's (on PATH, or under $CUDA_HOME or /usr/local/cuda), else the
+# one scripts/install-deps.sh takes from the pinned nvidia-cuda-nvcc-cu12
+# wheel into .deps/cuda-nvcc.
+ptxas = os.environ.get("KILN_PTXAS") or shutil.which("ptxas")
+deps = os.environ.get("KILN_DEPS_DIR") or os.path.join(config.kiln_src_root, ".deps")
+for candidate in [os.path.join(os.environ.get("CUDA_HOME", "/nonexistent"), "bin", "ptxas"),
+                  "/usr/local/cuda/bin/ptxas",
+                  os.path.join(deps, "cuda-nvcc", "nvidia", "cuda_nvcc", "bin", "ptxas")]:
+    if not ptxas and os.path.isfile(candidate):
+        ptxas = candidate
 if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
