@@ -75,8 +75,11 @@ Executable::compileSource(llvm::StringRef source, llvm::StringRef entry,
   registerKilnTranslations(registry);
   mlir::MLIRContext context(registry);
   FirstErrorCollector errors(&context);
+  // MLIR's lexer reads up to a NUL after the text: a caller's StringRef
+  // into a larger buffer need not have one, so parse a copy that does.
+  std::string terminated = source.str();
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+      mlir::parseSourceString<mlir::ModuleOp>(terminated, &context);
   if (!module)
     return makeError(errors.getFirstErrorOr("the source does not parse"));
   return compile(*module, entry, options);

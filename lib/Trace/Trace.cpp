@@ -265,6 +265,10 @@ llvm::Expected<NodeRef> TraceNode::cmp(TracePredicate predicate,
   if (lhs->getDType() != rhs->getDType() || lhs->getShape() != rhs->getShape())
     return opError(TraceOp::Cmp, "operand types differ: " + typeString(lhs) +
                                      " and " + typeString(rhs));
+  // kiln.cmp compares floats (DIALECT.md); bools are compared by select.
+  if (!isFloat(lhs->getDType()))
+    return opError(TraceOp::Cmp,
+                   "needs float operands, got " + typeString(lhs));
   return make(TraceOp::Cmp, DType::I1, lhs->getShape(), {lhs, rhs},
               {static_cast<int64_t>(predicate)});
 }

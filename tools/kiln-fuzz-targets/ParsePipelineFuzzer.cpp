@@ -54,7 +54,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     sawError |= d.getSeverity() == mlir::DiagnosticSeverity::Error;
     return mlir::success();
   });
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  // MLIR's lexer reads up to a NUL after the text (as every file and
+  // std::string has); libFuzzer's buffer has none.
+  std::string text(reinterpret_cast<const char *>(data), size);
   mlir::ParserConfig config(&context);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(text, config);

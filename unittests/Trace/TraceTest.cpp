@@ -94,6 +94,12 @@ TEST(TraceTest, ErrorsNameTheOpAndTheTypes) {
       "kiln.exp: needs float operands, got tensor<2xi1>");
   EXPECT_EQ(error(TraceNode::select(a, a, a)),
             "kiln.select: the predicate must be i1, got tensor<4x8xf32>");
+  // kiln.cmp takes floats; a comparison of bools was accepted and imported
+  // into IR that does not verify (found by kiln-fuzz-trace;
+  // test/Fuzz/corpus/trace/regression-cmp-of-i1).
+  NodeRef bools = param({2}, DType::I1);
+  EXPECT_EQ(error(TraceNode::cmp(TracePredicate::EQ, bools, bools)),
+            "kiln.cmp: needs float operands, got tensor<2xi1>");
 }
 
 // The op table (TraceOps.def): every op's name, arity and result rule, and
