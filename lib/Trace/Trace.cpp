@@ -369,7 +369,9 @@ llvm::Expected<NodeRef> TraceNode::slice(const NodeRef &operand,
   if (offsets.size() != in.size() || sizes.size() != in.size())
     return fail();
   for (size_t d = 0; d < in.size(); ++d)
-    if (offsets[d] < 0 || sizes[d] < 0 || offsets[d] + sizes[d] > in[d])
+    // (offset + size could overflow: compare with what is left instead.)
+    if (offsets[d] < 0 || sizes[d] < 0 || offsets[d] > in[d] ||
+        sizes[d] > in[d] - offsets[d])
       return fail();
   llvm::SmallVector<int64_t, 8> attrs(offsets.begin(), offsets.end());
   attrs.append(sizes.begin(), sizes.end());

@@ -97,6 +97,11 @@ TEST(TraceTest, ErrorsNameTheOpAndTheTypes) {
   // kiln.cmp takes floats; a comparison of bools was accepted and imported
   // into IR that does not verify (found by kiln-fuzz-trace;
   // test/Fuzz/corpus/trace/regression-cmp-of-i1).
+  // A slice whose offset + size overflows int64 passed the bounds check
+  // (kiln-fuzz-trace; test/Fuzz/corpus/trace/regression-slice-overflow).
+  EXPECT_EQ(error(TraceNode::slice(param({2}), {INT64_MAX}, {INT64_MAX / 2})),
+            "kiln.slice: offsets [9223372036854775807] and sizes "
+            "[4611686018427387903] do not fit in tensor<2xf32>");
   NodeRef bools = param({2}, DType::I1);
   EXPECT_EQ(error(TraceNode::cmp(TracePredicate::EQ, bools, bools)),
             "kiln.cmp: needs float operands, got tensor<2xi1>");
