@@ -23,6 +23,13 @@ config.substitutions.append(("%kiln_obj_root", config.kiln_obj_root))
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
+# In a -DKILN_SANITIZE=ON build, ASan's manual poisoning is off: LLVM's
+# headers poison BumpPtrAllocator slabs in kiln's instrumented code that
+# Debian's uninstrumented LLVM/MLIR then hand out (a false use-after-poison;
+# see tools/kiln-fuzz-targets/AsanOptions.cpp). Other binaries ignore it.
+config.environment["ASAN_OPTIONS"] = ":".join(
+    filter(None, ["allow_user_poisoning=0", os.environ.get("ASAN_OPTIONS")]))
+
 tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
 tools = ["kiln-opt", "kiln-run", "kiln-bench-trace", "kiln-lstm-train", "kiln-fuzz-diff",
          "kiln-fuzz-parse", "kiln-fuzz-npy", "kiln-fuzz-trace"]
