@@ -7,8 +7,7 @@
  *
  *===----------------------------------------------------------------------===*/
 
-#include <stdio.h>
-#include <stdlib.h>
+#include "FakeFailAt.h"
 
 typedef int cublasStatus_t;
 static int handle_object;
@@ -23,12 +22,8 @@ static long entry_calls;
 long fake_cublas_entry_calls(void) { return entry_calls; }
 
 static int fails(const char *name) {
-  ++entry_calls;
-  const char *at = getenv("FAKE_CUBLAS_FAIL_AT");
-  if (!at || entry_calls != atol(at))
-    return 0;
-  fprintf(stderr, "fake-cublas: call %ld (%s) fails\n", entry_calls, name);
-  return 1;
+  return fake_fails_at(&entry_calls, "FAKE_CUBLAS_FAIL_AT", "fake-cublas",
+                       name);
 }
 #define FAKE_ENTRY(name)                                                       \
   if (fails(#name))                                                            \

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "FakeFailAt.h"
+
 typedef int CUresult;
 
 /* FAKE_CUDA_FAIL_AT=N: the Nth call to any entry point (from 1) fails,
@@ -38,12 +40,7 @@ static int fails_at(const char *name) {
     if (count && *count == '1')
       atexit(print_calls);
   }
-  ++calls;
-  const char *at = getenv("FAKE_CUDA_FAIL_AT");
-  if (!at || calls != atol(at))
-    return 0;
-  fprintf(stderr, "fake-cuda: call %ld (%s) fails\n", calls, name);
-  return 1;
+  return fake_fails_at(&calls, "FAKE_CUDA_FAIL_AT", "fake-cuda", name);
 }
 
 /* FAKE_CUDA_FAIL_COUNT=N: fail only the next N calls (read when set). */
