@@ -19,6 +19,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstring>
+#include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,6 +34,39 @@ static bool within(double got, double want, double allowance) {
   if (std::isinf(want) || std::isinf(got))
     return got == want;
   return std::fabs(got - want) <= allowance;
+}
+
+/// Whether every correct implementation decides the kink cmp at `opIndex`
+/// of `expanded` (operands within `errorA` and `errorB` of exact, valued
+/// `a` and `b` by the reference) as the reference does: each element's
+/// operands are apart by more than both sides' errors could move them, or
+/// equal because they are the same value (the same operand, or an element
+/// against the maximum that reduce_max selected from it).
+static bool isKinkDecided(const Program &expanded, int opIndex, double errorA,
+                          double errorB, const HostTensor &a,
+                          const HostTensor &b) {
+  const Op &op = expanded.ops[opIndex];
+  int numArgs = static_cast<int>(expanded.arguments.size());
+  auto definingOp = [&](int v) -> const Op * {
+    return v >= numArgs ? &expanded.ops[v - numArgs] : nullptr;
+  };
+  bool sameValue = op.operands[0] == op.operands[1];
+  if (const Op *broadcast = definingOp(op.operands[1]);
+      broadcast && broadcast->kind == OpKind::BroadcastInDim)
+    if (const Op *max = definingOp(broadcast->operands[0]);
+        max && max->name == "kiln.reduce_max" &&
+        max->operands[0] == op.operands[0])
+      sameValue = true;
+  // Both sides' errors (4x, as the outputs' allowance).
+  double margin = 4 * (errorA + errorB);
+  for (int64_t e = 0; e < a.getNumElements(); ++e) {
+    double difference = std::fabs(a.getAsDouble(e) - b.getAsDouble(e));
+    if (std::isnan(difference))
+      return false;
+    if (difference == 0 ? !(sameValue || margin == 0) : difference <= margin)
+      return false;
+  }
+  return true;
 }
 
 static Outcome checkHere(const Program &program, Backend backend, uint64_t seed,
@@ -62,14 +96,38 @@ static Outcome checkHere(const Program &program, Backend backend, uint64_t seed,
       return {Outcome::CompileError, llvm::toString(input.takeError())};
     inputs.push_back(std::move(*input));
   }
-  mlir::OwningOpRef<mlir::ModuleOp> referenceModule = module->clone();
-  auto referenceFunc =
-      referenceModule->lookupSymbol<mlir::func::FuncOp>("main");
-  llvm::Expected<std::vector<HostTensor>> expected =
-      reference::evaluate(referenceFunc, inputs);
-  if (!expected)
+  // The reference evaluates the program with every kiln.vjp expanded by
+  // the fuzzer's own reverse mode (exact, where finite differences are
+  // not), and also returns the operands of every comparison that
+  // differentiation made, to decide which of them a correct
+  // implementation may decide otherwise.
+  std::vector<int> valueMap;
+  Program expanded = expandVjps(program, &valueMap);
+  Program probe = expanded;
+  std::vector<int> kinkProbes; // per expanded op: first probe result or -1
+  for (const Op &op : expanded.ops) {
+    kinkProbes.push_back(-1);
+    if (!op.isKink)
+      continue;
+    kinkProbes.back() = static_cast<int>(probe.results.size());
+    probe.results.push_back(op.operands[0]);
+    probe.results.push_back(op.operands[1]);
+  }
+  llvm::Expected<std::vector<HostTensor>> probed = [&] {
+    mlir::OwningOpRef<mlir::ModuleOp> referenceModule =
+        mlir::parseSourceString<mlir::ModuleOp>(probe.print(), &context);
+    if (!referenceModule)
+      return llvm::Expected<std::vector<HostTensor>>(llvm::createStringError(
+          "the expanded program does not parse: " + diagnostics));
+    auto referenceFunc =
+        referenceModule->lookupSymbol<mlir::func::FuncOp>("main");
+    return reference::evaluate(referenceFunc, inputs);
+  }();
+  if (!probed)
     return {Outcome::CompileError,
-            "reference interpreter: " + llvm::toString(expected.takeError())};
+            "reference interpreter: " + llvm::toString(probed.takeError())};
+  std::vector<HostTensor> expected(probed->begin(),
+                                   probed->begin() + program.results.size());
 
   llvm::Expected<std::vector<HostTensor>> got = [&] {
     if (backend == Backend::Lazy)
@@ -90,21 +148,35 @@ static Outcome checkHere(const Program &program, Backend backend, uint64_t seed,
   if (!got)
     return {Outcome::CompileError,
             llvm::toString(got.takeError()) + "\n" + diagnostics};
-  if (got->size() != expected->size())
+  if (got->size() != expected.size())
     return {Outcome::Mismatch,
             llvm::formatv("{0} outputs, the reference gives {1}", got->size(),
-                          expected->size())};
+                          expected.size())};
 
-  std::vector<double> error = program.computeBounds().error;
+  auto isExact = [&](int opIndex, double errorA, double errorB) {
+    return isKinkDecided(expanded, opIndex, errorA, errorB,
+                         (*probed)[kinkProbes[opIndex]],
+                         (*probed)[kinkProbes[opIndex] + 1]);
+  };
+  std::vector<double> expandedError = expanded.computeBounds(isExact).error;
   double worstRatio = 0;
-  for (auto [i, g, w] : llvm::enumerate(*got, *expected)) {
+  Outcome counts;
+  for (auto [i, g, w] : llvm::enumerate(*got, expected)) {
     if (g.getDType() != w.getDType() || g.getShape() != w.getShape())
       return {Outcome::Mismatch,
               llvm::formatv("output {0} is {1}, the reference's {2}", i,
                             g.getTypeString(), w.getTypeString())};
-    double bound = error[program.results[i]];
-    if (!std::isfinite(bound))
+    int result = program.results[i];
+    double bound = expandedError[valueMap[result]];
+    if (!std::isfinite(bound)) {
+      ++counts.uncompared;
       continue; // not comparable (a comparison of inexact values)
+    }
+    ++counts.compared;
+    if (result >= static_cast<int>(program.arguments.size()) &&
+        program.ops[result - program.arguments.size()].kind ==
+            OpKind::VjpResult)
+      ++counts.gradientsCompared;
     double allowance = 4 * bound + 1e-300;
     for (int64_t e = 0; e < g.getNumElements(); ++e) {
       double x = g.getAsDouble(e), y = w.getAsDouble(e);
@@ -124,7 +196,8 @@ static Outcome checkHere(const Program &program, Backend backend, uint64_t seed,
                 allowance, worstRatio};
     }
   }
-  return {Outcome::Ok, "", 0, worstRatio};
+  counts.worstRatio = worstRatio;
+  return counts;
 }
 
 namespace {
@@ -193,9 +266,10 @@ Outcome kiln::fuzz::checkProgram(const Program &program, Backend backend,
   ChildResult child = runInChild(
       [&] {
         Outcome outcome = checkHere(program, backend, seed, injectError);
-        return llvm::formatv("{0}\n{1:e17}\n{2:e17}\n",
+        return llvm::formatv("{0}\n{1:e17}\n{2:e17}\n{3} {4} {5}\n",
                              static_cast<int>(outcome.kind), outcome.allowance,
-                             outcome.worstRatio)
+                             outcome.worstRatio, outcome.compared,
+                             outcome.gradientsCompared, outcome.uncompared)
                    .str() +
                outcome.message;
       },
@@ -203,16 +277,17 @@ Outcome kiln::fuzz::checkProgram(const Program &program, Backend backend,
   if (child.crashed)
     return {Outcome::Crash, child.failure};
   const std::string &reply = child.reply;
-  size_t first = reply.find('\n'), second = reply.find('\n', first + 1),
-         third = reply.find('\n', second + 1);
-  if (first == std::string::npos || second == std::string::npos ||
-      third == std::string::npos)
-    return {Outcome::Crash, "the check exited with no result"};
+  // Four lines (kind, allowance, worst ratio, counts), then the message.
+  std::istringstream lines(reply);
   Outcome outcome;
-  outcome.kind = static_cast<Outcome::Kind>(std::stoi(reply.substr(0, first)));
-  outcome.allowance = std::stod(reply.substr(first + 1, second - first - 1));
-  outcome.worstRatio = std::stod(reply.substr(second + 1, third - second - 1));
-  outcome.message = reply.substr(third + 1);
+  int kind = -1;
+  lines >> kind >> outcome.allowance >> outcome.worstRatio >>
+      outcome.compared >> outcome.gradientsCompared >> outcome.uncompared;
+  if (!lines || kind < Outcome::Ok || kind > Outcome::Crash)
+    return {Outcome::Crash, "the check exited with no result"};
+  outcome.kind = static_cast<Outcome::Kind>(kind);
+  lines.ignore(1); // the counts' newline
+  outcome.message.assign(std::istreambuf_iterator<char>(lines), {});
   return outcome;
 }
 

@@ -32,6 +32,9 @@ struct Outcome {
   /// The largest |got - reference| / allowance over the compared elements
   /// (how tight the tolerance is; a mismatch is above 1).
   double worstRatio = 0;
+  /// Outputs compared, of them gradients (kiln.vjp results), and outputs
+  /// left uncompared (no finite bound: a comparison that may flip).
+  int compared = 0, gradientsCompared = 0, uncompared = 0;
 };
 
 /// The outcome of `program` on `backend`, its inputs drawn from `seed` as

@@ -12,6 +12,8 @@
 
 #include "Program.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -38,7 +40,8 @@ const char *const positiveBinaryOps[] = {"kiln.div", "kiln.pow"};
 
 class Generator {
 public:
-  Generator(std::mt19937_64 &rng) : rng(rng) {}
+  /// `depth`: how many kiln.vjp callees this program is inside.
+  Generator(std::mt19937_64 &rng, int depth = 0) : rng(rng), depth(depth) {}
 
   Program run(int maxOps);
 
@@ -74,11 +77,11 @@ private:
       int v = chance(0.7)
                   ? n - 1 - static_cast<int>(uniform(0, std::min(3, n - 1)))
                   : static_cast<int>(uniform(0, n - 1));
-      if (accept(v))
+      if (!program.isTuple(v) && accept(v))
         return v;
     }
     for (int v = n - 1; v >= 0; --v)
-      if (accept(v))
+      if (!program.isTuple(v) && accept(v))
         return v;
     return -1;
   }
@@ -92,15 +95,25 @@ private:
     return v >= 0 && chance(0.8) ? v : addArgument(type, held);
   }
   int addArgument(const ValueType &type, std::initializer_list<int *> held);
+  /// addArgument, renumbering every value in `held`.
+  int addArgument(const ValueType &type, std::vector<int> &held) {
+    for (int &v : held)
+      if (v >= static_cast<int>(program.arguments.size()))
+        ++v;
+    return addArgument(type, {});
+  }
+  /// Whether value `from` is computed from value `to`.
+  bool dependsOn(int from, int to) const;
   /// Appends `op` if its bounds stay finite and below the cap.
   bool append(Op op);
 
   bool makeUnary(), makePositiveUnary(), makeBinary(), makePositiveBinary(),
       makeCmp(), makeSelect(), makeConvert(), makeBroadcast(), makeReshape(),
       makeTranspose(), makeSlice(), makeConcat(), makeReduce(), makeMatMul(),
-      makeConstant();
+      makeConstant(), makeVjp();
 
   std::mt19937_64 &rng;
+  int depth;
   Program program;
   /// `x` made safely positive (>= 0.5 after any error): abs(x) + c with a
   /// constant c, unless it is already.
@@ -450,6 +463,99 @@ bool Generator::makeConstant() {
   return append({OpKind::Constant, "kiln.constant", {}, {}, {}, value, type});
 }
 
+bool Generator::dependsOn(int from, int to) const {
+  int numArgs = static_cast<int>(program.arguments.size());
+  std::vector<int> stack{from};
+  std::vector<bool> seen(program.getNumValues(), false);
+  while (!stack.empty()) {
+    int v = stack.back();
+    stack.pop_back();
+    if (v == to)
+      return true;
+    if (v < numArgs || seen[v])
+      continue;
+    seen[v] = true;
+    for (int operand : program.ops[v - numArgs].operands)
+      stack.push_back(operand);
+  }
+  return false;
+}
+
+bool Generator::makeVjp() {
+  // Second order at most: a callee's callee has no kiln.vjp.
+  if (depth >= 2)
+    return false;
+  Generator inner(rng, depth + 1);
+  Program callee = inner.run(static_cast<int>(uniform(2, depth ? 6 : 12)));
+  // Float results only (a cotangent of an i1 means nothing).
+  std::vector<int> results;
+  for (int r : callee.results)
+    if (callee.getType(r).dtype != DType::I1)
+      results.push_back(r);
+  if (results.empty())
+    return false;
+  callee.results = results;
+  callee.removeDeadCode();
+  if (callee.arguments.empty())
+    return false; // nothing to differentiate with respect to
+  // The callee's arguments: values none of which is computed from another
+  // (kiln.vjp differentiates with respect to its parameters, the lazy
+  // API's grad with respect to tensors: they agree only then), or new
+  // arguments. Then one cotangent per result, any value of its type.
+  std::vector<int> operands;
+  for (const ValueType &type : callee.arguments) {
+    // Exact values in [-1, 1], as the callee was generated for (its
+    // comparisons then stay exact, and its domains safe).
+    int v = pick([&](int w) {
+      return program.getType(w) == type && bounds.error[w] == 0 &&
+             bounds.magnitude(w) <= 1 &&
+             llvm::none_of(operands, [&](int chosen) {
+               return dependsOn(w, chosen) || dependsOn(chosen, w);
+             });
+    });
+    operands.push_back(v >= 0 && chance(0.7) ? v : addArgument(type, operands));
+  }
+  for (int r : callee.results) {
+    ValueType type = callee.getType(r);
+    int v = pick([&](int w) { return program.getType(w) == type; });
+    operands.push_back(v >= 0 && chance(0.7) ? v : addArgument(type, operands));
+  }
+  // A random non-empty subset of the arguments.
+  std::vector<int64_t> wrt;
+  int64_t numArgs = static_cast<int64_t>(callee.arguments.size());
+  for (int64_t i = 0; i < numArgs; ++i)
+    if (chance(0.5))
+      wrt.push_back(i);
+  if (wrt.empty())
+    wrt.push_back(uniform(0, numArgs - 1));
+  Op vjp{OpKind::Vjp, "kiln.vjp", operands, wrt, {}, 0, {}};
+  vjp.callee = static_cast<int>(program.functions.size());
+  for (int64_t i : wrt)
+    vjp.resultTypes.push_back(callee.arguments[i]);
+  program.functions.push_back(std::move(callee));
+  program.ops.push_back(vjp);
+  int tuple = program.getNumValues() - 1;
+  for (size_t k = 0; k < wrt.size(); ++k)
+    program.ops.push_back({OpKind::VjpResult,
+                           "kiln.vjp",
+                           {tuple},
+                           {static_cast<int64_t>(k)},
+                           {},
+                           0,
+                           vjp.resultTypes[k]});
+  refreshBounds();
+  bool bounded = true;
+  for (int v = tuple + 1; v < program.getNumValues(); ++v)
+    bounded &=
+        std::isfinite(bounds.error[v]) && bounds.magnitude(v) <= maxMagnitude;
+  if (bounded)
+    return true;
+  program.ops.resize(tuple - program.arguments.size());
+  program.functions.pop_back();
+  refreshBounds();
+  return false;
+}
+
 Program Generator::run(int maxOps) {
   int numArgs = static_cast<int>(uniform(1, 3));
   for (int i = 0; i < numArgs; ++i)
@@ -458,7 +564,8 @@ Program Generator::run(int maxOps) {
   refreshBounds();
   int numOps = static_cast<int>(uniform(1, std::max(1, maxOps)));
   using Maker = bool (Generator::*)();
-  static const std::pair<Maker, int> makers[] = {
+  // A callee differentiates more often: second-order programs.
+  const std::pair<Maker, int> makers[] = {
       {&Generator::makeUnary, 6},         {&Generator::makeBinary, 6},
       {&Generator::makePositiveUnary, 2}, {&Generator::makePositiveBinary, 2},
       {&Generator::makeCmp, 1},           {&Generator::makeSelect, 1},
@@ -466,7 +573,10 @@ Program Generator::run(int maxOps) {
       {&Generator::makeReshape, 1},       {&Generator::makeTranspose, 1},
       {&Generator::makeSlice, 2},         {&Generator::makeConcat, 2},
       {&Generator::makeReduce, 2},        {&Generator::makeMatMul, 2},
-      {&Generator::makeConstant, 1}};
+      {&Generator::makeConstant, 1},      {&Generator::makeVjp, depth ? 8 : 3}};
+  // A third of the programs are built around a gradient.
+  if (depth == 0 && chance(0.3))
+    makeVjp();
   int total = 0;
   for (const auto &[maker, weight] : makers)
     total += weight;
@@ -487,8 +597,21 @@ Program Generator::run(int maxOps) {
   for (int extra = program.ops.empty() ? 0 : static_cast<int>(uniform(0, 2));
        extra > 0; --extra) {
     int v = static_cast<int>(uniform(program.arguments.size(), n - 1));
-    if (v >= 0 && std::find(program.results.begin(), program.results.end(),
-                            v) == program.results.end())
+    if (v >= 0 && !program.isTuple(v) &&
+        std::find(program.results.begin(), program.results.end(), v) ==
+            program.results.end())
+      program.results.push_back(v);
+  }
+  // Gradients nothing reads are results (else they would be dead code).
+  for (int v = 0; v < n; ++v) {
+    const Op *op = v >= static_cast<int>(program.arguments.size())
+                       ? &program.ops[v - program.arguments.size()]
+                       : nullptr;
+    bool used = llvm::any_of(program.ops, [&](const Op &user) {
+      return llvm::is_contained(user.operands, v);
+    });
+    if (op && op->kind == OpKind::VjpResult && !used && chance(0.8) &&
+        !llvm::is_contained(program.results, v))
       program.results.push_back(v);
   }
   program.removeDeadCode();
@@ -510,7 +633,8 @@ const std::vector<std::string> &kiln::fuzz::getGeneratedOpNames() {
     for (const char *name :
          {"kiln.cmp", "kiln.select", "kiln.convert", "kiln.broadcast_in_dim",
           "kiln.reshape", "kiln.transpose", "kiln.slice", "kiln.concat",
-          "kiln.reduce_sum", "kiln.reduce_max", "kiln.matmul", "kiln.constant"})
+          "kiln.reduce_sum", "kiln.reduce_max", "kiln.matmul", "kiln.constant",
+          "kiln.vjp"})
       all.push_back(name);
     return all;
   }();

@@ -12,6 +12,8 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <map>
+
 using namespace kiln;
 using namespace kiln::fuzz;
 
@@ -91,19 +93,58 @@ static Tensor record(const Op &op, llvm::ArrayRef<Tensor> operands) {
     return matmul(operands[0], operands[1], op.ints[0] != 0, op.ints[1] != 0);
   case OpKind::Constant:
     return Tensor::full(op.type.shape, op.scalar, op.type.dtype);
+  case OpKind::Vjp:
+  case OpKind::VjpResult:
+    break; // recorded by recordProgram
   }
   return Tensor(); // not reached: every kind is recorded above
 }
 
-llvm::Expected<std::vector<HostTensor>>
-kiln::fuzz::runLazy(const Program &program, llvm::ArrayRef<HostTensor> inputs) {
-  std::vector<Tensor> values;
-  for (const HostTensor &input : inputs)
-    values.push_back(Tensor::fromHost(input));
+/// `program`'s results, recorded on `values` (its arguments); `isMain`:
+/// nothing differentiates `program` itself.
+static llvm::Expected<std::vector<Tensor>>
+recordProgram(const Program &program, std::vector<Tensor> values, bool isMain) {
+  std::map<int, std::vector<Tensor>> gradients; // of each Vjp's value
   for (const Op &op : program.ops) {
+    int v = static_cast<int>(values.size());
     std::vector<Tensor> operands;
     for (int operand : op.operands)
       operands.push_back(values[operand]);
+    if (op.kind == OpKind::VjpResult) {
+      values.push_back(gradients.at(op.operands[0])[op.ints[0]]);
+      continue;
+    }
+    if (op.kind == OpKind::Vjp) {
+      // The callee recorded on the arguments, then kiln::grad of its
+      // results with respect to those at `wrt` (the generator keeps the
+      // arguments independent of each other, where the two agree).
+      const Program &callee = program.functions[op.callee];
+      size_t numArgs = callee.arguments.size();
+      std::vector<Tensor> args(operands.begin(), operands.begin() + numArgs);
+      std::vector<Tensor> cotangents(operands.begin() + numArgs,
+                                     operands.end());
+      // The lazy API takes a gradient of a gradient with respect to
+      // leaves only (a clear error otherwise, tested in the lazy tests):
+      // where nothing differentiates through them, computed arguments
+      // are made data first, as a user would.
+      if (isMain && callee.hasVjp())
+        if (llvm::Error e = sync(args))
+          return std::move(e);
+      llvm::Expected<std::vector<Tensor>> outputs =
+          recordProgram(callee, args, /*isMain=*/false);
+      if (!outputs)
+        return outputs.takeError();
+      std::vector<Tensor> inputs;
+      for (int64_t index : op.ints)
+        inputs.push_back(args[index]);
+      std::vector<Tensor> grads = grad(*outputs, inputs, cotangents);
+      for (const Tensor &g : grads)
+        if (!g.ok())
+          return failure("kiln::grad through the lazy API: " + g.getError());
+      gradients[v] = std::move(grads);
+      values.push_back(Tensor()); // the tuple: never an operand
+      continue;
+    }
     Tensor t = record(op, operands);
     if (!t.ok())
       return failure(op.name + " through the lazy API: " + t.getError());
@@ -112,10 +153,22 @@ kiln::fuzz::runLazy(const Program &program, llvm::ArrayRef<HostTensor> inputs) {
   std::vector<Tensor> outputs;
   for (int r : program.results)
     outputs.push_back(values[r]);
-  if (llvm::Error e = sync(outputs))
+  return outputs;
+}
+
+llvm::Expected<std::vector<HostTensor>>
+kiln::fuzz::runLazy(const Program &program, llvm::ArrayRef<HostTensor> inputs) {
+  std::vector<Tensor> args;
+  for (const HostTensor &input : inputs)
+    args.push_back(Tensor::fromHost(input));
+  llvm::Expected<std::vector<Tensor>> outputs =
+      recordProgram(program, std::move(args), /*isMain=*/true);
+  if (!outputs)
+    return outputs.takeError();
+  if (llvm::Error e = sync(*outputs))
     return std::move(e);
   std::vector<HostTensor> results;
-  for (const Tensor &t : outputs) {
+  for (const Tensor &t : *outputs) {
     llvm::Expected<HostTensor> value = t.toHost();
     if (!value)
       return value.takeError();

@@ -25,6 +25,15 @@ const ValueType &Program::getType(int value) const {
   return ops[value - arguments.size()].type;
 }
 
+bool Program::isTuple(int value) const {
+  return value >= static_cast<int>(arguments.size()) &&
+         ops[value - arguments.size()].kind == OpKind::Vjp;
+}
+
+bool Program::hasVjp() const {
+  return llvm::any_of(ops, [](const Op &op) { return op.kind == OpKind::Vjp; });
+}
+
 double kiln::fuzz::getUnitRoundoff(DType dtype) {
   switch (dtype) {
   case DType::F64:
@@ -52,27 +61,54 @@ static const char *predicateName(int64_t predicate) {
   return names[predicate];
 }
 
-std::string Program::print() const {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  auto value = [&](int v) {
-    if (v < static_cast<int>(arguments.size()))
+/// The name of function `index` of the function called `parent`.
+static std::string getCalleeName(const std::string &parent, size_t index) {
+  return (parent == "main" ? "f" : parent + "_") + std::to_string(index);
+}
+
+static void printTypes(llvm::raw_ostream &os,
+                       const std::vector<ValueType> &types) {
+  for (auto [i, type] : llvm::enumerate(types)) {
+    os << (i ? ", " : "");
+    printType(os, type);
+  }
+}
+
+/// `program` as `func.func @name`, after its callees.
+static void printFunction(llvm::raw_ostream &os, const Program &program,
+                          const std::string &name) {
+  for (size_t f = 0; f < program.functions.size(); ++f)
+    printFunction(os, program.functions[f], getCalleeName(name, f));
+  size_t numArgs = program.arguments.size();
+  auto value = [&](int v) -> std::string {
+    if (v < static_cast<int>(numArgs))
       return "%arg" + std::to_string(v);
-    return "%" + std::to_string(v - arguments.size());
+    const Op &op = program.ops[v - numArgs];
+    if (op.kind != OpKind::VjpResult)
+      return "%" + std::to_string(v - numArgs);
+    const Op &vjp = program.ops[op.operands[0] - numArgs];
+    return "%" + std::to_string(op.operands[0] - numArgs) +
+           (vjp.resultTypes.size() > 1 ? "#" + std::to_string(op.ints[0]) : "");
   };
-  os << "func.func @main(";
-  for (auto [i, type] : llvm::enumerate(arguments)) {
+  std::vector<ValueType> resultTypes;
+  for (int r : program.results)
+    resultTypes.push_back(program.getType(r));
+  os << "func.func " << (name == "main" ? "" : "private ") << "@" << name
+     << "(";
+  for (auto [i, type] : llvm::enumerate(program.arguments)) {
     os << (i ? ", " : "") << value(i) << ": ";
     printType(os, type);
   }
   os << ") -> (";
-  for (auto [i, r] : llvm::enumerate(results)) {
-    os << (i ? ", " : "");
-    printType(os, getType(r));
-  }
+  printTypes(os, resultTypes);
   os << ") {\n";
-  for (auto [i, op] : llvm::enumerate(ops)) {
-    os << "  " << value(arguments.size() + i) << " = \"" << op.name << "\"(";
+  for (auto [i, op] : llvm::enumerate(program.ops)) {
+    if (op.kind == OpKind::VjpResult)
+      continue; // named by its Vjp's result group
+    os << "  " << value(numArgs + i);
+    if (op.kind == OpKind::Vjp && op.resultTypes.size() > 1)
+      os << ":" << op.resultTypes.size();
+    os << " = \"" << op.name << "\"(";
     for (auto [j, operand] : llvm::enumerate(op.operands))
       os << (j ? ", " : "") << value(operand);
     os << ")";
@@ -117,27 +153,41 @@ std::string Program::print() const {
       os << "}>";
       break;
     }
+    case OpKind::Vjp:
+      os << " <{callee = @" << getCalleeName(name, op.callee) << ", wrt = ";
+      printInts(os, op.ints);
+      os << "}>";
+      break;
     default:
       break;
     }
     os << " : (";
     for (auto [j, operand] : llvm::enumerate(op.operands)) {
       os << (j ? ", " : "");
-      printType(os, getType(operand));
+      printType(os, program.getType(operand));
     }
     os << ") -> ";
-    printType(os, op.type);
+    if (op.kind == OpKind::Vjp) {
+      os << "(";
+      printTypes(os, op.resultTypes);
+      os << ")";
+    } else {
+      printType(os, op.type);
+    }
     os << "\n";
   }
   os << "  \"func.return\"(";
-  for (auto [i, r] : llvm::enumerate(results))
+  for (auto [i, r] : llvm::enumerate(program.results))
     os << (i ? ", " : "") << value(r);
   os << ") : (";
-  for (auto [i, r] : llvm::enumerate(results)) {
-    os << (i ? ", " : "");
-    printType(os, getType(r));
-  }
+  printTypes(os, resultTypes);
   os << ") -> ()\n}\n";
+}
+
+std::string Program::print() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  printFunction(os, *this, "main");
   return text;
 }
 
@@ -158,8 +208,21 @@ template <typename Fn> Interval increasing(Interval x, Fn f) {
 }
 } // namespace
 
-Program::Bounds Program::computeBounds() const {
+Program::Bounds Program::computeBounds(const KinkOracle &isExact) const {
   const double inf = std::numeric_limits<double>::infinity();
+  if (hasVjp()) {
+    // A gradient's bounds are those of its expansion (the generator's
+    // view: an oracle's op indices would be the expansion's).
+    std::vector<int> map;
+    Bounds expanded = expandVjps(*this, &map).computeBounds();
+    Bounds bounds;
+    for (int v : map) {
+      bounds.low.push_back(v < 0 ? -inf : expanded.low[v]);
+      bounds.high.push_back(v < 0 ? inf : expanded.high[v]);
+      bounds.error.push_back(v < 0 ? inf : expanded.error[v]);
+    }
+    return bounds;
+  }
   Bounds bounds;
   bounds.low.assign(getNumValues(), -inf);
   bounds.high.assign(getNumValues(), inf);
@@ -278,9 +341,13 @@ Program::Bounds Program::computeBounds() const {
     }
     case OpKind::Cmp:
       // Exact only when its operands are: a comparison near a tie may flip
-      // on any error, so such an output is not compared.
+      // on any error, so such an output is not compared. A kink is exact
+      // where the values keep clear of the tie (the oracle knows them).
       r = {0, 1};
-      E = e(0) == 0 && e(1) == 0 ? 0 : inf;
+      if (op.isKink && std::isfinite(e(0)) && std::isfinite(e(1)))
+        E = !isExact || isExact(static_cast<int>(i), e(0), e(1)) ? 0 : inf;
+      else
+        E = e(0) == 0 && e(1) == 0 ? 0 : inf;
       break;
     case OpKind::Select:
       r = {std::min(in(1).low, in(2).low), std::max(in(1).high, in(2).high)};
@@ -333,6 +400,9 @@ Program::Bounds Program::computeBounds() const {
       r = {op.scalar, op.scalar};
       E = 0; // printed exactly (17 digits), rounded once by both sides
       break;
+    case OpKind::Vjp:
+    case OpKind::VjpResult:
+      break; // not here: expanded above
     }
     bounds.low[v] = r.low;
     bounds.high[v] = r.high;
@@ -372,4 +442,17 @@ void Program::removeDeadCode() {
     r = renumber[r];
   arguments = std::move(keptArgs);
   ops = std::move(keptOps);
+  // Callees no live Vjp calls any more.
+  std::vector<int> calleeIndex(functions.size(), -1);
+  std::vector<Program> keptFunctions;
+  for (Op &op : ops) {
+    if (op.kind != OpKind::Vjp)
+      continue;
+    if (calleeIndex[op.callee] < 0) {
+      calleeIndex[op.callee] = static_cast<int>(keptFunctions.size());
+      keptFunctions.push_back(std::move(functions[op.callee]));
+    }
+    op.callee = calleeIndex[op.callee];
+  }
+  functions = std::move(keptFunctions);
 }

@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -53,6 +54,10 @@ enum class OpKind {
   Reduce,         // name: kiln.reduce_sum / kiln.reduce_max; ints: dims
   MatMul,         // ints: {transpose_a, transpose_b}
   Constant,       // scalar: the splat value
+  Vjp,            // ints: wrt; callee; resultTypes. Operands: the callee's
+                  // arguments, then one cotangent per callee result. Its
+                  // value is a tuple, read only by VjpResult.
+  VjpResult,      // ints: {k}: the k-th result of the Vjp operand
 };
 
 struct Op {
@@ -62,18 +67,32 @@ struct Op {
   std::vector<int64_t> ints, ints2;
   double scalar = 0;
   ValueType type;
+  /// Vjp: the index of its callee in the program's `functions`, and its
+  /// results' types (one per wrt index).
+  int callee = -1;
+  std::vector<ValueType> resultTypes = {};
+  /// A cmp made by differentiation (a kink: relu, abs, max, reduce_max).
+  /// Its operands are rarely exact; computeBounds asks whether this one
+  /// may flip (see KinkOracle).
+  bool isKink = false;
 };
 
 struct Program {
   std::vector<ValueType> arguments;
   std::vector<Op> ops;
   std::vector<int> results;
+  /// The callees of this program's Vjp ops (each may have its own).
+  std::vector<Program> functions;
 
   int getNumValues() const {
     return static_cast<int>(arguments.size() + ops.size());
   }
   const ValueType &getType(int value) const;
-  /// The generic-form MLIR text of `func.func @main`.
+  /// Whether `value` is a Vjp op's tuple (no tensor, no type).
+  bool isTuple(int value) const;
+  bool hasVjp() const;
+  /// The generic-form MLIR text: the callees (private, @f0, @f0_1, ...),
+  /// then `func.func @main`.
   std::string print() const;
   /// Per value, the bounds described above (infinite where an op's domain
   /// or a comparison's exactness cannot be guaranteed).
@@ -83,15 +102,30 @@ struct Program {
       return std::max(std::abs(low[v]), std::abs(high[v]));
     }
   };
-  Bounds computeBounds() const;
+  /// Whether a kink cmp (the op at `opIndex`) is decided the same way by
+  /// every implementation whose operands are within `errorA` and `errorB`
+  /// of the exact ones. Without an oracle every kink counts as exact (the
+  /// generator's view: it has no values).
+  using KinkOracle =
+      std::function<bool(int opIndex, double errorA, double errorB)>;
+  Bounds computeBounds(const KinkOracle &isExact = nullptr) const;
   /// Drops ops that no result needs and arguments nothing uses.
   void removeDeadCode();
 };
 
+/// `program` with every Vjp expanded into explicit ops, innermost first,
+/// by the fuzzer's own reverse mode (Derivative.cpp; independent of
+/// -kiln-autodiff, with the tie rules that DIALECT.md's ops document).
+/// The arguments are the same; `valueMap`, if given, maps each of
+/// `program`'s values to the expanded one's (-1 for a Vjp's tuple).
+Program expandVjps(const Program &program,
+                   std::vector<int> *valueMap = nullptr);
+
 /// The kiln op names the generator can emit, for `ops_covered`.
 const std::vector<std::string> &getGeneratedOpNames();
 
-/// A random well-typed program of at most `maxOps` ops.
+/// A random well-typed program of at most `maxOps` ops (and as many again
+/// in each callee of a kiln.vjp, nested at most twice).
 Program generateProgram(std::mt19937_64 &rng, int maxOps);
 
 /// The unit roundoff of `dtype` (2^-24 for f32).

@@ -80,7 +80,10 @@ Program kiln::fuzz::shrinkProgram(const Program &program, Backend backend,
         continue;
       int v = static_cast<int>(best.arguments.size()) + i;
       const Op &op = best.ops[i];
-      if (!op.operands.empty() && best.getType(op.operands[0]) == op.type) {
+      if (op.kind == OpKind::Vjp)
+        continue; // a tuple: its results are cut or bypassed instead
+      if (!op.operands.empty() && !best.isTuple(op.operands[0]) &&
+          best.getType(op.operands[0]) == op.type) {
         Program candidate = bypass(best, v, op.operands[0]);
         --budget;
         if (stillFails(candidate)) {

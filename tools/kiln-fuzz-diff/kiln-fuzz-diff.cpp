@@ -37,6 +37,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <functional>
 #include <set>
 
 using namespace llvm;
@@ -126,20 +127,35 @@ int main(int argc, char **argv) {
 
   auto start = std::chrono::steady_clock::now();
   int mismatches = 0, crashes = 0, compileErrors = 0, repros = 0;
+  // Gradient programs (with a kiln.vjp; second order: a vjp in a callee),
+  // and outputs compared / not comparable, over every backend's checks.
+  int gradientPrograms = 0, secondOrderPrograms = 0;
+  int64_t compared = 0, gradientsCompared = 0, uncompared = 0;
   double worstRatio = 0;
   std::set<std::string> covered;
   for (int p = 0; p < numPrograms; ++p) {
     uint64_t programSeed = seed + p;
     std::mt19937_64 rng(programSeed);
     Program program = generateProgram(rng, maxOps);
-    for (const Op &op : program.ops)
-      covered.insert(op.name);
+    std::function<void(const Program &)> cover = [&](const Program &p) {
+      for (const Op &op : p.ops)
+        covered.insert(op.name);
+      for (const Program &callee : p.functions)
+        cover(callee);
+    };
+    cover(program);
+    gradientPrograms += !program.functions.empty();
+    secondOrderPrograms += llvm::any_of(
+        program.functions, [](const Program &f) { return f.hasVjp(); });
     if (verbose)
       outs() << "// program " << programSeed << "\n" << program.print();
     for (const auto &[backend, backendName] : backends) {
       outs().flush();
       Outcome outcome =
           checkProgram(program, backend, programSeed, timeout, injectError);
+      compared += outcome.compared;
+      gradientsCompared += outcome.gradientsCompared;
+      uncompared += outcome.uncompared;
       if (outcome.kind == Outcome::Ok) {
         worstRatio = std::max(worstRatio, outcome.worstRatio);
         continue;
@@ -206,10 +222,15 @@ int main(int argc, char **argv) {
                     "\"mismatches\": {2}, \"crashes\": {3}, "
                     "\"compile_errors\": {4}, \"ops_covered\": {5}, "
                     "\"ops_generated\": {6}, \"worst_error_ratio\": {7:f3}, "
-                    "\"seconds\": {8:f1}}\n",
+                    "\"gradient_programs\": {8}, "
+                    "\"second_order_programs\": {9}, "
+                    "\"outputs_compared\": {10}, "
+                    "\"gradients_compared\": {11}, "
+                    "\"outputs_not_comparable\": {12}, \"seconds\": {13:f1}}\n",
                     numPrograms, backendList, mismatches, crashes,
                     compileErrors, covered.size(), getGeneratedOpNames().size(),
-                    worstRatio, seconds);
+                    worstRatio, gradientPrograms, secondOrderPrograms, compared,
+                    gradientsCompared, uncompared, seconds);
   outs().flush();
   return mismatches + crashes + compileErrors ? 1 : 0;
 }
