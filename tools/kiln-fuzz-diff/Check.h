@@ -50,9 +50,11 @@ Outcome checkProgram(const Program &program, Backend backend, uint64_t seed,
 llvm::Error checkCudaDevice(unsigned timeoutSeconds);
 
 /// `program` made as small as it can be while `checkProgram` still fails
-/// the same way (delta debugging over results, ops and shapes).
+/// the same way (delta debugging over results, ops and shapes);
+/// `injectError` as for checkProgram (the shrinker's own test).
 Program shrinkProgram(const Program &program, Backend backend, uint64_t seed,
-                      Outcome::Kind kind, unsigned timeoutSeconds);
+                      Outcome::Kind kind, unsigned timeoutSeconds,
+                      bool injectError = false);
 
 } // namespace kiln::fuzz
 

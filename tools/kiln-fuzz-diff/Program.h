@@ -111,6 +111,13 @@ struct Program {
   Bounds computeBounds(const KinkOracle &isExact = nullptr) const;
   /// Drops ops that no result needs and arguments nothing uses.
   void removeDeadCode();
+  /// Every dim of size `from` that the program chooses (arguments,
+  /// constants, broadcasts' new dims, reshapes' results) made `to`, here
+  /// and in the callees; then retype() must follow (Retype.cpp).
+  void substituteSize(int64_t from, int64_t to);
+  /// Re-derives every op's type from its operands', keeping slices inside
+  /// their operands; false when the program no longer types.
+  bool retype();
 };
 
 /// `program` with every Vjp expanded into explicit ops, innermost first,

@@ -6,12 +6,16 @@
 //   - cut an op off: its value becomes a new argument of its type, and what
 //     only it needed dies;
 //   - bypass an op whose first operand has its type (x -> tanh(x) -> y
-//     becomes x -> y).
-// Shapes are not reduced yet.
+//     becomes x -> y);
+//   - make a dim size smaller everywhere the program chooses it (to 1, or
+//     to half), the other types following (Program::retype).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Check.h"
+
+#include <functional>
+#include <set>
 
 using namespace kiln;
 using namespace kiln::fuzz;
@@ -49,12 +53,31 @@ static Program bypass(const Program &program, int v, int by) {
   return cut;
 }
 
+/// The dim sizes above 1 that `program` (or a callee) chooses.
+static void collectSizes(const Program &program,
+                         std::set<int64_t, std::greater<int64_t>> &sizes) {
+  auto add = [&](const ValueType &type) {
+    for (int64_t size : type.shape)
+      if (size > 1)
+        sizes.insert(size);
+  };
+  for (const ValueType &type : program.arguments)
+    add(type);
+  for (const Op &op : program.ops)
+    if (op.kind == OpKind::Constant || op.kind == OpKind::BroadcastInDim ||
+        op.kind == OpKind::Reshape)
+      add(op.type);
+  for (const Program &callee : program.functions)
+    collectSizes(callee, sizes);
+}
+
 Program kiln::fuzz::shrinkProgram(const Program &program, Backend backend,
                                   uint64_t seed, Outcome::Kind kind,
-                                  unsigned timeoutSeconds) {
+                                  unsigned timeoutSeconds, bool injectError) {
   Program best = program;
   auto stillFails = [&](const Program &candidate) {
-    return checkProgram(candidate, backend, seed, timeoutSeconds).kind == kind;
+    return checkProgram(candidate, backend, seed, timeoutSeconds, injectError)
+               .kind == kind;
   };
   int budget = 300; // checks, each a compile
   bool progress = true;
@@ -71,6 +94,25 @@ Program kiln::fuzz::shrinkProgram(const Program &program, Backend backend,
         best = std::move(candidate);
         progress = true;
         --r;
+      }
+    }
+    // Smaller dims: the largest sizes first, to 1, else to half.
+    std::set<int64_t, std::greater<int64_t>> sizes;
+    collectSizes(best, sizes);
+    bool shrunk = false; // then the sizes are collected again
+    for (int64_t size : sizes) {
+      for (int64_t to : {int64_t(1), size / 2}) {
+        if (shrunk || to < 1 || to == size || budget <= 0)
+          continue;
+        Program candidate = best;
+        candidate.substituteSize(size, to);
+        if (!candidate.retype())
+          continue;
+        --budget;
+        if (stillFails(candidate)) {
+          best = std::move(candidate);
+          progress = shrunk = true;
+        }
       }
     }
     // Later ops first: cutting one near the results removes the most.

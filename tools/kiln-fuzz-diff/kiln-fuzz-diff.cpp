@@ -69,6 +69,11 @@ static cl::opt<bool> injectError(
     cl::desc("corrupt one compiled result element per program, to show that "
              "the comparison catches it (every program must then mismatch)"),
     cl::init(false));
+static cl::opt<bool> shrinkInjected(
+    cl::cat(fuzzOptions), "shrink-injected",
+    cl::desc("with --inject-error: shrink and write every program as if it "
+             "had failed (the shrinker's test)"),
+    cl::init(false));
 static cl::opt<bool> verbose(cl::cat(fuzzOptions), "verbose",
                              cl::desc("print every program"), cl::init(false));
 
@@ -102,6 +107,8 @@ int main(int argc, char **argv) {
     fail("--programs must be at least 0");
   if (maxOps < 1)
     fail("--max-ops must be at least 1");
+  if (shrinkInjected && !injectError)
+    fail("--shrink-injected needs --inject-error");
   std::vector<std::pair<Backend, std::string>> backends;
   SmallVector<StringRef> names;
   StringRef(backendList).split(names, ',', -1, false);
@@ -160,7 +167,7 @@ int main(int argc, char **argv) {
         worstRatio = std::max(worstRatio, outcome.worstRatio);
         continue;
       }
-      if (injectError) {
+      if (injectError && !shrinkInjected) {
         // The oracle's test: count, and do not shrink or write anything.
         (outcome.kind == Outcome::Mismatch ? mismatches : crashes)++;
         continue;
@@ -168,9 +175,10 @@ int main(int argc, char **argv) {
       (outcome.kind == Outcome::Mismatch       ? mismatches
        : outcome.kind == Outcome::CompileError ? compileErrors
                                                : crashes)++;
-      Program small =
-          shrinkProgram(program, backend, programSeed, outcome.kind, timeout);
-      Outcome smallOutcome = checkProgram(small, backend, programSeed, timeout);
+      Program small = shrinkProgram(program, backend, programSeed, outcome.kind,
+                                    timeout, injectError);
+      Outcome smallOutcome =
+          checkProgram(small, backend, programSeed, timeout, injectError);
       if (smallOutcome.kind != outcome.kind) {
         small = program;
         smallOutcome = outcome;
