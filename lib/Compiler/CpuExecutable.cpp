@@ -218,6 +218,8 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   kiln::KilnCpuPipelineOptions pipelineOptions;
   pipelineOptions.blas = !options.emulateGpuKernels &&
                          options.blas.value_or(kiln_rt_blas_available() != 0);
+  if (pipelineOptions.blas)
+    exe->stats.blas = kiln_rt_blas_library();
   pipelineOptions.prune = options.autodiffPrune;
   pipelineOptions.kernelDedup = options.kernelDedup;
   PassManager tensorStage(module.getContext());

@@ -160,6 +160,8 @@ CudaExecutable::compile(ModuleOp module, StringRef entry,
   pipelineOptions.kernelDedup = options.kernelDedup;
   pipelineOptions.blas = options.blas.value_or(kiln_rt_cuda_is_initialized() &&
                                                kiln_rt_cuda_blas_available());
+  if (pipelineOptions.blas)
+    exe->stats.blas = "cublas";
   PassManager pm(module.getContext());
   buildKilnGpuPipeline(pm, pipelineOptions);
   if (llvm::Error e = runPasses(pm, module, options.verifyEachPass))

@@ -530,7 +530,8 @@ int main(int argc, char **argv) {
            << ", \"fusion_groups\": " << stats.fusionGroups
            << ", \"unique_kernels\": " << stats.uniqueKernels
            << ", \"kernel_launches\": " << stats.kernelLaunches
-           << ", \"host_steps\": " << stats.hostSteps
+           << ", \"host_steps\": " << stats.hostSteps << ", \"blas\": \""
+           << (stats.blas.empty() ? "none" : stats.blas) << "\""
            << ", \"outputs\": " << results.size() << "}\n";
   }
   outs().flush();

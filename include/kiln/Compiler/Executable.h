@@ -43,6 +43,9 @@ struct CompileStats {
   int64_t kernelLaunches = 0;
   /// Steps of the host program (0 when the host code was compiled).
   int64_t hostSteps = 0;
+  /// The BLAS that matmuls call ("libopenblas.so.0", "cublas"), or "" when
+  /// generated kernels compute them (none found, or not asked for).
+  std::string blas;
   double compileMs = 0;
   /// Where compileMs went (the CPU): kiln and linalg passes on tensors, the
   /// passes down to the LLVM dialect, LLVM IR translation and optimization,
