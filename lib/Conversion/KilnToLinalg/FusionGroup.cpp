@@ -149,14 +149,6 @@ int64_t getLeadingReducedDims(Operation *reduction) {
   return static_cast<int64_t>(dims.size());
 }
 
-std::optional<double> getSplatValue(Value v) {
-  DenseElementsAttr dense;
-  if (!matchPattern(v, m_Constant(&dense)) || !dense.isSplat() ||
-      !isa<FloatType>(dense.getElementType()))
-    return std::nullopt;
-  return dense.getSplatValue<APFloat>().convertToDouble();
-}
-
 LogicalResult KernelBuilder::collect(OpBuilder &b, Value v,
                                      const Offsets &offsets) {
   auto key = std::make_pair(v.getAsOpaquePointer(), offsets);
@@ -549,6 +541,8 @@ getNestDomains(FusionGroupOp group) {
 LogicalResult kiln::lowerFusionGroupToKernel(RewriterBase &rewriter,
                                              FusionGroupOp group,
                                              int64_t &nextKernelId) {
+  if (succeeded(lowerRowGroupToKernel(rewriter, group, nextKernelId)))
+    return success();
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(group);
   GroupResults results;

@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 
 #include <limits>
 
@@ -52,6 +53,14 @@ Value kiln::createEmpty(OpBuilder &b, Location loc, RankedTensorType type,
       dynamicSizes.push_back(
           tensor::DimOp::create(b, loc, shapeSource, sourceDims[d]));
   return createDestination(b, loc, type, dynamicSizes);
+}
+
+std::optional<double> kiln::getSplatValue(Value v) {
+  mlir::DenseElementsAttr dense;
+  if (!mlir::matchPattern(v, mlir::m_Constant(&dense)) || !dense.isSplat() ||
+      !mlir::isa<mlir::FloatType>(dense.getElementType()))
+    return std::nullopt;
+  return dense.getSplatValue<llvm::APFloat>().convertToDouble();
 }
 
 Value kiln::createDestination(OpBuilder &b, Location loc, RankedTensorType type,

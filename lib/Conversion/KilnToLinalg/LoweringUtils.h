@@ -48,6 +48,17 @@ mlir::LogicalResult lowerFusionGroupToKernel(mlir::RewriterBase &rewriter,
                                              FusionGroupOp group,
                                              int64_t &nextKernelId);
 
+/// Lowers a row group (-kiln-fuse: reductions over trailing dims read back
+/// in the group) to its phase and result nests, tagged `kiln.kernel_id` =
+/// `nextKernelId`++ (see RowKernel.cpp); fails, changing nothing, when
+/// `group` is not one.
+mlir::LogicalResult lowerRowGroupToKernel(mlir::RewriterBase &rewriter,
+                                          FusionGroupOp group,
+                                          int64_t &nextKernelId);
+
+/// The value of a float splat constant, or none.
+std::optional<double> getSplatValue(Value v);
+
 /// Whether `op` is a kiln op with the Elementwise trait (the unary and
 /// binary math ops, cmp, select, convert).
 bool isElementwiseKilnOp(mlir::Operation *op);

@@ -39,6 +39,24 @@ MatmulOp kiln::getAccumulatedMatmul(AddOp add) {
   return nullptr;
 }
 
+int64_t kiln::getRowReductionRank(Operation *op) {
+  ArrayRef<int64_t> dims;
+  if (auto sum = dyn_cast<ReduceSumOp>(op))
+    dims = sum.getDims();
+  else if (auto max = dyn_cast<ReduceMaxOp>(op))
+    dims = max.getDims();
+  else
+    return 0;
+  auto type = cast<RankedTensorType>(op->getOperand(0).getType());
+  int64_t k = type.getRank() - static_cast<int64_t>(dims.size());
+  if (!type.hasStaticShape() || dims.empty() || k < 1)
+    return 0;
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (d != k + static_cast<int64_t>(i))
+      return 0;
+  return k;
+}
+
 /// Two dim sizes agree when they are equal or either is dynamic.
 static bool dimsCompatible(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;

@@ -43,6 +43,12 @@ std::optional<int64_t> getStaticElementCount(mlir::ShapedType type);
 /// kernel of its own; a chain of them is a weight gradient summed over the
 /// steps of an unrolled network. Null otherwise.
 MatmulOp getAccumulatedMatmul(AddOp add);
+
+/// k when `op` is a reduce_sum or reduce_max over exactly the trailing dims
+/// k..rank-1 of a statically shaped operand, with k >= 1: it reduces rows
+/// indexed by the first k dims (softmax's sum, LayerNorm's mean). 0
+/// otherwise.
+int64_t getRowReductionRank(mlir::Operation *op);
 } // namespace kiln
 
 #endif // KILN_DIALECT_KILN_IR_KILNOPS_H

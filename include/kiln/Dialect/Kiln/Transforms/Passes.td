@@ -55,9 +55,24 @@ def KilnFuse : Pass<"kiln-fuse", "mlir::ModuleOp"> {
     and constants stay outside. Merges that would create a cycle through an
     op outside the group are refused. Afterwards every elementwise,
     broadcast, slice, concat and reduction op is in exactly one group.
+
+    Row groups: a reduction over a tensor's trailing dims (a row) whose
+    result the group reads back (broadcast along those dims, or through
+    elementwise ops on the row values first) stays in the group, with every
+    op on those rows: softmax, LayerNorm and their gradients become one
+    group, lowered as one row-resident kernel. Every reduction of a row
+    group reduces the same trailing dims; row groups hold no slices or
+    concats.
   }];
+  let options = [
+    Option<"rowReductions", "row-reductions", "bool", /*default=*/"true",
+           "form row groups (reductions over trailing dims read back in "
+           "the group); false: a reduction ends its group">
+  ];
   let statistics = [
     Statistic<"numGroups", "kiln-fusion-groups", "fusion groups formed">,
+    Statistic<"numRowGroups", "kiln-row-groups",
+              "groups that hold row reductions read in the group">,
     Statistic<"numFusedOps", "kiln-fused-ops", "ops placed in fusion groups">
   ];
 }

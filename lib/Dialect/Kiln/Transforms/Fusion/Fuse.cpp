@@ -11,6 +11,15 @@
 // which would be a cycle. The groups then become kiln.fusion_group ops and the
 // block is put back in topological order.
 //
+// Row groups: a reduction over the trailing dims of its operand (rows of
+// the leading dims, its "row rank" k) does not end its group when the
+// group reads its result back: a broadcast along those dims, or an
+// elementwise op on the row values (the reduction's shape), whose own
+// consumers may be more of the same. The group's domain stays the rows'
+// full shape; every reduction in it must be a row reduction of the same k,
+// and it holds only elementwise ops, broadcasts and reductions (the row
+// lowering's vocabulary, FusionGroup.cpp).
+//
 //===----------------------------------------------------------------------===//
 
 #include "Support/PassStatistics.h"
@@ -63,9 +72,20 @@ std::optional<SmallVector<int64_t>> getDomain(Operation *op) {
       cast<RankedTensorType>(op->getResult(0).getType()).getShape());
 }
 
+/// Whether `op` may be in a row group.
+bool isRowMember(Operation *op) {
+  return op->hasTrait<OpTrait::Elementwise>() ||
+         isa<BroadcastInDimOp, ReduceSumOp, ReduceMaxOp>(op);
+}
+
+ArrayRef<int64_t> getResultShape(Operation *op) {
+  return cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+}
+
 class Grouping {
 public:
-  explicit Grouping(Block &block) : block(block) {
+  Grouping(Block &block, bool rowReductions)
+      : block(block), rowReductions(rowReductions) {
     unsigned next = 0;
     for (Operation &op : block) {
       position[&op] = next++;
@@ -107,10 +127,101 @@ public:
   }
 
 private:
+public:
+  /// How many groups hold row reductions that they read back.
+  int64_t countRowGroups() {
+    int64_t count = 0;
+    for (auto [g, group] : llvm::enumerate(groups))
+      count += find(g) == g && group.rowRank > 0;
+    return count;
+  }
+
+private:
   struct Group {
     llvm::SetVector<Operation *> members;
     std::optional<SmallVector<int64_t>> domain;
+    /// k when the group reads back row reductions over rows of its
+    /// domain's first k dims; 0 when it does not.
+    int64_t rowRank = 0;
   };
+
+  /// Whether `group` can be (part of) a row group of row rank `k` over
+  /// `domain`: only row members, every reduction a row reduction of rank
+  /// `k`, every op of the domain's shape or of its rows' shape (only
+  /// elementwise ops, for the latter).
+  bool fitsRowGroup(Group &group, ArrayRef<int64_t> domain, int64_t k) {
+    if (group.rowRank != 0 && group.rowRank != k)
+      return false;
+    ArrayRef<int64_t> rows = domain.take_front(k);
+    for (Operation *op : group.members) {
+      if (!isRowMember(op))
+        return false;
+      if (isa<ReduceSumOp, ReduceMaxOp>(op)) {
+        if (getRowReductionRank(op) != k ||
+            cast<RankedTensorType>(op->getOperand(0).getType()).getShape() !=
+                domain)
+          return false;
+        continue;
+      }
+      ArrayRef<int64_t> shape = getResultShape(op);
+      if (shape != domain &&
+          !(shape == rows && op->hasTrait<OpTrait::Elementwise>()))
+        return false;
+    }
+    return true;
+  }
+
+  /// The row rank k when `producer` -> `consumer` reads row values back: a
+  /// row reduction, or an elementwise op on the rows of a row group, read
+  /// by a broadcast along the reduced dims or by an elementwise op on the
+  /// rows. 0 otherwise.
+  int64_t getRowEdge(Operation *producer, Operation *consumer) {
+    Group &p = groupFor(producer);
+    int64_t k = getRowReductionRank(producer);
+    if (k == 0 && p.rowRank > 0 && p.domain &&
+        producer->hasTrait<OpTrait::Elementwise>() &&
+        getResultShape(producer) ==
+            ArrayRef<int64_t>(*p.domain).take_front(p.rowRank))
+      k = p.rowRank;
+    if (k == 0 || !p.domain)
+      return 0;
+    ArrayRef<int64_t> domain = *p.domain;
+    if (auto broadcast = dyn_cast<BroadcastInDimOp>(consumer)) {
+      ArrayRef<int64_t> dims = broadcast.getDims();
+      bool alongRows = static_cast<int64_t>(dims.size()) == k &&
+                       broadcast.getType().getShape() == domain;
+      for (auto [i, d] : llvm::enumerate(dims))
+        alongRows &= d == static_cast<int64_t>(i);
+      return alongRows ? k : 0;
+    }
+    if (consumer->hasTrait<OpTrait::Elementwise>() &&
+        getResultShape(consumer) == domain.take_front(k))
+      return k;
+    return 0;
+  }
+
+  /// Merges the groups of a row edge (getRowEdge) of row rank `k`.
+  void tryRowMerge(Operation *producer, Operation *consumer, int64_t k) {
+    unsigned pg = find(groupOf[producer]), cg = find(groupOf[consumer]);
+    Group &p = groups[pg], &c = groups[cg];
+    SmallVector<int64_t> domain = *p.domain;
+    if (!fitsRowGroup(p, domain, k) || !fitsRowGroup(c, domain, k))
+      return;
+    if (reachesThroughOutside(p, c) || reachesThroughOutside(c, p))
+      return;
+    absorb(pg, cg);
+    c.domain = domain;
+    c.rowRank = k;
+  }
+
+  /// Moves the members of group `pg` into group `cg`.
+  void absorb(unsigned pg, unsigned cg) {
+    Group &p = groups[pg], &c = groups[cg];
+    for (Operation *op : p.members)
+      c.members.insert(op);
+    p.members.clear();
+    parent[pg] = cg;
+  }
 
   /// The group `g` was merged into (path halving keeps chains of merges,
   /// like a sum over every step, short).
@@ -210,6 +321,11 @@ private:
     unsigned pg = find(groupOf[producer]), cg = find(groupOf[consumer]);
     if (pg == cg)
       return;
+    if (rowReductions)
+      if (int64_t k = getRowEdge(producer, consumer)) {
+        tryRowMerge(producer, consumer, k);
+        return;
+      }
     // A concat is an exit and a reduction an epilogue: nothing in their
     // group reads them. Broadcasts read group inputs only.
     if (isa<ConcatOp, ReduceSumOp, ReduceMaxOp>(producer) ||
@@ -234,17 +350,21 @@ private:
       if (!sameDomain && !slicedProducer)
         return;
     }
+    // A row group takes only what its lowering can place on the rows.
+    int64_t rowRank = std::max(p.rowRank, c.rowRank);
+    if (rowRank > 0 && (!c.domain || !fitsRowGroup(p, *c.domain, rowRank) ||
+                        !fitsRowGroup(c, *c.domain, rowRank)))
+      return;
     // A group read through slices must not also have outputs of its own
     // domain; a group with a reduction or concat keeps its domain.
     if (reachesThroughOutside(p, c) || reachesThroughOutside(c, p))
       return;
-    for (Operation *op : p.members)
-      c.members.insert(op);
-    p.members.clear();
-    parent[pg] = cg;
+    absorb(pg, cg);
+    c.rowRank = rowRank;
   }
 
   Block &block;
+  bool rowReductions;
   /// Each op's index in the block, which is a topological order.
   llvm::DenseMap<Operation *, unsigned> position;
   SmallVector<Operation *> fusible;
@@ -329,14 +449,15 @@ struct KilnFusePass : kiln::impl::KilnFuseBase<KilnFusePass> {
   using Base::Base;
 
   void runOnOperation() override {
-    int64_t groupCount = 0, opCount = 0;
+    int64_t groupCount = 0, opCount = 0, rowGroupCount = 0;
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal() || !func.getBody().hasOneBlock())
         continue;
       Block &block = func.getBody().front();
       duplicateSharedBroadcasts(block);
-      Grouping grouping(block);
+      Grouping grouping(block, rowReductions);
       grouping.run();
+      rowGroupCount += grouping.countRowGroups();
       for (SmallVector<Operation *> &members : grouping.getGroups()) {
         buildGroup(members);
         ++groupCount;
@@ -354,6 +475,7 @@ struct KilnFusePass : kiln::impl::KilnFuseBase<KilnFusePass> {
         Builder(&getContext()).getI64IntegerAttr(groupCount));
     kiln::addPassStatistic(*this, numGroups, groupCount, kPassStatistics);
     kiln::addPassStatistic(*this, numFusedOps, opCount, kPassStatistics);
+    kiln::addPassStatistic(*this, numRowGroups, rowGroupCount, kPassStatistics);
   }
 };
 
