@@ -87,7 +87,9 @@ void kiln::buildKilnCpuBufferPipeline(OpPassManager &pm,
 
 void kiln::buildKilnCpuLoweringPipeline(OpPassManager &pm,
                                         const KilnCpuPipelineOptions &options) {
-  // Loops: parallel loops over both cores, math as polynomials.
+  // Loops: row kernels row by row, parallel loops over both cores, math as
+  // polynomials.
+  pm.addNestedPass<func::FuncOp>(createKilnLowerRowKernels());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   KilnSerializeInnerLoopsOptions serialize;
   serialize.minParallelIterations =

@@ -98,6 +98,41 @@ def KilnSerializeInnerLoops
   ];
 }
 
+def KilnLowerRowKernels : Pass<"kiln-lower-row-kernels", "mlir::func::FuncOp"> {
+  let summary = "Run a row kernel's loop nests row by row, keeping each "
+                "row's reductions in registers";
+  let description = [{
+    A row group (`-kiln-fuse`) becomes a kernel of several linalg ops on
+    buffers: fills of row accumulators, one nest per reduction phase, and
+    nests that write the results. Each nest reads rows only through maps
+    that start with the row dims d0..dk-1 (or reads inputs that do not
+    depend on the row at all), so the nests can run one row after another:
+
+      scf.parallel (rows) {
+        %max = scf.for (row) iter_args(-inf) { ... }   // phase 1
+        %sum = scf.for (row) iter_args(0) { ... %max ... }  // phase 2
+        scf.for (row) { store ... %max ... %sum ... }  // the results
+      }
+
+    A row is then read while it is in cache, a reduction's accumulator is a
+    register rather than a memory location that the buffers might alias,
+    and a row value that a later nest reads is the SSA value, not a load.
+    Sums are marked `reassoc` (kiln's sums may be computed in any order,
+    see docs/RELIABILITY.md), so that LLVM vectorizes them; every innermost
+    loop asks for vectorization as `-kiln-serialize-inner-loops` does.
+    Kernels of any other shape are left alone.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::LLVM::LLVMDialect",
+                           "mlir::memref::MemRefDialect"];
+  let options = [
+    Option<"vectorWidth", "vector-width", "unsigned", /*default=*/"8",
+           "lanes to vectorize each innermost loop with (0 leaves it to "
+           "LLVM)">,
+    Option<"interleave", "interleave", "unsigned", /*default=*/"4",
+           "vector iterations to interleave (0 leaves it to LLVM)">
+  ];
+}
+
 def KilnAttachLoopAnnotations
     : Pass<"kiln-attach-loop-annotations", "mlir::ModuleOp"> {
   let summary = "Make the `llvm.loop_annotation` attributes that lowering "

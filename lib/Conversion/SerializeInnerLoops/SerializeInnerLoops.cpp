@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RequestVectorization.h"
 #include "kiln/Conversion/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMAttrs.h"
@@ -28,8 +29,8 @@ using namespace mlir;
 /// of a parallel dim are independent, and with several buffers (which might
 /// alias, as far as LLVM knows) it otherwise often declines the
 /// transcendental-heavy bodies of fused kernels.
-static void requestVectorization(scf::ForOp loop, unsigned width,
-                                 unsigned interleave) {
+void kiln::requestVectorization(scf::ForOp loop, unsigned width,
+                                unsigned interleave) {
   // LLVM vectorizes innermost loops only: one around a reduction's loop (a
   // generated matmul's) is left alone, or LLVM warns that it cannot.
   bool hasInnerLoops = false;
@@ -108,7 +109,7 @@ static bool serializeInnermostDim(RewriterBase &rewriter, scf::ParallelOp loop,
   rewriter.inlineBlockBefore(body, inner.getBody()->getTerminator(), ivs);
   rewriter.eraseOp(loop);
   if (vectorWidth > 1)
-    requestVectorization(inner, vectorWidth, interleave);
+    kiln::requestVectorization(inner, vectorWidth, interleave);
   return true;
 }
 
@@ -202,7 +203,7 @@ static bool sequentializeSmallLoop(RewriterBase &rewriter, scf::ParallelOp loop,
   rewriter.inlineBlockBefore(body, innermost.getBody()->getTerminator(), ivs);
   rewriter.eraseOp(loop);
   if (vectorWidth > 1)
-    requestVectorization(innermost, vectorWidth, interleave);
+    kiln::requestVectorization(innermost, vectorWidth, interleave);
   return true;
 }
 

@@ -1,0 +1,368 @@
+//===- LowerRowKernels.cpp - the -kiln-lower-row-kernels pass -------------===//
+//
+// A kernel of linalg ops on buffers whose every access is row-local (see
+// Passes.td) becomes one scf.parallel over the rows; in it, each op of the
+// kernel in turn, on that row:
+//   linalg.fill of a row accumulator -> the fill value, as an SSA scalar
+//   a phase (reduction) nest         -> scf.for over the row with the
+//                                       accumulators as iter_args
+//   a nest over the whole domain     -> scf.for over the row, storing
+//   a nest over the rows             -> its body, once
+// A row value that a later op reads is the scalar itself; each is also
+// stored, as the kernel's caller may read the buffer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Conversion/SerializeInnerLoops/RequestVectorization.h"
+#include "kiln/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNLOWERROWKERNELS
+#include "kiln/Conversion/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+
+namespace {
+
+/// How a kernel's op runs on one row.
+enum class NestKind { Fill, Phase, Domain, Rows };
+
+struct RowKernel {
+  int64_t k = 0;
+  SmallVector<int64_t> rows; // the row dims' sizes
+  SmallVector<std::pair<Operation *, NestKind>> ops;
+};
+
+/// Whether `map` reads row-locally: its first k results are d0..dk-1 and
+/// the rest use no row dim (`rowPrefixed`), or no result uses a row dim;
+/// results are dims or constants.
+bool classifyMap(AffineMap map, int64_t k, bool &rowPrefixed) {
+  auto usesRowDim = [&](AffineExpr e) {
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    return dim && dim.getPosition() < k;
+  };
+  for (AffineExpr e : map.getResults())
+    if (!isa<AffineDimExpr, AffineConstantExpr>(e))
+      return false;
+  rowPrefixed = static_cast<int64_t>(map.getNumResults()) >= k;
+  for (int64_t d = 0; rowPrefixed && d < k; ++d) {
+    auto dim = dyn_cast<AffineDimExpr>(map.getResult(d));
+    rowPrefixed = dim && dim.getPosition() == d;
+  }
+  ArrayRef<AffineExpr> rest = map.getResults();
+  if (rowPrefixed)
+    rest = rest.drop_front(k);
+  return llvm::none_of(rest, usesRowDim);
+}
+
+/// The row kernel `func` is, if it is one.
+std::optional<RowKernel> matchRowKernel(func::FuncOp func) {
+  if (func.isExternal() || !func.getBody().hasOneBlock())
+    return std::nullopt;
+  RowKernel kernel;
+  // The row rank: the leading parallel dims of the reduction nests.
+  for (Operation &op : func.getBody().front()) {
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (!generic || generic.getNumReductionLoops() == 0)
+      continue;
+    SmallVector<utils::IteratorType> iterators =
+        generic.getIteratorTypesArray();
+    int64_t k = 0;
+    while (k < static_cast<int64_t>(iterators.size()) &&
+           iterators[k] == utils::IteratorType::parallel)
+      ++k;
+    for (size_t d = k; d < iterators.size(); ++d)
+      if (iterators[d] != utils::IteratorType::reduction)
+        return std::nullopt;
+    SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+    SmallVector<int64_t> rows(ranges.begin(), ranges.begin() + k);
+    if (k == 0 || (kernel.k != 0 && (k != kernel.k || rows != kernel.rows)) ||
+        llvm::any_of(ranges, ShapedType::isDynamic))
+      return std::nullopt;
+    kernel.k = k;
+    kernel.rows = rows;
+  }
+  if (kernel.k == 0)
+    return std::nullopt;
+  int64_t k = kernel.k;
+  llvm::DenseSet<Value> written;
+  for (Operation &op : func.getBody().front()) {
+    if (isa<func::ReturnOp>(op) || isa<arith::ConstantOp>(op))
+      continue;
+    if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+      auto type = dyn_cast<MemRefType>(fill.getOutputs()[0].getType());
+      if (!type || type.getShape() != ArrayRef<int64_t>(kernel.rows))
+        return std::nullopt;
+      written.insert(fill.getOutputs()[0]);
+      kernel.ops.push_back({&op, NestKind::Fill});
+      continue;
+    }
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (!generic || !generic.hasPureBufferSemantics())
+      return std::nullopt;
+    SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+    int64_t loops = ranges.size();
+    if (loops < k || ArrayRef<int64_t>(ranges).take_front(k) !=
+                         ArrayRef<int64_t>(kernel.rows))
+      return std::nullopt;
+    NestKind kind = generic.getNumReductionLoops() > 0 ? NestKind::Phase
+                    : loops == k                       ? NestKind::Rows
+                                                       : NestKind::Domain;
+    for (OpOperand &output : generic.getDpsInitsMutable()) {
+      bool rowPrefixed = false;
+      AffineMap map = generic.getMatchingIndexingMap(&output);
+      if (!classifyMap(map, k, rowPrefixed) || !rowPrefixed ||
+          (kind == NestKind::Phase &&
+           static_cast<int64_t>(map.getNumResults()) != k))
+        return std::nullopt;
+      written.insert(output.get());
+    }
+    kernel.ops.push_back({&op, kind});
+  }
+  // Inputs: row-local reads, or reads of buffers the kernel never writes.
+  for (auto [op, kind] : kernel.ops) {
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (!generic)
+      continue;
+    for (OpOperand *input : generic.getDpsInputOperands()) {
+      bool rowPrefixed = false;
+      if (!isa<MemRefType>(input->get().getType()) ||
+          !classifyMap(generic.getMatchingIndexingMap(input), k,
+                       rowPrefixed) ||
+          (!rowPrefixed && written.contains(input->get())))
+        return std::nullopt;
+    }
+  }
+  return kernel;
+}
+
+class RowKernelLowering {
+public:
+  RowKernelLowering(RewriterBase &rewriter, const RowKernel &kernel,
+                    unsigned vectorWidth, unsigned interleave)
+      : rewriter(rewriter), kernel(kernel), vectorWidth(vectorWidth),
+        interleave(interleave) {}
+
+  void run(func::FuncOp func);
+
+private:
+  /// `index` as the value of `expr` at the loop indices `ivs`.
+  Value indexOf(Location loc, AffineExpr expr, ValueRange ivs) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr))
+      return ivs[dim.getPosition()];
+    return arith::ConstantIndexOp::create(
+        rewriter, loc, cast<AffineConstantExpr>(expr).getValue());
+  }
+  SmallVector<Value> indicesOf(Location loc, AffineMap map, ValueRange ivs) {
+    SmallVector<Value> indices;
+    for (AffineExpr e : map.getResults())
+      indices.push_back(indexOf(loc, e, ivs));
+    return indices;
+  }
+  /// Whether `map` is (d0..dk-1) -> (d0, ..., dk-1): one element per row.
+  bool isRowMap(AffineMap map) {
+    bool rowPrefixed = false;
+    return static_cast<int64_t>(map.getNumResults()) == kernel.k &&
+           classifyMap(map, kernel.k, rowPrefixed) && rowPrefixed;
+  }
+  /// The scalar of `operand` of `generic` at `ivs`: a row value already
+  /// computed, or a load.
+  Value read(Location loc, linalg::GenericOp generic, OpOperand *operand,
+             ValueRange ivs) {
+    AffineMap map = generic.getMatchingIndexingMap(operand);
+    if (isRowMap(map))
+      if (Value scalar = rowValues.lookup(operand->get()))
+        return scalar;
+    return memref::LoadOp::create(rewriter, loc, operand->get(),
+                                  indicesOf(loc, map, ivs));
+  }
+  /// An output's scalar for the body: its current value where the body
+  /// reads it, else a zero that nothing reads.
+  Value readOutput(Location loc, linalg::GenericOp generic, OpOperand &output,
+                   ValueRange ivs) {
+    BlockArgument arg = generic.getMatchingBlockArgument(&output);
+    if (!arg.use_empty())
+      return read(loc, generic, &output, ivs);
+    return arith::ConstantOp::create(rewriter, loc,
+                                     rewriter.getZeroAttr(arg.getType()));
+  }
+  /// Clones `generic`'s body with its block arguments as `args`; returns
+  /// the yielded scalars. `reassociate`: sums into an output accumulate in
+  /// any order.
+  SmallVector<Value> cloneBody(linalg::GenericOp generic, ValueRange args,
+                               bool reassociate);
+  /// Nested scf.for loops over dims [k, loops) of `generic`, with
+  /// `iterArgs`, whose innermost body `body` fills; returns the outermost
+  /// loop's results.
+  SmallVector<Value>
+  buildRowLoops(Location loc, linalg::GenericOp generic, ValueRange rowIvs,
+                ValueRange iterArgs,
+                function_ref<SmallVector<Value>(ValueRange, ValueRange)> body);
+
+  RewriterBase &rewriter;
+  const RowKernel &kernel;
+  unsigned vectorWidth, interleave;
+  /// Each row buffer's value on the current row, once computed.
+  llvm::DenseMap<Value, Value> rowValues;
+};
+
+} // namespace
+
+SmallVector<Value> RowKernelLowering::cloneBody(linalg::GenericOp generic,
+                                                ValueRange args,
+                                                bool reassociate) {
+  Block &body = generic.getRegion().front();
+  IRMapping mapping;
+  mapping.map(body.getArguments(), args);
+  for (Operation &op : body.without_terminator()) {
+    Operation *clone = rewriter.clone(op, mapping);
+    // The combining add of a sum: reading an output's accumulator.
+    if (auto add = dyn_cast<arith::AddFOp>(clone); add && reassociate)
+      for (Value operand : op.getOperands())
+        if (auto arg = dyn_cast<BlockArgument>(operand);
+            arg && arg.getOwner() == &body &&
+            arg.getArgNumber() >= generic.getNumDpsInputs())
+          add.setFastmath(add.getFastmath() | arith::FastMathFlags::reassoc);
+  }
+  SmallVector<Value> yielded;
+  for (Value v : body.getTerminator()->getOperands())
+    yielded.push_back(mapping.lookupOrDefault(v));
+  return yielded;
+}
+
+SmallVector<Value> RowKernelLowering::buildRowLoops(
+    Location loc, linalg::GenericOp generic, ValueRange rowIvs,
+    ValueRange iterArgs,
+    function_ref<SmallVector<Value>(ValueRange, ValueRange)> body) {
+  SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+  int64_t k = kernel.k;
+  SmallVector<Value> ivs(rowIvs);
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  // Build from the outside in, each loop's body yielding the inner one's.
+  SmallVector<scf::ForOp> loops;
+  SmallVector<Value> carried(iterArgs);
+  for (int64_t d = k; d < static_cast<int64_t>(ranges.size()); ++d) {
+    Value upper = arith::ConstantIndexOp::create(rewriter, loc, ranges[d]);
+    auto loop = scf::ForOp::create(rewriter, loc, zero, upper, one, carried);
+    ivs.push_back(loop.getInductionVar());
+    carried.assign(loop.getRegionIterArgs().begin(),
+                   loop.getRegionIterArgs().end());
+    loops.push_back(loop);
+    rewriter.setInsertionPointToStart(loop.getBody());
+  }
+  SmallVector<Value> results = body(ivs, carried);
+  for (scf::ForOp loop : llvm::reverse(loops)) {
+    rewriter.setInsertionPointToEnd(loop.getBody());
+    // An scf.for made with iter_args has a yield to replace.
+    if (!loop.getBody()->empty() &&
+        isa<scf::YieldOp>(loop.getBody()->back()))
+      rewriter.eraseOp(&loop.getBody()->back());
+    scf::YieldOp::create(rewriter, loc, results);
+    results.assign(loop.getResults().begin(), loop.getResults().end());
+    rewriter.setInsertionPointAfter(loop);
+  }
+  if (!loops.empty() && vectorWidth > 1)
+    kiln::requestVectorization(loops.back(), vectorWidth, interleave);
+  return results;
+}
+
+void RowKernelLowering::run(func::FuncOp func) {
+  Location loc = func.getLoc();
+  Block &block = func.getBody().front();
+  rewriter.setInsertionPoint(block.getTerminator());
+  SmallVector<Value> lower, upper, steps;
+  for (int64_t size : kernel.rows) {
+    lower.push_back(arith::ConstantIndexOp::create(rewriter, loc, 0));
+    upper.push_back(arith::ConstantIndexOp::create(rewriter, loc, size));
+    steps.push_back(arith::ConstantIndexOp::create(rewriter, loc, 1));
+  }
+  auto parallel = scf::ParallelOp::create(rewriter, loc, lower, upper, steps);
+  rewriter.setInsertionPointToStart(parallel.getBody());
+  SmallVector<Value> rowIvs = parallel.getInductionVars();
+  for (auto [op, opKind] : kernel.ops) {
+    NestKind kind = opKind; // captured below
+    Location opLoc = op->getLoc();
+    if (kind == NestKind::Fill) {
+      auto fill = cast<linalg::FillOp>(op);
+      rowValues[fill.getOutputs()[0]] = fill.getInputs()[0];
+      memref::StoreOp::create(rewriter, opLoc, fill.getInputs()[0],
+                              fill.getOutputs()[0], rowIvs);
+      continue;
+    }
+    auto generic = cast<linalg::GenericOp>(op);
+    auto outputs = generic.getDpsInitsMutable();
+    auto readInputs = [&](ValueRange ivs) {
+      SmallVector<Value> args;
+      for (OpOperand *input : generic.getDpsInputOperands())
+        args.push_back(read(opLoc, generic, input, ivs));
+      return args;
+    };
+    if (kind == NestKind::Phase) {
+      // The accumulators ride the row loops; each ends as a row value.
+      SmallVector<Value> inits;
+      for (OpOperand &output : outputs)
+        inits.push_back(read(opLoc, generic, &output, rowIvs));
+      SmallVector<Value> sums = buildRowLoops(
+          opLoc, generic, rowIvs, inits, [&](ValueRange ivs, ValueRange acc) {
+            SmallVector<Value> args = readInputs(ivs);
+            args.append(acc.begin(), acc.end());
+            return cloneBody(generic, args, /*reassociate=*/true);
+          });
+      for (auto [output, sum] : llvm::zip(outputs, sums)) {
+        rowValues[output.get()] = sum;
+        memref::StoreOp::create(rewriter, opLoc, sum, output.get(), rowIvs);
+      }
+      continue;
+    }
+    // A nest over the domain stores every element of the row; one over
+    // the rows, one element.
+    buildRowLoops(opLoc, generic, rowIvs, {},
+                  [&](ValueRange ivs, ValueRange) -> SmallVector<Value> {
+                    SmallVector<Value> args = readInputs(ivs);
+                    for (OpOperand &output : outputs)
+                      args.push_back(readOutput(opLoc, generic, output, ivs));
+                    SmallVector<Value> values =
+                        cloneBody(generic, args, /*reassociate=*/false);
+                    for (auto [output, value] : llvm::zip(outputs, values)) {
+                      memref::StoreOp::create(
+                          rewriter, opLoc, value, output.get(),
+                          indicesOf(opLoc,
+                                    generic.getMatchingIndexingMap(&output),
+                                    ivs));
+                      if (kind == NestKind::Rows)
+                        rowValues[output.get()] = value;
+                    }
+                    return {};
+                  });
+  }
+  for (auto [op, kind] : llvm::reverse(kernel.ops))
+    rewriter.eraseOp(op);
+}
+
+namespace {
+struct KilnLowerRowKernelsPass
+    : kiln::impl::KilnLowerRowKernelsBase<KilnLowerRowKernelsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    std::optional<RowKernel> kernel = matchRowKernel(func);
+    if (!kernel)
+      return;
+    IRRewriter rewriter(&getContext());
+    RowKernelLowering(rewriter, *kernel, vectorWidth, interleave).run(func);
+  }
+};
+} // namespace
