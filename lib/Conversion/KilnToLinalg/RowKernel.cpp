@@ -193,6 +193,18 @@ LogicalResult RowKernelBuilder::plan(MLIRContext *ctx) {
     if (!nest.values.empty())
       nests.push_back(std::move(nest));
   }
+  // linalg derives the loop bounds from the operands' shapes: a phase
+  // whose leaves are all broadcast along the reduced dims (a sum of a
+  // broadcast) has no extent for them.
+  for (const Nest &nest : nests) {
+    if (nest.phase == 0)
+      continue;
+    for (int64_t d = k, rank = domain.size(); d < rank; ++d)
+      if (llvm::none_of(nest.leafMaps, [&](AffineMap map) {
+            return map.isFunctionOfDim(d);
+          }))
+        return failure();
+  }
   return success();
 }
 

@@ -25,15 +25,37 @@ std::optional<int64_t> kiln::getStaticElementCount(ShapedType type) {
   return type.getNumElements();
 }
 
+/// Whether `value` is in memory whether or not a matmul accumulates onto
+/// it: an argument, a product, a group's output, or an elementwise value
+/// that other ops read too. A broadcast or a splat is not: materializing
+/// one for the GEMM to read costs a kernel and a full write, where the add
+/// in a group reads the small operand alone.
+static bool isMaterializedAnyway(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return true;
+  if (isa<BroadcastInDimOp>(def))
+    return false;
+  if (auto constant = dyn_cast<ConstantOp>(def))
+    return !isa<SplatElementsAttr>(constant.getValue());
+  if (auto add = dyn_cast<AddOp>(def); add && getAccumulatedMatmul(add))
+    return true;
+  bool fusible = def->hasTrait<OpTrait::Elementwise>() ||
+                 isa<SliceOp, ConcatOp, ReduceSumOp, ReduceMaxOp>(def);
+  return !fusible || !value.hasOneUse();
+}
+
 MatmulOp kiln::getAccumulatedMatmul(AddOp add) {
   Type element = add.getType().getElementType();
-  if (!element.isF32() && !element.isF64())
+  if ((!element.isF32() && !element.isF64()) || add.getLhs() == add.getRhs())
     return nullptr;
   // The later of two products accumulates into the earlier one.
-  for (Value operand : llvm::reverse(add->getOperands())) {
+  for (auto [index, operand] :
+       llvm::enumerate(llvm::reverse(add->getOperands()))) {
     auto matmul = operand.getDefiningOp<MatmulOp>();
+    Value accumulator = add->getOperand(index); // the other operand
     if (matmul && matmul->hasOneUse() && matmul.getType() == add.getType() &&
-        add.getLhs() != add.getRhs())
+        isMaterializedAnyway(accumulator))
       return matmul;
   }
   return nullptr;
