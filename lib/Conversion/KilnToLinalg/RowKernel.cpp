@@ -200,9 +200,8 @@ LogicalResult RowKernelBuilder::plan(MLIRContext *ctx) {
     if (nest.phase == 0)
       continue;
     for (int64_t d = k, rank = domain.size(); d < rank; ++d)
-      if (llvm::none_of(nest.leafMaps, [&](AffineMap map) {
-            return map.isFunctionOfDim(d);
-          }))
+      if (llvm::none_of(nest.leafMaps,
+                        [&](AffineMap map) { return map.isFunctionOfDim(d); }))
         return failure();
   }
   return success();
