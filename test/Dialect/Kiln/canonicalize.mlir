@@ -402,3 +402,51 @@ func.func @broadcast_broadcast_dynamic(%b: tensor<8xf32>) -> tensor<?x8xf32> {
   %c = kiln.broadcast_in_dim %a, dims = [0, 1] : tensor<5x8xf32> -> tensor<?x8xf32>
   return %c : tensor<?x8xf32>
 }
+
+// -----
+
+// Reductions of stored tensors (here: arguments), summed: one reduction of
+// their sum, along a whole chain (a bias gradient summed over steps).
+// CHECK-LABEL: func @sum_of_reductions
+// CHECK-SAME: (%[[A:.+]]: tensor<4x8xf32>, %[[B:.+]]: tensor<4x8xf32>, %[[C:.+]]: tensor<4x8xf32>)
+// CHECK: %[[AB:.+]] = kiln.add %[[A]], %[[B]] : tensor<4x8xf32>
+// CHECK: %[[ABC:.+]] = kiln.add %[[AB]], %[[C]] : tensor<4x8xf32>
+// CHECK: %[[R:.+]] = kiln.reduce_sum %[[ABC]], dims = [0]
+// CHECK-NOT: kiln.reduce_sum
+// CHECK: return %[[R]]
+func.func @sum_of_reductions(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %c: tensor<4x8xf32>) -> tensor<8xf32> {
+  %ra = kiln.reduce_sum %a, dims = [0] : tensor<4x8xf32> -> tensor<8xf32>
+  %rb = kiln.reduce_sum %b, dims = [0] : tensor<4x8xf32> -> tensor<8xf32>
+  %rc = kiln.reduce_sum %c, dims = [0] : tensor<4x8xf32> -> tensor<8xf32>
+  %s = kiln.add %ra, %rb : tensor<8xf32>
+  %t = kiln.add %s, %rc : tensor<8xf32>
+  return %t : tensor<8xf32>
+}
+
+// -----
+
+// A reduction that is an epilogue of the only computation of its operand
+// stays: summing first would store the operands for the sum alone.
+// CHECK-LABEL: func @reductions_of_unstored
+// CHECK-COUNT-2: kiln.reduce_sum
+// CHECK: kiln.add %{{.+}}, %{{.+}} : tensor<8xf32>
+func.func @reductions_of_unstored(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<8xf32> {
+  %ea = kiln.exp %a : tensor<4x8xf32>
+  %eb = kiln.exp %b : tensor<4x8xf32>
+  %ra = kiln.reduce_sum %ea, dims = [0] : tensor<4x8xf32> -> tensor<8xf32>
+  %rb = kiln.reduce_sum %eb, dims = [0] : tensor<4x8xf32> -> tensor<8xf32>
+  %s = kiln.add %ra, %rb : tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+// -----
+
+// Different reduced dims, or operand types: left alone.
+// CHECK-LABEL: func @different_reductions
+// CHECK-COUNT-2: kiln.reduce_sum
+func.func @different_reductions(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8xf32> {
+  %ra = kiln.reduce_sum %a, dims = [0] : tensor<8x8xf32> -> tensor<8xf32>
+  %rb = kiln.reduce_sum %b, dims = [1] : tensor<8x8xf32> -> tensor<8xf32>
+  %s = kiln.add %ra, %rb : tensor<8xf32>
+  return %s : tensor<8xf32>
+}

@@ -29,7 +29,56 @@ struct BroadcastAsReshape : OpRewritePattern<BroadcastInDimOp> {
     return success();
   }
 };
+
+/// Whether reading `value` costs no more than reading values that are in
+/// memory anyway: an argument, a product, a value with other readers (so
+/// it is stored), or a sum of such values.
+bool isStoredOrSumOfStored(Value value, int depth = 0) {
+  if (isa<BlockArgument>(value) || value.getDefiningOp<MatmulOp>() ||
+      !value.hasOneUse())
+    return true;
+  auto add = value.getDefiningOp<AddOp>();
+  // A long chain is a sum over steps; past the bound, treat it as stored.
+  return add &&
+         (depth > 64 || (isStoredOrSumOfStored(add.getLhs(), depth + 1) &&
+                         isStoredOrSumOfStored(add.getRhs(), depth + 1)));
+}
+
+/// reduce_sum(x, dims) + reduce_sum(y, dims) -> reduce_sum(x + y, dims),
+/// where x and y are stored anyway: a gradient summed over the steps of an
+/// unrolled network (a bias's, each step's reduced over the batch) is then
+/// one kernel that reads each step's tensor once, rather than a reduction
+/// kernel per step and a kernel adding their results. Sums may be computed
+/// in any order (docs/RELIABILITY.md).
+struct SumOfReductions : OpRewritePattern<AddOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AddOp op,
+                                PatternRewriter &rewriter) const override {
+    auto lhs = op.getLhs().getDefiningOp<ReduceSumOp>();
+    auto rhs = op.getRhs().getDefiningOp<ReduceSumOp>();
+    if (!lhs || !rhs || lhs == rhs || !lhs->hasOneUse() || !rhs->hasOneUse())
+      return rewriter.notifyMatchFailure(op, "not a sum of two reductions");
+    if (lhs.getDims() != rhs.getDims() ||
+        lhs.getOperand().getType() != rhs.getOperand().getType())
+      return rewriter.notifyMatchFailure(op, "the reductions differ");
+    if (!isStoredOrSumOfStored(lhs.getOperand()) ||
+        !isStoredOrSumOfStored(rhs.getOperand()))
+      return rewriter.notifyMatchFailure(
+          op, "an operand would be stored only for the sum");
+    Value sum = AddOp::create(rewriter, op.getLoc(), lhs.getOperand(),
+                              rhs.getOperand());
+    rewriter.replaceOpWithNewOp<ReduceSumOp>(op, op.getType(), sum,
+                                             lhs.getDimsAttr());
+    return success();
+  }
+};
 } // namespace
+
+void AddOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                        MLIRContext *context) {
+  results.add<SumOfReductions>(context);
+}
 
 void BroadcastInDimOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                                    MLIRContext *context) {

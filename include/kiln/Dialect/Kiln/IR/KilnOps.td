@@ -122,7 +122,10 @@ class Kiln_BinaryMathOp<string mnemonic, string formula,
   }];
 }
 
-def Kiln_AddOp : Kiln_BinaryMathOp<"add", "x + y", [Commutative]>;
+def Kiln_AddOp : Kiln_BinaryMathOp<"add", "x + y", [Commutative]> {
+  // Sums of reductions become reductions of sums (KilnCanonicalize.cpp).
+  let hasCanonicalizer = 1;
+}
 def Kiln_SubOp : Kiln_BinaryMathOp<"sub", "x - y">;
 def Kiln_MulOp : Kiln_BinaryMathOp<"mul", "x * y", [Commutative]>;
 def Kiln_DivOp : Kiln_BinaryMathOp<"div", "x / y">;
