@@ -13,6 +13,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace kiln {
@@ -130,7 +131,27 @@ struct KilnLowerToLinalgPass
     options.matmulLibraryCalls = blas;
     populateKilnToLinalgPatterns(patterns, options);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+
+    // A reduction lowered on its own (one over every dim) fills its
+    // accumulator in the same kernel, not in a kernel of its own.
+    auto kernelId = KilnDialect::KernelIdAttrHelper::getNameStr();
+    module.walk([&](linalg::ReduceOp reduce) {
+      if (reduce->hasAttr(kernelId))
+        return;
+      SmallVector<Operation *> fills;
+      for (Value init : reduce.getInits()) {
+        auto fill = init.getDefiningOp<linalg::FillOp>();
+        if (!fill || !fill->hasOneUse() || fill->hasAttr(kernelId))
+          return;
+        fills.push_back(fill);
+      }
+      IntegerAttr id =
+          IntegerAttr::get(IntegerType::get(&getContext(), 64), nextKernelId++);
+      reduce->setAttr(kernelId, id);
+      for (Operation *fill : fills)
+        fill->setAttr(kernelId, id);
+    });
   }
 };
 } // namespace

@@ -136,7 +136,9 @@ LogicalResult RowKernelBuilder::plan(MLIRContext *ctx) {
       phaseOf[&op] = ++d;
       numPhases = std::max(numPhases, d);
     } else if (auto broadcast = dyn_cast<BroadcastInDimOp>(op)) {
-      if (type.getShape() != ArrayRef<int64_t>(domain))
+      // To the domain, or an input to the rows' shape (a scale per row).
+      if (type.getShape() != ArrayRef<int64_t>(domain) &&
+          !(isRowShaped(op.getResult(0)) && outerValue(broadcast.getOperand())))
         return failure();
       if (!outerValue(broadcast.getOperand())) {
         // Row values read back along the rows.
@@ -252,9 +254,12 @@ LogicalResult RowKernelBuilder::collect(MLIRContext *ctx, Nest &nest, Value v) {
     return success();
   }
   if (auto broadcast = dyn_cast<BroadcastInDimOp>(op)) {
-    if (nest.overRows)
-      return failure();
     Value outer = outerValue(broadcast.getOperand());
+    // An input broadcast to the rows' shape reads only row dims, which
+    // every nest has.
+    bool toRows = isRowShaped(v) && outer;
+    if (nest.overRows && !toRows)
+      return failure();
     if (!outer)
       return collect(ctx, nest, broadcast.getOperand()); // row values
     if (getSplatValue(outer)) {
@@ -272,7 +277,8 @@ LogicalResult RowKernelBuilder::collect(MLIRContext *ctx, Nest &nest, Value v) {
       exprs.push_back(expands ? getAffineConstantExpr(0, ctx)
                               : getAffineDimExpr(d, ctx));
     }
-    addLeaf(nest, v, outer, AffineMap::get(rank, 0, exprs, ctx));
+    addLeaf(nest, v, outer,
+            AffineMap::get(nest.overRows ? k : rank, 0, exprs, ctx));
     return success();
   }
   if (nest.overRows && !isRowShaped(v))

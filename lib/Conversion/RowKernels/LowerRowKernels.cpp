@@ -138,8 +138,7 @@ std::optional<RowKernel> matchRowKernel(func::FuncOp func) {
     for (OpOperand *input : generic.getDpsInputOperands()) {
       bool rowPrefixed = false;
       if (!isa<MemRefType>(input->get().getType()) ||
-          !classifyMap(generic.getMatchingIndexingMap(input), k,
-                       rowPrefixed) ||
+          !classifyMap(generic.getMatchingIndexingMap(input), k, rowPrefixed) ||
           (!rowPrefixed && written.contains(input->get())))
         return std::nullopt;
     }
@@ -266,8 +265,7 @@ SmallVector<Value> RowKernelLowering::buildRowLoops(
   for (scf::ForOp loop : llvm::reverse(loops)) {
     rewriter.setInsertionPointToEnd(loop.getBody());
     // An scf.for made with iter_args has a yield to replace.
-    if (!loop.getBody()->empty() &&
-        isa<scf::YieldOp>(loop.getBody()->back()))
+    if (!loop.getBody()->empty() && isa<scf::YieldOp>(loop.getBody()->back()))
       rewriter.eraseOp(&loop.getBody()->back());
     scf::YieldOp::create(rewriter, loc, results);
     results.assign(loop.getResults().begin(), loop.getResults().end());
@@ -328,24 +326,23 @@ void RowKernelLowering::run(func::FuncOp func) {
     }
     // A nest over the domain stores every element of the row; one over
     // the rows, one element.
-    buildRowLoops(opLoc, generic, rowIvs, {},
-                  [&](ValueRange ivs, ValueRange) -> SmallVector<Value> {
-                    SmallVector<Value> args = readInputs(ivs);
-                    for (OpOperand &output : outputs)
-                      args.push_back(readOutput(opLoc, generic, output, ivs));
-                    SmallVector<Value> values =
-                        cloneBody(generic, args, /*reassociate=*/false);
-                    for (auto [output, value] : llvm::zip(outputs, values)) {
-                      memref::StoreOp::create(
-                          rewriter, opLoc, value, output.get(),
-                          indicesOf(opLoc,
-                                    generic.getMatchingIndexingMap(&output),
-                                    ivs));
-                      if (kind == NestKind::Rows)
-                        rowValues[output.get()] = value;
-                    }
-                    return {};
-                  });
+    buildRowLoops(
+        opLoc, generic, rowIvs, {},
+        [&](ValueRange ivs, ValueRange) -> SmallVector<Value> {
+          SmallVector<Value> args = readInputs(ivs);
+          for (OpOperand &output : outputs)
+            args.push_back(readOutput(opLoc, generic, output, ivs));
+          SmallVector<Value> values =
+              cloneBody(generic, args, /*reassociate=*/false);
+          for (auto [output, value] : llvm::zip(outputs, values)) {
+            memref::StoreOp::create(
+                rewriter, opLoc, value, output.get(),
+                indicesOf(opLoc, generic.getMatchingIndexingMap(&output), ivs));
+            if (kind == NestKind::Rows)
+              rowValues[output.get()] = value;
+          }
+          return {};
+        });
   }
   for (auto [op, kind] : llvm::reverse(kernel.ops))
     rewriter.eraseOp(op);

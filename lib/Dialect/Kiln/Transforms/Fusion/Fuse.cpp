@@ -29,6 +29,7 @@
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/SetVector.h"
@@ -148,7 +149,7 @@ private:
   /// Whether `group` can be (part of) a row group of row rank `k` over
   /// `domain`: only row members, every reduction a row reduction of rank
   /// `k`, every op of the domain's shape or of its rows' shape (only
-  /// elementwise ops, for the latter).
+  /// elementwise ops and broadcasts of inputs, for the latter).
   bool fitsRowGroup(Group &group, ArrayRef<int64_t> domain, int64_t k) {
     if (group.rowRank != 0 && group.rowRank != k)
       return false;
@@ -163,9 +164,12 @@ private:
           return false;
         continue;
       }
+      // Of the rows' shape: elementwise ops, and broadcasts of inputs (a
+      // broadcast reads only group inputs).
       ArrayRef<int64_t> shape = getResultShape(op);
       if (shape != domain &&
-          !(shape == rows && op->hasTrait<OpTrait::Elementwise>()))
+          !(shape == rows && (op->hasTrait<OpTrait::Elementwise>() ||
+                              isa<BroadcastInDimOp>(op))))
         return false;
     }
     return true;
@@ -445,6 +449,95 @@ void duplicateSharedBroadcasts(Block &block) {
   }
 }
 
+/// The most elementwise ops an input chain (isInputChain) may have: every
+/// element of the kernel that reads it recomputes them, which costs less
+/// than the memory traffic of any kernel (and loops over the dims it does
+/// not vary along hoist it) but is not free.
+constexpr int kMaxInputChainOps = 8;
+
+/// Whether `value` is computed from the function's arguments and splat
+/// constants by elementwise ops and broadcasts alone, with at most
+/// `budget` elementwise ops (counted down): a loss scale, the scalar start
+/// of a backward. A value that a reduction computes is not one: row groups
+/// keep those once per row.
+bool isInputChain(Value value, int &budget) {
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return true;
+  if (auto constant = dyn_cast<ConstantOp>(def))
+    return isa<SplatElementsAttr>(constant.getValue());
+  if (auto broadcast = dyn_cast<BroadcastInDimOp>(def))
+    return isInputChain(broadcast.getOperand(), budget);
+  if (!isa_and_nonnull<KilnDialect>(def->getDialect()) ||
+      !def->hasTrait<OpTrait::Elementwise>() || def->getNumResults() != 1 ||
+      --budget < 0)
+    return false;
+  return llvm::all_of(def->getOperands(), [&](Value operand) {
+    return isInputChain(operand, budget);
+  });
+}
+
+/// `value` (an input chain) computed at `shape`, its dim i placed at
+/// `dims[i]`: its leaves broadcast, its ops cloned on the larger shape.
+Value rebuildBroadcast(OpBuilder &b, Location loc, Value value,
+                       ArrayRef<int64_t> dims, ArrayRef<int64_t> shape) {
+  Operation *def = value.getDefiningOp();
+  if (auto broadcast = dyn_cast_or_null<BroadcastInDimOp>(def)) {
+    SmallVector<int64_t> composed;
+    for (int64_t d : broadcast.getDims())
+      composed.push_back(dims[d]);
+    return rebuildBroadcast(b, loc, broadcast.getOperand(), composed, shape);
+  }
+  auto type = RankedTensorType::get(
+      shape, cast<RankedTensorType>(value.getType()).getElementType());
+  if (!def || isa<ConstantOp>(def))
+    return BroadcastInDimOp::create(b, loc, type, value, dims);
+  SmallVector<Value> operands;
+  for (Value operand : def->getOperands())
+    operands.push_back(rebuildBroadcast(b, loc, operand, dims, shape));
+  OperationState state(def->getLoc(), def->getName());
+  state.addOperands(operands);
+  state.addTypes(type);
+  state.addAttributes(def->getAttrs());
+  return b.create(state)->getResult(0);
+}
+
+/// Moves each input chain (isInputChain) that a broadcast reads into the
+/// broadcast's shape, so that it joins the kernel that reads the broadcast
+/// rather than being a kernel of its own (the loss-scale multiply at the
+/// start of every backward).
+void sinkInputChainsIntoBroadcasts(Block &block) {
+  SmallVector<Operation *> maybeDead;
+  for (auto broadcast :
+       llvm::make_early_inc_range(block.getOps<BroadcastInDimOp>())) {
+    Operation *def = broadcast.getOperand().getDefiningOp();
+    int budget = kMaxInputChainOps;
+    if (!def || isa<ConstantOp, BroadcastInDimOp>(def) ||
+        !broadcast.getType().hasStaticShape() ||
+        !isInputChain(broadcast.getOperand(), budget))
+      continue;
+    OpBuilder b(broadcast);
+    Value sunk =
+        rebuildBroadcast(b, broadcast.getLoc(), broadcast.getOperand(),
+                         broadcast.getDims(), broadcast.getType().getShape());
+    broadcast.replaceAllUsesWith(sunk);
+    broadcast.erase();
+    maybeDead.push_back(def);
+  }
+  // The chains no broadcast reads any more (and nothing else did).
+  llvm::SmallPtrSet<Operation *, 8> erased;
+  while (!maybeDead.empty()) {
+    Operation *op = maybeDead.pop_back_val();
+    if (erased.contains(op) || !op->use_empty() || !isPure(op))
+      continue;
+    erased.insert(op);
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        maybeDead.push_back(def);
+    op->erase();
+  }
+}
+
 struct KilnFusePass : kiln::impl::KilnFuseBase<KilnFusePass> {
   using Base::Base;
 
@@ -454,6 +547,7 @@ struct KilnFusePass : kiln::impl::KilnFuseBase<KilnFusePass> {
       if (func.isExternal() || !func.getBody().hasOneBlock())
         continue;
       Block &block = func.getBody().front();
+      sinkInputChainsIntoBroadcasts(block);
       duplicateSharedBroadcasts(block);
       Grouping grouping(block, rowReductions);
       grouping.run();
