@@ -142,7 +142,15 @@ void KilnMapKernelsToGpuPass::runOnOperation() {
                          launchesOf[kernel.getSymName()])))
       return signalPassFailure();
 
-  // Calls become launches.
+  // Calls become launches: a kernel split in stages is launched once per
+  // stage, which the count of launches (-kiln-outline-kernels') says.
+  auto launchesName = kiln::KilnDialect::KernelLaunchesAttrHelper::getNameStr();
+  if (auto counted = module->getAttrOfType<IntegerAttr>(launchesName)) {
+    int64_t launches = counted.getInt();
+    for (func::CallOp call : calls)
+      launches += static_cast<int64_t>(launchesOf[call.getCallee()].size()) - 1;
+    module->setAttr(launchesName, b.getI64IntegerAttr(launches));
+  }
   for (func::CallOp call : calls) {
     OpBuilder at(call);
     Location loc = call.getLoc();
