@@ -15,6 +15,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -127,6 +128,31 @@ TEST(BlasTest, LargeProductsShareTheOpenMPPool) {
   if (kiln_rt_blas_available() && !getenv("OPENBLAS_NUM_THREADS") &&
       std::strstr(kiln_rt_blas_library(), "openblas"))
     EXPECT_TRUE(kiln_rt_blas_uses_openmp_pool());
+}
+
+// OpenBLAS falls back to its SSE3 (Prescott) kernels on CPU models it does
+// not know; the runtime names the core from the CPU's features, so that a
+// CPU with AVX2 and FMA never gets them (unless the user asks).
+TEST(BlasTest, OpenBlasUsesTheCpusVectorKernels) {
+#if defined(__x86_64__)
+  if (!kiln_rt_blas_available() ||
+      !std::strstr(kiln_rt_blas_library(), "openblas"))
+    GTEST_SKIP() << "no OpenBLAS";
+  void *handle = dlopen(kiln_rt_blas_library(), RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(handle, nullptr);
+  auto corename = (char *(*)())dlsym(handle, "openblas_get_corename");
+  if (!corename)
+    GTEST_SKIP() << "an OpenBLAS without openblas_get_corename";
+  std::string core = corename();
+  dlclose(handle);
+  __builtin_cpu_init();
+  const char *user = std::getenv("OPENBLAS_CORETYPE");
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+      (!user || std::string(user) != "Prescott"))
+    EXPECT_NE(core, "Prescott");
+#else
+  GTEST_SKIP() << "x86-64 only";
+#endif
 }
 
 TEST(BlasTest, ReportsTheLibrary) {
