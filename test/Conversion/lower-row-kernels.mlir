@@ -156,3 +156,24 @@ func.func @different_rows(%x: memref<8x4xf32>, %z: memref<4x8xf32>, %a: memref<8
   }
   return
 }
+
+// -----
+
+// A buffer the kernel never writes may be read anywhere: attention's mask,
+// the same for every head (rows are (head, query)).
+// CHECK-LABEL: func @mask_over_heads
+// CHECK: scf.parallel (%[[H:.+]], %[[Q:.+]]) =
+// CHECK: scf.for %[[K:.+]] = {{.*}} iter_args
+// CHECK: memref.load %{{.+}}[%[[Q]], %[[K]]] : memref<16x16xf32>
+// CHECK-NOT: linalg.
+func.func @mask_over_heads(%s: memref<4x16x16xf32>, %mask: memref<16x16xf32>, %max: memref<4x16xf32>) {
+  %neg_inf = arith.constant 0xFF800000 : f32
+  linalg.fill ins(%neg_inf : f32) outs(%max : memref<4x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%s, %mask : memref<4x16x16xf32>, memref<16x16xf32>) outs(%max : memref<4x16xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %0 = arith.addf %in, %m : f32
+    %1 = arith.maximumf %out, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}

@@ -66,6 +66,13 @@ bool classifyMap(AffineMap map, int64_t k, bool &rowPrefixed) {
   return llvm::none_of(rest, usesRowDim);
 }
 
+/// Whether every result of `map` is a dim or a constant.
+bool isDimsOrConstants(AffineMap map) {
+  return llvm::all_of(map.getResults(), [](AffineExpr e) {
+    return isa<AffineDimExpr, AffineConstantExpr>(e);
+  });
+}
+
 /// The row kernel `func` is, if it is one.
 std::optional<RowKernel> matchRowKernel(func::FuncOp func) {
   if (func.isExternal() || !func.getBody().hasOneBlock())
@@ -130,16 +137,18 @@ std::optional<RowKernel> matchRowKernel(func::FuncOp func) {
     }
     kernel.ops.push_back({&op, kind});
   }
-  // Inputs: row-local reads, or reads of buffers the kernel never writes.
+  // Inputs: a buffer the kernel writes is read on the same row only; one
+  // it never writes may be read anywhere (a mask broadcast over heads).
   for (auto [op, kind] : kernel.ops) {
     auto generic = dyn_cast<linalg::GenericOp>(op);
     if (!generic)
       continue;
     for (OpOperand *input : generic.getDpsInputOperands()) {
+      AffineMap map = generic.getMatchingIndexingMap(input);
       bool rowPrefixed = false;
-      if (!isa<MemRefType>(input->get().getType()) ||
-          !classifyMap(generic.getMatchingIndexingMap(input), k, rowPrefixed) ||
-          (!rowPrefixed && written.contains(input->get())))
+      if (!isa<MemRefType>(input->get().getType()) || !isDimsOrConstants(map) ||
+          (written.contains(input->get()) &&
+           !(classifyMap(map, k, rowPrefixed) && rowPrefixed)))
         return std::nullopt;
     }
   }
