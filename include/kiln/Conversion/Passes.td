@@ -104,9 +104,10 @@ def KilnLowerRowKernels : Pass<"kiln-lower-row-kernels", "mlir::func::FuncOp"> {
   let description = [{
     A row group (`-kiln-fuse`) becomes a kernel of several linalg ops on
     buffers: fills of row accumulators, one nest per reduction phase, and
-    nests that write the results. Each nest reads rows only through maps
-    that start with the row dims d0..dk-1 (or reads inputs that do not
-    depend on the row at all), so the nests can run one row after another:
+    nests that write the results. Each nest reads the buffers the kernel
+    writes only through maps that start with the row dims d0..dk-1 (other
+    buffers, such as a mask shared by every head, may be read with any
+    map), so the nests can run one row after another:
 
       scf.parallel (rows) {
         %max = scf.for (row) iter_args(-inf) { ... }   // phase 1
