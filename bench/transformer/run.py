@@ -31,12 +31,40 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 PEERS = os.path.normpath(os.path.join(ROOT, "..", "shared", "peers"))
 
 
-def kiln_run(build, path, entry, repeat):
+def kiln_run(build, path, entry, repeat, inputs=None):
+    """kiln-run's --report; `inputs`: .npy paths, else random inputs."""
+    data = ["--random-inputs", "1"]
+    if inputs:
+        data = [flag for npy in inputs for flag in ("--input", npy)]
     out = subprocess.run(
         [os.path.join(build, "bin", "kiln-run"), path, "--entry", entry,
-         "--random-inputs", "1", "--repeat", str(repeat), "--report"],
+         *data, "--repeat", str(repeat), "--report"],
         capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def block_inputs(args, tmp):
+    """The peers' data (peers.py): x and dout N(0, 1), every parameter
+    N(0, 1) * 0.1, the causal mask -1e9 above the diagonal. Uniform [-1, 1)
+    weights would be unrealistic: the attention scores then spread over
+    hundreds, softmax underflows to denormals and the GEMM that reads them
+    slows down tenfold, which no trained model sees."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+    b, t, c = args.b, args.t, args.c
+    normal = lambda *s, scale=1.0: (
+        rng.standard_normal(s, dtype=np.float32) * np.float32(scale))
+    params = [normal(*s, scale=0.1) for s in (
+        [c], [c], [c, 3 * c], [3 * c], [c, c], [c], [c], [c], [c, 4 * c],
+        [4 * c], [4 * c, c], [c])]
+    mask = np.triu(np.full((t, t), -1e9, dtype=np.float32), k=1)
+    arrays = [normal(b * t, c), mask, *params]
+    paths = []
+    for i, a in enumerate(arrays + [normal(b * t, c)]):
+        paths.append(os.path.join(tmp, f"in{i}.npy"))
+        np.save(paths[-1], a)
+    # The forward takes all but dout.
+    return paths[:-1], paths
 
 
 def generate(args, path, *flags):
@@ -114,8 +142,11 @@ def main():
     with tempfile.TemporaryDirectory(prefix="kiln-gpt-") as tmp:
         block = os.path.join(tmp, "block.mlir")
         generate(args, block, "--backward")
-        for name, entry in (("fwd", "gpt_block"), ("fwd_bwd", "gpt_block_bwd")):
-            r = kiln_run(args.build, block, entry, args.repeat)
+        fwd_inputs, fwd_bwd_inputs = block_inputs(args, tmp)
+        for name, entry, inputs in (
+                ("fwd", "gpt_block", fwd_inputs),
+                ("fwd_bwd", "gpt_block_bwd", fwd_bwd_inputs)):
+            r = kiln_run(args.build, block, entry, args.repeat, inputs)
             out[f"kiln_{name}_s"] = r["run_ms"] / 1e3
             out[f"kiln_{name}_compile_s"] = r["compile_ms"] / 1e3
             out[f"kiln_{name}_launches"] = r["kernel_launches"]

@@ -93,3 +93,14 @@ Executable::run(llvm::ArrayRef<HostTensor> args, RunProfile *profile) const {
     pointers.push_back(&arg);
   return run(pointers, profile);
 }
+
+void RunProfile::addCall(llvm::StringRef name, double ns) {
+  // Few distinct callees: a linear search keeps the first-called order.
+  auto it = llvm::find_if(calls, [&](const Call &c) { return c.name == name; });
+  if (it == calls.end()) {
+    calls.push_back({name.str(), 0, 0});
+    it = std::prev(calls.end());
+  }
+  ++it->calls;
+  it->ns += ns;
+}

@@ -404,13 +404,16 @@ llvm::Error HostProgram::run(llvm::ArrayRef<void *> buffers,
     if (profile)
       callStart = Clock::now();
   };
-  auto endCall = [&] {
+  auto endCall = [&](llvm::StringRef name) {
     if (!profile)
       return;
-    ++profile->launches;
-    profile->kernelNs +=
+    double ns =
         std::chrono::duration<double, std::nano>(Clock::now() - callStart)
             .count();
+    ++profile->launches;
+    profile->kernelNs += ns;
+    if (profile->perCall)
+      profile->addCall(name, ns);
   };
   std::vector<char *> base(numSlots, nullptr);
   // The slots allocated and not freed yet, in allocation order.
@@ -455,7 +458,7 @@ llvm::Error HostProgram::run(llvm::ArrayRef<void *> buffers,
       }
       startCall();
       kernelEntries[step.callee](packed.data());
-      endCall();
+      endCall(kernelNames[step.callee]);
       break;
     }
     case StepKind::RuntimeCall: {
@@ -490,13 +493,21 @@ llvm::Error HostProgram::run(llvm::ArrayRef<void *> buffers,
             d, d + 1, d + 2, d + 3);
         break;
       }
-      endCall();
+      endCall(runtimeNames[step.callee]);
       break;
     }
-    case StepKind::Copy:
+    case StepKind::Copy: {
+      bool timed = profile && profile->perCall;
+      if (timed)
+        callStart = Clock::now();
       copyView(step.views[0], base[step.views[0].slot], step.views[1],
                base[step.views[1].slot]);
+      if (timed)
+        profile->addCall("copy", std::chrono::duration<double, std::nano>(
+                                     Clock::now() - callStart)
+                                     .count());
       break;
+    }
     case StepKind::Launch:
       break; // a device executor's (callers check hasLaunches())
     }

@@ -90,6 +90,7 @@ void kiln::buildKilnCpuLoweringPipeline(OpPassManager &pm,
   // Loops: row kernels row by row, parallel loops over both cores, math as
   // polynomials.
   pm.addNestedPass<func::FuncOp>(createKilnLowerRowKernels());
+  pm.addNestedPass<func::FuncOp>(createKilnLowerColumnReductions());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   KilnSerializeInnerLoopsOptions serialize;
   serialize.minParallelIterations =

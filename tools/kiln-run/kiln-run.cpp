@@ -71,6 +71,10 @@ static cl::opt<int> repeat(cl::cat(kilnRunOptions), "repeat",
 static cl::opt<bool>
     report(cl::cat(kilnRunOptions), "report",
            cl::desc("print one JSON line with timings (default: off)"));
+static cl::opt<bool> profileCalls(
+    cl::cat(kilnRunOptions), "profile",
+    cl::desc("CPU: print each kernel's and runtime call's time per run, "
+             "slowest first, to stderr (default: off)"));
 static cl::opt<bool> checkReference(
     cl::cat(kilnRunOptions), "check-reference",
     cl::desc("compare the results with the reference interpreter "
@@ -154,6 +158,28 @@ static HostTensor randomTensor(const kiln::TensorSignature &sig, uint64_t seed,
   if (!made)
     fail("argument " + Twine(index) + ": " + toString(made.takeError()));
   return std::move(*made);
+}
+
+/// --profile: each callee's time per run, slowest first (ties in call
+/// order), and its share of the median run time.
+static void printCallProfile(const kiln::RunProfile &profile, int runs,
+                             double runMs) {
+  std::vector<kiln::RunProfile::Call> calls = profile.calls;
+  std::stable_sort(calls.begin(), calls.end(),
+                   [](const auto &a, const auto &b) { return a.ns > b.ns; });
+  double totalMs = 0;
+  errs() << format("%10s %7s %6s  %s\n", "ms/run", "calls", "share", "callee");
+  for (const kiln::RunProfile::Call &call : calls) {
+    double ms = call.ns / 1e6 / runs;
+    totalMs += ms;
+    errs() << format("%10.4f %7lld %5.1f%%  ", ms,
+                     static_cast<long long>(call.calls / runs),
+                     runMs > 0 ? 100 * ms / runMs : 0.0)
+           << call.name << "\n";
+  }
+  errs() << format("%10.4f %7s %5.1f%%  ", totalMs, "",
+                   runMs > 0 ? 100 * totalMs / runMs : 0.0)
+         << "in calls, of " << format("%.4f", runMs) << " ms per run\n";
 }
 
 static void printValue(raw_ostream &os, const HostTensor &t, int64_t index) {
@@ -451,6 +477,8 @@ int main(int argc, char **argv) {
   std::vector<const HostTensor *> argPointers;
   for (const HostTensor &arg : args)
     argPointers.push_back(&arg);
+  kiln::RunProfile callProfile;
+  callProfile.perCall = true;
   for (int i = 0; i < repeat; ++i) {
     auto start = std::chrono::steady_clock::now();
     kiln::RunProfile profile;
@@ -465,6 +493,15 @@ int main(int argc, char **argv) {
              : std::chrono::duration<double, std::milli>(end - start).count());
     results = std::move(*out);
   }
+  // The per-call timing: runs of its own after the timed ones (its clock
+  // reads do not count in their times, and the first, cold run is not
+  // among them).
+  if (profileCalls && exe->getDevice() != kiln::Device::Cuda)
+    for (int i = 0; i < repeat; ++i)
+      if (Expected<std::vector<HostTensor>> timed =
+              exe->run(argPointers, &callProfile);
+          !timed)
+        fail(toString(timed.takeError()));
   std::sort(times.begin(), times.end());
   double medianMs =
       times.size() % 2
@@ -515,6 +552,9 @@ int main(int argc, char **argv) {
       fail(StringRef(failures).rtrim("\n"));
     }
   }
+
+  if (profileCalls)
+    printCallProfile(callProfile, repeat, medianMs);
 
   if (report) {
     outs() << "{\"entry\": \"" << *entry << "\", \"backend\": \"" << backend

@@ -98,6 +98,17 @@ struct CompileOptions {
 struct RunProfile {
   int64_t launches = 0;
   double kernelNs = 0;
+  /// With `perCall` set (CPU host programs): the time of each callee (a
+  /// kernel, a runtime function, "copy"), in the order first called.
+  bool perCall = false;
+  struct Call {
+    std::string name;
+    int64_t calls = 0;
+    double ns = 0;
+  };
+  std::vector<Call> calls;
+  /// Adds one call of `name` taking `ns`.
+  void addCall(llvm::StringRef name, double ns);
 };
 
 /// The entry function of `module`: `name` if given, else `main`, else the

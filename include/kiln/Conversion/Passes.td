@@ -134,6 +134,43 @@ def KilnLowerRowKernels : Pass<"kiln-lower-row-kernels", "mlir::func::FuncOp"> {
   ];
 }
 
+def KilnLowerColumnReductions
+    : Pass<"kiln-lower-column-reductions", "mlir::func::FuncOp"> {
+  let summary = "Run a reduction over a buffer's outer dim (a bias gradient) "
+                "block of columns by block, each row of a block contiguous";
+  let description = [{
+    A `linalg.generic` on buffers whose largest operands are contiguous in
+    a parallel dim, with a reduction dim after it in the loop order (the
+    sum over the rows of a [rows, cols] buffer, next to the elementwise work
+    fused with it), would become a nest in that order: each column walked
+    down the rows, one element of every buffer per row, a whole row apart.
+    Instead it becomes
+
+      scf.parallel (other parallel dims, blocks of columns) {
+        scf.for (reduction dims) {
+          scf.for (the block's columns) { body }
+        }
+      }
+
+    Each row of a block is one contiguous run, the block's accumulators
+    stay in L1, and the innermost loop asks for vectorization as
+    `-kiln-serialize-inner-loops` does. A block is a multiple of the vector
+    width, at least `vector-width` x `interleave` columns, at most 512, and
+    narrow enough that the columns make 8 blocks where they can. The sums
+    keep their order (rows in sequence), so the result is bit for bit the
+    one of the default nest. Other ops are left alone.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::LLVM::LLVMDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
+  let options = [
+    Option<"vectorWidth", "vector-width", "unsigned", /*default=*/"8",
+           "lanes to vectorize each block's loop with (0 leaves it to LLVM)">,
+    Option<"interleave", "interleave", "unsigned", /*default=*/"4",
+           "vector iterations to interleave (0 leaves it to LLVM)">
+  ];
+}
+
 def KilnAttachLoopAnnotations
     : Pass<"kiln-attach-loop-annotations", "mlir::ModuleOp"> {
   let summary = "Make the `llvm.loop_annotation` attributes that lowering "
