@@ -1,15 +1,21 @@
 // RUN: kiln-opt %s -kiln-lower-row-kernels -split-input-file | FileCheck %s
 // RUN: kiln-opt %s -kiln-lower-row-kernels="vector-width=0" -split-input-file | FileCheck %s --check-prefix=NOVEC
+// RUN: kiln-opt %s -kiln-lower-row-kernels="max-scratch-bytes=0" -split-input-file | FileCheck %s --check-prefix=RECOMPUTE
 
 // NOVEC-NOT: loop_annotation
 
 // softmax's row kernel: one parallel loop over the rows; in it the max and
 // the sum are scf.for accumulators (the sum's add reassociable), the row
 // values are SSA scalars read by the later loops, and each is also stored.
+// The sum's exp(x - max) is kept in a row scratch (in a scope per row) for
+// the results, which load it rather than compute a second exp; with no
+// scratch allowed, they compute it again.
 // CHECK-LABEL: func @softmax
 // CHECK-DAG: %[[NEG_INF:.+]] = arith.constant 0xFF800000 : f32
 // CHECK-DAG: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
 // CHECK: scf.parallel (%[[ROW:.+]]) =
+// CHECK-NEXT: memref.alloca_scope {
+// CHECK-NEXT: %[[SCRATCH:.+]] = memref.alloca() : memref<100xf32>
 // CHECK: memref.store %[[NEG_INF]], %[[MAX:.+]][%[[ROW]]]
 // CHECK: %[[M:.+]] = scf.for %[[J:.+]] = {{.*}} iter_args(%[[ACC:.+]] = %[[NEG_INF]]) -> (f32) {
 // CHECK-NEXT: %[[X:.+]] = memref.load %[[IN:.+]][%[[ROW]], %[[J]]]
@@ -20,13 +26,19 @@
 // CHECK: %[[S:.+]] = scf.for %[[J2:.+]] = {{.*}} iter_args(%[[ACC2:.+]] = %[[ZERO]]) -> (f32) {
 // CHECK: arith.subf %{{.+}}, %[[M]] : f32
 // CHECK: %[[E:.+]] = math.exp
+// CHECK-NEXT: memref.store %[[E]], %[[SCRATCH]][%[[J2]]]
 // CHECK: arith.addf %[[ACC2]], %[[E]] fastmath<reassoc> : f32
 // CHECK: memref.store %[[S]], %{{.+}}[%[[ROW]]]
 // CHECK: scf.for %[[J3:.+]] =
-// CHECK: arith.subf %{{.+}}, %[[M]] : f32
-// CHECK: %[[Y:.+]] = arith.divf %{{.+}}, %[[S]] : f32
+// CHECK-NOT: math.exp
+// CHECK: %[[EL:.+]] = memref.load %[[SCRATCH]][%[[J3]]]
+// CHECK-NEXT: %[[Y:.+]] = arith.divf %[[EL]], %[[S]] : f32
 // CHECK: memref.store %[[Y]], %{{.+}}[%[[ROW]], %[[J3]]]
 // CHECK-NOT: linalg.
+// RECOMPUTE-LABEL: func @softmax
+// RECOMPUTE-NOT: memref.alloca
+// RECOMPUTE-COUNT-2: math.exp
+// RECOMPUTE-LABEL: func @
 func.func @softmax(%max: memref<32xf32>, %x: memref<32x100xf32>, %sum: memref<32xf32>, %y: memref<32x100xf32>) {
   %neg_inf = arith.constant 0xFF800000 : f32
   %zero = arith.constant 0.000000e+00 : f32

@@ -121,6 +121,15 @@ def KilnLowerRowKernels : Pass<"kiln-lower-row-kernels", "mlir::func::FuncOp"> {
     Sums are marked `reassoc` (kiln's sums may be computed in any order,
     see docs/RELIABILITY.md), so that LLVM vectorizes them; every innermost
     loop asks for vectorization as `-kiln-serialize-inner-loops` does.
+
+    Store versus recompute, within the row: a costly value (a math op, a
+    division) of a phase's body that a later nest over the whole row
+    computes again (the same ops over the same elements of buffers not
+    written in between: softmax's `exp(x - max)`, needed by the sum and by
+    the results) is stored by the phase in a row-sized scratch
+    (`memref.alloca` in a `memref.alloca_scope` per row) and loaded by the
+    later nest, while the row is in L1: one exp per element instead of
+    two. Rows whose scratch would exceed `max-scratch-bytes` recompute.
     Kernels of any other shape are left alone.
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::LLVM::LLVMDialect",
@@ -130,7 +139,11 @@ def KilnLowerRowKernels : Pass<"kiln-lower-row-kernels", "mlir::func::FuncOp"> {
            "lanes to vectorize each innermost loop with (0 leaves it to "
            "LLVM)">,
     Option<"interleave", "interleave", "unsigned", /*default=*/"4",
-           "vector iterations to interleave (0 leaves it to LLVM)">
+           "vector iterations to interleave (0 leaves it to LLVM)">,
+    Option<"maxScratchBytes", "max-scratch-bytes", "int64_t",
+           /*default=*/"16384",
+           "the largest row scratch that keeps a phase's costly values for a "
+           "later nest (0: always recompute)">
   ];
 }
 

@@ -19,12 +19,15 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNLOWERROWKERNELS
@@ -155,12 +158,131 @@ std::optional<RowKernel> matchRowKernel(func::FuncOp func) {
   return kernel;
 }
 
+/// A row kernel's costly values worth keeping for a later nest: an op of a
+/// phase's body (a transcendental, a division) whose very expression, over
+/// the same elements, a later nest over the whole row computes again
+/// (softmax's exp(x - max), which the sum and then the results need). The
+/// phase stores it in a row-sized scratch, the later nest loads it: one
+/// exp per element instead of two, the scratch in L1.
+struct RowStash {
+  /// The phase's op whose value is kept, the later op that loads it.
+  llvm::DenseMap<Operation *, unsigned> stored, loaded; // -> scratch index
+  SmallVector<MemRefType> scratchTypes;
+};
+
+namespace {
+/// Structural keys of generic bodies' values: equal keys, equal values at
+/// equal loop indices (where the loop ranges agree). A buffer is known by
+/// its identity and by how many times the kernel wrote it before.
+class ExpressionKeys {
+public:
+  std::string keyOf(linalg::GenericOp generic, Value value, bool &cacheable);
+  /// Counts a write of `buffer`: reads after it see another value.
+  void wrote(Value buffer) { ++versions[buffer]; }
+
+private:
+  std::string idOf(Value v) {
+    auto [it, inserted] = ids.try_emplace(v, ids.size());
+    return std::to_string(it->second);
+  }
+  llvm::DenseMap<Value, size_t> ids;
+  llvm::DenseMap<Value, int64_t> versions;
+};
+} // namespace
+
+std::string ExpressionKeys::keyOf(linalg::GenericOp generic, Value value,
+                                  bool &cacheable) {
+  Block *body = &generic.getRegion().front();
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    if (arg.getOwner() != body)
+      return "v" + idOf(value);
+    OpOperand *operand = generic.getMatchingOpOperand(arg);
+    // An output's current value (an accumulator) differs from nest to nest.
+    if (generic.isDpsInit(operand))
+      cacheable = false;
+    std::string key;
+    llvm::raw_string_ostream os(key);
+    os << "b" << idOf(operand->get()) << "@" << versions.lookup(operand->get())
+       << generic.getMatchingIndexingMap(operand);
+    return key;
+  }
+  Operation *op = value.getDefiningOp();
+  if (op->getBlock() != body)
+    return "v" + idOf(value);
+  if (!isPure(op) || op->getNumRegions() != 0 || op->getNumResults() != 1)
+    cacheable = false;
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  os << op->getName() << op->getAttrDictionary() << value.getType() << "(";
+  for (Value operand : op->getOperands())
+    os << keyOf(generic, operand, cacheable) << ",";
+  os << ")";
+  return key;
+}
+
+/// Whether `op` costs enough to keep rather than compute again.
+static bool isCostly(Operation *op) {
+  return isa<math::MathDialect>(op->getDialect()) ||
+         isa<arith::DivFOp, arith::RemFOp>(op);
+}
+
+/// Finds the values of `kernel`'s phases that a later nest over the whole
+/// row recomputes, where a row of them fits `maxScratchBytes`.
+static RowStash findRowStash(const RowKernel &kernel, int64_t maxScratchBytes) {
+  RowStash stash;
+  ExpressionKeys keys;
+  // The costly values of the phases so far, by key, with their row shape.
+  llvm::StringMap<std::pair<Operation *, SmallVector<int64_t>>> available;
+  for (auto [op, kind] : kernel.ops) {
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (!generic) {
+      keys.wrote(cast<linalg::FillOp>(op).getOutputs()[0]);
+      continue;
+    }
+    SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+    SmallVector<int64_t> inner(ranges.begin() + kernel.k, ranges.end());
+    int64_t elements = 1;
+    for (int64_t size : inner)
+      elements *= size;
+    for (Operation &bodyOp : generic.getBody()->without_terminator()) {
+      if (!isCostly(&bodyOp) || bodyOp.getNumResults() != 1 ||
+          !bodyOp.getResult(0).getType().isIntOrFloat())
+        continue;
+      bool cacheable = true;
+      std::string key = keys.keyOf(generic, bodyOp.getResult(0), cacheable);
+      if (!cacheable)
+        continue;
+      if (kind == NestKind::Phase) {
+        unsigned bits = bodyOp.getResult(0).getType().getIntOrFloatBitWidth();
+        if (elements * ((bits + 7) / 8) <= maxScratchBytes)
+          available.try_emplace(key, &bodyOp, inner);
+        continue;
+      }
+      auto it = available.find(key);
+      if (kind != NestKind::Domain || it == available.end() ||
+          it->second.second != inner)
+        continue;
+      Operation *phaseOp = it->second.first;
+      auto [slot, inserted] =
+          stash.stored.try_emplace(phaseOp, stash.scratchTypes.size());
+      if (inserted)
+        stash.scratchTypes.push_back(
+            MemRefType::get(inner, phaseOp->getResult(0).getType()));
+      stash.loaded[&bodyOp] = slot->second;
+    }
+    for (OpOperand &output : generic.getDpsInitsMutable())
+      keys.wrote(output.get());
+  }
+  return stash;
+}
+
 class RowKernelLowering {
 public:
   RowKernelLowering(RewriterBase &rewriter, const RowKernel &kernel,
-                    unsigned vectorWidth, unsigned interleave)
-      : rewriter(rewriter), kernel(kernel), vectorWidth(vectorWidth),
-        interleave(interleave) {}
+                    const RowStash &stash, unsigned vectorWidth,
+                    unsigned interleave)
+      : rewriter(rewriter), kernel(kernel), stash(stash),
+        vectorWidth(vectorWidth), interleave(interleave) {}
 
   void run(func::FuncOp func);
 
@@ -205,11 +327,12 @@ private:
     return arith::ConstantOp::create(rewriter, loc,
                                      rewriter.getZeroAttr(arg.getType()));
   }
-  /// Clones `generic`'s body with its block arguments as `args`; returns
-  /// the yielded scalars. `reassociate`: sums into an output accumulate in
-  /// any order.
-  SmallVector<Value> cloneBody(linalg::GenericOp generic, ValueRange args,
-                               bool reassociate);
+  /// Clones `generic`'s body at the loop indices `ivs` with its block
+  /// arguments as `args`; returns the yielded scalars. `reassociate`: sums
+  /// into an output accumulate in any order. Values the stash keeps are
+  /// stored to, or loaded from, its scratch.
+  SmallVector<Value> cloneBody(linalg::GenericOp generic, ValueRange ivs,
+                               ValueRange args, bool reassociate);
   /// Nested scf.for loops over dims [k, loops) of `generic`, with
   /// `iterArgs`, whose innermost body `body` fills; returns the outermost
   /// loop's results.
@@ -220,7 +343,10 @@ private:
 
   RewriterBase &rewriter;
   const RowKernel &kernel;
+  const RowStash &stash;
   unsigned vectorWidth, interleave;
+  /// The stash's row scratch buffers, on the current row.
+  SmallVector<Value> scratch;
   /// Each row buffer's value on the current row, once computed.
   llvm::DenseMap<Value, Value> rowValues;
 };
@@ -228,13 +354,23 @@ private:
 } // namespace
 
 SmallVector<Value> RowKernelLowering::cloneBody(linalg::GenericOp generic,
-                                                ValueRange args,
+                                                ValueRange ivs, ValueRange args,
                                                 bool reassociate) {
   Block &body = generic.getRegion().front();
   IRMapping mapping;
   mapping.map(body.getArguments(), args);
+  ValueRange rowIndices = ivs.drop_front(kernel.k);
   for (Operation &op : body.without_terminator()) {
+    if (auto slot = stash.loaded.find(&op); slot != stash.loaded.end()) {
+      mapping.map(op.getResult(0),
+                  memref::LoadOp::create(rewriter, op.getLoc(),
+                                         scratch[slot->second], rowIndices));
+      continue;
+    }
     Operation *clone = rewriter.clone(op, mapping);
+    if (auto slot = stash.stored.find(&op); slot != stash.stored.end())
+      memref::StoreOp::create(rewriter, op.getLoc(), clone->getResult(0),
+                              scratch[slot->second], rowIndices);
     // The combining add of a sum: reading an output's accumulator.
     if (auto add = dyn_cast<arith::AddFOp>(clone); add && reassociate)
       for (Value operand : op.getOperands())
@@ -298,6 +434,17 @@ void RowKernelLowering::run(func::FuncOp func) {
   auto parallel = scf::ParallelOp::create(rewriter, loc, lower, upper, steps);
   rewriter.setInsertionPointToStart(parallel.getBody());
   SmallVector<Value> rowIvs = parallel.getInductionVars();
+  if (!stash.scratchTypes.empty()) {
+    // The scratch lives for one row: a scope returns its stack each row,
+    // whether the loop runs in parallel or, when small, sequentially.
+    auto scope = memref::AllocaScopeOp::create(rewriter, loc, TypeRange{});
+    Block *scopeBody = rewriter.createBlock(&scope.getBodyRegion());
+    rewriter.setInsertionPointToStart(scopeBody);
+    memref::AllocaScopeReturnOp::create(rewriter, loc, ValueRange{});
+    rewriter.setInsertionPointToStart(scopeBody);
+    for (MemRefType type : stash.scratchTypes)
+      scratch.push_back(memref::AllocaOp::create(rewriter, loc, type));
+  }
   for (auto [op, opKind] : kernel.ops) {
     NestKind kind = opKind; // captured below
     Location opLoc = op->getLoc();
@@ -325,7 +472,7 @@ void RowKernelLowering::run(func::FuncOp func) {
           opLoc, generic, rowIvs, inits, [&](ValueRange ivs, ValueRange acc) {
             SmallVector<Value> args = readInputs(ivs);
             args.append(acc.begin(), acc.end());
-            return cloneBody(generic, args, /*reassociate=*/true);
+            return cloneBody(generic, ivs, args, /*reassociate=*/true);
           });
       for (auto [output, sum] : llvm::zip(outputs, sums)) {
         rowValues[output.get()] = sum;
@@ -342,7 +489,7 @@ void RowKernelLowering::run(func::FuncOp func) {
           for (OpOperand &output : outputs)
             args.push_back(readOutput(opLoc, generic, output, ivs));
           SmallVector<Value> values =
-              cloneBody(generic, args, /*reassociate=*/false);
+              cloneBody(generic, ivs, args, /*reassociate=*/false);
           for (auto [output, value] : llvm::zip(outputs, values)) {
             memref::StoreOp::create(
                 rewriter, opLoc, value, output.get(),
@@ -368,7 +515,9 @@ struct KilnLowerRowKernelsPass
     if (!kernel)
       return;
     IRRewriter rewriter(&getContext());
-    RowKernelLowering(rewriter, *kernel, vectorWidth, interleave).run(func);
+    RowStash stash = findRowStash(*kernel, maxScratchBytes);
+    RowKernelLowering(rewriter, *kernel, stash, vectorWidth, interleave)
+        .run(func);
   }
 };
 } // namespace
