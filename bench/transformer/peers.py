@@ -104,6 +104,21 @@ def jax_block(out, b, t, c, heads, repeat):
     fwd = jax.jit(block)
     out["jax_jit_fwd_s"] = median_time(
         lambda: fwd(x, *params).block_until_ready(), repeat)
+
+    # The forward's six GEMMs alone (gpt_block.py --only-matmuls' shapes),
+    # for JAX's GEMM share next to kiln's.
+    @jax.jit
+    def matmuls(x, w_qkv, w_o, w_1, w_2, q, k, p, v):
+        return (x @ w_qkv, q @ k.transpose(0, 2, 1), p @ v, x @ w_o,
+                x @ w_1, (x @ w_1) @ w_2)
+
+    heads_rows = lambda *s: jnp.asarray(
+        rng.standard_normal((b * heads,) + s, dtype=np.float32))
+    gemm_args = (x, params[2], params[4], params[8], params[10],
+                 heads_rows(t, d), heads_rows(t, d), heads_rows(t, t),
+                 heads_rows(t, d))
+    out["jax_jit_fwd_gemm_s"] = median_time(
+        lambda: jax.block_until_ready(matmuls(*gemm_args)), repeat)
     dout = jnp.asarray(rng.standard_normal((b * t, c), dtype=np.float32))
 
     @jax.jit

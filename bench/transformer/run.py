@@ -10,9 +10,10 @@ input and every weight (kiln.vjp). The peers (peers.py, with the python
 LayerNorm rows ([B*T, C]) alone are timed against the copy floor (bytes
 read and written over stream.c's copy bandwidth).
 
-kiln's figures are kiln-run's median run time (--repeat); gemm_share is the
-time of the forward's six GEMMs alone (gpt_block.py --only-matmuls) over
-the forward's.
+kiln's figures are kiln-run's median run time (--repeat), on the peers'
+data (block_inputs); gemm_share is the time of the forward's six GEMMs
+alone (gpt_block.py --only-matmuls) over the forward's, for kiln and for
+jax.jit (peers.py times the same six GEMMs).
 
 Usage: bench/transformer/run.py [B T C HEADS] [--build DIR] [--repeat N]
        [--peers-python PY]
@@ -193,6 +194,9 @@ def main():
             t = out.get(f"peer_{peer_name}_{name}_s")
             if t:
                 out[f"speedup_{name}_vs_{peer_name}"] = t / k
+    if out.get("peer_jax_jit_fwd_gemm_s") and out.get("peer_jax_jit_fwd_s"):
+        out["peer_jax_jit_fwd_gemm_share"] = (
+            out["peer_jax_jit_fwd_gemm_s"] / out["peer_jax_jit_fwd_s"])
     for kind in ("softmax", "layernorm"):
         t = out.get(f"peer_torch_{kind}_rows_s")
         if t:
