@@ -8,8 +8,9 @@
 // the sum are scf.for accumulators (the sum's add reassociable), the row
 // values are SSA scalars read by the later loops, and each is also stored.
 // The sum's exp(x - max) is kept in a row scratch (in a scope per row) for
-// the results, which load it rather than compute a second exp; with no
-// scratch allowed, they compute it again.
+// the results, which load it rather than compute a second exp (with no
+// scratch allowed, they compute it again), and multiply it by the sum's
+// reciprocal, computed once per row, rather than divide.
 // CHECK-LABEL: func @softmax
 // CHECK-DAG: %[[NEG_INF:.+]] = arith.constant 0xFF800000 : f32
 // CHECK-DAG: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
@@ -28,11 +29,13 @@
 // CHECK: %[[E:.+]] = math.exp
 // CHECK-NEXT: memref.store %[[E]], %[[SCRATCH]][%[[J2]]]
 // CHECK: arith.addf %[[ACC2]], %[[E]] fastmath<reassoc> : f32
+// CHECK: %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[R:.+]] = arith.divf %[[ONE]], %[[S]] : f32
 // CHECK: memref.store %[[S]], %{{.+}}[%[[ROW]]]
 // CHECK: scf.for %[[J3:.+]] =
 // CHECK-NOT: math.exp
 // CHECK: %[[EL:.+]] = memref.load %[[SCRATCH]][%[[J3]]]
-// CHECK-NEXT: %[[Y:.+]] = arith.divf %[[EL]], %[[S]] : f32
+// CHECK-NEXT: %[[Y:.+]] = arith.mulf %[[EL]], %[[R]] : f32
 // CHECK: memref.store %[[Y]], %{{.+}}[%[[ROW]], %[[J3]]]
 // CHECK-NOT: linalg.
 // RECOMPUTE-LABEL: func @softmax

@@ -130,6 +130,9 @@ def KilnLowerRowKernels : Pass<"kiln-lower-row-kernels", "mlir::func::FuncOp"> {
     (`memref.alloca` in a `memref.alloca_scope` per row) and loaded by the
     later nest, while the row is in L1: one exp per element instead of
     two. Rows whose scratch would exceed `max-scratch-bytes` recompute.
+    A division by a row value (or any value defined outside the loop) is a
+    multiplication by its reciprocal, computed once per row: two roundings
+    instead of one (docs/RELIABILITY.md), and no divide per element.
     Kernels of any other shape are left alone.
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::LLVM::LLVMDialect",

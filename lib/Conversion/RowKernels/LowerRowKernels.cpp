@@ -347,6 +347,32 @@ private:
   unsigned vectorWidth, interleave;
   /// The stash's row scratch buffers, on the current row.
   SmallVector<Value> scratch;
+  /// Each row value's reciprocal, once made.
+  llvm::DenseMap<Value, Value> reciprocals;
+
+  /// Whether `value` is defined outside the loop being filled (a row
+  /// value, a constant).
+  bool isLoopInvariant(Value value) {
+    Operation *loop = rewriter.getInsertionBlock()->getParentOp();
+    if (!isa<scf::ForOp>(loop))
+      return false;
+    Operation *def = value.getDefiningOp();
+    if (!def)
+      def = cast<BlockArgument>(value).getOwner()->getParentOp();
+    return !loop->isAncestor(def);
+  }
+  /// 1 / `value`, right after `value` is defined.
+  Value reciprocalOf(Location loc, Value value) {
+    Value &reciprocal = reciprocals[value];
+    if (!reciprocal) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointAfterValue(value);
+      Value one = arith::ConstantOp::create(
+          rewriter, loc, rewriter.getFloatAttr(value.getType(), 1.0));
+      reciprocal = arith::DivFOp::create(rewriter, loc, one, value);
+    }
+    return reciprocal;
+  }
   /// Each row buffer's value on the current row, once computed.
   llvm::DenseMap<Value, Value> rowValues;
 };
@@ -367,7 +393,18 @@ SmallVector<Value> RowKernelLowering::cloneBody(linalg::GenericOp generic,
                                          scratch[slot->second], rowIndices));
       continue;
     }
-    Operation *clone = rewriter.clone(op, mapping);
+    Operation *clone = nullptr;
+    if (auto div = dyn_cast<arith::DivFOp>(op);
+        div && isLoopInvariant(mapping.lookupOrDefault(div.getRhs())))
+      // A division by a row value (softmax's sum): a multiplication by its
+      // reciprocal, computed once per row.
+      clone = arith::MulFOp::create(
+          rewriter, op.getLoc(), mapping.lookupOrDefault(div.getLhs()),
+          reciprocalOf(op.getLoc(), mapping.lookupOrDefault(div.getRhs())),
+          div.getFastmath());
+    else
+      clone = rewriter.clone(op, mapping);
+    mapping.map(op.getResults(), clone->getResults());
     if (auto slot = stash.stored.find(&op); slot != stash.stored.end())
       memref::StoreOp::create(rewriter, op.getLoc(), clone->getResult(0),
                               scratch[slot->second], rowIndices);
