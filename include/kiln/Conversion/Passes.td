@@ -227,20 +227,33 @@ def KilnOutlineKernels : Pass<"kiln-outline-kernels", "mlir::ModuleOp"> {
     unrolled network compiles each distinct loop nest once, and LLVM sees
     small functions instead of one huge one. Kernels are `noinline` so that
     stays true; the host functions, which now only sequence calls and
-    buffers, are `optnone` so that LLVM compiles them quickly. The module gets `kiln.kernel_launches` (calls per run,
-    runtime library calls included) and `kiln.unique_kernels`.
+    buffers, are `optnone` so that LLVM compiles them quickly.
+
+    A kernel that another contains (the same inputs, some of its outputs
+    and the ops only they need removed, in any order) runs as that one,
+    its calls passing scratch for the outputs it lacks, when the larger
+    kernel is called at least as often and does at most a quarter more
+    (bytes of scratch against the bytes the smaller kernel moves; ops).
+    An unrolled loop's last step, which needs no gradient of the initial
+    state, then shares the kernel of every other step.
+
+    The module gets `kiln.kernel_launches` (calls per run, runtime library
+    calls included) and `kiln.unique_kernels`.
   }];
   let dependentDialects = ["mlir::func::FuncDialect"];
   let options = [
     Option<"dedup", "dedup", "bool", /*default=*/"true",
-           "share one function between equal kernels (false: one per launch, "
-           "for measuring)">
+           "share one function between equal kernels, and run kernels as "
+           "larger ones that contain them (false: one per launch, for "
+           "measuring)">
   ];
   let statistics = [
     Statistic<"numLaunches", "kiln-kernel-launches",
               "kernel and runtime calls per run">,
     Statistic<"numUniqueKernels", "kiln-unique-kernels",
-              "kernel functions compiled">
+              "kernel functions compiled">,
+    Statistic<"numSubsetKernels", "kiln-subset-kernels",
+              "kernels run as a larger kernel that contains them">
   ];
 }
 

@@ -12,6 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SubsetKernels.h"
+
 #include "Support/PassStatistics.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
@@ -132,6 +134,7 @@ struct KilnOutlineKernelsPass
     MLIRContext *ctx = &getContext();
     SymbolTable symbols(module);
     llvm::DenseMap<llvm::hash_code, SmallVector<func::FuncOp, 1>> buckets;
+    kiln::KernelCalls calls;
     int64_t launches = 0, uniqueKernels = 0;
 
     SmallVector<func::FuncOp> funcs;
@@ -220,12 +223,29 @@ struct KilnOutlineKernelsPass
           kernel = existing;
         }
         OpBuilder callBuilder(last);
-        func::CallOp::create(callBuilder, loc, kernel, args);
+        calls[kernel].push_back(
+            func::CallOp::create(callBuilder, loc, kernel, args));
         for (Operation *op : unit)
           op->erase();
         ++launches;
       }
     }
+
+    // A kernel that a larger one contains runs as that one; the rest are
+    // numbered again in order.
+    int64_t subsetKernels = dedup ? kiln::foldSubsetKernels(calls) : 0;
+    if (subsetKernels > 0) {
+      for (auto [index, entry] : llvm::enumerate(calls)) {
+        auto &[kernel, kernelCalls] = entry;
+        std::string name = "kiln_kernel_" + std::to_string(index);
+        if (kernel.getSymName() == name)
+          continue;
+        kernel.setSymName(name);
+        for (func::CallOp call : kernelCalls)
+          call.setCallee(name);
+      }
+    }
+    uniqueKernels = calls.size();
 
     // What stays in the host functions only sequences launches and
     // buffers: LLVM need not optimize it, and its fast instruction selector
@@ -248,6 +268,8 @@ struct KilnOutlineKernelsPass
                     b.getI64IntegerAttr(uniqueKernels));
     kiln::addPassStatistic(*this, numLaunches, launches, kPassStatistics);
     kiln::addPassStatistic(*this, numUniqueKernels, uniqueKernels,
+                           kPassStatistics);
+    kiln::addPassStatistic(*this, numSubsetKernels, subsetKernels,
                            kPassStatistics);
   }
 };

@@ -196,3 +196,30 @@ func.func @shared_broadcast(%x: tensor<4x8xf32>, %row: tensor<8xf32>, %w: tensor
   %y = kiln.mul %m, %b : tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
+
+// -----
+
+// An elementwise op that reads a group's output and feeds only a later
+// group moves into that later group: it then reads %dh and %a there
+// instead of its first group writing its product (fewer bytes). In program
+// order it would join the tanh's group, which a matmul separates from the
+// sigmoid's. At the last step of an unrolled loop that made the step's
+// kernel differ from every other step's.
+// CHECK-LABEL: func @sink_into_consumer
+// CHECK: %[[A:.+]] = kiln.fusion_group %arg0 : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: kiln.tanh
+// CHECK-NEXT: kiln.yield
+// CHECK: %[[M:.+]] = kiln.matmul %[[A]]
+// CHECK: kiln.fusion_group %arg2, %[[A]], %[[M]] :
+// CHECK: kiln.mul
+// CHECK: kiln.sigmoid
+// CHECK: kiln.add
+func.func @sink_into_consumer(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %dh: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %a = kiln.tanh %x : tensor<4x8xf32>
+  %m = kiln.matmul %a, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %p = kiln.mul %dh, %a : tensor<4x8xf32>
+  %s = kiln.sigmoid %m : tensor<4x8xf32>
+  %r = kiln.add %s, %p : tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}

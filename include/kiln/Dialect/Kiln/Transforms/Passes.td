@@ -56,6 +56,12 @@ def KilnFuse : Pass<"kiln-fuse", "mlir::ModuleOp"> {
     op outside the group are refused. Afterwards every elementwise,
     broadcast, slice, concat and reduction op is in exactly one group.
 
+    Then an elementwise op whose result only one other group reads, over
+    the same domain, moves into that group when the two kernels move fewer
+    bytes that way (its operands read there instead of its result written
+    and read back). Program order would leave it with its producer: at the
+    edge of an unrolled loop, that made one step's kernel unlike the rest.
+
     Row groups: a reduction over a tensor's trailing dims (a row) whose
     result the group reads back (broadcast along those dims, or through
     elementwise ops on the row values first) stays in the group, with every

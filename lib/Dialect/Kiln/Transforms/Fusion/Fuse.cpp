@@ -20,6 +20,9 @@
 // and it holds only elementwise ops, broadcasts and reductions (the row
 // lowering's vocabulary, FusionGroup.cpp).
 //
+// Then an elementwise op that only one other group reads moves into that
+// group when the two kernels move fewer bytes that way.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Support/PassStatistics.h"
@@ -113,6 +116,22 @@ public:
       }
   }
 
+  /// After the merges: an elementwise op whose results only one other
+  /// group reads moves into that group when that moves fewer bytes (the
+  /// consumer reads the op's operands instead of the op's group writing its
+  /// result). Merging in program order puts such an op in its producer's
+  /// group; at the edge of an unrolled loop (a last step that also feeds
+  /// the backward) that made the producer's kernel differ from every other
+  /// step's.
+  void sinkIntoConsumers() {
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (Operation *op : llvm::reverse(fusible))
+        changed |= trySink(op);
+    }
+  }
+
   /// Groups in program order of their first op, each in program order.
   SmallVector<SmallVector<Operation *>> getGroups() {
     SmallVector<SmallVector<Operation *>> result;
@@ -127,8 +146,6 @@ public:
     return result;
   }
 
-private:
-public:
   /// How many groups hold row reductions that they read back.
   int64_t countRowGroups() {
     int64_t count = 0;
@@ -202,6 +219,81 @@ private:
         getResultShape(consumer) == domain.take_front(k))
       return k;
     return 0;
+  }
+
+  /// Bytes a kernel of `group` reads and writes: its inputs once, and the
+  /// results of its members that anything outside it uses. None when a
+  /// size is not static.
+  std::optional<int64_t> getTraffic(Group &group) {
+    llvm::SmallPtrSet<Value, 16> inputs;
+    int64_t bytes = 0;
+    auto add = [&](Value v) {
+      auto type = dyn_cast<RankedTensorType>(v.getType());
+      if (!type || !type.hasStaticShape() ||
+          !type.getElementType().isIntOrFloat())
+        return false;
+      bytes += type.getNumElements() *
+               llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+      return true;
+    };
+    for (Operation *op : group.members) {
+      for (Value operand : op->getOperands())
+        if (!group.members.contains(operand.getDefiningOp()) &&
+            inputs.insert(operand).second && !add(operand))
+          return std::nullopt;
+      for (Value result : op->getResults())
+        if (llvm::any_of(result.getUsers(),
+                         [&](Operation *user) {
+                           return !group.members.contains(user);
+                         }) &&
+            !add(result))
+          return std::nullopt;
+    }
+    return bytes;
+  }
+
+  /// Moves `op` into the one group that uses its result when both groups
+  /// loop over its shape and the two kernels then move fewer bytes
+  /// (sinkIntoConsumers). Acyclic groups stay acyclic: every use of `op`
+  /// is in the target, which already depended on everything `op` reads.
+  bool trySink(Operation *op) {
+    if (!op->hasTrait<OpTrait::Elementwise>() || op->getNumResults() != 1)
+      return false;
+    unsigned from = find(groupOf[op]);
+    std::optional<unsigned> to;
+    for (Operation *user : op->getUsers()) {
+      auto it = groupOf.find(user);
+      if (it == groupOf.end())
+        return false;
+      unsigned g = find(it->second);
+      if (g == from || (to && *to != g))
+        return false;
+      to = g;
+    }
+    if (!to)
+      return false;
+    Group &source = groups[from], &target = groups[*to];
+    if (source.members.size() < 2 || !source.domain || !target.domain ||
+        *source.domain != *target.domain ||
+        getResultShape(op) != ArrayRef<int64_t>(*target.domain))
+      return false;
+    std::optional<int64_t> sourceBefore = getTraffic(source),
+                           targetBefore = getTraffic(target);
+    if (!sourceBefore || !targetBefore)
+      return false;
+    source.members.remove(op);
+    target.members.insert(op);
+    std::optional<int64_t> sourceAfter = getTraffic(source),
+                           targetAfter = getTraffic(target);
+    if (!sourceAfter || !targetAfter ||
+        *sourceAfter + *targetAfter >= *sourceBefore + *targetBefore) {
+      target.members.remove(op);
+      source.members.insert(op);
+      return false;
+    }
+    groupOf[op] = *to;
+    groupAt[position.lookup(op)] = static_cast<int>(*to);
+    return true;
   }
 
   /// Merges the groups of a row edge (getRowEdge) of row rank `k`.
@@ -551,6 +643,7 @@ struct KilnFusePass : kiln::impl::KilnFuseBase<KilnFusePass> {
       duplicateSharedBroadcasts(block);
       Grouping grouping(block, rowReductions);
       grouping.run();
+      grouping.sinkIntoConsumers();
       rowGroupCount += grouping.countRowGroups();
       for (SmallVector<Operation *> &members : grouping.getGroups()) {
         buildGroup(members);
