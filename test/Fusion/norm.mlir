@@ -9,8 +9,11 @@
 // RUN: kiln-run %s --entry layernorm_bwd --random-inputs 2 --check-reference --report | FileCheck %s --check-prefix=LNBWD
 // RUN: kiln-run %s --entry rmsnorm --random-inputs 3 --check-reference --report | FileCheck %s --check-prefix=RMS
 // RUN: kiln-run %s --entry rmsnorm_bwd --random-inputs 4 --check-reference --report | FileCheck %s --check-prefix=RMSBWD
-// RUN: kiln-run %s --entry layernorm_bwd --random-inputs 2 --check-reference --emulate-gpu | FileCheck %s --check-prefix=LNBWD-VALUE
-// RUN: kiln-run %s --entry rmsnorm_bwd --random-inputs 4 --check-reference --emulate-gpu | FileCheck %s --check-prefix=RMSBWD-VALUE
+// The GPU launches as many, the row kernels a warp per row.
+// RUN: kiln-run %s --entry layernorm --random-inputs 1 --check-reference --emulate-gpu --report | FileCheck %s --check-prefix=LN-VALUE
+// RUN: kiln-run %s --entry layernorm_bwd --random-inputs 2 --check-reference --emulate-gpu --report | FileCheck %s --check-prefix=LNBWD-VALUE
+// RUN: kiln-run %s --entry rmsnorm --random-inputs 3 --check-reference --emulate-gpu --report | FileCheck %s --check-prefix=RMS-VALUE
+// RUN: kiln-run %s --entry rmsnorm_bwd --random-inputs 4 --check-reference --emulate-gpu --report | FileCheck %s --check-prefix=RMSBWD-VALUE
 
 // LN: reference: out0 tensor<32x100xf32> matches
 // LN: "fusion_groups": 1, "unique_kernels": 1, "kernel_launches": 1,
@@ -26,8 +29,14 @@
 // LNBWD-VALUE: reference: out0 tensor<32x100xf32> matches
 // LNBWD-VALUE: reference: out1 tensor<100xf32> matches
 // LNBWD-VALUE: reference: out2 tensor<100xf32> matches
+// LNBWD-VALUE: "kernel_launches": 3,
 // RMSBWD-VALUE: reference: out0 tensor<32x100xf32> matches
 // RMSBWD-VALUE: reference: out1 tensor<100xf32> matches
+// RMSBWD-VALUE: "kernel_launches": 2,
+// LN-VALUE: reference: out0 tensor<32x100xf32> matches
+// LN-VALUE: "kernel_launches": 1,
+// RMS-VALUE: reference: out0 tensor<32x100xf32> matches
+// RMS-VALUE: "kernel_launches": 1,
 
 func.func @layernorm(%x: tensor<32x100xf32>, %g: tensor<100xf32>, %b: tensor<100xf32>) -> tensor<32x100xf32> {
   %inv_n = "kiln.constant"() <{value = dense<0.01> : tensor<32xf32>}> : () -> tensor<32xf32>

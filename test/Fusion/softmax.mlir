@@ -12,10 +12,14 @@
 // RUN: kiln-run %s --entry log_softmax_bwd --random-inputs 4 --check-reference --emulate-gpu | FileCheck %s --check-prefix=VALUE
 // RUN: kiln-run %s --entry softmax3d --random-inputs 5 --check-reference --emulate-gpu | FileCheck %s --check-prefix=VALUE
 // RUN: kiln-opt %s -kiln-fuse -mlir-pass-statistics 2>&1 | FileCheck %s --check-prefix=STATS
-// On the GPU a row kernel is still launched once per phase (max, sum,
-// results): a block per row is issue 16's next step.
+// On the GPU each is one launch too, a warp per row
+// (-kiln-map-kernels-to-gpu's row kernels).
 // RUN: kiln-run %s --entry softmax --random-inputs 1 --emulate-gpu --report | FileCheck %s --check-prefix=GPU
-// GPU: "kernel_launches": 3,
+// RUN: kiln-run %s --entry softmax_bwd --random-inputs 2 --emulate-gpu --report | FileCheck %s --check-prefix=GPU
+// RUN: kiln-run %s --entry log_softmax --random-inputs 3 --emulate-gpu --report | FileCheck %s --check-prefix=GPU
+// RUN: kiln-run %s --entry log_softmax_bwd --random-inputs 4 --emulate-gpu --report | FileCheck %s --check-prefix=GPU
+// RUN: kiln-run %s --entry softmax3d --random-inputs 5 --emulate-gpu --report | FileCheck %s --check-prefix=GPU
+// GPU: "kernel_launches": 1,
 
 // FWD: reference: out0 tensor<32x100xf32> matches
 // FWD: "fusion_groups": 1, "unique_kernels": 1, "kernel_launches": 1,

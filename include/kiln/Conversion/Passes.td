@@ -396,6 +396,22 @@ def KilnMapKernelsToGpu : Pass<"kiln-map-kernels-to-gpu", "mlir::ModuleOp"> {
     coalesced across threads). A fill of an output followed by its
     reduction is one loop (the accumulator starts at the fill value).
 
+    A row kernel (a fusion group's reductions over trailing dims read back
+    in the group: softmax, LayerNorm, their gradients; see
+    `-kiln-lower-row-kernels`) is one launch: a warp per row, or a block
+    for rows of 1024 or more, grid-striding over the rows. On each row the
+    kernel's ops run in turn: a reduction as each thread's share of the row
+    (its accumulators in registers), combined by shuffles (and shared
+    memory across a block's warps); a nest over the row by the threads
+    striding over it; a nest over the rows in every thread. Row values
+    (the max, the sum, the mean) are SSA scalars every thread of the unit
+    holds, stored once for the caller. Every nest walks the row alike, and
+    what a nest over the row writes is read at the same element only, so a
+    thread reads only what it wrote itself and no barrier is needed between
+    nests. Kernels that do not qualify (a transposed read of what the
+    kernel wrote, aliasing arguments, reductions that do not shuffle) keep
+    the launches below.
+
     Ops of a kernel run one after another in the one launch only while no
     op reads or overwrites what an earlier one wrote (concat parts); a
     dependence starts another launch (`kiln_kernel_N_1`, ...). Two arguments
@@ -419,6 +435,8 @@ def KilnMapKernelsToGpu : Pass<"kiln-map-kernels-to-gpu", "mlir::ModuleOp"> {
   ];
   let statistics = [
     Statistic<"numKernels", "kiln-gpu-kernels", "GPU kernels made">,
+    Statistic<"numRowKernels", "kiln-gpu-row-kernels",
+              "row kernels run as a warp or a block per row">,
     Statistic<"numVectorized", "kiln-gpu-vectorized-loops",
               "loops with a vector path">
   ];

@@ -20,6 +20,19 @@
 using namespace mlir;
 using namespace kiln::gpu_mapper;
 
+std::optional<gpu::AllReduceOperation>
+kiln::gpu_mapper::getCombinerKind(Operation *combiner) {
+  return llvm::TypeSwitch<Operation *, std::optional<gpu::AllReduceOperation>>(
+             combiner)
+      .Case([](arith::AddFOp) { return gpu::AllReduceOperation::ADD; })
+      .Case([](arith::MulFOp) { return gpu::AllReduceOperation::MUL; })
+      .Case([](arith::MaximumFOp) { return gpu::AllReduceOperation::MAXIMUMF; })
+      .Case([](arith::MinimumFOp) { return gpu::AllReduceOperation::MINIMUMF; })
+      .Case([](arith::MaxNumFOp) { return gpu::AllReduceOperation::MAXNUMF; })
+      .Case([](arith::MinNumFOp) { return gpu::AllReduceOperation::MINNUMF; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
 std::optional<std::pair<Operation *, gpu::AllReduceOperation>>
 kiln::gpu_mapper::getShuffleReduction(linalg::LinalgOp op,
                                       ArrayRef<int64_t> ranges,
@@ -47,29 +60,13 @@ kiln::gpu_mapper::getShuffleReduction(linalg::LinalgOp op,
   if (!combiner || combiner != *accumulator.getUsers().begin() ||
       combiner->getNumOperands() != 2)
     return std::nullopt;
-  std::optional<gpu::AllReduceOperation> kind =
-      llvm::TypeSwitch<Operation *, std::optional<gpu::AllReduceOperation>>(
-          combiner)
-          .Case([](arith::AddFOp) { return gpu::AllReduceOperation::ADD; })
-          .Case([](arith::MulFOp) { return gpu::AllReduceOperation::MUL; })
-          .Case([](arith::MaximumFOp) {
-            return gpu::AllReduceOperation::MAXIMUMF;
-          })
-          .Case([](arith::MinimumFOp) {
-            return gpu::AllReduceOperation::MINIMUMF;
-          })
-          .Case(
-              [](arith::MaxNumFOp) { return gpu::AllReduceOperation::MAXNUMF; })
-          .Case(
-              [](arith::MinNumFOp) { return gpu::AllReduceOperation::MINNUMF; })
-          .Default([](Operation *) { return std::nullopt; });
+  std::optional<gpu::AllReduceOperation> kind = getCombinerKind(combiner);
   if (!kind)
     return std::nullopt;
   return std::make_pair(combiner, *kind);
 }
 
-/// The value `kind` starts a reduction from.
-static double getIdentity(gpu::AllReduceOperation kind) {
+double kiln::gpu_mapper::getReductionIdentity(gpu::AllReduceOperation kind) {
   switch (kind) {
   case gpu::AllReduceOperation::MUL:
     return 1.0;
@@ -128,6 +125,22 @@ Value KernelBuilder::emitCrossWarpReduction(Value warpTotal, Value identity,
   return total;
 }
 
+KernelBuilder::ReductionUnit KernelBuilder::emitReductionUnit(bool perBlock) {
+  ReductionUnit result;
+  if (perBlock) {
+    result.unit = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    result.units = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+    result.member = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    result.size = gpu::BlockDimOp::create(b, loc, gpu::Dimension::x);
+    return result;
+  }
+  result.size = gpu::SubgroupSizeOp::create(b, loc, /*upper_bound=*/nullptr);
+  result.unit = arith::DivUIOp::create(b, loc, first, result.size);
+  result.units = arith::DivUIOp::create(b, loc, stride, result.size);
+  result.member = gpu::LaneIdOp::create(b, loc, /*upper_bound=*/nullptr);
+  return result;
+}
+
 void KernelBuilder::emitShuffleReduction(
     const Nest &nest, ArrayRef<int64_t> ranges, IRMapping &mapping,
     Operation *combiner, gpu::AllReduceOperation kind, bool perBlock) {
@@ -139,22 +152,7 @@ void KernelBuilder::emitShuffleReduction(
   int64_t outputs = 1;
   for (int64_t d : parallelDims)
     outputs *= ranges[d];
-  // The unit (a warp or a block) that reduces one output at a time,
-  // grid-striding over the outputs, and this thread's place in it. A
-  // block's loop bounds are the same in all its threads, so all of them
-  // reach its barriers.
-  Value unit, units, member, unitSize;
-  if (perBlock) {
-    unit = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-    units = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-    member = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    unitSize = gpu::BlockDimOp::create(b, loc, gpu::Dimension::x);
-  } else {
-    unitSize = gpu::SubgroupSizeOp::create(b, loc, /*upper_bound=*/nullptr);
-    unit = arith::DivUIOp::create(b, loc, first, unitSize);
-    units = arith::DivUIOp::create(b, loc, stride, unitSize);
-    member = gpu::LaneIdOp::create(b, loc, /*upper_bound=*/nullptr);
-  }
+  auto [unit, units, member, unitSize] = emitReductionUnit(perBlock);
   auto loop = scf::ForOp::create(b, loc, unit, index(outputs), units);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
@@ -171,7 +169,7 @@ void KernelBuilder::emitShuffleReduction(
                 b, loc, mapping.lookupOrDefault(init.get()),
                 applyMap(op.getMatchingIndexingMap(&init), ivs)));
   Value identity = arith::ConstantOp::create(
-      b, loc, b.getFloatAttr(type, getIdentity(kind)));
+      b, loc, b.getFloatAttr(type, getReductionIdentity(kind)));
   // Each thread's share: the payload from the identity, striding by the
   // unit's size.
   auto shares = scf::ForOp::create(b, loc, member, index(ranges[innermost]),

@@ -13,6 +13,8 @@
 
 #include "StageSplitting.h"
 
+#include "Conversion/RowKernels/RowKernelAnalysis.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
@@ -37,6 +39,24 @@ constexpr int64_t kBlockReductionMinLength = 1024;
 std::optional<std::pair<mlir::Operation *, mlir::gpu::AllReduceOperation>>
 getShuffleReduction(mlir::linalg::LinalgOp op, llvm::ArrayRef<int64_t> ranges,
                     unsigned blockSize);
+
+/// The subgroup-reduction kind of a combining op (add, mul, max, min on
+/// floats), if it has one.
+std::optional<mlir::gpu::AllReduceOperation>
+getCombinerKind(mlir::Operation *combiner);
+
+/// The value a reduction of `kind` starts from.
+double getReductionIdentity(mlir::gpu::AllReduceOperation kind);
+
+/// The row kernel `kernel` is, when it can run as a warp or a block per
+/// row (GpuRowKernels.cpp): every phase's outputs shuffle-reducible f32
+/// accumulators, every nest over the row of the same trailing shape, what
+/// a nest over the row writes read and written at the same element only,
+/// and row values read after they are written, where no argument the
+/// kernel writes may share elements with another (`aliases`).
+std::optional<kiln::row_kernels::RowKernel>
+getGpuRowKernel(mlir::func::FuncOp kernel, const ArgumentAliases &aliases,
+                unsigned blockSize);
 
 /// Builds the body of one GPU kernel.
 class KernelBuilder {
@@ -66,6 +86,11 @@ public:
   /// vector path.
   bool emitNest(const Nest &nest, mlir::IRMapping &mapping);
 
+  /// A row kernel (getGpuRowKernel) in this one launch: a warp, or for
+  /// rows of kBlockReductionMinLength or more a block, per row.
+  void emitRowKernel(const kiln::row_kernels::RowKernel &kernel,
+                     mlir::IRMapping &mapping);
+
   /// Elements (or vector groups) the widest loop has: the grid to launch.
   int64_t getWork() const { return work; }
 
@@ -92,6 +117,14 @@ private:
                       mlir::IRMapping &mapping);
   void emitVectorLoop(const Nest &nest, llvm::ArrayRef<int64_t> ranges,
                       mlir::IRMapping &mapping);
+  /// The unit (a warp, or `perBlock` a block) that takes one output or row
+  /// at a time, grid-striding, and this thread's place in it. A unit's
+  /// threads take the same outputs, so all of them reach its shuffles and
+  /// barriers.
+  struct ReductionUnit {
+    mlir::Value unit, units, member, size;
+  };
+  ReductionUnit emitReductionUnit(bool perBlock);
   /// One warp (or, `perBlock`, one block) per output: the lanes stride
   /// over the innermost (reduction) dim and combine with a subgroup
   /// reduction (shuffles on the GPU); a block's warps then combine through

@@ -63,23 +63,18 @@ LogicalResult KilnMapKernelsToGpuPass::mapKernel(
       return kernel.emitError("a GPU kernel needs buffers of static shape, "
                               "got ")
              << arg.getType();
-  FailureOr<SmallVector<Stage>> stages =
-      splitIntoStages(kernel, getArgumentAliases(kernel, calls));
-  if (failed(stages))
-    return failure();
+  ArgumentAliases aliases = getArgumentAliases(kernel, calls);
   OpBuilder b(gpuModule.getBodyRegion());
   b.setInsertionPointToEnd(gpuModule.getBody());
   Location loc = kernel.getLoc();
-  for (auto [index, stage] : llvm::enumerate(*stages)) {
-    std::string name = kernel.getSymName().str();
-    if (stages->size() > 1)
-      name += "_" + std::to_string(index);
+  // A GPU kernel with the kernel's arguments and constants, and its
+  // builder.
+  auto createFunc = [&](StringRef name, OpBuilder &body, IRMapping &mapping) {
     auto func = gpu::GPUFuncOp::create(b, loc, name, kernel.getFunctionType());
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
     func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
         {static_cast<int32_t>(blockSize.getValue()), 1, 1}));
-    OpBuilder body = OpBuilder::atBlockEnd(&func.getBody().front());
-    IRMapping mapping;
+    body.setInsertionPointToEnd(&func.getBody().front());
     for (auto [from, to] :
          llvm::zip(kernel.getArguments(), func.getArguments()))
       mapping.map(from, to);
@@ -87,15 +82,46 @@ LogicalResult KilnMapKernelsToGpuPass::mapKernel(
     for (Operation &op : kernel.getBody().front().without_terminator())
       if (!isa<linalg::LinalgOp>(op))
         body.clone(op, mapping);
+    return func;
+  };
+  auto finish = [&](gpu::GPUFuncOp func, OpBuilder &body,
+                    const KernelBuilder &builder) {
+    gpu::ReturnOp::create(body, loc);
+    kiln::addPassStatistic(*this, numKernels, 1, kPassStatistics);
+    int64_t blocks = (builder.getWork() + blockSize - 1) / blockSize;
+    launches.emplace_back(func, std::clamp<int64_t>(blocks, 1, maxBlocks));
+  };
+
+  // A row kernel: one launch, a warp or a block per row.
+  if (std::optional<kiln::row_kernels::RowKernel> rowKernel =
+          getGpuRowKernel(kernel, aliases, blockSize)) {
+    OpBuilder body(b.getContext());
+    IRMapping mapping;
+    gpu::GPUFuncOp func = createFunc(kernel.getSymName(), body, mapping);
+    KernelBuilder builder(body, func, blockSize, vectorWidth);
+    builder.emitThreadIndex();
+    builder.emitRowKernel(*rowKernel, mapping);
+    finish(func, body, builder);
+    kiln::addPassStatistic(*this, numRowKernels, 1, kPassStatistics);
+    return success();
+  }
+
+  FailureOr<SmallVector<Stage>> stages = splitIntoStages(kernel, aliases);
+  if (failed(stages))
+    return failure();
+  for (auto [index, stage] : llvm::enumerate(*stages)) {
+    std::string name = kernel.getSymName().str();
+    if (stages->size() > 1)
+      name += "_" + std::to_string(index);
+    OpBuilder body(b.getContext());
+    IRMapping mapping;
+    gpu::GPUFuncOp func = createFunc(name, body, mapping);
     KernelBuilder builder(body, func, blockSize, vectorWidth);
     builder.emitThreadIndex();
     for (const Nest &nest : stage)
       if (builder.emitNest(nest, mapping))
         kiln::addPassStatistic(*this, numVectorized, 1, kPassStatistics);
-    gpu::ReturnOp::create(body, loc);
-    kiln::addPassStatistic(*this, numKernels, 1, kPassStatistics);
-    int64_t blocks = (builder.getWork() + blockSize - 1) / blockSize;
-    launches.emplace_back(func, std::clamp<int64_t>(blocks, 1, maxBlocks));
+    finish(func, body, builder);
   }
   return success();
 }

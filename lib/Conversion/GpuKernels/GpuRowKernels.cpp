@@ -1,0 +1,287 @@
+//===- GpuRowKernels.cpp - a row kernel as a warp or a block per row ------===//
+//
+// A row kernel (RowKernelAnalysis.h) runs in one launch: a warp (rows
+// shorter than kBlockReductionMinLength) or a block takes a row at a time,
+// grid-striding over the rows, and runs the kernel's ops on it in order:
+//   linalg.fill of a row value  -> the fill value, an SSA scalar
+//   a phase (reduction) nest    -> each thread's share of the row, then
+//                                  shuffles (and shared memory, for a block)
+//   a nest over the row         -> the threads stride over it, storing
+//   a nest over the rows        -> its body, in every thread
+// Row values are SSA scalars every thread of the unit holds; its first
+// thread also stores them, for the kernel's caller. Every nest walks the
+// row alike (element j by thread j mod the unit's size), and a buffer the
+// kernel writes over the row is read at the same element only, so a thread
+// reads only what it wrote itself: no barrier between nests.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace kiln::gpu_mapper;
+using kiln::row_kernels::NestKind;
+using kiln::row_kernels::RowKernel;
+
+/// The combining op of each output of a phase nest and its reduction kind,
+/// when each accumulator is combined once with a shuffle-reducible op whose
+/// result is that output.
+static std::optional<
+    SmallVector<std::pair<Operation *, gpu::AllReduceOperation>>>
+getCombiners(linalg::GenericOp op) {
+  Block &body = *op.getBody();
+  Operation *yield = body.getTerminator();
+  SmallVector<std::pair<Operation *, gpu::AllReduceOperation>> combiners;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    BlockArgument accumulator = op.getMatchingBlockArgument(&init);
+    unsigned output = init.getOperandNumber() - op.getNumDpsInputs();
+    Operation *combiner = yield->getOperand(output).getDefiningOp();
+    if (!accumulator.getType().isF32() || !accumulator.hasOneUse() ||
+        !combiner || *accumulator.getUsers().begin() != combiner ||
+        combiner->getNumOperands() != 2 || !combiner->hasOneUse())
+      return std::nullopt;
+    std::optional<gpu::AllReduceOperation> kind = getCombinerKind(combiner);
+    if (!kind)
+      return std::nullopt;
+    combiners.push_back({combiner, *kind});
+  }
+  return combiners;
+}
+
+/// Whether `map` is (d0, ..., d(k-1)): a row value.
+static bool isRowIdentity(AffineMap map, int64_t k) {
+  if (static_cast<int64_t>(map.getNumResults()) != k)
+    return false;
+  for (int64_t d = 0; d < k; ++d) {
+    auto dim = dyn_cast<AffineDimExpr>(map.getResult(d));
+    if (!dim || dim.getPosition() != d)
+      return false;
+  }
+  return true;
+}
+
+std::optional<RowKernel> kiln::gpu_mapper::getGpuRowKernel(
+    func::FuncOp func, const ArgumentAliases &aliases, unsigned blockSize) {
+  std::optional<RowKernel> kernel = kiln::row_kernels::matchRowKernel(func);
+  if (!kernel || blockSize % 32 != 0)
+    return std::nullopt;
+  // A lone reduction is a nest of its own (emitNest), with no row values
+  // to hand on.
+  if (llvm::count_if(kernel->ops, [](auto &entry) {
+        return entry.second != NestKind::Fill;
+      }) < 2)
+    return std::nullopt;
+  int64_t k = kernel->k;
+  // Arguments that may share elements: one written, the element a thread
+  // reads need not be the one it wrote.
+  llvm::DenseSet<Value> writtenOverRows, rowValues;
+  for (auto [op, kind] : kernel->ops)
+    for (OpOperand &init : cast<linalg::LinalgOp>(op).getDpsInitsMutable())
+      (kind == NestKind::Domain ? writtenOverRows : rowValues)
+          .insert(init.get());
+  for (Value v : llvm::concat<Value>(writtenOverRows, rowValues)) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (!arg)
+      return std::nullopt;
+    for (BlockArgument other : func.getArguments())
+      if (other != arg && aliases[arg.getArgNumber()][other.getArgNumber()])
+        return std::nullopt;
+  }
+
+  std::optional<SmallVector<int64_t>> trailing;
+  llvm::DenseSet<Value> rowValuesSoFar;
+  for (auto [op, kind] : kernel->ops) {
+    if (kind == NestKind::Fill) {
+      rowValuesSoFar.insert(cast<linalg::FillOp>(op).getOutputs()[0]);
+      continue;
+    }
+    auto generic = cast<linalg::GenericOp>(op);
+    SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+    if (kind != NestKind::Rows) {
+      SmallVector<int64_t> rest(ranges.begin() + k, ranges.end());
+      if (trailing && *trailing != rest)
+        return std::nullopt;
+      trailing = rest;
+    }
+    if (kind == NestKind::Phase && !getCombiners(generic))
+      return std::nullopt;
+    // A nest over the rows stores its values at the row.
+    if (kind == NestKind::Rows)
+      for (OpOperand &init : generic.getDpsInitsMutable())
+        if (!isRowIdentity(generic.getMatchingIndexingMap(&init), k))
+          return std::nullopt;
+    for (OpOperand &operand : generic->getOpOperands()) {
+      AffineMap map = generic.getMatchingIndexingMap(&operand);
+      Value buffer = operand.get();
+      // What a nest over the row writes: read and written at the same
+      // element only. A row value: read as the SSA value, once written.
+      if (writtenOverRows.contains(buffer) && !map.isIdentity())
+        return std::nullopt;
+      if (rowValues.contains(buffer) && generic.isDpsInput(&operand) &&
+          (!isRowIdentity(map, k) || !rowValuesSoFar.contains(buffer)))
+        return std::nullopt;
+    }
+    for (OpOperand &init : generic.getDpsInitsMutable())
+      if (kind != NestKind::Domain)
+        rowValuesSoFar.insert(init.get());
+  }
+  if (!trailing)
+    return std::nullopt;
+  return kernel;
+}
+
+void KernelBuilder::emitRowKernel(const RowKernel &kernel, IRMapping &mapping) {
+  int64_t k = kernel.k;
+  int64_t rows = 1, rowLength = 1;
+  for (int64_t size : kernel.rows)
+    rows *= size;
+  SmallVector<int64_t> trailing;
+  for (auto [op, kind] : kernel.ops)
+    if (kind == NestKind::Phase || kind == NestKind::Domain) {
+      SmallVector<int64_t> ranges =
+          cast<linalg::GenericOp>(op).getStaticLoopRanges();
+      trailing.assign(ranges.begin() + k, ranges.end());
+      break;
+    }
+  for (int64_t size : trailing)
+    rowLength *= size;
+  bool perBlock = blockSize >= 64 && rowLength >= kBlockReductionMinLength;
+  work = std::max(work, rows * (perBlock ? blockSize : 32));
+
+  auto [unit, units, member, unitSize] = emitReductionUnit(perBlock);
+  auto rowLoop = scf::ForOp::create(b, loc, unit, index(rows), units);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(rowLoop.getBody());
+  SmallVector<int64_t> rowDims, trailingDims, loopRanges(kernel.rows);
+  for (int64_t d = 0; d < k; ++d)
+    rowDims.push_back(d);
+  for (auto [i, size] : llvm::enumerate(trailing)) {
+    trailingDims.push_back(k + static_cast<int64_t>(i));
+    loopRanges.push_back(size);
+  }
+  SmallVector<Value> rowIvs(k);
+  delinearize(rowLoop.getInductionVar(), rowDims, loopRanges, rowIvs);
+  Value isFirst =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, member, index(0));
+
+  // The row's values by the kernel's buffer that holds them; fills that
+  // no later op overwrites are stored last.
+  llvm::DenseMap<Value, Value> rowValues;
+  llvm::SetVector<Value> unstoredFills;
+  auto storeRowValue = [&](Value buffer, Value value) {
+    rowValues[buffer] = value;
+    unstoredFills.remove(buffer);
+    auto store = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(store.thenBlock());
+    memref::StoreOp::create(b, loc, value, mapping.lookupOrDefault(buffer),
+                            rowIvs);
+  };
+  auto load = [&](linalg::GenericOp op, OpOperand &operand,
+                  ArrayRef<Value> ivs) -> Value {
+    Value source = mapping.lookupOrDefault(operand.get());
+    if (!isa<MemRefType>(source.getType()))
+      return source;
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (Value known = rowValues.lookup(operand.get());
+        known && isRowIdentity(map, k))
+      return known;
+    return memref::LoadOp::create(b, loc, source, applyMap(map, ivs));
+  };
+  // The payload's arguments at `ivs` (none for those it does not read).
+  auto loadArgs = [&](linalg::GenericOp op, ArrayRef<Value> ivs) {
+    SmallVector<Value> args;
+    for (OpOperand &operand : op->getOpOperands())
+      args.push_back(
+          op.getBody()->getArgument(operand.getOperandNumber()).use_empty()
+              ? Value()
+              : load(op, operand, ivs));
+    return args;
+  };
+  // Element `j` of the row: the loop ivs.
+  auto rowElement = [&](Value j) {
+    SmallVector<Value> ivs(rowIvs);
+    ivs.resize(k + trailing.size());
+    delinearize(j, trailingDims, loopRanges, ivs);
+    return ivs;
+  };
+
+  for (auto [op, kind] : kernel.ops) {
+    if (kind == NestKind::Fill) {
+      auto fill = cast<linalg::FillOp>(op);
+      rowValues[fill.getOutputs()[0]] =
+          mapping.lookupOrDefault(fill.getInputs()[0]);
+      unstoredFills.insert(fill.getOutputs()[0]);
+      continue;
+    }
+    auto generic = cast<linalg::GenericOp>(op);
+    if (kind == NestKind::Rows) {
+      for (auto [init, value] :
+           llvm::zip(generic.getDpsInitsMutable(),
+                     emitPayload(generic, loadArgs(generic, rowIvs), mapping)))
+        storeRowValue(init.get(), value);
+      continue;
+    }
+    if (kind == NestKind::Domain) {
+      auto loop =
+          scf::ForOp::create(b, loc, member, index(rowLength), unitSize);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(loop.getBody());
+      SmallVector<Value> ivs = rowElement(loop.getInductionVar());
+      for (auto [init, value] :
+           llvm::zip(generic.getDpsInitsMutable(),
+                     emitPayload(generic, loadArgs(generic, ivs), mapping)))
+        memref::StoreOp::create(
+            b, loc, value, mapping.lookupOrDefault(init.get()),
+            applyMap(generic.getMatchingIndexingMap(&init), ivs));
+      continue;
+    }
+
+    // A phase: each thread's share from the identities, then the unit's.
+    auto combiners = *getCombiners(generic);
+    SmallVector<Value> starts, identities;
+    for (auto [init, combiner] :
+         llvm::zip(generic.getDpsInitsMutable(), combiners)) {
+      Value known = rowValues.lookup(init.get());
+      starts.push_back(
+          known ? known
+                : memref::LoadOp::create(
+                      b, loc, mapping.lookupOrDefault(init.get()), rowIvs)
+                      .getResult());
+      identities.push_back(arith::ConstantOp::create(
+          b, loc, b.getF32FloatAttr(getReductionIdentity(combiner.second))));
+    }
+    auto shares = scf::ForOp::create(b, loc, member, index(rowLength), unitSize,
+                                     identities);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(shares.getBody());
+      SmallVector<Value> ivs = rowElement(shares.getInductionVar());
+      SmallVector<Value> args;
+      for (OpOperand *input : generic.getDpsInputOperands())
+        args.push_back(load(generic, *input, ivs));
+      llvm::append_range(args, shares.getRegionIterArgs());
+      scf::YieldOp::create(b, loc, emitPayload(generic, args, mapping));
+    }
+    for (auto [i, init] : llvm::enumerate(generic.getDpsInitsMutable())) {
+      auto [combiner, reduction] = combiners[i];
+      Value total = gpu::SubgroupReduceOp::create(b, loc, shares.getResult(i),
+                                                  reduction, /*uniform=*/true);
+      if (perBlock)
+        total = emitCrossWarpReduction(total, identities[i], reduction);
+      // The row value's start joins once, by the same op.
+      OperationState state(loc, combiner->getName());
+      state.addOperands({starts[i], total});
+      state.addTypes(total.getType());
+      state.addAttributes(combiner->getAttrs());
+      storeRowValue(init.get(), b.create(state)->getResult(0));
+    }
+  }
+  for (Value buffer : llvm::to_vector(unstoredFills))
+    storeRowValue(buffer, rowValues.lookup(buffer));
+}
