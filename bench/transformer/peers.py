@@ -135,9 +135,16 @@ def main():
     for name in ("b", "t", "c", "heads"):
         ap.add_argument(name, type=int)
     ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--only", choices=("torch", "jax"), default=None,
+                    help="one peer (run.py runs each in a process of its "
+                         "own: torch's OpenMP workers, spinning after its "
+                         "last parallel region, took the cores from JAX's "
+                         "threads and slowed jax.jit down up to 2x)")
     a = ap.parse_args()
     out = {}
     for name, run in (("torch", torch_block), ("jax", jax_block)):
+        if a.only and name != a.only:
+            continue
         try:
             run(out, a.b, a.t, a.c, a.heads, a.repeat)
         except Exception as e:  # noqa: BLE001

@@ -179,15 +179,18 @@ def main():
         py = subprocess.run(["bash", os.path.join(PEERS, "setup.sh")],
                             capture_output=True,
                             text=True).stdout.strip().splitlines()[-1]
-    peer = subprocess.run(
-        [py, os.path.join(HERE, "peers.py"), str(args.b), str(args.t),
-         str(args.c), str(args.heads), "--repeat", str(args.repeat)],
-        capture_output=True, text=True)
-    if peer.returncode == 0:
-        out.update({"peer_" + k: v for k, v in
-                    json.loads(peer.stdout.strip().splitlines()[-1]).items()})
-    else:
-        out["peers_error"] = peer.stderr.strip()[-300:]
+    # Each peer in a process of its own (peers.py --only).
+    for only in ("torch", "jax"):
+        peer = subprocess.run(
+            [py, os.path.join(HERE, "peers.py"), str(args.b), str(args.t),
+             str(args.c), str(args.heads), "--repeat", str(args.repeat),
+             "--only", only],
+            capture_output=True, text=True)
+        if peer.returncode == 0:
+            out.update({"peer_" + k: v for k, v in json.loads(
+                peer.stdout.strip().splitlines()[-1]).items()})
+        else:
+            out[f"peers_{only}_error"] = peer.stderr.strip()[-300:]
     for name in ("fwd", "fwd_bwd"):
         k = out[f"kiln_{name}_s"]
         for peer_name in ("torch_eager", "jax_jit"):
