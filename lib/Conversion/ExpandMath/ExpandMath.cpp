@@ -202,9 +202,9 @@ struct CephesExpF32 : F32Pattern<math::ExpOp> {
     Value result = arith::MulFOp::create(
         rewriter, loc, arith::MulFOp::create(rewriter, loc, expR, twoTo(half)),
         twoTo(rest));
-    Value subnormal = arith::CmpFOp::create(rewriter, loc,
-                                            arith::CmpFPredicate::OLT, x,
-                                            b.constant(kMinNormalInput));
+    Value subnormal =
+        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OLT, x,
+                              b.constant(kMinNormalInput));
     result = arith::SelectOp::create(rewriter, loc, subnormal, b.constant(0.0),
                                      result);
     return b.keepNaN(x, result);
