@@ -5,28 +5,51 @@
 
 // A bias gradient next to the elementwise work fused with it (GELU's
 // backward): the sum over the rows of [1000, 1024] buffers, contiguous in
-// the columns, runs as blocks of 128 columns (1024 / 8), each walked down
-// the rows, each row of a block one contiguous, vectorized run.
+// the columns. One block of all 1024 columns (4 KB a row, a page the
+// prefetcher follows) would leave the threads idle, so the rows are split
+// in 8 chunks of 125, each summing into its own row of partial results
+// (the first starting from the output, the others from 0), each row of a
+// chunk one contiguous, vectorized run. The partial results are then
+// combined in chunk order.
 // CHECK-LABEL: func @bias_gradient
 // CHECK: linalg.fill
 // CHECK-DAG: %[[C0:.+]] = arith.constant 0 : index
 // CHECK-DAG: %[[C1:.+]] = arith.constant 1 : index
-// CHECK-DAG: %[[C128:.+]] = arith.constant 128 : index
+// CHECK-DAG: %[[C8:.+]] = arith.constant 8 : index
+// CHECK-DAG: %[[C125:.+]] = arith.constant 125 : index
 // CHECK-DAG: %[[C1000:.+]] = arith.constant 1000 : index
 // CHECK-DAG: %[[C1024:.+]] = arith.constant 1024 : index
-// CHECK: scf.parallel (%[[BLOCK:.+]]) = (%[[C0]]) to (%[[C1024]]) step (%[[C128]]) {
-// CHECK: %[[END:.+]] = arith.minsi
-// CHECK: scf.for %[[ROW:.+]] = %[[C0]] to %[[C1000]] step %[[C1]] {
-// CHECK: scf.for %[[COL:.+]] = %[[BLOCK]] to %[[END]] step %[[C1]] {
+// CHECK-DAG: %[[PARTIAL:.+]] = memref.alloc() : memref<8x1024xf32>
+// CHECK: scf.parallel (%[[CHUNK:.+]]) = (%[[C0]]) to (%[[C8]]) step (%[[C1]]) {
+// CHECK: scf.for %[[I:.+]] = %[[C0]] to %[[C1024]] step %[[C1]] {
+// CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[CHUNK]], %[[C0]]
+// CHECK: %[[OLD:.+]] = memref.load %[[DB:.+]][%[[I]]]
+// CHECK: %[[START:.+]] = arith.select %[[FIRST]], %[[OLD]], %{{.+}} : f32
+// CHECK: memref.store %[[START]], %[[PARTIAL]][%[[CHUNK]], %[[I]]]
+// CHECK: } {llvm.loop_annotation
+// CHECK: %[[LO:.+]] = arith.muli %[[CHUNK]], %[[C125]]
+// CHECK: %[[NEXT:.+]] = arith.addi %[[LO]], %[[C125]]
+// CHECK: %[[HI:.+]] = arith.minsi %[[NEXT]], %[[C1000]]
+// CHECK: scf.for %[[ROW:.+]] = %[[LO]] to %[[HI]] step %[[C1]] {
+// CHECK: scf.for %[[COL:.+]] = %[[C0]] to %[[C1024]] step %[[C1]] {
 // CHECK-NEXT: %[[X:.+]] = memref.load %[[IN:.+]][%[[ROW]], %[[COL]]]
 // CHECK-NEXT: %[[G:.+]] = memref.load %[[GRAD:.+]][%[[ROW]], %[[COL]]]
-// CHECK-NEXT: %[[ACC:.+]] = memref.load %[[DB:.+]][%[[COL]]]
+// CHECK-NEXT: %[[ACC:.+]] = memref.load %[[PARTIAL]][%[[CHUNK]], %[[COL]]]
 // CHECK-NEXT: %[[T:.+]] = math.tanh %[[X]]
 // CHECK-NEXT: %[[D:.+]] = arith.mulf %[[G]], %[[T]]
 // CHECK-NEXT: %[[S:.+]] = arith.addf %[[ACC]], %[[D]] : f32
 // CHECK-NEXT: memref.store %[[D]], %{{.+}}[%[[ROW]], %[[COL]]]
-// CHECK-NEXT: memref.store %[[S]], %[[DB]][%[[COL]]]
+// CHECK-NEXT: memref.store %[[S]], %[[PARTIAL]][%[[CHUNK]], %[[COL]]]
 // CHECK-NEXT: } {llvm.loop_annotation
+// CHECK: scf.reduce
+// CHECK: scf.for %[[J:.+]] = %[[C0]] to %[[C1024]] step %[[C1]] {
+// CHECK: %[[P0:.+]] = memref.load %[[PARTIAL]][%[[C0]], %[[J]]]
+// CHECK: %[[SUM:.+]] = scf.for %[[K:.+]] = %[[C1]] to %[[C8]] step %[[C1]] iter_args(%[[TOTAL:.+]] = %[[P0]]) -> (f32) {
+// CHECK: %[[PK:.+]] = memref.load %[[PARTIAL]][%[[K]], %[[J]]]
+// CHECK: %[[R:.+]] = arith.addf %[[TOTAL]], %[[PK]] : f32
+// CHECK: scf.yield %[[R]]
+// CHECK: memref.store %[[SUM]], %[[DB]][%[[J]]]
+// CHECK: memref.dealloc %[[PARTIAL]]
 // CHECK-NOT: linalg.generic
 func.func @bias_gradient(%x: memref<1000x1024xf32>, %g: memref<1000x1024xf32>, %dx: memref<1000x1024xf32>, %db: memref<1024xf32>) {
   %zero = arith.constant 0.000000e+00 : f32

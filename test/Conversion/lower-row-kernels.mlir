@@ -192,3 +192,24 @@ func.func @mask_over_heads(%s: memref<4x16x16xf32>, %mask: memref<16x16xf32>, %m
   }
   return
 }
+
+// -----
+
+// A sum over the rows of [1024, 256] buffers (LayerNorm's dgamma): its
+// "rows" would be the buffers' columns, one element a whole buffer row
+// apart. It is left to -kiln-lower-column-reductions.
+// CHECK-LABEL: func @column_sum
+// CHECK: linalg.fill
+// CHECK: linalg.generic
+// CHECK-NOT: scf.parallel
+func.func @column_sum(%dy: memref<1024x256xf32>, %xhat: memref<1024x256xf32>, %dg: memref<256xf32>) attributes {kiln.kernel} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%dg : memref<256xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%dy, %xhat : memref<1024x256xf32>, memref<1024x256xf32>) outs(%dg : memref<256xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}

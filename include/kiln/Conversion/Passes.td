@@ -172,9 +172,22 @@ def KilnLowerColumnReductions
     stay in L1, and the innermost loop asks for vectorization as
     `-kiln-serialize-inner-loops` does. A block is a multiple of the vector
     width, at least `vector-width` x `interleave` columns, at most 512, and
-    narrow enough that the columns make 8 blocks where they can. The sums
-    keep their order (rows in sequence), so the result is bit for bit the
-    one of the default nest. Other ops are left alone.
+    narrow enough that the columns make 8 blocks where they can; the sums
+    then keep their order (rows in sequence), bit for bit the default
+    nest's.
+
+    Narrow blocks make short runs (a [1024, 256] sum in 8 blocks: 128
+    bytes a row, a new page for the prefetcher every run). So where every
+    output the reduction does not index accumulates with a float add, mul,
+    max or min, the reduction has 32768 elements or more, and the other
+    parallel dims and blocks of up to 1024 columns make fewer than 8
+    iterations, the blocks are that wide and the first reduction dim is
+    split instead: up to 8 chunks of at least 16 rows, run in parallel,
+    each accumulating into its own row of a scratch of partial results
+    (the first chunk starting from the output, the others from the
+    identity), combined into the output in chunk order afterwards. The
+    order is fixed by the shapes: the same result every run. Other ops are
+    left alone.
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::LLVM::LLVMDialect",
                            "mlir::memref::MemRefDialect",

@@ -102,6 +102,31 @@ std::optional<RowKernel> kiln::row_kernels::matchRowKernel(func::FuncOp func) {
     }
     kernel.ops.push_back({&op, kind});
   }
+  // The rows are what the largest buffers store contiguously: where their
+  // contiguous dim is a row dim, a row is a column of them, a whole row of
+  // the buffer apart element to element (a bias gradient's sum over the
+  // rows: -kiln-lower-column-reductions' case).
+  int64_t largest = 0;
+  for (auto [op, kind] : kernel.ops)
+    for (Value operand : op->getOperands())
+      if (auto type = dyn_cast<MemRefType>(operand.getType());
+          type && type.hasStaticShape())
+        largest = std::max(largest, type.getNumElements());
+  for (auto [op, kind] : kernel.ops) {
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (!generic)
+      continue;
+    for (OpOperand &operand : generic->getOpOperands()) {
+      auto type = dyn_cast<MemRefType>(operand.get().getType());
+      if (!type || !type.hasStaticShape() || type.getRank() == 0 ||
+          type.getNumElements() != largest)
+        continue;
+      AffineMap map = generic.getMatchingIndexingMap(&operand);
+      auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+      if (last && last.getPosition() < k)
+        return std::nullopt;
+    }
+  }
   // Inputs: a buffer the kernel writes is read on the same row only; one
   // it never writes may be read anywhere (a mask broadcast over heads).
   for (auto [op, kind] : kernel.ops) {
