@@ -1,4 +1,5 @@
-// RUN: kiln-opt %s -split-input-file -kiln-map-kernels-to-gpu | FileCheck %s
+// RUN: kiln-opt %s -split-input-file -kiln-map-kernels-to-gpu="vector-width=1" | FileCheck %s
+// RUN: kiln-opt %s -split-input-file -kiln-map-kernels-to-gpu | FileCheck %s --check-prefix=VEC
 // RUN: kiln-opt %s -split-input-file -kiln-map-kernels-to-gpu -mlir-pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
 
 // A row kernel (softmax: a max, a sum of exp(x - max), then each element
@@ -39,6 +40,32 @@
 // CHECK: gpu.return
 // The first two kernels of this file are row kernels, the third is not.
 // STATS: 2 kiln-gpu-row-kernels
+
+// With vector accesses (the default, 4 f32): where every buffer is 16-byte
+// aligned (one uniform branch), each lane takes 4 elements of the row at a
+// time: 128-bit loads, the payload once per element, its accumulators in
+// turn, 128-bit stores. The scalar loop otherwise.
+// VEC-LABEL: func.func @softmax(
+// VEC: gpu.func @kiln_kernel_0(%[[X:[^:]+]]: memref<16x100xf32>, %{{[^:]+}}: memref<16xf32>, %{{[^:]+}}: memref<16xf32>, %[[Y:[^:]+]]: memref<16x100xf32>)
+// VEC: memref.extract_aligned_pointer_as_index %[[X]]
+// VEC: memref.extract_aligned_pointer_as_index %[[Y]]
+// VEC: scf.if %{{.+}} {
+// VEC: %[[LANE:.+]] = gpu.lane_id
+// VEC: %[[FIRST:.+]] = arith.muli %[[LANE]], %{{.+}} : index
+// VEC: scf.for %[[ROW:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// VEC: scf.for %[[J:.+]] = %[[FIRST]] to %{{.+}} step %{{.+}} iter_args
+// VEC: %[[V:.+]] = vector.load %[[X]][%[[ROW]], %[[J]]] {alignment = 16 : i64} : memref<16x100xf32>, vector<4xf32>
+// VEC-COUNT-4: arith.maximumf
+// VEC: gpu.subgroup_reduce maximumf
+// VEC: vector.load %[[X]]
+// VEC: gpu.subgroup_reduce add
+// VEC: vector.load %[[X]]
+// VEC: %[[OUT:.+]] = vector.from_elements
+// VEC: vector.store %[[OUT]], %[[Y]][%[[ROW]], %{{.+}}] {alignment = 16 : i64}
+// VEC: } else {
+// VEC: memref.load %[[X]]
+// VEC-NOT: vector.load
+// VEC: gpu.return
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
 func.func @softmax(%x: memref<16x100xf32>, %m: memref<16xf32>, %s: memref<16xf32>, %y: memref<16x100xf32>) {

@@ -421,7 +421,9 @@ def KilnMapKernelsToGpu : Pass<"kiln-map-kernels-to-gpu", "mlir::ModuleOp"> {
     holds, stored once for the caller. Every nest walks the row alike, and
     what a nest over the row writes is read at the same element only, so a
     thread reads only what it wrote itself and no barrier is needed between
-    nests. Kernels that do not qualify (a transposed read of what the
+    nests. Where every nest over the row allows the vector path (as above)
+    and the buffers are aligned, each thread takes `vector-width` elements
+    of the row at a time. Kernels that do not qualify (a transposed read of what the
     kernel wrote, aliasing arguments, reductions that do not shuffle) keep
     the launches below.
 

@@ -20,6 +20,7 @@
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -135,25 +136,73 @@ std::optional<RowKernel> kiln::gpu_mapper::getGpuRowKernel(
   return kernel;
 }
 
-void KernelBuilder::emitRowKernel(const RowKernel &kernel, IRMapping &mapping) {
-  int64_t k = kernel.k;
-  int64_t rows = 1, rowLength = 1;
-  for (int64_t size : kernel.rows)
-    rows *= size;
-  SmallVector<int64_t> trailing;
+/// The sizes of a row kernel's trailing dims (those of its nests over the
+/// row).
+static SmallVector<int64_t> getTrailingRanges(const RowKernel &kernel) {
   for (auto [op, kind] : kernel.ops)
     if (kind == NestKind::Phase || kind == NestKind::Domain) {
       SmallVector<int64_t> ranges =
           cast<linalg::GenericOp>(op).getStaticLoopRanges();
-      trailing.assign(ranges.begin() + k, ranges.end());
-      break;
+      return SmallVector<int64_t>(ranges.begin() + kernel.k, ranges.end());
     }
+  return {};
+}
+
+void KernelBuilder::emitRowKernel(const RowKernel &kernel, IRMapping &mapping) {
+  int64_t rows = 1, rowLength = 1;
+  for (int64_t size : kernel.rows)
+    rows *= size;
+  SmallVector<int64_t> trailing = getTrailingRanges(kernel);
   for (int64_t size : trailing)
     rowLength *= size;
   bool perBlock = blockSize >= 64 && rowLength >= kBlockReductionMinLength;
   work = std::max(work, rows * (perBlock ? blockSize : 32));
 
+  // Vector accesses where every nest over the row allows them and the
+  // buffers are aligned (one uniform branch per launch), else scalar.
+  bool vectorize = vectorWidth > 1 && trailing.back() % vectorWidth == 0;
+  for (auto [op, kind] : kernel.ops)
+    if (vectorize && (kind == NestKind::Phase || kind == NestKind::Domain))
+      for (OpOperand &operand : op->getOpOperands())
+        vectorize &= isVectorizableOperand(cast<linalg::LinalgOp>(op), operand);
+  if (!vectorize) {
+    emitRowLoop(kernel, mapping, 1);
+    return;
+  }
+  Value aligned = arith::ConstantIntOp::create(b, loc, 1, 1);
+  for (auto [op, kind] : kernel.ops)
+    if (kind == NestKind::Phase || kind == NestKind::Domain)
+      aligned = arith::AndIOp::create(
+          b, loc, aligned,
+          emitAlignmentCheck(cast<linalg::LinalgOp>(op), mapping));
+  auto branch = scf::IfOp::create(b, loc, aligned, /*withElse=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(branch.thenBlock());
+  emitRowLoop(kernel, mapping, vectorWidth);
+  b.setInsertionPointToStart(branch.elseBlock());
+  emitRowLoop(kernel, mapping, 1);
+}
+
+void KernelBuilder::emitRowLoop(const RowKernel &kernel, IRMapping &mapping,
+                                int64_t width) {
+  int64_t k = kernel.k;
+  int64_t rows = 1, rowLength = 1;
+  for (int64_t size : kernel.rows)
+    rows *= size;
+  SmallVector<int64_t> trailing = getTrailingRanges(kernel);
+  for (int64_t size : trailing)
+    rowLength *= size;
+  bool perBlock = blockSize >= 64 && rowLength >= kBlockReductionMinLength;
+  auto vectorType = VectorType::get({width}, b.getF32Type());
+  auto alignment = llvm::MaybeAlign(width * 4);
+
   auto [unit, units, member, unitSize] = emitReductionUnit(perBlock);
+  // A thread's first element of the row and its step: `width` at a time.
+  Value firstElement = member, elementStep = unitSize;
+  if (width > 1) {
+    firstElement = arith::MulIOp::create(b, loc, member, index(width));
+    elementStep = arith::MulIOp::create(b, loc, unitSize, index(width));
+  }
   auto rowLoop = scf::ForOp::create(b, loc, unit, index(rows), units);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(rowLoop.getBody());
@@ -191,7 +240,20 @@ void KernelBuilder::emitRowKernel(const RowKernel &kernel, IRMapping &mapping) {
     if (Value known = rowValues.lookup(operand.get());
         known && isRowIdentity(map, k))
       return known;
+    if (width > 1 && isContiguous(op, operand))
+      return vector::LoadOp::create(b, loc, vectorType, source,
+                                    applyMap(map, ivs), false, alignment);
     return memref::LoadOp::create(b, loc, source, applyMap(map, ivs));
+  };
+  // Lane `lane` of an argument: an element of a vector, or the value the
+  // lanes share.
+  auto laneOf = [&](ArrayRef<Value> args, int64_t lane) {
+    SmallVector<Value> result;
+    for (Value v : args)
+      result.push_back(v && isa<VectorType>(v.getType())
+                           ? Value(vector::ExtractOp::create(b, loc, v, lane))
+                           : v);
+    return result;
   };
   // The payload's arguments at `ivs` (none for those it does not read).
   auto loadArgs = [&](linalg::GenericOp op, ArrayRef<Value> ivs) {
@@ -228,17 +290,32 @@ void KernelBuilder::emitRowKernel(const RowKernel &kernel, IRMapping &mapping) {
       continue;
     }
     if (kind == NestKind::Domain) {
-      auto loop =
-          scf::ForOp::create(b, loc, member, index(rowLength), unitSize);
+      auto loop = scf::ForOp::create(b, loc, firstElement, index(rowLength),
+                                     elementStep);
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(loop.getBody());
       SmallVector<Value> ivs = rowElement(loop.getInductionVar());
-      for (auto [init, value] :
-           llvm::zip(generic.getDpsInitsMutable(),
-                     emitPayload(generic, loadArgs(generic, ivs), mapping)))
-        memref::StoreOp::create(
-            b, loc, value, mapping.lookupOrDefault(init.get()),
-            applyMap(generic.getMatchingIndexingMap(&init), ivs));
+      SmallVector<Value> args = loadArgs(generic, ivs);
+      // The payload once per lane; the outputs (over the whole row,
+      // contiguous) stored at once.
+      SmallVector<SmallVector<Value>> lanes(generic.getNumDpsInits());
+      for (int64_t lane = 0; lane < width; ++lane)
+        for (auto [o, value] :
+             llvm::enumerate(emitPayload(generic, laneOf(args, lane), mapping)))
+          lanes[o].push_back(value);
+      for (auto [init, values] :
+           llvm::zip(generic.getDpsInitsMutable(), lanes)) {
+        Value buffer = mapping.lookupOrDefault(init.get());
+        SmallVector<Value> at =
+            applyMap(generic.getMatchingIndexingMap(&init), ivs);
+        if (width == 1)
+          memref::StoreOp::create(b, loc, values.front(), buffer, at);
+        else
+          vector::StoreOp::create(
+              b, loc,
+              vector::FromElementsOp::create(b, loc, vectorType, values),
+              buffer, at, false, alignment);
+      }
       continue;
     }
 
@@ -256,17 +333,23 @@ void KernelBuilder::emitRowKernel(const RowKernel &kernel, IRMapping &mapping) {
       identities.push_back(arith::ConstantOp::create(
           b, loc, b.getF32FloatAttr(getReductionIdentity(combiner.second))));
     }
-    auto shares = scf::ForOp::create(b, loc, member, index(rowLength), unitSize,
-                                     identities);
+    auto shares = scf::ForOp::create(b, loc, firstElement, index(rowLength),
+                                     elementStep, identities);
     {
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(shares.getBody());
       SmallVector<Value> ivs = rowElement(shares.getInductionVar());
-      SmallVector<Value> args;
+      SmallVector<Value> inputs;
       for (OpOperand *input : generic.getDpsInputOperands())
-        args.push_back(load(generic, *input, ivs));
-      llvm::append_range(args, shares.getRegionIterArgs());
-      scf::YieldOp::create(b, loc, emitPayload(generic, args, mapping));
+        inputs.push_back(load(generic, *input, ivs));
+      // The lanes accumulate one after another.
+      SmallVector<Value> accumulators(shares.getRegionIterArgs());
+      for (int64_t lane = 0; lane < width; ++lane) {
+        SmallVector<Value> args = laneOf(inputs, lane);
+        llvm::append_range(args, accumulators);
+        accumulators = emitPayload(generic, args, mapping);
+      }
+      scf::YieldOp::create(b, loc, accumulators);
     }
     for (auto [i, init] : llvm::enumerate(generic.getDpsInitsMutable())) {
       auto [combiner, reduction] = combiners[i];

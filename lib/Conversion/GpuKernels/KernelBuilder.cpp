@@ -56,45 +56,46 @@ bool KernelBuilder::isContiguous(linalg::LinalgOp op, OpOperand &operand) {
          });
 }
 
+bool KernelBuilder::isVectorizableOperand(linalg::LinalgOp op,
+                                          OpOperand &operand) {
+  auto type = dyn_cast<MemRefType>(operand.get().getType());
+  if (!type)
+    return op.isDpsInput(&operand); // a scalar (a fill's value)
+  if (!type.getElementType().isF32())
+    return false;
+  if (!isContiguous(op, operand))
+    return true; // a broadcast: one scalar per group
+  // The innermost dim is the last index, alone, with unit stride; the
+  // other strides keep each row's start aligned.
+  unsigned innermost = op.getNumLoops() - 1;
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+  if (!last || last.getPosition() != innermost)
+    return false;
+  for (AffineExpr e : map.getResults().drop_back())
+    if (e.isFunctionOfDim(innermost))
+      return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1)
+    return false;
+  for (int64_t stride : ArrayRef<int64_t>(strides).drop_back())
+    if (ShapedType::isDynamic(stride) || stride % vectorWidth != 0)
+      return false;
+  return true;
+}
+
 bool KernelBuilder::canVectorize(linalg::LinalgOp op,
                                  ArrayRef<int64_t> ranges) {
   unsigned numLoops = op.getNumLoops();
   if (vectorWidth <= 1 || numLoops == 0 || op.getNumReductionLoops() != 0 ||
       ranges.back() % vectorWidth != 0)
     return false;
-  unsigned innermost = numLoops - 1;
-  for (OpOperand &operand : op->getOpOperands()) {
-    auto type = dyn_cast<MemRefType>(operand.get().getType());
-    if (!type) {
-      if (op.isDpsInput(&operand))
-        continue; // a scalar (a fill's value)
+  for (OpOperand &operand : op->getOpOperands())
+    if (!isVectorizableOperand(op, operand) ||
+        // Every output element is written.
+        (op.isDpsInit(&operand) && !isContiguous(op, operand)))
       return false;
-    }
-    if (!type.getElementType().isF32())
-      return false;
-    if (!isContiguous(op, operand)) {
-      if (op.isDpsInit(&operand))
-        return false; // every output element is written
-      continue;       // a broadcast: one scalar per group
-    }
-    // The innermost dim is the last index, alone, with unit stride; the
-    // other strides keep each row's start aligned.
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
-    if (!last || last.getPosition() != innermost)
-      return false;
-    for (AffineExpr e : map.getResults().drop_back())
-      if (e.isFunctionOfDim(innermost))
-        return false;
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    if (failed(type.getStridesAndOffset(strides, offset)) ||
-        strides.back() != 1)
-      return false;
-    for (int64_t s : ArrayRef<int64_t>(strides).drop_back())
-      if (ShapedType::isDynamic(s) || s % vectorWidth != 0)
-        return false;
-  }
   return true;
 }
 

@@ -91,6 +91,11 @@ public:
   void emitRowKernel(const kiln::row_kernels::RowKernel &kernel,
                      mlir::IRMapping &mapping);
 
+  /// The row loop of emitRowKernel, each thread taking `width` elements
+  /// of the row at a time (vector loads and stores where `width` > 1).
+  void emitRowLoop(const kiln::row_kernels::RowKernel &kernel,
+                   mlir::IRMapping &mapping, int64_t width);
+
   /// Elements (or vector groups) the widest loop has: the grid to launch.
   int64_t getWork() const { return work; }
 
@@ -105,6 +110,12 @@ private:
   /// The indices of `map` at `ivs`.
   llvm::SmallVector<mlir::Value> applyMap(mlir::AffineMap map,
                                           llvm::ArrayRef<mlir::Value> ivs);
+  /// Whether `operand` of `op` allows the vector path: f32, indexed by the
+  /// innermost loop dim as its last index alone, with unit stride and the
+  /// other strides multiples of the vector width, or not by it at all (one
+  /// scalar for each group of lanes); scalars as inputs.
+  bool isVectorizableOperand(mlir::linalg::LinalgOp op,
+                             mlir::OpOperand &operand);
   /// Whether the vector path fits `op`.
   bool canVectorize(mlir::linalg::LinalgOp op, llvm::ArrayRef<int64_t> ranges);
   /// Whether operand `operand` of `op` is read or written along the
