@@ -136,27 +136,38 @@ std::optional<RowKernel> kiln::gpu_mapper::getGpuRowKernel(
   return kernel;
 }
 
-/// The sizes of a row kernel's trailing dims (those of its nests over the
-/// row).
-static SmallVector<int64_t> getTrailingRanges(const RowKernel &kernel) {
+/// A row kernel's shape: its rows, the sizes of its trailing dims (those
+/// of its nests over the row), and a row's elements.
+struct RowShape {
+  int64_t rows = 1, rowLength = 1;
+  SmallVector<int64_t> trailing;
+};
+static RowShape getRowShape(const RowKernel &kernel) {
+  RowShape shape;
+  for (int64_t size : kernel.rows)
+    shape.rows *= size;
   for (auto [op, kind] : kernel.ops)
     if (kind == NestKind::Phase || kind == NestKind::Domain) {
       SmallVector<int64_t> ranges =
           cast<linalg::GenericOp>(op).getStaticLoopRanges();
-      return SmallVector<int64_t>(ranges.begin() + kernel.k, ranges.end());
+      shape.trailing.assign(ranges.begin() + kernel.k, ranges.end());
+      break;
     }
-  return {};
+  for (int64_t size : shape.trailing)
+    shape.rowLength *= size;
+  return shape;
+}
+
+/// Whether a row of `rowLength` elements takes a block (else a warp).
+static bool isBlockPerRow(int64_t rowLength, unsigned blockSize) {
+  return blockSize >= 64 && rowLength >= kBlockReductionMinLength;
 }
 
 void KernelBuilder::emitRowKernel(const RowKernel &kernel, IRMapping &mapping) {
-  int64_t rows = 1, rowLength = 1;
-  for (int64_t size : kernel.rows)
-    rows *= size;
-  SmallVector<int64_t> trailing = getTrailingRanges(kernel);
-  for (int64_t size : trailing)
-    rowLength *= size;
-  bool perBlock = blockSize >= 64 && rowLength >= kBlockReductionMinLength;
-  work = std::max(work, rows * (perBlock ? blockSize : 32));
+  auto [rows, rowLength, trailing] = getRowShape(kernel);
+  work = std::max(work, rows * (isBlockPerRow(rowLength, blockSize)
+                                    ? static_cast<int64_t>(blockSize)
+                                    : 32));
 
   // Vector accesses where every nest over the row allows them and the
   // buffers are aligned (one uniform branch per launch), else scalar.
@@ -186,13 +197,8 @@ void KernelBuilder::emitRowKernel(const RowKernel &kernel, IRMapping &mapping) {
 void KernelBuilder::emitRowLoop(const RowKernel &kernel, IRMapping &mapping,
                                 int64_t width) {
   int64_t k = kernel.k;
-  int64_t rows = 1, rowLength = 1;
-  for (int64_t size : kernel.rows)
-    rows *= size;
-  SmallVector<int64_t> trailing = getTrailingRanges(kernel);
-  for (int64_t size : trailing)
-    rowLength *= size;
-  bool perBlock = blockSize >= 64 && rowLength >= kBlockReductionMinLength;
+  auto [rows, rowLength, trailing] = getRowShape(kernel);
+  bool perBlock = isBlockPerRow(rowLength, blockSize);
   auto vectorType = VectorType::get({width}, b.getF32Type());
   auto alignment = llvm::MaybeAlign(width * 4);
 
