@@ -197,7 +197,9 @@ void KernelBuilder::emitRowKernel(const RowKernel &kernel, IRMapping &mapping) {
 void KernelBuilder::emitRowLoop(const RowKernel &kernel, IRMapping &mapping,
                                 int64_t width) {
   int64_t k = kernel.k;
-  auto [rows, rowLength, trailing] = getRowShape(kernel);
+  RowShape shape = getRowShape(kernel);
+  int64_t rows = shape.rows, rowLength = shape.rowLength;
+  ArrayRef<int64_t> trailing = shape.trailing;
   bool perBlock = isBlockPerRow(rowLength, blockSize);
   auto vectorType = VectorType::get({width}, b.getF32Type());
   auto alignment = llvm::MaybeAlign(width * 4);
