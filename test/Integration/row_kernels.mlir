@@ -10,6 +10,9 @@
 // RUN: kiln-run %s --entry layernorm_long_bwd --random-inputs 3 --check-reference | FileCheck %s --check-prefix=THREE
 // RUN: kiln-run %s --entry rmsnorm_short_bwd --random-inputs 4 --check-reference | FileCheck %s --check-prefix=TWO
 // RUN: kiln-run %s --entry log_softmax_3d_bwd --random-inputs 5 --check-reference | FileCheck %s --check-prefix=ONE
+// A nest over the rows that reads an input by row (the GPU's vector path
+// must not load it as a vector: its loop dim is a row dim).
+// RUN: kiln-run %s --entry row_scale --random-inputs 6 --check-reference | FileCheck %s --check-prefix=ONE
 // ONE: reference: out0 {{.*}} matches
 // TWO-COUNT-2: reference: out{{[0-9]}} {{.*}} matches
 // THREE-COUNT-3: reference: out{{[0-9]}} {{.*}} matches
@@ -107,4 +110,17 @@ func.func @log_softmax_3d(%x: tensor<2x3x40xf32>) -> tensor<2x3x40xf32> {
 func.func @log_softmax_3d_bwd(%a0: tensor<2x3x40xf32>, %a1: tensor<2x3x40xf32>) -> (tensor<2x3x40xf32>) {
   %r0 = kiln.vjp @log_softmax_3d(%a0, %a1) wrt [0] : (tensor<2x3x40xf32>, tensor<2x3x40xf32>) -> (tensor<2x3x40xf32>)
   return %r0 : tensor<2x3x40xf32>
+}
+
+func.func @row_scale(%x: tensor<16x64xf32>, %w: tensor<16xf32>) -> tensor<16x64xf32> {
+  %s = kiln.reduce_sum %x, dims = [1] : tensor<16x64xf32> -> tensor<16xf32>
+  %a = kiln.abs %s : tensor<16xf32>
+  %two = kiln.constant dense<2.0> : tensor<16xf32>
+  %t = kiln.add %a, %two : tensor<16xf32>
+  %aw = kiln.abs %w : tensor<16xf32>
+  %u = kiln.add %t, %aw : tensor<16xf32>
+  %r = kiln.rsqrt %u : tensor<16xf32>
+  %rb = kiln.broadcast_in_dim %r, dims = [0] : tensor<16xf32> -> tensor<16x64xf32>
+  %y = kiln.mul %x, %rb : tensor<16x64xf32>
+  return %y : tensor<16x64xf32>
 }

@@ -239,8 +239,10 @@ void KernelBuilder::emitRowLoop(const RowKernel &kernel, IRMapping &mapping,
     memref::StoreOp::create(b, loc, value, mapping.lookupOrDefault(buffer),
                             rowIvs);
   };
-  auto load = [&](linalg::GenericOp op, OpOperand &operand,
-                  ArrayRef<Value> ivs) -> Value {
+  // `lanes`: the elements of the row a thread takes at once (1 for a nest
+  // over the rows, which has no row elements).
+  auto load = [&](linalg::GenericOp op, OpOperand &operand, ArrayRef<Value> ivs,
+                  int64_t lanes) -> Value {
     Value source = mapping.lookupOrDefault(operand.get());
     if (!isa<MemRefType>(source.getType()))
       return source;
@@ -248,7 +250,7 @@ void KernelBuilder::emitRowLoop(const RowKernel &kernel, IRMapping &mapping,
     if (Value known = rowValues.lookup(operand.get());
         known && isRowIdentity(map, k))
       return known;
-    if (width > 1 && isContiguous(op, operand))
+    if (lanes > 1 && isContiguous(op, operand))
       return vector::LoadOp::create(b, loc, vectorType, source,
                                     applyMap(map, ivs), false, alignment);
     return memref::LoadOp::create(b, loc, source, applyMap(map, ivs));
@@ -264,13 +266,14 @@ void KernelBuilder::emitRowLoop(const RowKernel &kernel, IRMapping &mapping,
     return result;
   };
   // The payload's arguments at `ivs` (none for those it does not read).
-  auto loadArgs = [&](linalg::GenericOp op, ArrayRef<Value> ivs) {
+  auto loadArgs = [&](linalg::GenericOp op, ArrayRef<Value> ivs,
+                      int64_t lanes) {
     SmallVector<Value> args;
     for (OpOperand &operand : op->getOpOperands())
       args.push_back(
           op.getBody()->getArgument(operand.getOperandNumber()).use_empty()
               ? Value()
-              : load(op, operand, ivs));
+              : load(op, operand, ivs, lanes));
     return args;
   };
   // Element `j` of the row: the loop ivs.
@@ -291,9 +294,9 @@ void KernelBuilder::emitRowLoop(const RowKernel &kernel, IRMapping &mapping,
     }
     auto generic = cast<linalg::GenericOp>(op);
     if (kind == NestKind::Rows) {
-      for (auto [init, value] :
-           llvm::zip(generic.getDpsInitsMutable(),
-                     emitPayload(generic, loadArgs(generic, rowIvs), mapping)))
+      for (auto [init, value] : llvm::zip(
+               generic.getDpsInitsMutable(),
+               emitPayload(generic, loadArgs(generic, rowIvs, 1), mapping)))
         storeRowValue(init.get(), value);
       continue;
     }
@@ -303,7 +306,7 @@ void KernelBuilder::emitRowLoop(const RowKernel &kernel, IRMapping &mapping,
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(loop.getBody());
       SmallVector<Value> ivs = rowElement(loop.getInductionVar());
-      SmallVector<Value> args = loadArgs(generic, ivs);
+      SmallVector<Value> args = loadArgs(generic, ivs, width);
       // The payload once per lane; the outputs (over the whole row,
       // contiguous) stored at once.
       SmallVector<SmallVector<Value>> lanes(generic.getNumDpsInits());
@@ -349,7 +352,7 @@ void KernelBuilder::emitRowLoop(const RowKernel &kernel, IRMapping &mapping,
       SmallVector<Value> ivs = rowElement(shares.getInductionVar());
       SmallVector<Value> inputs;
       for (OpOperand *input : generic.getDpsInputOperands())
-        inputs.push_back(load(generic, *input, ivs));
+        inputs.push_back(load(generic, *input, ivs, width));
       // The lanes accumulate one after another.
       SmallVector<Value> accumulators(shares.getRegionIterArgs());
       for (int64_t lane = 0; lane < width; ++lane) {
