@@ -386,12 +386,11 @@ void lowerColumnReduction(RewriterBase &rewriter, linalg::GenericOp generic,
       OpBuilder::InsertionGuard guard(rewriter);
       auto type = cast<MemRefType>(a.output->get().getType());
       SmallVector<Value> at;
-      scf::ForOp innermost;
       for (int64_t size : type.getShape()) {
-        innermost = scf::ForOp::create(rewriter, loc, constant(0),
+        auto loop = scf::ForOp::create(rewriter, loc, constant(0),
                                        constant(size), constant(1));
-        at.push_back(innermost.getInductionVar());
-        rewriter.setInsertionPointToStart(innermost.getBody());
+        at.push_back(loop.getInductionVar());
+        rewriter.setInsertionPointToStart(loop.getBody());
       }
       auto over = scf::ForOp::create(
           rewriter, loc, constant(1), constant(chunks), constant(1),
@@ -415,7 +414,6 @@ void lowerColumnReduction(RewriterBase &rewriter, linalg::GenericOp generic,
       }
       memref::StoreOp::create(rewriter, loc, over.getResult(0), a.output->get(),
                               at);
-      (void)innermost;
     }
     for (Value partial : partials)
       memref::DeallocOp::create(rewriter, loc, partial);
