@@ -222,6 +222,7 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
     exe->stats.blas = kiln_rt_blas_library();
   pipelineOptions.prune = options.autodiffPrune;
   pipelineOptions.kernelDedup = options.kernelDedup;
+  pipelineOptions.foldContractionLayouts = options.foldContractionLayouts;
   PassManager tensorStage(module.getContext());
   kiln::buildKilnCpuTensorPipeline(tensorStage, pipelineOptions);
   if (llvm::Error e = runPasses(tensorStage, module, options.verifyEachPass))

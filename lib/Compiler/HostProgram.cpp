@@ -229,6 +229,21 @@ llvm::Expected<HostProgram> HostProgram::build(func::FuncOp entry) {
       views[op.getResult(0)] = std::move(view);
       continue;
     }
+    if (auto transpose = dyn_cast<memref::TransposeOp>(op)) {
+      const View *source = lookupView(transpose.getIn());
+      if (!source)
+        return unsupported(&op, "a transpose of an unknown buffer");
+      // Result dim i is source dim permutation(i).
+      View view = *source;
+      AffineMap permutation = transpose.getPermutation();
+      for (unsigned i = 0; i < permutation.getNumResults(); ++i) {
+        unsigned from = permutation.getDimPosition(i);
+        view.sizes[i] = source->sizes[from];
+        view.strides[i] = source->strides[from];
+      }
+      views[transpose.getResult()] = std::move(view);
+      continue;
+    }
     if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(op)) {
       const View *source = lookupView(op.getOperand(0));
       std::optional<View> view =

@@ -40,6 +40,11 @@ void kiln::buildKilnCpuTensorPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createKilnFuseLinalgElementwise());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // After the canonicalizer has merged each reshape's collapse and expand.
+  if (options.blas && options.foldContractionLayouts) {
+    pm.addNestedPass<func::FuncOp>(createKilnFoldContractionLayouts());
+    pm.addPass(createCanonicalizerPass());
+  }
 }
 
 void kiln::buildKilnCpuCodegenPipeline(OpPassManager &pm,

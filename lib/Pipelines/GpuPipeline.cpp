@@ -20,6 +20,8 @@ void kiln::buildKilnGpuPipeline(OpPassManager &pm,
   shared.prune = options.prune;
   shared.kernelDedup = options.kernelDedup;
   shared.blas = options.blas;
+  // cuBLAS takes one batch stride: no kiln_rt_batch2_matmul_* there.
+  shared.foldContractionLayouts = false;
   // A device memcpy copies one block; strided views are copied by kernels.
   shared.stridedCopyKernels = true;
   buildKilnCpuTensorPipeline(pm, shared);

@@ -269,12 +269,17 @@ static int gemm_parts(int64_t m, int64_t n, int64_t k) {
   typedef struct batch_job_##T {                                               \
     gemm_job_##T item;                                                         \
     int64_t count, a_step, b_step, c_step;                                     \
+    /* Items i = outer * inner_count + inner (inner_count 1: one dim). */      \
+    int64_t inner_count, a_inner, b_inner, c_inner;                            \
   } batch_job_##T;                                                             \
   static void batch_item_##T(const batch_job_##T *j, int64_t i, int shared) {  \
     const gemm_job_##T *g = &j->item;                                          \
-    gemm_##T(g->ta, g->tb, g->m, g->n, g->k, g->a + i * j->a_step, g->as0,     \
-             g->as1, g->b + i * j->b_step, g->bs0, g->bs1,                     \
-             g->c + i * j->c_step, g->cs0, g->cs1, g->accumulate, shared);     \
+    int64_t o = i / j->inner_count, p = i % j->inner_count;                    \
+    gemm_##T(g->ta, g->tb, g->m, g->n, g->k,                                   \
+             g->a + o * j->a_step + p * j->a_inner, g->as0, g->as1,            \
+             g->b + o * j->b_step + p * j->b_inner, g->bs0, g->bs1,            \
+             g->c + o * j->c_step + p * j->c_inner, g->cs0, g->cs1,            \
+             g->accumulate, shared);                                           \
   }                                                                            \
   static void batch_part_##T(void *data) {                                     \
     const batch_job_##T *j = (const batch_job_##T *)data;                      \
@@ -327,7 +332,30 @@ KILN_RT_DEFINE_BATCH_GEMM(double)
                           c->sizes[0],                                         \
                           a->strides[0],                                       \
                           b->strides[0],                                       \
-                          c->strides[0]};                                      \
+                          c->strides[0],                                       \
+                          1,                                                   \
+                          0,                                                   \
+                          0,                                                   \
+                          0};                                                  \
+    batch_gemm_##CT(&job);                                                     \
+  }                                                                            \
+  void _mlir_ciface_kiln_rt_batch2_matmul_##T##_##NAME(                        \
+      kiln_rt_memref4d_##T *a, kiln_rt_memref4d_##T *b,                        \
+      kiln_rt_memref4d_##T *c) {                                               \
+    batch_job_##CT job = {{TA, TB, ACC, c->sizes[2], c->sizes[3],              \
+                           TA ? a->sizes[2] : a->sizes[3], a->strides[2],      \
+                           a->strides[3], b->strides[2], b->strides[3],        \
+                           c->strides[2], c->strides[3],                       \
+                           a->aligned + a->offset, b->aligned + b->offset,     \
+                           c->aligned + c->offset},                            \
+                          c->sizes[0] * c->sizes[1],                           \
+                          a->strides[0],                                       \
+                          b->strides[0],                                       \
+                          c->strides[0],                                       \
+                          c->sizes[1] > 0 ? c->sizes[1] : 1,                   \
+                          a->strides[1],                                       \
+                          b->strides[1],                                       \
+                          c->strides[1]};                                      \
     batch_gemm_##CT(&job);                                                     \
   }
 
@@ -353,7 +381,9 @@ typedef struct entry_point {
   {"kiln_rt_matmul_" #T "_" #NAME,                                             \
    (void *)_mlir_ciface_kiln_rt_matmul_##T##_##NAME},                          \
       {"kiln_rt_batch_matmul_" #T "_" #NAME,                                   \
-       (void *)_mlir_ciface_kiln_rt_batch_matmul_##T##_##NAME},
+       (void *)_mlir_ciface_kiln_rt_batch_matmul_##T##_##NAME},                \
+      {"kiln_rt_batch2_matmul_" #T "_" #NAME,                                  \
+       (void *)_mlir_ciface_kiln_rt_batch2_matmul_##T##_##NAME},
 #define KILN_RT_ENTRY(T, FLAGS)                                                \
   KILN_RT_ENTRY_VARIANT(T, FLAGS) KILN_RT_ENTRY_VARIANT(T, FLAGS##_set)
 

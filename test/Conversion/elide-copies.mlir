@@ -165,3 +165,31 @@ func.func @temp_view_read_later(%a: memref<4x8xf32>, %o: memref<2x8xf32>) -> mem
   memref.copy %top, %o : memref<2x8xf32, strided<[8, 1]>> to memref<2x8xf32>
   return %d : memref<4x16xf32>
 }
+
+// -----
+
+// A copy out of a collapse_shape of the temporary (a GEMM writing merged
+// attention heads as [batch, rows, heads, cols] into its part of a concat):
+// the kernel writes the matching expand_shape of the part instead.
+// CHECK-LABEL: func @reshaped_part
+// CHECK: %[[D:.+]] = memref.alloc() : memref<4x16xf32>
+// CHECK: %[[PART:.+]] = memref.subview %[[D]][0, 8] [4, 8] [1, 1]
+// CHECK: %[[E:.+]] = memref.expand_shape %[[PART]] {{\[}}[0, 1], [2, 3]] output_shape [2, 2, 2, 4] : memref<4x8xf32, strided<[16, 1], offset: 8>> into memref<2x2x2x4xf32, strided<[32, 16, 4, 1], offset: 8>>
+// CHECK: linalg.generic {{.*}} outs(%[[E]] :
+// CHECK: memref.copy %{{.+}}, %{{.+}} : memref<4x8xf32> to memref<4x8xf32, strided<[16, 1]>>
+// CHECK-NOT: memref.copy
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @reshaped_part(%a: memref<2x2x2x4xf32>, %b: memref<4x8xf32>) -> memref<4x16xf32> {
+  %t = memref.alloc() : memref<2x2x2x4xf32>
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a : memref<2x2x2x4xf32>) outs(%t : memref<2x2x2x4xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  }
+  %c = memref.collapse_shape %t [[0, 1], [2, 3]] : memref<2x2x2x4xf32> into memref<4x8xf32>
+  %d = memref.alloc() : memref<4x16xf32>
+  %left = memref.subview %d[0, 0] [4, 8] [1, 1] : memref<4x16xf32> to memref<4x8xf32, strided<[16, 1]>>
+  memref.copy %b, %left : memref<4x8xf32> to memref<4x8xf32, strided<[16, 1]>>
+  %right = memref.subview %d[0, 8] [4, 8] [1, 1] : memref<4x16xf32> to memref<4x8xf32, strided<[16, 1], offset: 8>>
+  memref.copy %c, %right : memref<4x8xf32> to memref<4x8xf32, strided<[16, 1], offset: 8>>
+  return %d : memref<4x16xf32>
+}

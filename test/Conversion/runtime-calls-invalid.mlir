@@ -33,3 +33,21 @@ func.func @mismatch(%x: memref<4x8xf32>, %y: memref<8x2xf32>, %z: memref<4x2xf32
   }
   return
 }
+
+// -----
+
+// A matmul map that reads a loop the operand has no place for (B reading
+// m) has no view in the entry point's order.
+#a = affine_map<(i, j, k) -> (i, k)>
+#b = affine_map<(i, j, k) -> (k, i)>
+#c = affine_map<(i, j, k) -> (i, j)>
+func.func @bad_map(%x: memref<4x8xf32>, %y: memref<8x4xf32>, %z: memref<4x4xf32>) {
+  // expected-error @+1 {{matmul runtime call with unexpected indexing maps}}
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], library_call = "kiln_rt_matmul_f32_nn"} ins(%x, %y : memref<4x8xf32>, memref<8x4xf32>) outs(%z : memref<4x4xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -65,3 +65,30 @@ func.func @accumulate(%x: memref<4x8xf32>, %y: memref<8x4xf32>, %c: memref<4x4xf
   }
   return
 }
+
+// -----
+
+// Maps that permute the entry point's dim order (from
+// -kiln-fold-contraction-layouts): each such operand is passed as a
+// memref.transpose view in [batch..., rows, cols] order; two batch loops
+// call the batch2 entry point.
+// TENSOR-LABEL: func @permuted_heads
+// CHECK-LABEL: func @permuted_heads
+// CHECK-SAME: (%[[Q:.+]]: memref<2x4x2x4xf32>, %[[K:.+]]: memref<2x4x2x4xf32>, %[[S:.+]]: memref<2x4x2x4xf32>)
+// CHECK: %[[TQ:.+]] = memref.transpose %[[Q]] (d0, d1, d2, d3) -> (d0, d2, d1, d3) : memref<2x4x2x4xf32> to memref<2x2x4x4xf32, strided<[32, 4, 8, 1]>>
+// CHECK: %[[CQ:.+]] = memref.cast %[[TQ]]
+// CHECK: %[[TK:.+]] = memref.transpose %[[K]] (d0, d1, d2, d3) -> (d0, d2, d1, d3)
+// CHECK: %[[TS:.+]] = memref.transpose %[[S]] (d0, d1, d2, d3) -> (d0, d2, d1, d3)
+// CHECK: call @kiln_rt_batch2_matmul_f32_nt(%[[CQ]], %{{.+}}, %{{.+}}) : (memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>
+#q = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d1, d4)>
+#k = affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d1, d4)>
+#s = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d1, d3)>
+func.func @permuted_heads(%q: memref<2x4x2x4xf32>, %k: memref<2x4x2x4xf32>, %s: memref<2x4x2x4xf32>) {
+  linalg.generic {indexing_maps = [#q, #k, #s], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"], library_call = "kiln_rt_batch2_matmul_f32_nt"} ins(%q, %k : memref<2x4x2x4xf32>, memref<2x4x2x4xf32>) outs(%s : memref<2x4x2x4xf32>) {
+  ^bb0(%p: f32, %r: f32, %acc: f32):
+    %m = arith.mulf %p, %r : f32
+    %a = arith.addf %acc, %m : f32
+    linalg.yield %a : f32
+  }
+  return
+}

@@ -89,6 +89,11 @@ static cl::opt<bool> kernelDedup(
     cl::desc("compile equal kernels once (=false: one per launch, for "
              "measuring) (default: true)"),
     cl::init(true));
+static cl::opt<bool> foldContractionLayouts(
+    cl::cat(kilnRunOptions), "fold-contraction-layouts",
+    cl::desc("CPU: transposes and batch reshapes around BLAS calls become "
+             "strides (=false: copies, for measuring) (default: true)"),
+    cl::init(true));
 static cl::opt<bool> verifyEach(
     cl::cat(kilnRunOptions), "verify-each",
     cl::desc("verify the IR after every pass (by default, after each "
@@ -438,6 +443,7 @@ int main(int argc, char **argv) {
   compileOptions.device = *device;
   compileOptions.autodiffPrune = autodiffPrune;
   compileOptions.kernelDedup = kernelDedup;
+  compileOptions.foldContractionLayouts = foldContractionLayouts;
   compileOptions.verifyEachPass = verifyEach;
   compileOptions.compileHostCode = compileHost;
   compileOptions.objectDumpPath = dumpObject;

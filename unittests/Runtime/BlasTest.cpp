@@ -1,6 +1,6 @@
 //===- BlasTest.cpp - the runtime's matrix products -----------------------===//
 //
-// Every transpose combination, rank 2 and 3, row-major and transposed views
+// Every transpose combination, rank 2, 3 and 4, row-major and transposed views
 // (which reach the BLAS) and odd strides (which take the plain loop), all
 // against a direct triple loop. C accumulates: the entry points add.
 //
@@ -113,6 +113,61 @@ TEST(BlasTest, BatchedDouble) {
           sum += a[batch * 6 + i * 3 + p] * b[batch * 6 + j * 3 + p];
         EXPECT_DOUBLE_EQ(c[batch * 4 + i * 2 + j], sum);
       }
+}
+
+/// Attention's heads: C[b, h] = A[b, h] B[b, h]^T with A and B views of
+/// [batch, rows, heads, cols] buffers (the heads interleaved in each row)
+/// and C written as [batch, rows, heads, cols] too. `rows` 64 makes the
+/// batch large enough to be split over the pool by whole items.
+void checkHeads(int64_t rows, bool set) {
+  const int64_t batch = 3, heads = 4, d = 8;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> a(batch * rows * heads * d), b(a.size()),
+      c(batch * rows * heads * rows);
+  for (float &x : a)
+    x = dist(rng);
+  for (float &x : b)
+    x = dist(rng);
+  for (float &x : c)
+    x = dist(rng);
+  std::vector<float> before(c);
+  // [batch, heads, rows, d] views: strides of [batch, rows, heads, d].
+  kiln_rt_memref4d_f32 da = {a.data(),
+                             a.data(),
+                             0,
+                             {batch, heads, rows, d},
+                             {rows * heads * d, d, heads * d, 1}};
+  kiln_rt_memref4d_f32 db = da;
+  db.allocated = db.aligned = b.data();
+  kiln_rt_memref4d_f32 dc = {c.data(),
+                             c.data(),
+                             0,
+                             {batch, heads, rows, rows},
+                             {rows * heads * rows, rows, heads * rows, 1}};
+  (set ? _mlir_ciface_kiln_rt_batch2_matmul_f32_nt_set
+       : _mlir_ciface_kiln_rt_batch2_matmul_f32_nt)(&da, &db, &dc);
+  for (int64_t x = 0; x < batch; ++x)
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < rows; ++j) {
+          int64_t at =
+              x * rows * heads * rows + i * heads * rows + h * rows + j;
+          double sum = set ? 0.0 : before[at];
+          for (int64_t p = 0; p < d; ++p)
+            sum +=
+                static_cast<double>(a[((x * rows + i) * heads + h) * d + p]) *
+                b[((x * rows + j) * heads + h) * d + p];
+          ASSERT_NEAR(c[at], sum, 1e-4)
+              << x << "," << h << "," << i << "," << j;
+        }
+}
+
+TEST(BlasTest, TwoBatchDimsWithInterleavedHeads) {
+  checkHeads(/*rows=*/5, /*set=*/false);
+  checkHeads(/*rows=*/5, /*set=*/true);
+  checkHeads(/*rows=*/64, /*set=*/true);
+  EXPECT_NE(kiln_rt_blas_lookup("kiln_rt_batch2_matmul_f64_tn_set"), nullptr);
 }
 
 TEST(BlasTest, LargeProductsShareTheOpenMPPool) {

@@ -66,6 +66,9 @@ struct CompileOptions {
   std::optional<bool> blas;
   /// Compile equal kernels once; false gives one function per launch.
   bool kernelDedup = true;
+  /// CPU: transposes and batch reshapes around BLAS calls become strides
+  /// (-kiln-fold-contraction-layouts); false copies them, for measuring.
+  bool foldContractionLayouts = true;
   /// Verify the IR after every pass, as kiln-opt does, instead of once
   /// after each stage (a third of the pass time on large programs).
   bool verifyEachPass = false;

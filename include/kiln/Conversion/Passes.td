@@ -214,6 +214,34 @@ def KilnAttachLoopAnnotations
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def KilnFoldContractionLayouts
+    : Pass<"kiln-fold-contraction-layouts", "mlir::func::FuncOp"> {
+  let summary = "Fold transposes and batch-dim reshapes around BLAS "
+                "contractions into their indexing maps";
+  let description = [{
+    Runs on linalg on tensors, before bufferization. A contraction with a
+    `kiln_rt_` matmul `library_call` (loops `[batch..., m, n, k]`) reads
+    and writes strided views, so layout changes around it need no copy:
+    - a `linalg.transpose` operand, or a transpose that is the result's one
+      user, becomes a permuted indexing map;
+    - a `tensor.collapse_shape` operand that merges dims into a batch dim,
+      or an `expand_shape` that is the result's one user and splits a batch
+      dim, splits that batch loop; the other operands are expanded to match
+      (views). The contraction then calls `kiln_rt_batch2_matmul_*`.
+    Multi-head attention's head splits and merges around its batched GEMMs
+    are such chains. A fold applies only while every matrix keeps a unit
+    stride (its innermost dim is one of its two matrix dims), at most two
+    batch loops remain, and (for results) the output is a fresh zero fill.
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numFolded", "kiln-folded-layouts",
+              "layout ops folded into contractions">,
+  ];
+}
+
 def KilnLinalgToRuntimeCalls
     : Pass<"kiln-linalg-to-runtime-calls", "mlir::ModuleOp"> {
   let summary = "Turn linalg ops marked with a kiln_rt_* library_call into "
@@ -223,7 +251,10 @@ def KilnLinalgToRuntimeCalls
     a kiln runtime entry point becomes a `func.call` of it, with every
     operand cast to a fully dynamic strided memref, so that one declaration
     serves every shape and layout (upstream's -convert-linalg-to-std
-    declares one function type per static shape).
+    declares one function type per static shape). An operand whose
+    indexing map permutes the entry point's dim order (batch dims, then the
+    matrix dims as the name's transpose flags say) is passed as a
+    `memref.transpose` view in that order.
   }];
   let dependentDialects = ["mlir::func::FuncDialect",
                            "mlir::memref::MemRefDialect"];
@@ -358,7 +389,11 @@ def KilnElideCopies : Pass<"kiln-elide-copies", "mlir::func::FuncOp"> {
     else reads until the copy, and every other region of that allocation the
     kernel touches is disjoint from %view. One-shot bufferization cannot
     prove the parts of a multi-output kernel's concat exit disjoint; this
-    makes each part a write into its slice of the one destination.
+    makes each part a write into its slice of the one destination. A copy
+    out of a `collapse_shape` of %t is first made a copy of %t into the
+    matching `expand_shape` of the view, so that a kernel writing a
+    reshaped layout (a matmul writing merged attention heads) writes its
+    slice too.
   }];
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }

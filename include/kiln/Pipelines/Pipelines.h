@@ -40,6 +40,12 @@ struct KilnCpuPipelineOptions
       llvm::cl::desc("copies between strided views as kernels (the GPU "
                      "pipeline's; false: host copies)"),
       llvm::cl::init(false)};
+  Option<bool> foldContractionLayouts{
+      *this, "fold-contraction-layouts",
+      llvm::cl::desc("fold transposes and batch reshapes around BLAS "
+                     "contractions into their strides (needs the CPU "
+                     "runtime's kiln_rt_batch2_matmul_*)"),
+      llvm::cl::init(true)};
 };
 
 struct KilnGpuPipelineOptions

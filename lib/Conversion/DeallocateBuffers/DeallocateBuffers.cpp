@@ -70,6 +70,9 @@ planDeallocations(func::FuncOp func) {
         if (auto view = dyn_cast<ViewLikeOpInterface>(use.getOwner());
             view && view.getViewSource() == alias) {
           llvm::append_range(aliases, view->getResults());
+        } else if (isa<memref::TransposeOp>(use.getOwner())) {
+          // A view, though not a ViewLikeOpInterface.
+          llvm::append_range(aliases, use.getOwner()->getResults());
         } else if (llvm::any_of(use.getOwner()->getResultTypes(),
                                 llvm::IsaPred<BaseMemRefType>)) {
           // A buffer from something that is not a view may alias this one.

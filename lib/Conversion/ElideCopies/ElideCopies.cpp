@@ -11,6 +11,10 @@
 // and the copy, %d is used only through static unit-stride subviews that are
 // disjoint from %v (so moving the writes earlier cannot be observed).
 //
+// The target may also be an expand_shape of such a subview: a copy out of
+// a collapse_shape of %t is first turned into a copy of %t itself into the
+// matching expand_shape of its target.
+//
 // and, first, forwards whole-buffer copies out of dead buffers:
 //
 //   memref.copy %a, %b      ->   (uses of %b use %a)
@@ -152,12 +156,42 @@ Operation *moveBeforeByCloning(Operation *op, Operation *point) {
   return clone;
 }
 
+/// `memref.copy (collapse_shape %t), %v` -> `memref.copy %t, (expand_shape
+/// %v)`, the same elements, when the collapse has no other use: `elide`
+/// then sees the temporary itself (a kernel writing a transposed layout
+/// into a concat's part).
+void moveReshapeToTarget(memref::CopyOp copy) {
+  auto collapse = copy.getSource().getDefiningOp<memref::CollapseShapeOp>();
+  if (!collapse || !collapse->hasOneUse() ||
+      !copy.getTarget().getDefiningOp<memref::SubViewOp>() ||
+      !collapse.getSrcType().hasStaticShape())
+    return;
+  auto targetType = cast<MemRefType>(copy.getTarget().getType());
+  FailureOr<MemRefType> expanded = memref::ExpandShapeOp::computeExpandedType(
+      targetType, collapse.getSrcType().getShape(),
+      collapse.getReassociationIndices());
+  if (failed(expanded))
+    return;
+  OpBuilder b(copy);
+  auto expand = memref::ExpandShapeOp::create(
+      b, copy.getLoc(), *expanded, copy.getTarget(),
+      collapse.getReassociationIndices());
+  copy.getSourceMutable().assign(collapse.getSrc());
+  copy.getTargetMutable().assign(expand.getResult());
+  collapse->erase();
+}
+
 bool elide(memref::CopyOp copy) {
   auto temp = copy.getSource().getDefiningOp<memref::AllocOp>();
-  auto view = copy.getTarget().getDefiningOp<memref::SubViewOp>();
+  // The target: a subview, or an expand_shape of one (moveReshapeToTarget).
+  auto reshape = copy.getTarget().getDefiningOp<memref::ExpandShapeOp>();
+  auto view = (reshape ? reshape.getSrc() : copy.getTarget())
+                  .getDefiningOp<memref::SubViewOp>();
+  auto targetType = cast<MemRefType>(copy.getTarget().getType());
   if (!temp || !view || temp->getBlock() != copy->getBlock() ||
       view->getBlock() != copy->getBlock() ||
-      temp.getType().getShape() != view.getType().getShape())
+      (reshape && reshape->getBlock() != copy->getBlock()) ||
+      temp.getType().getShape() != targetType.getShape())
     return false;
   // A view type differs from the temporary's in its layout, which linalg
   // ops accept whatever it is; other users (and views read by others, or
@@ -165,7 +199,7 @@ bool elide(memref::CopyOp copy) {
   auto takesAnyLayout = [](Operation *user) {
     return isa<linalg::LinalgOp>(user);
   };
-  if (temp.getType() != view.getType())
+  if (temp.getType() != targetType)
     for (Operation *user : temp->getUsers()) {
       if (user == copy || takesAnyLayout(user))
         continue;
@@ -206,9 +240,12 @@ bool elide(memref::CopyOp copy) {
   // view a disjoint static box.
   for (Operation *op = first; op != copy.getOperation();
        op = op->getNextNode()) {
+    if (op == reshape.getOperation())
+      continue;
     WalkResult walk = op->walk([&](Operation *nested) {
       for (Value operand : nested->getOperands()) {
-        if (operand == copy.getTarget() && op != view.getOperation())
+        if (operand == copy.getTarget() && op != view.getOperation() &&
+            op != reshape.getOperation())
           return WalkResult::interrupt();
         std::optional<std::pair<Value, Box>> root = getRootBox(operand);
         if (root && root->first == dest &&
@@ -253,21 +290,28 @@ bool elide(memref::CopyOp copy) {
     if (!sub->isBeforeInBlock(first))
       sub = cast<memref::SubViewOp>(moveBeforeByCloning(sub, first));
   view = chain.front();
+  Value written = view.getResult();
+  if (reshape) {
+    if (!reshape->isBeforeInBlock(first))
+      reshape =
+          cast<memref::ExpandShapeOp>(moveBeforeByCloning(reshape, first));
+    written = reshape.getResult();
+  }
   // Views of the temporary (the loop nests of a kernel writing its parts)
-  // are taken of the view instead.
+  // are taken of the target instead.
   for (Operation *user : llvm::make_early_inc_range(temp->getUsers())) {
     auto sub = dyn_cast<memref::SubViewOp>(user);
-    if (!sub || temp.getType() == view.getType())
+    if (!sub || temp.getType() == targetType)
       continue;
     OpBuilder b(sub);
     auto moved = memref::SubViewOp::create(
-        b, sub.getLoc(), view.getResult(), sub.getMixedOffsets(),
-        sub.getMixedSizes(), sub.getMixedStrides());
+        b, sub.getLoc(), written, sub.getMixedOffsets(), sub.getMixedSizes(),
+        sub.getMixedStrides());
     sub.getResult().replaceAllUsesWith(moved.getResult());
     sub->erase();
   }
   temp.getResult().replaceUsesWithIf(
-      view.getResult(), [&](OpOperand &use) { return use.getOwner() != copy; });
+      written, [&](OpOperand &use) { return use.getOwner() != copy; });
   copy->erase();
   temp->erase();
   return true;
@@ -287,8 +331,10 @@ struct KilnElideCopiesPass
     // temporary-to-view copies that `elide` then removes.
     SmallVector<memref::CopyOp> remaining;
     for (memref::CopyOp copy : copies)
-      if (!forward(copy))
+      if (!forward(copy)) {
+        moveReshapeToTarget(copy);
         remaining.push_back(copy);
+      }
     for (memref::CopyOp copy : remaining)
       elide(copy);
   }

@@ -3,7 +3,9 @@
 // linalg.generic {library_call = "kiln_rt_..."} on memrefs
 //   -> func.call @kiln_rt_...(memref<?x?xT, strided<[?, ?], offset: ?>>...)
 // with one private declaration per name carrying llvm.emit_c_interface, so
-// the runtime receives pointers to strided memref descriptors.
+// the runtime receives pointers to strided memref descriptors. A matmul
+// operand whose indexing map permutes the entry point's dim order (folded
+// by -kiln-fold-contraction-layouts) is passed as a memref.transpose view.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +60,48 @@ static linalg::FillOp getZeroFillOf(linalg::GenericOp op) {
   return nullptr;
 }
 
+/// For a matmul entry point (kiln_rt_[batch_|batch2_]matmul_T_XY), the
+/// loop dims each operand's dims must follow: batch loops, then the matrix
+/// dims (loops [batch..., m, n, k]) as the transpose flags XY say.
+static std::optional<SmallVector<SmallVector<unsigned>>>
+getMatmulDimOrders(StringRef name, unsigned numLoops) {
+  if (!name.contains("matmul_") || numLoops < 3 || name.size() < 3)
+    return std::nullopt;
+  unsigned numBatch = numLoops - 3;
+  unsigned m = numBatch, n = numBatch + 1, k = numBatch + 2;
+  bool transposeA = name[name.size() - 2] == 't';
+  bool transposeB = name.back() == 't';
+  SmallVector<SmallVector<unsigned>> orders(3);
+  for (auto &order : orders)
+    for (unsigned b = 0; b < numBatch; ++b)
+      order.push_back(b);
+  llvm::append_range(orders[0], transposeA ? SmallVector<unsigned>{k, m}
+                                           : SmallVector<unsigned>{m, k});
+  llvm::append_range(orders[1], transposeB ? SmallVector<unsigned>{n, k}
+                                           : SmallVector<unsigned>{k, n});
+  llvm::append_range(orders[2], SmallVector<unsigned>{m, n});
+  return orders;
+}
+
+/// `operand` as read through `map`, viewed in the loop order `order`; null
+/// when `map` reads other loops.
+static Value viewInOrder(OpBuilder &b, Location loc, Value operand,
+                         AffineMap map, ArrayRef<unsigned> order) {
+  SmallVector<unsigned> permutation;
+  for (unsigned dim : order)
+    for (unsigned i = 0; i < map.getNumResults(); ++i)
+      if (map.getDimPosition(i) == dim)
+        permutation.push_back(i);
+  if (permutation.size() != map.getNumResults())
+    return nullptr;
+  if (llvm::equal(permutation, llvm::seq<unsigned>(0, permutation.size())))
+    return operand;
+  return memref::TransposeOp::create(
+      b, loc, operand,
+      AffineMapAttr::get(
+          AffineMap::getPermutationMap(permutation, b.getContext())));
+}
+
 namespace {
 struct KilnLinalgToRuntimeCallsPass
     : kiln::impl::KilnLinalgToRuntimeCallsBase<KilnLinalgToRuntimeCallsPass> {
@@ -88,7 +132,24 @@ struct KilnLinalgToRuntimeCallsPass
       OpBuilder b(op);
       SmallVector<Value> operands;
       SmallVector<Type> types;
-      for (Value operand : op->getOperands()) {
+      std::optional<SmallVector<SmallVector<unsigned>>> orders =
+          getMatmulDimOrders(*op.getLibraryCall(), op.getNumLoops());
+      for (OpOperand &opOperand : op->getOpOperands()) {
+        Value operand = opOperand.get();
+        if (orders) {
+          AffineMap map = op.getMatchingIndexingMap(&opOperand);
+          unsigned index = opOperand.getOperandNumber();
+          if (map.isProjectedPermutation() && index < orders->size())
+            operand =
+                viewInOrder(b, op.getLoc(), operand, map, (*orders)[index]);
+          else
+            operand = nullptr;
+          if (!operand) {
+            op.emitOpError("matmul runtime call with unexpected indexing "
+                           "maps");
+            return signalPassFailure();
+          }
+        }
         auto type = cast<MemRefType>(operand.getType());
         MemRefType dynamic = getFullyDynamic(type);
         operands.push_back(

@@ -9,7 +9,9 @@
  * Each entry point computes C += op(A) op(B), with op the transpose named
  * by the suffix (n: none, t: transposed; first letter A, second B), on
  * strided memref descriptors as MLIR's C interface passes them. The `_set`
- * variants compute C = op(A) op(B) without reading C.
+ * variants compute C = op(A) op(B) without reading C. The batch_ entry
+ * points take one batch dim (rank 3), the batch2_ ones two (rank 4: the
+ * heads of attention, [batch, heads, rows, cols] with any strides).
  *
  *===----------------------------------------------------------------------===*/
 
@@ -32,7 +34,7 @@ const char *kiln_rt_blas_library(void);
  * kernels' libomp, found loaded) rather than on the BLAS's own threads. */
 int kiln_rt_blas_uses_openmp_pool(void);
 
-/* Strided memref descriptors of rank 2 and 3 (MLIR's layout). */
+/* Strided memref descriptors of rank 2, 3 and 4 (MLIR's layout). */
 typedef struct kiln_rt_memref2d_f32 {
   float *allocated, *aligned;
   int64_t offset, sizes[2], strides[2];
@@ -49,6 +51,14 @@ typedef struct kiln_rt_memref3d_f64 {
   double *allocated, *aligned;
   int64_t offset, sizes[3], strides[3];
 } kiln_rt_memref3d_f64;
+typedef struct kiln_rt_memref4d_f32 {
+  float *allocated, *aligned;
+  int64_t offset, sizes[4], strides[4];
+} kiln_rt_memref4d_f32;
+typedef struct kiln_rt_memref4d_f64 {
+  double *allocated, *aligned;
+  int64_t offset, sizes[4], strides[4];
+} kiln_rt_memref4d_f64;
 
 #define KILN_RT_DECLARE_MATMUL(T, FLAGS)                                       \
   void _mlir_ciface_kiln_rt_matmul_##T##_##FLAGS(kiln_rt_memref2d_##T *a,      \
@@ -62,7 +72,13 @@ typedef struct kiln_rt_memref3d_f64 {
       kiln_rt_memref2d_##T *c);                                                \
   void _mlir_ciface_kiln_rt_batch_matmul_##T##_##FLAGS##_set(                  \
       kiln_rt_memref3d_##T *a, kiln_rt_memref3d_##T *b,                        \
-      kiln_rt_memref3d_##T *c);
+      kiln_rt_memref3d_##T *c);                                                \
+  void _mlir_ciface_kiln_rt_batch2_matmul_##T##_##FLAGS(                       \
+      kiln_rt_memref4d_##T *a, kiln_rt_memref4d_##T *b,                        \
+      kiln_rt_memref4d_##T *c);                                                \
+  void _mlir_ciface_kiln_rt_batch2_matmul_##T##_##FLAGS##_set(                 \
+      kiln_rt_memref4d_##T *a, kiln_rt_memref4d_##T *b,                        \
+      kiln_rt_memref4d_##T *c);
 
 KILN_RT_DECLARE_MATMUL(f32, nn)
 KILN_RT_DECLARE_MATMUL(f32, nt)
