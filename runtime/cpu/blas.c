@@ -221,6 +221,13 @@ static int gemm_parts(int64_t m, int64_t n, int64_t k) {
                        int64_t cs1, int accumulate, int shared) {              \
     if (m == 0 || n == 0)                                                      \
       return;                                                                  \
+    /* C stored by columns (a matmul writing a transposed layout): the BLAS    \
+     * writes rows, so compute C^T = op(B)^T op(A)^T instead. */               \
+    if (cs0 == 1 && cs1 != 1 && m > 1 && n > 1) {                              \
+      gemm_##T(!tb, !ta, n, m, k, b, bs0, bs1, a, as0, as1, c, cs1, cs0,       \
+               accumulate, shared);                                            \
+      return;                                                                  \
+    }                                                                          \
     if (k == 0) {                                                              \
       if (!accumulate)                                                         \
         for (int64_t i = 0; i < m; ++i)                                        \

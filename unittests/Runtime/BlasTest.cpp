@@ -46,23 +46,27 @@ using MatmulFn = void (*)(kiln_rt_memref2d_f32 *, kiln_rt_memref2d_f32 *,
                           kiln_rt_memref2d_f32 *);
 
 void checkProduct(MatmulFn fn, bool ta, bool tb, int64_t m, int64_t n,
-                  int64_t k, bool columnMajorA, int64_t oddStride) {
+                  int64_t k, bool columnMajorA, int64_t oddStride,
+                  bool columnMajorC = false) {
   std::mt19937 rng(42);
   int64_t ar = ta ? k : m, ac = ta ? m : k;
   int64_t br = tb ? n : k, bc = tb ? k : n;
   Matrix a = columnMajorA ? makeMatrix(ar, ac, 1, ar, 3, rng)
                           : makeMatrix(ar, ac, ac + 2, 1, 1, rng);
   Matrix b = makeMatrix(br, bc, bc * oddStride, oddStride, 0, rng);
-  Matrix c = makeMatrix(m, n, n, 1, 0, rng);
+  Matrix c = columnMajorC ? makeMatrix(m, n, 1, m, 0, rng)
+                          : makeMatrix(m, n, n, 1, 0, rng);
   std::vector<float> before(c.storage);
   fn(&a.desc, &b.desc, &c.desc);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
-      double sum = before[i * n + j];
+      float *out =
+          &c.desc.aligned[i * c.desc.strides[0] + j * c.desc.strides[1]];
+      double sum = before[out - c.desc.aligned];
       for (int64_t p = 0; p < k; ++p)
         sum += static_cast<double>(ta ? at(a.desc, p, i) : at(a.desc, i, p)) *
                (tb ? at(b.desc, j, p) : at(b.desc, p, j));
-      ASSERT_NEAR(c.storage[i * n + j], sum, 1e-4)
+      ASSERT_NEAR(*out, sum, 1e-4)
           << "ta=" << ta << " tb=" << tb << " at " << i << "," << j;
     }
 }
@@ -83,6 +87,14 @@ TEST(BlasTest, EveryTransposeCombinationAndLayout) {
     for (bool columnMajorA : {false, true})
       for (int64_t oddStride : {1, 2}) // 2: no BLAS layout, plain loop
         checkProduct(c.fn, c.ta, c.tb, 7, 5, 9, columnMajorA, oddStride);
+}
+
+TEST(BlasTest, ColumnMajorResult) {
+  // A matmul writing a transposed layout: computed as C^T = B^T A^T.
+  for (const TransposeCase &c : transposeCases)
+    for (bool columnMajorA : {false, true})
+      checkProduct(c.fn, c.ta, c.tb, 7, 5, 9, columnMajorA, 1,
+                   /*columnMajorC=*/true);
 }
 
 TEST(BlasTest, UnitAndEmptyDims) {
