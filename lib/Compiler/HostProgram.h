@@ -53,6 +53,11 @@ public:
   /// out-params) or says why it cannot.
   static llvm::Expected<HostProgram> build(mlir::func::FuncOp entry);
 
+  /// The program as versioned bytes (HostProgramFormat.cpp), and back. The
+  /// entry points are not part of it: resolve() the result.
+  std::string serialize() const;
+  static llvm::Expected<HostProgram> deserialize(llvm::ArrayRef<char> bytes);
+
   /// The kernels and runtime functions the steps call, by symbol name.
   std::vector<std::string> getKernelNames() const;
   std::vector<std::string> getRuntimeFunctionNames() const;

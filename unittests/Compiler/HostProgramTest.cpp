@@ -40,8 +40,8 @@ void recordingKernel(void **packed) {
     static_cast<float *>(out)[i] = static_cast<float>(i + 1);
 }
 
-TEST_F(HostProgramTest, LaunchesKernelsOnViewsAndCopies) {
-  auto program = build(R"mlir(
+// Two kernel calls on views, a temporary, a strided copy.
+constexpr const char *kViewsAndCopies = R"mlir(
     func.func private @k(memref<4xf32, strided<[1], offset: ?>>,
                          memref<4xf32, strided<[1], offset: ?>>)
         attributes {kiln.kernel}
@@ -72,17 +72,25 @@ TEST_F(HostProgramTest, LaunchesKernelsOnViewsAndCopies) {
       memref.dealloc %t : memref<2x4xf32>
       return
     }
-  )mlir");
-  ASSERT_TRUE(static_cast<bool>(program))
-      << llvm::toString(program.takeError());
-  EXPECT_EQ(program->getKernelNames(), std::vector<std::string>{"k"});
-  EXPECT_TRUE(program->getRuntimeFunctionNames().empty());
-  ASSERT_FALSE(static_cast<bool>(program->resolve(
+  )mlir";
+
+/// Resolves `program`'s kernel k to recordingKernel.
+void resolveRecording(HostProgram &program) {
+  ASSERT_FALSE(static_cast<bool>(program.resolve(
       [](llvm::StringRef name) -> void * {
         return name == "k" ? reinterpret_cast<void *>(&recordingKernel)
                            : nullptr;
       },
       [](llvm::StringRef) -> void * { return nullptr; })));
+}
+
+TEST_F(HostProgramTest, LaunchesKernelsOnViewsAndCopies) {
+  auto program = build(kViewsAndCopies);
+  ASSERT_TRUE(static_cast<bool>(program))
+      << llvm::toString(program.takeError());
+  EXPECT_EQ(program->getKernelNames(), std::vector<std::string>{"k"});
+  EXPECT_TRUE(program->getRuntimeFunctionNames().empty());
+  resolveRecording(*program);
 
   std::vector<float> x(8, 0.0f), out(8, -1.0f);
   launches.clear();
@@ -95,6 +103,50 @@ TEST_F(HostProgramTest, LaunchesKernelsOnViewsAndCopies) {
             static_cast<float *>(launches[0][1]) + 4);
   // Column 1 of the temporary (2, 2) went to column 3 of the result.
   EXPECT_EQ(out, (std::vector<float>{-1, -1, -1, 2, -1, -1, -1, 2}));
+}
+
+TEST_F(HostProgramTest, SerializesAndReadsBack) {
+  auto built = build(kViewsAndCopies);
+  ASSERT_TRUE(static_cast<bool>(built)) << llvm::toString(built.takeError());
+  std::string bytes = built->serialize();
+  auto read = HostProgram::deserialize(bytes);
+  ASSERT_TRUE(static_cast<bool>(read)) << llvm::toString(read.takeError());
+  EXPECT_EQ(read->serialize(), bytes);
+  EXPECT_EQ(read->getKernelNames(), std::vector<std::string>{"k"});
+  resolveRecording(*read);
+  std::vector<float> x(8, 0.0f), out(8, -1.0f);
+  launches.clear();
+  ASSERT_FALSE(static_cast<bool>(read->run({x.data(), out.data()})));
+  EXPECT_EQ(launches.size(), 2u);
+  EXPECT_EQ(out, (std::vector<float>{-1, -1, -1, 2, -1, -1, -1, 2}));
+}
+
+TEST_F(HostProgramTest, RefusesTruncatedOrCorruptBytes) {
+  auto built = build(kViewsAndCopies);
+  ASSERT_TRUE(static_cast<bool>(built)) << llvm::toString(built.takeError());
+  std::string bytes = built->serialize();
+  // Every truncation is an error naming the corruption.
+  for (size_t size = 0; size < bytes.size(); ++size) {
+    auto read = HostProgram::deserialize(llvm::ArrayRef(bytes.data(), size));
+    ASSERT_FALSE(static_cast<bool>(read)) << "truncated to " << size;
+    std::string message = llvm::toString(read.takeError());
+    EXPECT_NE(message.find("corrupt host program"), std::string::npos);
+  }
+  // Every flipped byte is refused or reads as some valid program, never a
+  // crash (the sanitizer build runs this too); a wrong version is named.
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    std::string flipped = bytes;
+    flipped[i] = static_cast<char>(flipped[i] ^ 0xff);
+    auto read = HostProgram::deserialize(flipped);
+    if (!read)
+      llvm::consumeError(read.takeError());
+  }
+  std::string otherVersion = bytes;
+  otherVersion[6] = 7;
+  auto read = HostProgram::deserialize(otherVersion);
+  ASSERT_FALSE(static_cast<bool>(read));
+  EXPECT_NE(llvm::toString(read.takeError()).find("format version 7"),
+            std::string::npos);
 }
 
 TEST_F(HostProgramTest, ResolveNamesWhatIsMissing) {
