@@ -174,14 +174,18 @@ int main(int argc, char **argv) {
               firstStepMs);
   std::printf("metrics: traced_ops %lld, compiles %lld, cache_hits %lld, "
               "cache_misses %lld, compile_ms %.1f, runs %lld, run_ms %.1f, "
-              "live_bytes %llu\n",
+              "live_bytes %llu, disk_hits %lld, disk_misses %lld, "
+              "mlir_contexts %lld\n",
               (long long)(end.tracedOps - start.tracedOps),
               (long long)(end.compiles - start.compiles),
               (long long)(end.cacheHits - start.cacheHits),
               (long long)(end.cacheMisses - start.cacheMisses),
               end.compileMs - start.compileMs,
               (long long)(end.runs - start.runs), end.runMs - start.runMs,
-              (unsigned long long)end.liveBytes);
+              (unsigned long long)end.liveBytes,
+              (long long)(end.diskHits - start.diskHits),
+              (long long)(end.diskMisses - start.diskMisses),
+              (long long)end.mlirContexts);
   // It falls slowly at first, then fast: to below half by step 200.
   bool fell = steps < 20 || (lastLoss < firstLoss &&
                              (steps < 200 || lastLoss < 0.5 * firstLoss));

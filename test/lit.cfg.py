@@ -21,6 +21,10 @@ config.substitutions.append(("%host_python", config.host_python))
 config.substitutions.append(("%kiln_obj_root", config.kiln_obj_root))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# One compile cache for the suite, in the build: a second run of a test
+# loads what the first compiled. Tests of the cache itself name their own.
+config.environment["KILN_CACHE_DIR"] = os.path.join(config.kiln_obj_root,
+                                                    "test", "kiln-cache")
 llvm_config.use_default_substitutions()
 
 # In a -DKILN_SANITIZE=ON build, ASan's manual poisoning is off: LLVM's

@@ -97,6 +97,7 @@ CompileCacheKey &CompileCacheKey::addHost() {
 }
 
 std::string CompileCacheKey::digest() const {
+
   return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(parts)),
                      /*LowerCase=*/true);
 }

@@ -20,13 +20,17 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
+#include <unistd.h>
 
 #ifndef KILN_LIBOMP_PATH
 #define KILN_LIBOMP_PATH ""
@@ -48,7 +52,7 @@ CpuExecutable::~CpuExecutable() = default;
 /// Initializes the JIT target and loads the libraries compiled code calls
 /// (the OpenMP runtime, MLIR's memref helpers) into the process, where the
 /// JIT's process-symbol generator finds them.
-static llvm::Error initializeJit() {
+llvm::Error kiln::initializeJit() {
   static std::once_flag once;
   static std::string error;
   std::call_once(once, [] {
@@ -115,29 +119,28 @@ splitOffKernels(ModuleOp module,
 
 /// A JIT for `module`: optimized (-O3, then the default code generator) or
 /// not (the -O0 code generator alone).
+void *kiln::lookupRuntimeSymbol(StringRef name) {
+  if (name == "_mlir_memref_to_llvm_alloc")
+    return reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc);
+  if (name == "_mlir_memref_to_llvm_aligned_alloc")
+    return reinterpret_cast<void *>(&_mlir_memref_to_llvm_aligned_alloc);
+  if (name == "_mlir_memref_to_llvm_free")
+    return reinterpret_cast<void *>(&_mlir_memref_to_llvm_free);
+  if (name.consume_front("_mlir_ciface_") && name.starts_with("kiln_rt_"))
+    return kiln_rt_blas_lookup(name.str().c_str());
+  return nullptr;
+}
+
 /// The runtime functions that `module` (LLVM dialect) declares, by address.
 /// They are given to the JIT by name rather than found among the process's
 /// exported symbols, which a statically linked tool does not export.
 static llvm::SmallVector<std::pair<std::string, void *>>
 findRuntimeSymbols(ModuleOp module) {
   llvm::SmallVector<std::pair<std::string, void *>> symbols;
-  for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
-    if (!func.isExternal())
-      continue;
-    StringRef name = func.getName();
-    void *address = nullptr;
-    if (name == "_mlir_memref_to_llvm_alloc")
-      address = reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc);
-    else if (name == "_mlir_memref_to_llvm_aligned_alloc")
-      address = reinterpret_cast<void *>(&_mlir_memref_to_llvm_aligned_alloc);
-    else if (name == "_mlir_memref_to_llvm_free")
-      address = reinterpret_cast<void *>(&_mlir_memref_to_llvm_free);
-    else if (name.consume_front("_mlir_ciface_") &&
-             name.starts_with("kiln_rt_"))
-      address = kiln_rt_blas_lookup(name.str().c_str());
-    if (address)
-      symbols.emplace_back(func.getName().str(), address);
-  }
+  for (auto func : module.getOps<LLVM::LLVMFuncOp>())
+    if (func.isExternal())
+      if (void *address = lookupRuntimeSymbol(func.getName()))
+        symbols.emplace_back(func.getName().str(), address);
   return symbols;
 }
 
@@ -194,7 +197,7 @@ createEngine(ModuleOp module, bool optimize, bool keepObject) {
 
 llvm::Expected<std::unique_ptr<CpuExecutable>>
 CpuExecutable::compile(ModuleOp module, StringRef entry,
-                       const CompileOptions &options) {
+                       const CompileOptions &options, bool forCache) {
   auto start = std::chrono::steady_clock::now();
   std::function<double()> lap = [last = start]() mutable {
     auto now = std::chrono::steady_clock::now();
@@ -206,6 +209,7 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   if (!prepared)
     return prepared.takeError();
   std::unique_ptr<CpuExecutable> exe(new CpuExecutable());
+  exe->keepForCache = forCache;
   exe->entryName = prepared->name;
   exe->inputs = prepared->inputs;
   exe->outputs = prepared->outputs;
@@ -281,7 +285,7 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
 llvm::Error CpuExecutable::createKernelEngine(ModuleOp kernelModule,
                                               const CompileOptions &options) {
   auto engine = createEngine(kernelModule, /*optimize=*/true,
-                             !options.objectDumpPath.empty());
+                             !options.objectDumpPath.empty() || keepForCache);
   if (!engine)
     return engine.takeError();
   kernelEngine = std::move(*engine);
@@ -355,6 +359,20 @@ llvm::Error CpuExecutable::compileKernels(
         (lookupError.empty() ? "" : ": " + lookupError));
   if (!options.objectDumpPath.empty() && kernelEngine)
     kernelEngine->dumpToObjectFile(options.objectDumpPath + ".kernels.o");
+  if (keepForCache && kernelEngine) {
+    for (const auto &[name, address] : findRuntimeSymbols(*kernelModule))
+      runtimeSymbolNames.push_back(name);
+    // The engine writes its object code only to a file.
+    llvm::SmallString<128> path;
+    int fd;
+    if (!llvm::sys::fs::createTemporaryFile("kiln-kernels", "o", fd, path)) {
+      ::close(fd);
+      kernelEngine->dumpToObjectFile(path);
+      if (auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false))
+        kernelObject = (*buffer)->getBuffer().str();
+      llvm::sys::fs::remove(path);
+    }
+  }
   stats.machineCodeMs = lap();
   return llvm::Error::success();
 }

@@ -28,18 +28,40 @@
 namespace mlir {
 class ExecutionEngine;
 } // namespace mlir
+namespace llvm::orc {
+class LLJIT;
+} // namespace llvm::orc
 
 namespace kiln {
+
+/// Initializes LLVM's native target and loads the libraries compiled code
+/// calls (the OpenMP runtime, MLIR's memref helpers), once per process.
+llvm::Error initializeJit();
+/// The address of a runtime function compiled code may call by `name`
+/// (MLIR's memref helpers, the kiln_rt_ BLAS entry points), or null.
+void *lookupRuntimeSymbol(llvm::StringRef name);
 
 class CpuExecutable final : public Executable {
 public:
   ~CpuExecutable() override;
 
   /// Compiles `entry` of `module` (lowered in place) for the CPU; the
-  /// options were checked by Executable::compile.
+  /// options were checked by Executable::compile. `forCache` keeps what
+  /// serializeForCache() needs (the kernels' object code).
   static llvm::Expected<std::unique_ptr<CpuExecutable>>
   compile(mlir::ModuleOp module, llvm::StringRef entry,
-          const CompileOptions &options);
+          const CompileOptions &options, bool forCache = false);
+
+  /// A compile-cache payload (CpuExecutableCache.cpp): the signature,
+  /// stats, host program and kernels' object code. None for executables
+  /// that are not host programs, or not compiled forCache.
+  std::optional<std::string> serializeForCache() const;
+  /// The executable `payload` describes, its kernels loaded with LLVM's
+  /// JIT linker: no MLIR is involved.
+  static llvm::Expected<std::unique_ptr<CpuExecutable>>
+  loadCached(llvm::ArrayRef<char> payload);
+  /// Records what the compile cache did (CompileStats::cache).
+  void setCacheState(llvm::StringRef state) { stats.cache = state.str(); }
 
   using Executable::run;
   llvm::Expected<std::vector<HostTensor>>
@@ -68,6 +90,13 @@ private:
   /// The kernels, compiled with optimization; the host code calls them.
   /// Declared first: the host engine goes first.
   std::unique_ptr<mlir::ExecutionEngine> kernelEngine;
+  /// Or the kernels loaded from a compile-cache entry.
+  std::unique_ptr<llvm::orc::LLJIT> cachedKernels;
+  /// For serializeForCache(): the kernels' object code and the runtime
+  /// functions it calls.
+  bool keepForCache = false;
+  std::string kernelObject;
+  std::vector<std::string> runtimeSymbolNames;
   /// The host code, as steps (static entries) or compiled (the others).
   std::unique_ptr<HostProgram> hostProgram;
   std::unique_ptr<mlir::ExecutionEngine> engine;

@@ -1,12 +1,14 @@
 //===- Executable.cpp - a kiln function compiled for a device -------------===//
 
 #include "kiln/Compiler/Executable.h"
+#include "Compiler/CachedCompile.h"
 #include "Compiler/CpuExecutable.h"
 #include "Compiler/CudaExecutable.h"
 #include "Compiler/Diagnostics.h"
 #include "kiln/Pipelines/Pipelines.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
 #include "mlir/Parser/Parser.h"
 
 #include "llvm/ADT/Twine.h"
@@ -61,10 +63,23 @@ Executable::compile(mlir::ModuleOp module, llvm::StringRef entry,
       return exe.takeError();
     return std::unique_ptr<Executable>(std::move(*exe));
   }
-  auto exe = CpuExecutable::compile(module, entry, options);
-  if (!exe)
-    return exe.takeError();
-  return std::unique_ptr<Executable>(std::move(*exe));
+  CompileCache *cache = getCompileCacheFor(options, device);
+  if (!cache) {
+    auto exe = CpuExecutable::compile(module, entry, options);
+    if (!exe)
+      return exe.takeError();
+    return std::unique_ptr<Executable>(std::move(*exe));
+  }
+  // Keyed by the program as generic MLIR text (no locations).
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  mlir::OpPrintingFlags flags;
+  flags.printGenericOpForm();
+  module->print(os, flags);
+  std::string key = getCpuCacheKey("mlir", text, entry, options);
+  if (std::unique_ptr<Executable> loaded = loadCpuExecutable(*cache, key))
+    return loaded;
+  return compileCpuExecutable(module, entry, options, *cache, key);
 }
 
 llvm::Expected<std::unique_ptr<Executable>>

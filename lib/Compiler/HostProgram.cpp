@@ -229,6 +229,24 @@ llvm::Expected<HostProgram> HostProgram::build(func::FuncOp entry) {
       views[op.getResult(0)] = std::move(view);
       continue;
     }
+    if (auto cast = dyn_cast<memref::ReinterpretCastOp>(op)) {
+      // Static offset (from the buffer's start), sizes and strides: the
+      // scratch outputs of -kiln-outline-kernels' subset kernels.
+      const View *source = lookupView(cast.getSource());
+      ArrayRef<int64_t> offsets = cast.getStaticOffsets();
+      ArrayRef<int64_t> sizes = cast.getStaticSizes();
+      ArrayRef<int64_t> strides = cast.getStaticStrides();
+      if (!source || offsets.size() != 1 || ShapedType::isDynamic(offsets[0]) ||
+          llvm::any_of(sizes, ShapedType::isDynamic) ||
+          llvm::any_of(strides, ShapedType::isDynamic))
+        return unsupported(&op, "a dynamic reinterpret_cast");
+      View view = *source;
+      view.offset = offsets[0];
+      view.sizes.assign(sizes.begin(), sizes.end());
+      view.strides.assign(strides.begin(), strides.end());
+      views[cast.getResult()] = std::move(view);
+      continue;
+    }
     if (auto transpose = dyn_cast<memref::TransposeOp>(op)) {
       const View *source = lookupView(transpose.getIn());
       if (!source)

@@ -22,86 +22,18 @@
 //===----------------------------------------------------------------------===//
 
 #include "Compiler/HostProgram.h"
-
-#include "llvm/Support/Endian.h"
-
-#include <cstring>
+#include "Support/ByteStream.h"
 
 using namespace kiln;
 
 namespace {
 
-constexpr char kMagic[6] = {'K', 'I', 'L', 'N', 'H', 'P'};
+constexpr llvm::StringLiteral kMagic = "KILNHP";
 constexpr uint16_t kVersion = 1;
 /// Larger counts in a file are corrupt, not programs (an unrolled network
 /// has thousands of steps, not billions).
 constexpr uint64_t kMaxCount = uint64_t(1) << 28;
 constexpr uint32_t kMaxRank = 16;
-
-class Writer {
-public:
-  explicit Writer(std::string &out) : out(out) {}
-  template <typename T> void write(T value) {
-    char bytes[sizeof(T)];
-    llvm::support::endian::write<T, llvm::endianness::little>(bytes, value);
-    out.append(bytes, sizeof(T));
-  }
-  void writeBytes(const char *data, size_t size) {
-    write<uint64_t>(size);
-    out.append(data, size);
-  }
-  void writeString(const std::string &s) {
-    write<uint32_t>(static_cast<uint32_t>(s.size()));
-    out.append(s);
-  }
-
-private:
-  std::string &out;
-};
-
-class Reader {
-public:
-  explicit Reader(llvm::ArrayRef<char> in) : in(in) {}
-  template <typename T> bool read(T &value) {
-    if (in.size() - position < sizeof(T))
-      return false;
-    value = llvm::support::endian::read<T, llvm::endianness::little>(in.data() +
-                                                                     position);
-    position += sizeof(T);
-    return true;
-  }
-  bool readCount(uint32_t &count) {
-    return read(count) && count <= kMaxCount && count <= remaining();
-  }
-  bool readString(std::string &s) {
-    uint32_t size;
-    if (!read(size) || size > remaining())
-      return false;
-    s.assign(in.data() + position, size);
-    position += size;
-    return true;
-  }
-  bool readBytes(std::vector<char> &bytes) {
-    uint64_t size;
-    if (!read(size) || size > remaining())
-      return false;
-    bytes.assign(in.data() + position, in.data() + position + size);
-    position += size;
-    return true;
-  }
-  bool readMagic() {
-    if (remaining() < sizeof(kMagic) ||
-        std::memcmp(in.data(), kMagic, sizeof(kMagic)) != 0)
-      return false;
-    position += sizeof(kMagic);
-    return true;
-  }
-  size_t remaining() const { return in.size() - position; }
-
-private:
-  llvm::ArrayRef<char> in;
-  size_t position = 0;
-};
 
 llvm::Error corrupt(const llvm::Twine &what) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -130,8 +62,8 @@ std::optional<int64_t> getLastElement(const HostProgram::View &view) {
 
 std::string HostProgram::serialize() const {
   std::string out;
-  out.append(kMagic, sizeof(kMagic));
-  Writer w(out);
+  ByteWriter w(out);
+  w.writeRaw(kMagic);
   w.write<uint16_t>(kVersion);
   w.write<int32_t>(numArguments);
   w.write<int32_t>(numSlots);
@@ -143,7 +75,7 @@ std::string HostProgram::serialize() const {
   w.write<uint32_t>(static_cast<uint32_t>(constants.size()));
   for (const Constant &constant : constants) {
     w.write<int32_t>(constant.slot);
-    w.writeBytes(constant.data.data(), constant.data.size());
+    w.writeBytes(llvm::StringRef(constant.data.data(), constant.data.size()));
   }
   w.write<uint32_t>(static_cast<uint32_t>(steps.size()));
   for (const Step &step : steps) {
@@ -172,9 +104,9 @@ std::string HostProgram::serialize() const {
 
 llvm::Expected<HostProgram>
 HostProgram::deserialize(llvm::ArrayRef<char> bytes) {
-  Reader r(bytes);
+  ByteReader r(bytes);
   uint16_t version;
-  if (!r.readMagic() || !r.read(version))
+  if (!r.readMagic(kMagic) || !r.read(version))
     return corrupt("not a kiln host program");
   if (version != kVersion)
     return corrupt("format version " + llvm::Twine(version) + ", expected " +
@@ -187,7 +119,7 @@ HostProgram::deserialize(llvm::ArrayRef<char> bytes) {
     return corrupt("bad slot counts");
   for (std::vector<std::string> *names :
        {&program.kernelNames, &program.runtimeNames}) {
-    if (!r.readCount(count))
+    if (!r.readCount(count, kMaxCount))
       return corrupt("bad name count");
     names->resize(count);
     for (std::string &name : *names)
@@ -199,7 +131,7 @@ HostProgram::deserialize(llvm::ArrayRef<char> bytes) {
   std::vector<bool> defined(program.numSlots, false);
   for (int32_t i = 0; i < program.numArguments; ++i)
     defined[i] = true;
-  if (!r.readCount(count))
+  if (!r.readCount(count, kMaxCount))
     return corrupt("bad constant count");
   program.constants.resize(count);
   for (Constant &constant : program.constants) {
@@ -210,7 +142,7 @@ HostProgram::deserialize(llvm::ArrayRef<char> bytes) {
     defined[constant.slot] = true;
     slotBytes[constant.slot] = static_cast<int64_t>(constant.data.size());
   }
-  if (!r.readCount(count))
+  if (!r.readCount(count, kMaxCount))
     return corrupt("bad step count");
   program.steps.resize(count);
   for (Step &step : program.steps) {
@@ -225,7 +157,8 @@ HostProgram::deserialize(llvm::ArrayRef<char> bytes) {
     for (unsigned &b : step.block)
       if (!r.read(b))
         return corrupt("truncated step");
-    if (kind > static_cast<uint8_t>(StepKind::Launch) || !r.readCount(numViews))
+    if (kind > static_cast<uint8_t>(StepKind::Launch) ||
+        !r.readCount(numViews, kMaxCount))
       return corrupt("bad step");
     step.kind = static_cast<StepKind>(kind);
     step.views.resize(numViews);

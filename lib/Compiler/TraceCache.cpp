@@ -1,6 +1,7 @@
 //===- TraceCache.cpp - compiled executables by trace program -------------===//
 
 #include "Compiler/TraceCache.h"
+#include "Compiler/CachedCompile.h"
 #include "Compiler/TraceImporter.h"
 #include "kiln/Pipelines/Pipelines.h"
 
@@ -14,16 +15,64 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 
 using namespace kiln;
 
 TraceCache::TraceCache(size_t capacity)
     : capacity(capacity > 0 ? capacity : 1) {
   explainMisses = false;
-  mlir::DialectRegistry registry;
-  registerAllKilnDialects(registry);
-  context = std::make_unique<mlir::MLIRContext>(registry);
-  context->loadAllAvailableDialects();
+}
+
+mlir::MLIRContext &TraceCache::getContext() {
+  // Made at the first compile: a process whose programs all come from the
+  // compile cache creates none.
+  if (!context) {
+    mlir::DialectRegistry registry;
+    registerAllKilnDialects(registry);
+    context = std::make_unique<mlir::MLIRContext>(registry);
+    context->loadAllAvailableDialects();
+    std::lock_guard<std::mutex> lock(mutex);
+    ++stats.contexts;
+  }
+  return *context;
+}
+
+/// `program` as text that determines it entirely (the compile cache's key:
+/// unlike the 64-bit hash, equal text is an equal program): each entry's
+/// op, dtype, shape, attributes, scalar bits, whether it is a parameter,
+/// its operands and a Vjp's callee; then the parameters and outputs.
+static void appendCanonicalForm(const TraceProgram &program,
+                                llvm::raw_ostream &os) {
+  for (const TraceProgram::Entry &entry : program.entries) {
+    const TraceNode &node = *entry.node;
+    uint64_t scalar;
+    double value = node.getScalar();
+    std::memcpy(&scalar, &value, sizeof(scalar));
+    os << static_cast<int>(node.getOp()) << " "
+       << static_cast<int>(node.getDType()) << " [";
+    for (int64_t dim : node.getShape())
+      os << dim << ",";
+    os << "] {";
+    for (int64_t attr : node.getAttrs())
+      os << attr << ",";
+    os << "} " << scalar << (entry.isParameter ? " p (" : " (");
+    for (int32_t operand : entry.operands)
+      os << operand << ",";
+    os << ")";
+    if (node.getCallee()) {
+      os << " callee{";
+      appendCanonicalForm(*node.getCallee(), os);
+      os << "}";
+    }
+    os << ";";
+  }
+  os << " params";
+  for (int32_t p : program.parameters)
+    os << " " << p;
+  os << " outputs";
+  for (int32_t o : program.outputs)
+    os << " " << o;
 }
 
 TraceCache::~TraceCache() = default;
@@ -85,30 +134,30 @@ TraceCache::get(const TraceProgram &program, Device device) {
       return exe;
   }
   auto start = std::chrono::steady_clock::now();
-  mlir::OwningOpRef<mlir::ModuleOp> module = importTrace(*context, program);
-  if (!module)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "the trace could not be imported");
-  // KILN_DUMP_TRACES=DIR keeps every compiled program, for kiln-opt and
-  // kiln-run; before compiling, which lowers the module in place.
-  if (const char *dir = std::getenv("KILN_DUMP_TRACES"); dir && *dir) {
-    llvm::SmallString<128> path(dir);
-    llvm::sys::fs::create_directories(path);
-    std::string name;
-    llvm::raw_string_ostream(name)
-        << "trace-" << llvm::format_hex_no_prefix(program.hash, 16) << ".mlir";
-    llvm::sys::path::append(path, name);
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    if (!ec)
-      module->print(os);
-  }
   CompileOptions options;
   options.device = device;
-  auto compiled = Executable::compile(*module, "main", options);
-  if (!compiled)
-    return compiled.takeError();
-  std::shared_ptr<const Executable> exe = std::move(*compiled);
+  // The compile cache on disk, keyed by the trace: a hit needs no MLIR.
+  CompileCache *disk = getCompileCacheFor(options, device);
+  std::string diskKey;
+  std::shared_ptr<const Executable> exe;
+  if (disk) {
+    // KILN_DUMP_TRACES writes each program as it is imported: it needs the
+    // module, which a hit never makes.
+    const char *dumping = std::getenv("KILN_DUMP_TRACES");
+    std::string canonical;
+    llvm::raw_string_ostream os(canonical);
+    appendCanonicalForm(program, os);
+    diskKey = getCpuCacheKey("trace", canonical, "main", options);
+    if (!dumping || !*dumping)
+      exe = loadCpuExecutable(*disk, diskKey);
+  }
+  if (!exe) {
+    llvm::Expected<std::shared_ptr<const Executable>> compiled =
+        compile(program, options, disk, diskKey);
+    if (!compiled)
+      return compiled.takeError();
+    exe = std::move(*compiled);
+  }
   double ms = std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - start)
                   .count();
@@ -127,6 +176,35 @@ TraceCache::get(const TraceProgram &program, Device device) {
     ++stats.evictions;
   }
   return exe;
+}
+
+llvm::Expected<std::shared_ptr<const Executable>>
+TraceCache::compile(const TraceProgram &program, const CompileOptions &options,
+                    CompileCache *disk, llvm::StringRef diskKey) {
+  mlir::OwningOpRef<mlir::ModuleOp> module = importTrace(getContext(), program);
+  if (!module)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the trace could not be imported");
+  // KILN_DUMP_TRACES=DIR keeps every compiled program, for kiln-opt and
+  // kiln-run; before compiling, which lowers the module in place.
+  if (const char *dir = std::getenv("KILN_DUMP_TRACES"); dir && *dir) {
+    llvm::SmallString<128> path(dir);
+    llvm::sys::fs::create_directories(path);
+    std::string name;
+    llvm::raw_string_ostream(name)
+        << "trace-" << llvm::format_hex_no_prefix(program.hash, 16) << ".mlir";
+    llvm::sys::path::append(path, name);
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    if (!ec)
+      module->print(os);
+  }
+  llvm::Expected<std::unique_ptr<Executable>> compiled =
+      disk ? compileCpuExecutable(*module, "main", options, *disk, diskKey)
+           : Executable::compile(*module, "main", options);
+  if (!compiled)
+    return compiled.takeError();
+  return std::shared_ptr<const Executable>(std::move(*compiled));
 }
 
 std::string TraceCache::explainMiss(const TraceProgram &program) const {

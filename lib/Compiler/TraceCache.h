@@ -1,9 +1,11 @@
 //===- TraceCache.h - compiled executables by trace program -----*- C++ -*-===//
 //
 // Maps a trace program's hash to its compiled executable. A hit touches no
-// MLIR; a miss imports the program (importTrace), compiles it for the device,
-// and keeps the result. Bounded (least recently used goes first) and safe to
-// use from several threads; compiles are serialized.
+// MLIR; a miss asks the compile cache on disk (CPU, keyed by the trace's
+// canonical form: a hit there touches no MLIR either), else imports the
+// program (importTrace), compiles it for the device, and keeps the result.
+// Bounded (least recently used goes first) and safe to use from several
+// threads; compiles are serialized.
 //
 // With KILN_EXPLAIN_MISS=1 in the environment, a miss says on stderr where
 // the program first differs from the closest cached one (the one sharing
@@ -30,9 +32,14 @@ class MLIRContext;
 
 namespace kiln {
 
+class CompileCache;
+
 /// What the cache has done, for kiln::metrics().
 struct TraceCacheStats {
+  /// Compiles counts the misses that the compile cache on disk served too.
   int64_t hits = 0, misses = 0, compiles = 0, evictions = 0;
+  /// MLIR contexts made (0 or 1: at the first real compile).
+  int64_t contexts = 0;
   double compileMs = 0;
 };
 
@@ -67,6 +74,13 @@ private:
     std::vector<std::string> descriptions;
   };
 
+  /// Imports `program` and compiles it (storing it in `disk` under
+  /// `diskKey` when given), with `compileMutex` held.
+  llvm::Expected<std::shared_ptr<const Executable>>
+  compile(const TraceProgram &program, const CompileOptions &options,
+          CompileCache *disk, llvm::StringRef diskKey);
+  /// The context programs are imported into, made on first use.
+  mlir::MLIRContext &getContext();
   /// Why `program` missed, in one line (called with `mutex` held).
   std::string explainMiss(const TraceProgram &program) const;
 

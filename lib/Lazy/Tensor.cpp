@@ -1,6 +1,7 @@
 //===- Tensor.cpp - lazy tensors ------------------------------------------===//
 
 #include "kiln/Lazy/Tensor.h"
+#include "Compiler/CompileCache.h"
 #include "Compiler/TraceCache.h"
 #include "Runs.h"
 #include "kiln/Lazy/Jit.h"
@@ -474,6 +475,15 @@ Metrics kiln::metrics() {
   m.cacheHits = cache.hits;
   m.cacheMisses = cache.misses;
   m.compileMs = cache.compileMs;
+  m.mlirContexts = cache.contexts;
+  CompileCacheStats disk = CompileCache::getStats();
+  m.diskHits = disk.hits;
+  m.diskMisses = disk.misses;
+  m.diskWrites = disk.writes;
+  m.diskEvictions = disk.evictions;
+  m.diskCorrupt = disk.corrupt;
+  m.diskBytesRead = disk.bytesRead;
+  m.diskBytesWritten = disk.bytesWritten;
   {
     RunCounters &counters = getRunCounters();
     std::lock_guard<std::mutex> lock(counters.mutex);

@@ -265,6 +265,14 @@ nb::dict metricsFunction() {
   d["kernel_ms"] = m.kernelMs;
   d["kernel_launches"] = m.kernelLaunches;
   d["live_bytes"] = m.liveBytes;
+  d["disk_hits"] = m.diskHits;
+  d["disk_misses"] = m.diskMisses;
+  d["disk_writes"] = m.diskWrites;
+  d["disk_evictions"] = m.diskEvictions;
+  d["disk_corrupt"] = m.diskCorrupt;
+  d["disk_bytes_read"] = m.diskBytesRead;
+  d["disk_bytes_written"] = m.diskBytesWritten;
+  d["mlir_contexts"] = m.mlirContexts;
   return d;
 }
 

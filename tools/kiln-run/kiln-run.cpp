@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Compiler/CompileCache.h"
 #include "Compiler/Diagnostics.h"
 #include "Reference/Interpreter.h"
 #include "Support/ElementTypes.h"
@@ -94,6 +95,21 @@ static cl::opt<bool> foldContractionLayouts(
     cl::desc("CPU: transposes and batch reshapes around BLAS calls become "
              "strides (=false: copies, for measuring) (default: true)"),
     cl::init(true));
+static cl::opt<std::string> cacheDir(
+    cl::cat(kilnRunOptions), "cache-dir",
+    cl::desc("the compile cache's directory (default: $KILN_CACHE_DIR, "
+             "else $XDG_CACHE_HOME/kiln or ~/.cache/kiln)"),
+    cl::value_desc("DIR"), cl::init(""));
+static cl::opt<bool> noCache(
+    cl::cat(kilnRunOptions), "no-cache",
+    cl::desc("neither read nor write the compile cache (as KILN_CACHE=0) "
+             "(default: off)"),
+    cl::init(false));
+static cl::opt<bool> cacheStats(
+    cl::cat(kilnRunOptions), "cache-stats",
+    cl::desc("print the compile cache's hits, misses, bytes and evictions "
+             "as one JSON line to stderr (default: off)"),
+    cl::init(false));
 static cl::opt<bool> verifyEach(
     cl::cat(kilnRunOptions), "verify-each",
     cl::desc("verify the IR after every pass (by default, after each "
@@ -444,6 +460,8 @@ int main(int argc, char **argv) {
   compileOptions.autodiffPrune = autodiffPrune;
   compileOptions.kernelDedup = kernelDedup;
   compileOptions.foldContractionLayouts = foldContractionLayouts;
+  compileOptions.noCache = noCache;
+  compileOptions.cacheDirectory = cacheDir;
   compileOptions.verifyEachPass = verifyEach;
   compileOptions.compileHostCode = compileHost;
   compileOptions.objectDumpPath = dumpObject;
@@ -562,6 +580,16 @@ int main(int argc, char **argv) {
   if (profileCalls)
     printCallProfile(callProfile, repeat, medianMs);
 
+  if (cacheStats) {
+    kiln::CompileCacheStats cs = kiln::CompileCache::getStats();
+    errs() << "{\"cache_hits\": " << cs.hits
+           << ", \"cache_misses\": " << cs.misses
+           << ", \"cache_writes\": " << cs.writes
+           << ", \"cache_corrupt\": " << cs.corrupt
+           << ", \"cache_evictions\": " << cs.evictions
+           << ", \"cache_bytes_read\": " << cs.bytesRead
+           << ", \"cache_bytes_written\": " << cs.bytesWritten << "}\n";
+  }
   if (report) {
     outs() << "{\"entry\": \"" << *entry << "\", \"backend\": \"" << backend
            << "\", \"compile_ms\": " << format("%.3f", stats.compileMs)
@@ -576,7 +604,8 @@ int main(int argc, char **argv) {
            << ", \"fusion_groups\": " << stats.fusionGroups
            << ", \"unique_kernels\": " << stats.uniqueKernels
            << ", \"kernel_launches\": " << stats.kernelLaunches
-           << ", \"host_steps\": " << stats.hostSteps << ", \"blas\": \""
+           << ", \"host_steps\": " << stats.hostSteps << ", \"cache\": \""
+           << stats.cache << "\", \"blas\": \""
            << (stats.blas.empty() ? "none" : stats.blas) << "\""
            << ", \"outputs\": " << results.size() << "}\n";
   }

@@ -46,6 +46,10 @@ struct CompileStats {
   /// The BLAS that matmuls call ("libopenblas.so.0", "cublas"), or "" when
   /// generated kernels compute them (none found, or not asked for).
   std::string blas;
+  /// The compile cache: "hit" (loaded from it: compileMs is the load's
+  /// time and the breakdown below is 0), "miss" (compiled, then stored
+  /// when the executable is a host program) or "off".
+  std::string cache = "off";
   double compileMs = 0;
   /// Where compileMs went (the CPU): kiln and linalg passes on tensors, the
   /// passes down to the LLVM dialect, LLVM IR translation and optimization,
@@ -82,6 +86,11 @@ struct CompileOptions {
   /// vector paths, checked without a GPU. Matmuls are kernels then, as on
   /// the GPU.
   bool emulateGpuKernels = false;
+  /// The persistent compile cache (CPU host programs): `noCache` skips it;
+  /// `cacheDirectory` replaces the environment's (KILN_CACHE_DIR, else
+  /// $XDG_CACHE_HOME/kiln or ~/.cache/kiln; KILN_CACHE=0 disables it).
+  bool noCache = false;
+  std::string cacheDirectory;
   /// CPU: when set, the machine code is written there as ELF objects, for
   /// profilers and disassemblers: PATH.kernels.o and PATH.host.o.
   std::string objectDumpPath;

@@ -97,6 +97,14 @@ struct Metrics {
   /// Bytes of host memory held by the runtime's allocator now (tensor data
   /// and the buffer cache's blocks).
   uint64_t liveBytes = 0;
+  /// The compile cache on disk (every compile of the process): entries
+  /// loaded instead of compiled, lookups that missed, entries written,
+  /// evicted and found corrupt, and the bytes read and written.
+  int64_t diskHits = 0, diskMisses = 0, diskWrites = 0, diskEvictions = 0,
+          diskCorrupt = 0, diskBytesRead = 0, diskBytesWritten = 0;
+  /// MLIR contexts the lazy tensors made: 0 while every program came from
+  /// a cache, 1 after the first real compile.
+  int64_t mlirContexts = 0;
 };
 Metrics metrics();
 /// Times every kernel launch from now on (off by default: it costs two

@@ -1,0 +1,188 @@
+//===- CpuExecutableCache.cpp - a CPU executable as a cache payload -------===//
+//
+// What a compile-cache entry holds for the CPU, and loading it back without
+// MLIR. Little-endian, fixed-width fields:
+//
+//   "KILNCPU" u16 version
+//   entry name; u32 count, inputs; u32 count, outputs
+//     (u8 dtype, u32 rank, i64 dims[rank], type string)
+//   i64 fusionGroups, uniqueKernels, kernelLaunches; blas string
+//   host program bytes (HostProgramFormat.cpp)
+//   u32 count, runtime symbol names the kernels call
+//   kernels' object code (ELF), possibly empty
+//
+// The kernels are linked into the process by an ORC LLJIT of their own,
+// with the runtime's entry points defined by name.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Compiler/CpuExecutable.h"
+#include "Support/ByteStream.h"
+#include "kiln_rt/kiln_rt_blas.h"
+
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <chrono>
+
+using namespace kiln;
+
+namespace {
+
+constexpr llvm::StringLiteral kMagic = "KILNCPU";
+constexpr uint16_t kVersion = 1;
+constexpr uint64_t kMaxCount = uint64_t(1) << 24;
+
+llvm::Error corrupt(const llvm::Twine &what) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "corrupt compile-cache payload: " + what);
+}
+
+void writeSignatures(ByteWriter &w, llvm::ArrayRef<TensorSignature> list) {
+  w.write<uint32_t>(static_cast<uint32_t>(list.size()));
+  for (const TensorSignature &sig : list) {
+    w.write<uint8_t>(static_cast<uint8_t>(sig.dtype));
+    w.write<uint32_t>(static_cast<uint32_t>(sig.shape.size()));
+    for (int64_t dim : sig.shape)
+      w.write<int64_t>(dim);
+    w.writeString(sig.typeString);
+  }
+}
+
+bool readSignatures(ByteReader &r, std::vector<TensorSignature> &list) {
+  uint32_t count;
+  if (!r.readCount(count, kMaxCount))
+    return false;
+  list.resize(count);
+  for (TensorSignature &sig : list) {
+    uint8_t dtype;
+    uint32_t rank;
+    if (!r.read(dtype) || dtype > static_cast<uint8_t>(DType::I1) ||
+        !r.readCount(rank, 64))
+      return false;
+    sig.dtype = static_cast<DType>(dtype);
+    sig.shape.resize(rank);
+    for (int64_t &dim : sig.shape)
+      if (!r.read(dim) || dim < 0)
+        return false;
+    if (!r.readString(sig.typeString))
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+std::optional<std::string> CpuExecutable::serializeForCache() const {
+  if (!hostProgram || !keepForCache ||
+      (kernelObject.empty() && !hostProgram->getKernelNames().empty()))
+    return std::nullopt;
+  std::string out;
+  ByteWriter w(out);
+  w.writeRaw(kMagic);
+  w.write<uint16_t>(kVersion);
+  w.writeString(entryName);
+  writeSignatures(w, inputs);
+  writeSignatures(w, outputs);
+  w.write<int64_t>(stats.fusionGroups);
+  w.write<int64_t>(stats.uniqueKernels);
+  w.write<int64_t>(stats.kernelLaunches);
+  w.writeString(stats.blas);
+  w.writeBytes(hostProgram->serialize());
+  w.write<uint32_t>(static_cast<uint32_t>(runtimeSymbolNames.size()));
+  for (const std::string &name : runtimeSymbolNames)
+    w.writeString(name);
+  w.writeBytes(kernelObject);
+  return out;
+}
+
+llvm::Expected<std::unique_ptr<CpuExecutable>>
+CpuExecutable::loadCached(llvm::ArrayRef<char> payload) {
+  auto start = std::chrono::steady_clock::now();
+  ByteReader r(payload);
+  uint16_t version;
+  if (!r.readMagic(kMagic) || !r.read(version))
+    return corrupt("not a CPU executable");
+  if (version != kVersion)
+    return corrupt("format version " + llvm::Twine(version));
+  std::unique_ptr<CpuExecutable> exe(new CpuExecutable());
+  std::vector<char> programBytes, object;
+  uint32_t numSymbols;
+  if (!r.readString(exe->entryName) || !readSignatures(r, exe->inputs) ||
+      !readSignatures(r, exe->outputs) || !r.read(exe->stats.fusionGroups) ||
+      !r.read(exe->stats.uniqueKernels) || !r.read(exe->stats.kernelLaunches) ||
+      !r.readString(exe->stats.blas) || !r.readBytes(programBytes) ||
+      !r.readCount(numSymbols, kMaxCount))
+    return corrupt("truncated");
+  for (uint32_t i = 0; i < numSymbols; ++i) {
+    std::string name;
+    if (!r.readString(name))
+      return corrupt("truncated");
+    exe->runtimeSymbolNames.push_back(std::move(name));
+  }
+  if (!r.readBytes(object) || r.remaining() != 0)
+    return corrupt("truncated");
+  llvm::Expected<HostProgram> program = HostProgram::deserialize(programBytes);
+  if (!program)
+    return program.takeError();
+  exe->hostProgram = std::make_unique<HostProgram>(std::move(*program));
+  exe->stats.hostSteps = exe->hostProgram->getNumSteps();
+
+  if (llvm::Error e = initializeJit())
+    return std::move(e);
+  if (!exe->hostProgram->getKernelNames().empty()) {
+    if (object.empty())
+      return corrupt("no object code for the kernels");
+    auto jit = llvm::orc::LLJITBuilder().create();
+    if (!jit)
+      return jit.takeError();
+    llvm::orc::JITDylib &dylib = (*jit)->getMainJITDylib();
+    // The OpenMP runtime and libc, loaded into the process.
+    auto process =
+        llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+            (*jit)->getDataLayout().getGlobalPrefix());
+    if (!process)
+      return process.takeError();
+    dylib.addGenerator(std::move(*process));
+    llvm::orc::SymbolMap runtime;
+    for (const std::string &name : exe->runtimeSymbolNames) {
+      void *address = lookupRuntimeSymbol(name);
+      if (!address)
+        return corrupt("unknown runtime function '" + name + "'");
+      runtime[(*jit)->mangleAndIntern(name)] = {
+          llvm::orc::ExecutorAddr::fromPtr(address),
+          llvm::JITSymbolFlags::Exported};
+    }
+    if (llvm::Error e = dylib.define(llvm::orc::absoluteSymbols(runtime)))
+      return std::move(e);
+    if (llvm::Error e =
+            (*jit)->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(
+                llvm::StringRef(object.data(), object.size()),
+                "kiln-cached-kernels")))
+      return std::move(e);
+    exe->cachedKernels = std::move(*jit);
+  }
+  std::string lookupError;
+  llvm::Error resolved = exe->hostProgram->resolve(
+      [&](llvm::StringRef name) -> void * {
+        // The packed wrapper MLIR's engine made for each kernel.
+        auto address = exe->cachedKernels->lookup("_mlir_" + name.str());
+        if (!address) {
+          lookupError = llvm::toString(address.takeError());
+          return nullptr;
+        }
+        return address->toPtr<void *>();
+      },
+      [](llvm::StringRef name) -> void * {
+        return kiln_rt_blas_lookup(name.str().c_str());
+      });
+  if (resolved)
+    return corrupt(llvm::toString(std::move(resolved)) +
+                   (lookupError.empty() ? "" : ": " + lookupError));
+  exe->stats.cache = "hit";
+  exe->stats.compileMs = std::chrono::duration<double, std::milli>(
+                             std::chrono::steady_clock::now() - start)
+                             .count();
+  return exe;
+}
