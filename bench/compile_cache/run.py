@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Compile less (issue 17): kiln-lstm-train's time to its first step in a
+new process, cold (an empty compile cache) and warm (a second process on the
+same cache), against JAX's persistent compilation cache on the same model
+and SGD step (jax_lstm.py, in the peers' python), measured in the same run.
+
+Each round makes fresh cache directories and runs kiln cold, kiln warm,
+JAX cold and JAX warm; the figures are the medians over the rounds. The
+first step's time is taken inside each process, compile (or cache load)
+included, process start-up excluded.
+
+Usage: bench/compile_cache/run.py [--build DIR] [--rounds N]
+       [--peers-python PY]
+Prints one JSON line."""
+import argparse
+import json
+import os
+import re
+import subprocess
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+PEERS = os.path.normpath(os.path.join(ROOT, "..", "shared", "peers"))
+
+
+def kiln_train(build, cache_dir):
+    """kiln-lstm-train 3: first step ms, compile ms, disk hits, contexts."""
+    env = dict(os.environ, KILN_CACHE_DIR=cache_dir)
+    out = subprocess.run([os.path.join(build, "bin", "kiln-lstm-train"), "3"],
+                         env=env, capture_output=True, text=True,
+                         check=True).stdout
+    first = float(re.search(r"\(([0-9.]+) ms, compile included\)",
+                            out).group(1))
+    metrics = dict(re.findall(r"(\w+) ([0-9.]+)",
+                              out.split("metrics:")[1]))
+    return {"first_step_ms": first,
+            "compile_ms": float(metrics["compile_ms"]),
+            "disk_hits": int(metrics["disk_hits"]),
+            "mlir_contexts": int(metrics["mlir_contexts"])}
+
+
+def jax_train(py, cache_dir):
+    out = subprocess.run([py, os.path.join(HERE, "jax_lstm.py"), cache_dir],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        return {"error": out.stderr.strip()[-300:]}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def median(values):
+    values = sorted(values)
+    return values[len(values) // 2] if values else None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--peers-python", default=None)
+    args = ap.parse_args()
+    py = args.peers_python
+    if py is None:
+        py = subprocess.run(["bash", os.path.join(PEERS, "setup.sh")],
+                            capture_output=True,
+                            text=True).stdout.strip().splitlines()[-1]
+    rounds = []
+    for _ in range(args.rounds):
+        with tempfile.TemporaryDirectory(prefix="kiln-cc-") as tmp:
+            kiln_dir = os.path.join(tmp, "kiln")
+            jax_dir = os.path.join(tmp, "jax")
+            rounds.append({"kiln_cold": kiln_train(args.build, kiln_dir),
+                           "kiln_warm": kiln_train(args.build, kiln_dir),
+                           "jax_cold": jax_train(py, jax_dir),
+                           "jax_warm": jax_train(py, jax_dir)})
+    out = {"bench": "compile_cache", "model": "kiln-lstm-train",
+           "rounds": args.rounds}
+    for run in ("kiln_cold", "kiln_warm", "jax_cold", "jax_warm"):
+        for key in ("first_step_ms", "compile_ms"):
+            values = [r[run][key] for r in rounds if key in r[run]]
+            if values:
+                out[f"{run}_{key}"] = median(values)
+        errors = [r[run]["error"] for r in rounds if "error" in r[run]]
+        if errors:
+            out[f"{run}_error"] = errors[0]
+    out["kiln_warm_disk_hits"] = median(
+        [r["kiln_warm"]["disk_hits"] for r in rounds])
+    out["kiln_warm_mlir_contexts"] = max(
+        r["kiln_warm"]["mlir_contexts"] for r in rounds)
+    # Issue 17's goal: the warm first step at most 5% of the cold compile.
+    out["kiln_warm_first_step_over_cold_compile"] = (
+        out["kiln_warm_first_step_ms"] / out["kiln_cold_compile_ms"])
+    out["kiln_warm_compile_over_cold_compile"] = (
+        out["kiln_warm_compile_ms"] / out["kiln_cold_compile_ms"])
+    if "jax_warm_first_step_ms" in out:
+        out["jax_warm_first_step_over_cold"] = (
+            out["jax_warm_first_step_ms"] / out["jax_cold_first_step_ms"])
+        out["speedup_warm_first_step_vs_jax"] = (
+            out["jax_warm_first_step_ms"] / out["kiln_warm_first_step_ms"])
+        out["speedup_cold_first_step_vs_jax"] = (
+            out["jax_cold_first_step_ms"] / out["kiln_cold_first_step_ms"])
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
