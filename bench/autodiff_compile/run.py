@@ -84,7 +84,7 @@ def main():
             text = f.read()
         out["ops_after"] = len(re.findall(r"= kiln\.", text))
         out["matmuls_after"] = len(re.findall(r"kiln\.matmul", text))
-        report = subprocess.run([run, path, "--random-inputs", "1", "--report"],
+        report = subprocess.run([run, path, "--random-inputs", "1", "--report", "--no-cache"],
                                 capture_output=True, text=True, check=True)
         out["compile_ms"] = json.loads(report.stdout.strip().splitlines()[-1])["compile_ms"]
     print(json.dumps(out))

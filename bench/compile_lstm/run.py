@@ -99,10 +99,11 @@ def main():
         path = os.path.join(tmp, "lstm.mlir")
         with open(path, "w") as f:
             f.write(source(args.steps, args.b, args.i, args.h))
+        # --no-cache: compile_ms is a compile, not a compile-cache load.
         def run(*flags):
             r = subprocess.run([os.path.join(args.build, "bin", "kiln-run"),
                                 path, "--random-inputs", "1", "--repeat", "5",
-                                "--report", *flags],
+                                "--report", "--no-cache", *flags],
                                capture_output=True, text=True, check=True)
             return json.loads(r.stdout.strip().splitlines()[-1])
         rep = run()

@@ -104,7 +104,7 @@ def write_inputs(tmp, n, w):
 
 def run_kiln(build, source_path, inputs, repeat, *flags):
     cmd = [os.path.join(build, "bin", "kiln-run"), source_path, "--repeat",
-           str(repeat), "--report", *flags]
+           str(repeat), "--report", "--no-cache", *flags]
     for p in inputs:
         cmd += ["--input", p]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True)

@@ -62,7 +62,7 @@ def source(b, h):
 def kiln_run(build, path, repeat):
     out = subprocess.run([os.path.join(build, "bin", "kiln-run"), path,
                           "--random-inputs", "1", "--repeat", str(repeat),
-                          "--report"], capture_output=True, text=True, check=True)
+                          "--report", "--no-cache"], capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 

@@ -38,13 +38,15 @@ PEERS = os.path.normpath(os.path.join(ROOT, "..", "shared", "peers"))
 
 
 def kiln_run(build, path, entry, repeat, inputs=None):
-    """kiln-run's --report; `inputs`: .npy paths, else random inputs."""
+    """kiln-run's --report; `inputs`: .npy paths, else random inputs. No
+    compile cache: compile_ms is a compile, not a load."""
     data = ["--random-inputs", "1"]
     if inputs:
         data = [flag for npy in inputs for flag in ("--input", npy)]
     out = subprocess.run(
         [os.path.join(build, "bin", "kiln-run"), path, "--entry", entry,
-         *data, "--repeat", str(repeat), "--report"],
+         *data, "--repeat", str(repeat), "--report",
+         "--no-cache"],
         capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
