@@ -1,11 +1,11 @@
 //===- CompileCache.cpp - compiled programs kept on disk ------------------===//
 
 #include "Compiler/CompileCache.h"
+#include "Support/ByteStream.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Config/llvm-config.h"
-#include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -27,7 +27,7 @@ using namespace kiln;
 
 namespace {
 
-constexpr char kMagic[9] = {'K', 'I', 'L', 'N', 'C', 'A', 'C', 'H', 'E'};
+constexpr llvm::StringLiteral kMagic = "KILNCACHE";
 constexpr uint16_t kFormatVersion = 1;
 constexpr llvm::StringLiteral kSuffix = ".kiln";
 
@@ -182,24 +182,20 @@ std::optional<std::string> CompileCache::load(llvm::StringRef key) {
     });
     return std::nullopt;
   };
-  using llvm::support::endian::read;
-  constexpr auto little = llvm::endianness::little;
-  size_t header = sizeof(kMagic) + 2 + 2;
-  if (bytes.size() < header ||
-      std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
+  ByteReader r(llvm::ArrayRef<char>(bytes.data(), bytes.size()));
+  uint16_t version, keySize;
+  uint64_t payloadSize, checksum;
+  llvm::StringRef storedKey, payload;
+  if (!r.readMagic(kMagic) || !r.read(version) || !r.read(keySize))
     return corrupt("not a kiln cache entry");
-  if (read<uint16_t, little>(bytes.data() + sizeof(kMagic)) != kFormatVersion)
+  if (version != kFormatVersion)
     return corrupt("of another format version");
-  uint16_t keySize = read<uint16_t, little>(bytes.data() + sizeof(kMagic) + 2);
-  if (bytes.size() < header + keySize + 16)
+  if (!r.readRaw(keySize, storedKey) || !r.read(payloadSize) ||
+      !r.read(checksum))
     return corrupt("truncated");
-  if (bytes.substr(header, keySize) != key)
+  if (storedKey != key)
     return corrupt("stored under another key");
-  const char *sizes = bytes.data() + header + keySize;
-  uint64_t payloadSize = read<uint64_t, little>(sizes);
-  uint64_t checksum = read<uint64_t, little>(sizes + 8);
-  llvm::StringRef payload = bytes.drop_front(header + keySize + 16);
-  if (payload.size() != payloadSize)
+  if (payloadSize != r.remaining() || !r.readRaw(payloadSize, payload))
     return corrupt("truncated");
   if (llvm::xxh3_64bits(payload) != checksum)
     return corrupt("corrupt (checksum mismatch)");
@@ -216,19 +212,15 @@ void CompileCache::store(llvm::StringRef key, llvm::StringRef payload) {
   std::lock_guard<std::mutex> lock(mutex);
   if (!usable || !writable)
     return;
-  std::string entry(kMagic, sizeof(kMagic));
-  auto append = [&](auto value) {
-    char bytes[sizeof(value)];
-    llvm::support::endian::write<decltype(value), llvm::endianness::little>(
-        bytes, value);
-    entry.append(bytes, sizeof(value));
-  };
-  append(kFormatVersion);
-  append(static_cast<uint16_t>(key.size()));
-  entry += key;
-  append(static_cast<uint64_t>(payload.size()));
-  append(llvm::xxh3_64bits(payload));
-  entry += payload;
+  std::string entry;
+  ByteWriter w(entry);
+  w.writeRaw(kMagic);
+  w.write(kFormatVersion);
+  w.write(static_cast<uint16_t>(key.size()));
+  w.writeRaw(key);
+  w.write(static_cast<uint64_t>(payload.size()));
+  w.write(llvm::xxh3_64bits(payload));
+  w.writeRaw(payload);
 
   // A whole entry or none: written aside, then renamed over the name.
   llvm::SmallString<256> temporary;

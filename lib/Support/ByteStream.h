@@ -77,6 +77,14 @@ public:
     position += size;
     return true;
   }
+  /// The next `size` bytes, as they are.
+  bool readRaw(size_t size, llvm::StringRef &bytes) {
+    if (size > remaining())
+      return false;
+    bytes = llvm::StringRef(in.data() + position, size);
+    position += size;
+    return true;
+  }
   /// Consumes `expected` when the input continues with it.
   bool readMagic(llvm::StringRef expected) {
     if (remaining() < expected.size() ||
