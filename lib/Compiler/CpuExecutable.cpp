@@ -131,6 +131,24 @@ void *kiln::lookupRuntimeSymbol(StringRef name) {
   return nullptr;
 }
 
+llvm::Error kiln::bindKernels(
+    kiln_rt_program *program,
+    llvm::function_ref<llvm::Expected<void *>(StringRef)> lookup) {
+  std::vector<kiln_rt_kernel_entry> entries;
+  for (size_t i = 0, e = kiln_rt_program_num_kernels(program); i < e; ++i) {
+    StringRef name = kiln_rt_program_kernel_name(program, i);
+    llvm::Expected<void *> entry = lookup(name);
+    if (!entry)
+      return makeError("no compiled kernel @" + name + ": " +
+                       llvm::toString(entry.takeError()));
+    entries.push_back(reinterpret_cast<kiln_rt_kernel_entry>(*entry));
+  }
+  if (kiln_rt_status status =
+          kiln_rt_program_bind_cpu(program, entries.data(), entries.size()))
+    return getRuntimeProgramError(status);
+  return llvm::Error::success();
+}
+
 /// The runtime functions that `module` (LLVM dialect) declares, by address.
 /// They are given to the JIT by name rather than found among the process's
 /// exported symbols, which a statically linked tool does not export.
@@ -264,8 +282,13 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   // and compiled.
   llvm::Expected<HostProgram> program = HostProgram::build(func);
   if (program && !options.compileHostCode) {
-    exe->hostProgram = std::make_unique<HostProgram>(std::move(*program));
-    exe->stats.hostSteps = exe->hostProgram->getNumSteps();
+    exe->programBytes = program->serialize();
+    llvm::Expected<RuntimeProgram> runtimeProgram =
+        createRuntimeProgram(exe->programBytes);
+    if (!runtimeProgram)
+      return runtimeProgram.takeError();
+    exe->program = std::move(*runtimeProgram);
+    exe->stats.hostSteps = kiln_rt_program_num_steps(exe->program.get());
     if (llvm::Error e =
             exe->compileKernels(module, pipelineOptions, options, lap))
       return std::move(e);
@@ -327,7 +350,8 @@ llvm::Error CpuExecutable::compileKernels(
         });
     if (!compact) {
       // The host program cannot call it; compile the host code instead.
-      hostProgram.reset();
+      program.reset();
+      programBytes.clear();
       stats.hostSteps = 0;
       return compileHostCode(module, pipelineOptions, options, lap);
     }
@@ -335,28 +359,19 @@ llvm::Error CpuExecutable::compileKernels(
 
   if (llvm::Error e = initializeJit())
     return e;
-  if (!hostProgram->getKernelNames().empty())
+  if (kiln_rt_program_num_kernels(program.get()) != 0)
     if (llvm::Error e = createKernelEngine(*kernelModule, options))
       return e;
   stats.llvmOptMs = lap();
   // Looking kernels up is what compiles them (ORC is lazy).
-  std::string lookupError;
-  llvm::Error resolved = hostProgram->resolve(
-      [&](StringRef name) -> void * {
-        auto entry = kernelEngine->lookupPacked(name);
-        if (!entry) {
-          lookupError = llvm::toString(entry.takeError());
-          return nullptr;
-        }
-        return reinterpret_cast<void *>(*entry);
-      },
-      [](StringRef name) -> void * {
-        return kiln_rt_blas_lookup(name.str().c_str());
-      });
-  if (resolved)
-    return makeError(
-        "JIT compilation failed: " + llvm::toString(std::move(resolved)) +
-        (lookupError.empty() ? "" : ": " + lookupError));
+  if (llvm::Error e = bindKernels(
+          program.get(), [&](StringRef name) -> llvm::Expected<void *> {
+            auto entry = kernelEngine->lookupPacked(name);
+            if (!entry)
+              return entry.takeError();
+            return reinterpret_cast<void *>(*entry);
+          }))
+    return makeError("JIT compilation failed: " + llvm::toString(std::move(e)));
   if (!options.objectDumpPath.empty() && kernelEngine)
     kernelEngine->dumpToObjectFile(options.objectDumpPath + ".kernels.o");
   if (keepForCache && kernelEngine) {
@@ -466,15 +481,18 @@ CpuExecutable::run(llvm::ArrayRef<const HostTensor *> args,
     results.push_back(std::move(*result));
   }
 
-  if (hostProgram) {
+  if (program) {
     std::vector<void *> buffers;
     buffers.reserve(args.size() + results.size());
     for (const HostTensor *arg : args)
       buffers.push_back(const_cast<void *>(arg->getData()));
     for (HostTensor &result : results)
       buffers.push_back(result.getData());
-    if (llvm::Error error = hostProgram->run(buffers, profile))
-      return std::move(error);
+    RuntimeProfile runtimeProfile(profile);
+    if (kiln_rt_status status =
+            kiln_rt_program_run_cpu(program.get(), buffers.data(),
+                                    buffers.size(), runtimeProfile.get()))
+      return getRuntimeProgramError(status);
     return results;
   }
 

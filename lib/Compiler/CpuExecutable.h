@@ -40,6 +40,11 @@ llvm::Error initializeJit();
 /// The address of a runtime function compiled code may call by `name`
 /// (MLIR's memref helpers, the kiln_rt_ BLAS entry points), or null.
 void *lookupRuntimeSymbol(llvm::StringRef name);
+/// Binds the kernels of `program` to the packed entry points `lookup`
+/// finds by kernel name; the runtime functions come from the runtime.
+llvm::Error
+bindKernels(kiln_rt_program *program,
+            llvm::function_ref<llvm::Expected<void *>(llvm::StringRef)> lookup);
 
 class CpuExecutable final : public Executable {
 public:
@@ -97,8 +102,10 @@ private:
   bool keepForCache = false;
   std::string kernelObject;
   std::vector<std::string> runtimeSymbolNames;
-  /// The host code, as steps (static entries) or compiled (the others).
-  std::unique_ptr<HostProgram> hostProgram;
+  /// The host code, as steps the runtime runs (static entries; the bytes
+  /// for serializeForCache) or compiled (the others).
+  RuntimeProgram program;
+  std::string programBytes;
   std::unique_ptr<mlir::ExecutionEngine> engine;
   /// The packed wrapper of the entry's C interface.
   void (*entryFunction)(void **) = nullptr;

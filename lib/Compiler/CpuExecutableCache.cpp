@@ -18,7 +18,6 @@
 
 #include "Compiler/CpuExecutable.h"
 #include "Support/ByteStream.h"
-#include "kiln_rt/kiln_rt_blas.h"
 
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -75,8 +74,8 @@ bool readSignatures(ByteReader &r, std::vector<TensorSignature> &list) {
 } // namespace
 
 std::optional<std::string> CpuExecutable::serializeForCache() const {
-  if (!hostProgram || !keepForCache ||
-      (kernelObject.empty() && !hostProgram->getKernelNames().empty()))
+  if (!program || !keepForCache ||
+      (kernelObject.empty() && kiln_rt_program_num_kernels(program.get())))
     return std::nullopt;
   std::string out;
   ByteWriter w(out);
@@ -89,7 +88,7 @@ std::optional<std::string> CpuExecutable::serializeForCache() const {
   w.write<int64_t>(stats.uniqueKernels);
   w.write<int64_t>(stats.kernelLaunches);
   w.writeString(stats.blas);
-  w.writeBytes(hostProgram->serialize());
+  w.writeBytes(programBytes);
   w.write<uint32_t>(static_cast<uint32_t>(runtimeSymbolNames.size()));
   for (const std::string &name : runtimeSymbolNames)
     w.writeString(name);
@@ -123,15 +122,17 @@ CpuExecutable::loadCached(llvm::ArrayRef<char> payload) {
   }
   if (!r.readBytes(object) || r.remaining() != 0)
     return corrupt("truncated");
-  llvm::Expected<HostProgram> program = HostProgram::deserialize(programBytes);
+  exe->programBytes.assign(programBytes.begin(), programBytes.end());
+  llvm::Expected<RuntimeProgram> program =
+      createRuntimeProgram(exe->programBytes);
   if (!program)
     return program.takeError();
-  exe->hostProgram = std::make_unique<HostProgram>(std::move(*program));
-  exe->stats.hostSteps = exe->hostProgram->getNumSteps();
+  exe->program = std::move(*program);
+  exe->stats.hostSteps = kiln_rt_program_num_steps(exe->program.get());
 
   if (llvm::Error e = initializeJit())
     return std::move(e);
-  if (!exe->hostProgram->getKernelNames().empty()) {
+  if (kiln_rt_program_num_kernels(exe->program.get()) != 0) {
     if (object.empty())
       return corrupt("no object code for the kernels");
     auto jit = llvm::orc::LLJITBuilder().create();
@@ -163,23 +164,18 @@ CpuExecutable::loadCached(llvm::ArrayRef<char> payload) {
       return std::move(e);
     exe->cachedKernels = std::move(*jit);
   }
-  std::string lookupError;
-  llvm::Error resolved = exe->hostProgram->resolve(
-      [&](llvm::StringRef name) -> void * {
-        // The packed wrapper MLIR's engine made for each kernel.
-        auto address = exe->cachedKernels->lookup("_mlir_" + name.str());
-        if (!address) {
-          lookupError = llvm::toString(address.takeError());
-          return nullptr;
-        }
-        return address->toPtr<void *>();
-      },
-      [](llvm::StringRef name) -> void * {
-        return kiln_rt_blas_lookup(name.str().c_str());
-      });
-  if (resolved)
-    return corrupt(llvm::toString(std::move(resolved)) +
-                   (lookupError.empty() ? "" : ": " + lookupError));
+  if (llvm::Error e =
+          bindKernels(exe->program.get(),
+                      [&](llvm::StringRef name) -> llvm::Expected<void *> {
+                        // The packed wrapper MLIR's engine made for each
+                        // kernel.
+                        auto address =
+                            exe->cachedKernels->lookup("_mlir_" + name.str());
+                        if (!address)
+                          return address.takeError();
+                        return address->toPtr<void *>();
+                      }))
+    return corrupt(llvm::toString(std::move(e)));
   exe->stats.cache = "hit";
   exe->stats.compileMs = std::chrono::duration<double, std::milli>(
                              std::chrono::steady_clock::now() - start)

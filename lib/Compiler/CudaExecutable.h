@@ -17,17 +17,11 @@
 #include "Compiler/HostProgram.h"
 
 #include <memory>
-#include <mutex>
-
-struct kiln_rt_cuda_module;
-struct kiln_rt_cuda_function;
 
 namespace kiln {
 
 class CudaExecutable final : public Executable {
 public:
-  ~CudaExecutable() override;
-
   /// Compiles `entry` of `module` (lowered in place) for CUDA; the options
   /// were checked by Executable::compile. Entries with dynamic shapes are
   /// refused.
@@ -47,19 +41,10 @@ public:
 private:
   CudaExecutable() : Executable(Device::Cuda) {}
 
-  /// Loads the PTX module, looks up the kernels and uploads the constants,
-  /// once.
-  llvm::Error load() const;
-
   std::string ptx;
-  std::unique_ptr<HostProgram> program;
-
-  mutable std::mutex loadMutex;
-  /// The runtime session the handles below are from (0: not loaded).
-  mutable uint64_t loadedSession = 0;
-  mutable std::vector<kiln_rt_cuda_function *> kernels;
-  /// Device copies of the constant slots, by slot.
-  mutable std::vector<std::pair<int32_t, void *>> deviceConstants;
+  /// The steps, as the runtime runs them; it loads the PTX and uploads the
+  /// constants once per session of the CUDA runtime.
+  RuntimeProgram program;
 };
 
 } // namespace kiln

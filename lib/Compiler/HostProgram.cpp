@@ -17,9 +17,6 @@
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/StringMap.h"
 
-#include <chrono>
-#include <cstring>
-
 using namespace mlir;
 using namespace kiln;
 
@@ -358,192 +355,34 @@ std::vector<std::string> HostProgram::getRuntimeFunctionNames() const {
   return runtimeNames;
 }
 
-llvm::Error
-HostProgram::resolve(const std::function<void *(llvm::StringRef)> &kernels,
-                     const std::function<void *(llvm::StringRef)> &runtime) {
-  kernelEntries.clear();
-  runtimeEntries.clear();
-  for (const std::string &name : kernelNames) {
-    void *entry = kernels(name);
-    if (!entry)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "no compiled kernel @" + name);
-    kernelEntries.push_back(reinterpret_cast<void (*)(void **)>(entry));
-  }
-  for (const std::string &name : runtimeNames) {
-    void *entry = runtime(name);
-    if (!entry)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "no runtime function @" + name);
-    runtimeEntries.push_back(entry);
-  }
-  return llvm::Error::success();
+llvm::Expected<RuntimeProgram>
+kiln::createRuntimeProgram(llvm::StringRef bytes) {
+  kiln_rt_program *program = nullptr;
+  if (kiln_rt_status status =
+          kiln_rt_program_create(bytes.data(), bytes.size(), &program))
+    return getRuntimeProgramError(status);
+  return RuntimeProgram(program);
 }
 
-namespace {
-/// A memref descriptor as MLIR's C interface lays it out: allocated and
-/// aligned pointers, offset, sizes, strides (rank 4 at most here).
-struct Descriptor {
-  void *allocated, *aligned;
-  int64_t offset;
-  int64_t sizesAndStrides[8];
-};
-} // namespace
+llvm::Error kiln::getRuntimeProgramError(kiln_rt_status status) {
+  std::string why = kiln_rt_last_error();
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      why.empty() ? std::string(kiln_rt_status_string(status)) : why);
+}
 
-/// Copies a strided view into another of the same sizes, element by element
-/// over the innermost dim (a memcpy when both are contiguous there).
-static void copyView(const HostProgram::View &from, char *fromBase,
-                     const HostProgram::View &to, char *toBase) {
-  int64_t bytes = from.elementBytes;
-  int64_t rank = static_cast<int64_t>(from.sizes.size());
-  if (rank == 0) {
-    std::memmove(toBase + to.offset * bytes, fromBase + from.offset * bytes,
-                 bytes);
-    return;
-  }
-  std::vector<int64_t> index(rank, 0);
-  int64_t inner = from.sizes[rank - 1];
-  if (inner == 0 || llvm::is_contained(from.sizes, 0))
-    return;
-  bool contiguous = from.strides[rank - 1] == 1 && to.strides[rank - 1] == 1;
-  while (true) {
-    int64_t src = from.offset, dst = to.offset;
-    for (int64_t d = 0; d < rank - 1; ++d) {
-      src += index[d] * from.strides[d];
-      dst += index[d] * to.strides[d];
-    }
-    // memmove: the two views may be one.
-    if (contiguous) {
-      std::memmove(toBase + dst * bytes, fromBase + src * bytes, inner * bytes);
-    } else {
-      for (int64_t i = 0; i < inner; ++i)
-        std::memmove(toBase + (dst + i * to.strides[rank - 1]) * bytes,
-                     fromBase + (src + i * from.strides[rank - 1]) * bytes,
-                     bytes);
-    }
-    int64_t d = rank - 2;
-    while (d >= 0 && ++index[d] == from.sizes[d])
-      index[d--] = 0;
-    if (d < 0)
-      return;
+RuntimeProfile::RuntimeProfile(RunProfile *profile) : profile(profile) {
+  if (profile && profile->perCall) {
+    counts.on_call = [](void *context, const char *name, double ns) {
+      static_cast<RunProfile *>(context)->addCall(name, ns);
+    };
+    counts.context = profile;
   }
 }
 
-llvm::Error HostProgram::run(llvm::ArrayRef<void *> buffers,
-                             RunProfile *profile) const {
-  using Clock = std::chrono::steady_clock;
-  Clock::time_point callStart;
-  auto startCall = [&] {
-    if (profile)
-      callStart = Clock::now();
-  };
-  auto endCall = [&](llvm::StringRef name) {
-    if (!profile)
-      return;
-    double ns =
-        std::chrono::duration<double, std::nano>(Clock::now() - callStart)
-            .count();
-    ++profile->launches;
-    profile->kernelNs += ns;
-    if (profile->perCall)
-      profile->addCall(name, ns);
-  };
-  std::vector<char *> base(numSlots, nullptr);
-  // The slots allocated and not freed yet, in allocation order.
-  llvm::SetVector<int32_t> allocated;
-  for (int32_t i = 0; i < numArguments; ++i)
-    base[i] = static_cast<char *>(buffers[i]);
-  for (const Constant &constant : constants)
-    base[constant.slot] = const_cast<char *>(constant.data.data());
-  std::vector<void *> pointers;
-  std::vector<void *> packed;
-  std::vector<Descriptor> descriptors;
-  for (const Step &step : steps) {
-    switch (step.kind) {
-    case StepKind::Alloc:
-      // The runtime's buffer cache, as compiled host code uses it.
-      base[step.slot] =
-          static_cast<char *>(kiln_rt_buffer_alloc(64, step.bytes));
-      if (!base[step.slot]) {
-        // What the steps allocated and did not free yet goes back.
-        for (int32_t slot : allocated)
-          _mlir_memref_to_llvm_free(base[slot]);
-        return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                       "out of host memory: a buffer of " +
-                                           std::to_string(step.bytes) +
-                                           " bytes could not be allocated");
-      }
-      allocated.insert(step.slot);
-      break;
-    case StepKind::Free:
-      _mlir_memref_to_llvm_free(base[step.slot]);
-      base[step.slot] = nullptr;
-      allocated.remove(step.slot);
-      break;
-    case StepKind::Kernel: {
-      // Kernels take one pointer per buffer, offset by the caller.
-      pointers.resize(step.views.size());
-      packed.resize(step.views.size());
-      for (size_t i = 0; i < step.views.size(); ++i) {
-        const View &view = step.views[i];
-        pointers[i] = base[view.slot] + view.offset * view.elementBytes;
-        packed[i] = &pointers[i];
-      }
-      startCall();
-      kernelEntries[step.callee](packed.data());
-      endCall(kernelNames[step.callee]);
-      break;
-    }
-    case StepKind::RuntimeCall: {
-      descriptors.resize(step.views.size());
-      for (size_t i = 0; i < step.views.size(); ++i) {
-        const View &view = step.views[i];
-        Descriptor &desc = descriptors[i];
-        desc.allocated = desc.aligned = base[view.slot];
-        desc.offset = view.offset;
-        size_t rank = view.sizes.size();
-        for (size_t d = 0; d < rank; ++d) {
-          desc.sizesAndStrides[d] = view.sizes[d];
-          desc.sizesAndStrides[rank + d] = view.strides[d];
-        }
-      }
-      void *entry = runtimeEntries[step.callee];
-      Descriptor *d = descriptors.data();
-      startCall();
-      switch (step.views.size()) {
-      case 1:
-        reinterpret_cast<void (*)(void *)>(entry)(d);
-        break;
-      case 2:
-        reinterpret_cast<void (*)(void *, void *)>(entry)(d, d + 1);
-        break;
-      case 3:
-        reinterpret_cast<void (*)(void *, void *, void *)>(entry)(d, d + 1,
-                                                                  d + 2);
-        break;
-      default:
-        reinterpret_cast<void (*)(void *, void *, void *, void *)>(entry)(
-            d, d + 1, d + 2, d + 3);
-        break;
-      }
-      endCall(runtimeNames[step.callee]);
-      break;
-    }
-    case StepKind::Copy: {
-      bool timed = profile && profile->perCall;
-      if (timed)
-        callStart = Clock::now();
-      copyView(step.views[0], base[step.views[0].slot], step.views[1],
-               base[step.views[1].slot]);
-      if (timed)
-        profile->addCall("copy", std::chrono::duration<double, std::nano>(
-                                     Clock::now() - callStart)
-                                     .count());
-      break;
-    }
-    case StepKind::Launch:
-      break; // a device executor's (callers check hasLaunches())
-    }
-  }
-  return llvm::Error::success();
+RuntimeProfile::~RuntimeProfile() {
+  if (!profile)
+    return;
+  profile->launches += static_cast<int64_t>(counts.calls);
+  profile->kernelNs += counts.ns;
 }

@@ -3,12 +3,12 @@
 // After bufferization and kernel outlining, the entry of a static-shape
 // program only sequences work: it allocates and frees buffers, takes
 // static views of them, calls kernels and runtime functions (BLAS) and
-// copies. A HostProgram records that sequence as steps over buffer slots,
-// and a run executes them directly. The host code is then never lowered to
-// LLVM or compiled: compile time grows with the number of distinct kernels,
-// not with the length of the program (an unrolled LSTM's 800 launches).
-// Entries it cannot describe (dynamic shapes, control flow) keep the
-// JIT-compiled host code.
+// copies. A HostProgram records that sequence as steps over buffer slots;
+// the runtime's executor (kiln_rt_program.h) reads its bytes and runs them. The
+// host code is then never lowered to LLVM or compiled: compile time grows with
+// the number of distinct kernels, not with the length of the program (an
+// unrolled LSTM's 800 launches). Entries it cannot describe (dynamic shapes,
+// control flow) keep the JIT-compiled host code.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,13 +16,14 @@
 #define KILN_COMPILER_HOSTPROGRAM_H
 
 #include "kiln/Compiler/Executable.h"
+#include "kiln_rt/kiln_rt_program.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
-#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -53,34 +54,17 @@ public:
   /// out-params) or says why it cannot.
   static llvm::Expected<HostProgram> build(mlir::func::FuncOp entry);
 
-  /// The program as versioned bytes (HostProgramFormat.cpp), and back. The
-  /// entry points are not part of it: resolve() the result.
+  /// The program as versioned bytes (HostProgramFormat.cpp), as the
+  /// runtime's kiln_rt_program_create reads them.
   std::string serialize() const;
-  static llvm::Expected<HostProgram> deserialize(llvm::ArrayRef<char> bytes);
 
   /// The kernels and runtime functions the steps call, by symbol name.
   std::vector<std::string> getKernelNames() const;
   std::vector<std::string> getRuntimeFunctionNames() const;
 
-  /// Sets the packed entry points (`void(void **)`, each argument passed by
-  /// address) of the kernels and the C-interface entry points of the
-  /// runtime functions; fails naming a missing one.
-  llvm::Error
-  resolve(const std::function<void *(llvm::StringRef kernel)> &kernels,
-          const std::function<void *(llvm::StringRef function)> &runtime);
-
-  /// Runs the steps on the CPU; `buffers` holds the entry's arguments in
-  /// order (input data, then the caller-allocated results). With a
-  /// `profile`, times each kernel and runtime call and adds to it. A
-  /// program with GPU launches (hasLaunches()) is a device executor's.
-  /// Fails when a buffer cannot be allocated (having freed the others).
-  llvm::Error run(llvm::ArrayRef<void *> buffers,
-                  RunProfile *profile = nullptr) const;
-
   int64_t getNumSteps() const { return static_cast<int64_t>(steps.size()); }
 
-  /// Kernel: a CPU kernel call; Launch: a GPU kernel launch (gpu.launch_func,
-  /// which run() refuses: a device executor runs those).
+  /// Kernel: a CPU kernel call; Launch: a GPU kernel launch (gpu.launch_func).
   enum class StepKind { Alloc, Free, Kernel, RuntimeCall, Copy, Launch };
   struct Step {
     StepKind kind;
@@ -96,12 +80,11 @@ public:
     std::vector<char> data;
   };
 
-  /// For executors of the steps on a device.
   llvm::ArrayRef<Step> getSteps() const { return steps; }
   llvm::ArrayRef<Constant> getConstants() const { return constants; }
   int32_t getNumArguments() const { return numArguments; }
   int32_t getNumSlots() const { return numSlots; }
-  /// Whether a step launches GPU kernels (then run() cannot run it).
+  /// Whether a step launches GPU kernels.
   bool hasLaunches() const;
 
 private:
@@ -109,8 +92,32 @@ private:
   std::vector<Step> steps;
   std::vector<Constant> constants;
   std::vector<std::string> kernelNames, runtimeNames;
-  std::vector<void (*)(void **)> kernelEntries;
-  std::vector<void *> runtimeEntries;
+};
+
+/// A host program as the runtime runs it.
+struct RuntimeProgramDeleter {
+  void operator()(kiln_rt_program *program) const {
+    kiln_rt_program_destroy(program);
+  }
+};
+using RuntimeProgram = std::unique_ptr<kiln_rt_program, RuntimeProgramDeleter>;
+
+/// The runtime's program for `bytes` (HostProgram::serialize()).
+llvm::Expected<RuntimeProgram> createRuntimeProgram(llvm::StringRef bytes);
+/// The error of a failed kiln_rt_program_* call: kiln_rt_last_error().
+llvm::Error getRuntimeProgramError(kiln_rt_status status);
+
+/// Adds what the runtime's profile of a run measured to `profile`.
+class RuntimeProfile {
+public:
+  explicit RuntimeProfile(RunProfile *profile);
+  /// Null without a profile.
+  kiln_rt_profile *get() { return profile ? &counts : nullptr; }
+  ~RuntimeProfile();
+
+private:
+  RunProfile *profile;
+  kiln_rt_profile counts = {};
 };
 
 } // namespace kiln

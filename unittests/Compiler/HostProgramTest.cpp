@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Compiler/HostProgram.h"
+#include "Compiler/CpuExecutable.h"
 #include "KilnTestContext.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -74,14 +75,21 @@ constexpr const char *kViewsAndCopies = R"mlir(
     }
   )mlir";
 
-/// Resolves `program`'s kernel k to recordingKernel.
-void resolveRecording(HostProgram &program) {
-  ASSERT_FALSE(static_cast<bool>(program.resolve(
-      [](llvm::StringRef name) -> void * {
-        return name == "k" ? reinterpret_cast<void *>(&recordingKernel)
-                           : nullptr;
-      },
-      [](llvm::StringRef) -> void * { return nullptr; })));
+/// The runtime's program for `program`, its kernel k bound to
+/// recordingKernel.
+RuntimeProgram bindRecording(const HostProgram &program) {
+  llvm::Expected<RuntimeProgram> created =
+      createRuntimeProgram(program.serialize());
+  if (!created) {
+    ADD_FAILURE() << llvm::toString(created.takeError());
+    return nullptr;
+  }
+  kiln_rt_kernel_entry entry = &recordingKernel;
+  EXPECT_EQ(kiln_rt_program_num_kernels(created->get()), 1u);
+  EXPECT_STREQ(kiln_rt_program_kernel_name(created->get(), 0), "k");
+  EXPECT_EQ(kiln_rt_program_bind_cpu(created->get(), &entry, 1), KILN_RT_OK)
+      << kiln_rt_last_error();
+  return std::move(*created);
 }
 
 TEST_F(HostProgramTest, LaunchesKernelsOnViewsAndCopies) {
@@ -90,11 +98,15 @@ TEST_F(HostProgramTest, LaunchesKernelsOnViewsAndCopies) {
       << llvm::toString(program.takeError());
   EXPECT_EQ(program->getKernelNames(), std::vector<std::string>{"k"});
   EXPECT_TRUE(program->getRuntimeFunctionNames().empty());
-  resolveRecording(*program);
+  RuntimeProgram runtime = bindRecording(*program);
+  ASSERT_TRUE(runtime);
 
   std::vector<float> x(8, 0.0f), out(8, -1.0f);
+  void *buffers[] = {x.data(), out.data()};
   launches.clear();
-  program->run({x.data(), out.data()});
+  ASSERT_EQ(kiln_rt_program_run_cpu(runtime.get(), buffers, 2, nullptr),
+            KILN_RT_OK)
+      << kiln_rt_last_error();
   ASSERT_EQ(launches.size(), 2u);
   // Row 1 of x, then rows 0 and 1 of the temporary (one buffer).
   EXPECT_EQ(launches[0][0], x.data() + 4);
@@ -103,22 +115,25 @@ TEST_F(HostProgramTest, LaunchesKernelsOnViewsAndCopies) {
             static_cast<float *>(launches[0][1]) + 4);
   // Column 1 of the temporary (2, 2) went to column 3 of the result.
   EXPECT_EQ(out, (std::vector<float>{-1, -1, -1, 2, -1, -1, -1, 2}));
-}
 
-TEST_F(HostProgramTest, SerializesAndReadsBack) {
-  auto built = build(kViewsAndCopies);
-  ASSERT_TRUE(static_cast<bool>(built)) << llvm::toString(built.takeError());
-  std::string bytes = built->serialize();
-  auto read = HostProgram::deserialize(bytes);
-  ASSERT_TRUE(static_cast<bool>(read)) << llvm::toString(read.takeError());
-  EXPECT_EQ(read->serialize(), bytes);
-  EXPECT_EQ(read->getKernelNames(), std::vector<std::string>{"k"});
-  resolveRecording(*read);
-  std::vector<float> x(8, 0.0f), out(8, -1.0f);
-  launches.clear();
-  ASSERT_FALSE(static_cast<bool>(read->run({x.data(), out.data()})));
-  EXPECT_EQ(launches.size(), 2u);
-  EXPECT_EQ(out, (std::vector<float>{-1, -1, -1, 2, -1, -1, -1, 2}));
+  // A profile counts the calls and names each, copies included.
+  RunProfile profile;
+  profile.perCall = true;
+  {
+    RuntimeProfile counts(&profile);
+    ASSERT_EQ(kiln_rt_program_run_cpu(runtime.get(), buffers, 2, counts.get()),
+              KILN_RT_OK);
+  }
+  EXPECT_EQ(profile.launches, 2);
+  ASSERT_EQ(profile.calls.size(), 2u);
+  EXPECT_EQ(profile.calls[0].name, "k");
+  EXPECT_EQ(profile.calls[0].calls, 2);
+  EXPECT_EQ(profile.calls[1].name, "copy");
+
+  // The wrong number of buffers is refused, naming both counts.
+  EXPECT_EQ(kiln_rt_program_run_cpu(runtime.get(), buffers, 1, nullptr),
+            KILN_RT_INVALID_ARGUMENT);
+  EXPECT_STREQ(kiln_rt_last_error(), "the program takes 2 buffers, 1 given");
 }
 
 TEST_F(HostProgramTest, RefusesTruncatedOrCorruptBytes) {
@@ -127,7 +142,7 @@ TEST_F(HostProgramTest, RefusesTruncatedOrCorruptBytes) {
   std::string bytes = built->serialize();
   // Every truncation is an error naming the corruption.
   for (size_t size = 0; size < bytes.size(); ++size) {
-    auto read = HostProgram::deserialize(llvm::ArrayRef(bytes.data(), size));
+    auto read = createRuntimeProgram(llvm::StringRef(bytes.data(), size));
     ASSERT_FALSE(static_cast<bool>(read)) << "truncated to " << size;
     std::string message = llvm::toString(read.takeError());
     EXPECT_NE(message.find("corrupt host program"), std::string::npos);
@@ -137,19 +152,19 @@ TEST_F(HostProgramTest, RefusesTruncatedOrCorruptBytes) {
   for (size_t i = 0; i < bytes.size(); ++i) {
     std::string flipped = bytes;
     flipped[i] = static_cast<char>(flipped[i] ^ 0xff);
-    auto read = HostProgram::deserialize(flipped);
+    auto read = createRuntimeProgram(flipped);
     if (!read)
       llvm::consumeError(read.takeError());
   }
   std::string otherVersion = bytes;
   otherVersion[6] = 7;
-  auto read = HostProgram::deserialize(otherVersion);
+  auto read = createRuntimeProgram(otherVersion);
   ASSERT_FALSE(static_cast<bool>(read));
   EXPECT_NE(llvm::toString(read.takeError()).find("format version 7"),
             std::string::npos);
 }
 
-TEST_F(HostProgramTest, ResolveNamesWhatIsMissing) {
+TEST_F(HostProgramTest, BindingNamesWhatIsMissing) {
   auto program = build(R"mlir(
     func.func private @k(memref<4xf32>) attributes {kiln.kernel}
     func.func @main(%x: memref<4xf32>) {
@@ -159,10 +174,23 @@ TEST_F(HostProgramTest, ResolveNamesWhatIsMissing) {
   )mlir");
   ASSERT_TRUE(static_cast<bool>(program))
       << llvm::toString(program.takeError());
-  llvm::Error error =
-      program->resolve([](llvm::StringRef) -> void * { return nullptr; },
-                       [](llvm::StringRef) -> void * { return nullptr; });
-  EXPECT_EQ(llvm::toString(std::move(error)), "no compiled kernel @k");
+  auto runtime = createRuntimeProgram(program->serialize());
+  ASSERT_TRUE(static_cast<bool>(runtime))
+      << llvm::toString(runtime.takeError());
+  llvm::Error error = bindKernels(
+      runtime->get(), [](llvm::StringRef name) -> llvm::Expected<void *> {
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "not compiled");
+      });
+  EXPECT_EQ(llvm::toString(std::move(error)),
+            "no compiled kernel @k: not compiled");
+  // Unbound, it does not run.
+  float x[4];
+  void *buffers[] = {x};
+  EXPECT_EQ(kiln_rt_program_run_cpu(runtime->get(), buffers, 1, nullptr),
+            KILN_RT_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(kiln_rt_last_error()).find("not bound"),
+            std::string::npos);
 }
 
 // Dynamic shapes and anything but straight-line buffer code keep the

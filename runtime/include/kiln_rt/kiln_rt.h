@@ -28,6 +28,11 @@ typedef enum kiln_rt_status {
 /* A short, static description of `status`. */
 const char *kiln_rt_status_string(kiln_rt_status status);
 
+/* The message of the last failed call of the host-program and module APIs
+ * (kiln_rt_program.h, kiln_rt_module.h) on the calling thread. The CUDA API
+ * keeps its own (kiln_rt_cuda_last_error). */
+const char *kiln_rt_last_error(void);
+
 /* Host memory statistics, for leak checks and metrics. */
 typedef struct kiln_rt_host_stats {
   uint64_t live_bytes;  /* bytes allocated and not yet freed */

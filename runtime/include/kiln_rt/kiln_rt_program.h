@@ -1,0 +1,101 @@
+/*===- kiln_rt_program.h - host programs: the steps of a compiled entry ---===*
+ *
+ * A compiled static-shape entry only sequences work: it allocates and frees
+ * buffers, calls kernels and runtime functions (BLAS) on static strided
+ * views of them, copies views and launches GPU kernels. The compiler writes
+ * that sequence as a host program (the versioned "KILNHP" bytes); this API
+ * reads it, checking every field that running relies on, and runs it on the
+ * CPU or on a GPU. It is the one executor of kiln: the compiler's CPU and
+ * CUDA executables and ahead-of-time modules (kiln_rt_module.h) all run
+ * their entries through it.
+ *
+ * Errors: every call returns a status; the message of the last failed call
+ * on the calling thread is kiln_rt_last_error() (kiln_rt.h).
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef KILN_RT_KILN_RT_PROGRAM_H
+#define KILN_RT_KILN_RT_PROGRAM_H
+
+#include "kiln_rt/kiln_rt.h"
+#include "kiln_rt/kiln_rt_cuda.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct kiln_rt_program kiln_rt_program;
+
+/* Reads host-program bytes. Bytes that serialize() did not write (a
+ * truncated or corrupt program, another format version) are an error,
+ * never a crash. */
+kiln_rt_status kiln_rt_program_create(const void *bytes, size_t size,
+                                      kiln_rt_program **out);
+void kiln_rt_program_destroy(kiln_rt_program *program);
+
+/* The buffers a run takes: the entry's inputs, then its results. */
+int32_t kiln_rt_program_num_arguments(const kiln_rt_program *program);
+int64_t kiln_rt_program_num_steps(const kiln_rt_program *program);
+/* The kernels the steps call, by symbol name, in the order that
+ * kiln_rt_program_bind_cpu takes their entry points. */
+size_t kiln_rt_program_num_kernels(const kiln_rt_program *program);
+const char *kiln_rt_program_kernel_name(const kiln_rt_program *program,
+                                        size_t index);
+/* Whether a step launches GPU kernels (a CUDA program). */
+int kiln_rt_program_has_launches(const kiln_rt_program *program);
+/* Whether a step calls a CPU kernel (a CPU program). */
+int kiln_rt_program_has_host_kernels(const kiln_rt_program *program);
+
+/* Time spent in calls, for profiles. */
+typedef struct kiln_rt_profile {
+  uint64_t calls; /* kernel launches and runtime calls, added to */
+  double ns;      /* their time (on a GPU: the run's device time) */
+  /* When set (CPU only): each call, and each copy as "copy", by name. */
+  void (*on_call)(void *context, const char *name, double ns);
+  void *context;
+} kiln_rt_profile;
+
+/* --- On the CPU ----------------------------------------------------------- */
+
+/* A kernel's packed entry point: each argument passed by address. */
+typedef void (*kiln_rt_kernel_entry)(void **arguments);
+
+/* Sets the kernels' entry points (`count` of them, in kernel-name order) and
+ * finds the runtime functions the steps call in the runtime itself. */
+kiln_rt_status kiln_rt_program_bind_cpu(kiln_rt_program *program,
+                                        const kiln_rt_kernel_entry *kernels,
+                                        size_t count);
+
+/* Runs a bound program on host `buffers` (the inputs, then the caller's
+ * result buffers), with `profile` NULL or added to. Buffers the program
+ * allocates come from the runtime's buffer cache; on failure those
+ * allocated so far are freed. */
+kiln_rt_status kiln_rt_program_run_cpu(const kiln_rt_program *program,
+                                       void *const *buffers, size_t count,
+                                       kiln_rt_profile *profile);
+
+/* --- On a GPU (kiln_rt_cuda.h) ------------------------------------------- */
+
+/* Whether the CUDA executor can run every step (no CPU kernels, matrix
+ * products cuBLAS takes, dense copies). Needs no device. */
+kiln_rt_status kiln_rt_program_check_cuda(kiln_rt_program *program);
+
+/* Loads the kernels from `ptx` and uploads the program's constants, once
+ * per session of the CUDA runtime (kiln_rt_cuda_session); thread-safe. */
+kiln_rt_status kiln_rt_program_load_cuda(kiln_rt_program *program,
+                                         const char *ptx, size_t size);
+
+/* Queues a loaded program's steps on `stream` (NULL: the default stream)
+ * on device `buffers` (the inputs, then the results). Buffers it allocates
+ * are freed (stream-ordered) before it returns. With a profile, waits for
+ * the steps and adds their device time. */
+kiln_rt_status kiln_rt_program_run_cuda(const kiln_rt_program *program,
+                                        void *const *buffers, size_t count,
+                                        kiln_rt_cuda_stream *stream,
+                                        kiln_rt_profile *profile);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_RT_KILN_RT_PROGRAM_H */

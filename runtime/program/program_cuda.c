@@ -1,0 +1,364 @@
+/*===- program_cuda.c - running a host program on a GPU -------------------===*
+ *
+ * The same steps as on the CPU, on device buffers: allocations from the
+ * runtime's caching allocator, dense copies, kernel launches (each buffer
+ * passed as the lowered kernel takes a memref: allocated and aligned
+ * pointer, offset, sizes, strides), and the CPU pipeline's BLAS calls as
+ * cuBLAS products.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "../common/error.h"
+#include "program_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The CUDA runtime's message for a failed call, as the program's error. */
+static kiln_rt_status cuda_failed(kiln_rt_status status) {
+  const char *why = kiln_rt_cuda_last_error();
+  return kiln_rt_fail(status, "%s",
+                      why && why[0] ? why : kiln_rt_status_string(status));
+}
+
+/* Whether `view` is dense and row-major: a copy of it is one memcpy. */
+static int is_dense(const kiln_view *view) {
+  int64_t stride = 1;
+  for (uint32_t d = view->rank; d-- > 0;) {
+    if (view->sizes[d] != 1 && view->strides[d] != stride)
+      return 0;
+    stride *= view->sizes[d];
+  }
+  return 1;
+}
+
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* The leading dim of a matrix view as cuBLAS needs it, and whether the view
+ * is stored transposed (unit stride down its columns). A dim of size 1 takes
+ * any stride, so it never decides the layout, and the leading dim is at
+ * least the row (or column) length, as cuBLAS requires. */
+static int leading_dim(const kiln_view *view, int64_t *ld, int *transposed) {
+  uint32_t r = view->rank;
+  int64_t rows = view->sizes[r - 2], cols = view->sizes[r - 1];
+  int64_t row_stride = view->strides[r - 2], col_stride = view->strides[r - 1];
+  if (cols <= 1 || col_stride == 1) {
+    *ld = rows <= 1 ? max64(cols, 1) : max64(row_stride, cols);
+    *transposed = 0;
+    return 1;
+  }
+  if (rows <= 1 || row_stride == 1) {
+    *ld = max64(col_stride, rows);
+    *transposed = 1;
+    return 1;
+  }
+  return 0;
+}
+
+/* `name` (e.g. kiln_rt_batch_matmul_f32_nt_set) on `views` (A, B, C). */
+static kiln_rt_status get_gemm(const char *name, const kiln_step *step,
+                               kiln_gemm *call) {
+  const char *rest = name;
+  int batched = 0;
+  if (strncmp(rest, "kiln_rt_batch_matmul_", 21) == 0) {
+    batched = 1;
+    rest += 21;
+  } else if (strncmp(rest, "kiln_rt_matmul_", 15) == 0) {
+    rest += 15;
+  } else {
+    goto unsupported;
+  }
+  if (strncmp(rest, "f32_", 4) == 0)
+    call->dtype = KILN_RT_CUDA_F32;
+  else if (strncmp(rest, "f64_", 4) == 0)
+    call->dtype = KILN_RT_CUDA_F64;
+  else
+    goto unsupported;
+  rest += 4;
+  size_t length = strlen(rest);
+  call->accumulate = !(length == 6 && strcmp(rest + 2, "_set") == 0);
+  if ((length != 2 && call->accumulate) || step->num_views != 3 ||
+      (rest[0] != 'n' && rest[0] != 't') || (rest[1] != 'n' && rest[1] != 't'))
+    goto unsupported;
+  call->trans_a = rest[0] == 't';
+  call->trans_b = rest[1] == 't';
+  uint32_t rank = batched ? 3 : 2;
+  for (uint32_t i = 0; i < 3; ++i)
+    if (step->views[i].rank != rank)
+      goto unsupported;
+  const kiln_view *a = &step->views[0], *b = &step->views[1],
+                  *c = &step->views[2];
+  int ta, tb, tc;
+  if (!leading_dim(a, &call->lda, &ta) || !leading_dim(b, &call->ldb, &tb) ||
+      !leading_dim(c, &call->ldc, &tc) || tc)
+    goto unsupported;
+  /* A view stored transposed is the other op on its transpose. */
+  call->trans_a ^= ta;
+  call->trans_b ^= tb;
+  call->m = c->sizes[rank - 2];
+  call->n = c->sizes[rank - 1];
+  call->k = a->sizes[rank - 1 - (rest[0] == 't' ? 1 : 0)];
+  call->batch = batched ? c->sizes[0] : 1;
+  call->stride_a = batched ? a->strides[0] : 0;
+  call->stride_b = batched ? b->strides[0] : 0;
+  call->stride_c = batched ? c->strides[0] : 0;
+  return KILN_RT_OK;
+unsupported:
+  return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                      "the cuda backend cannot run @%s on these views", name);
+}
+
+kiln_rt_status kiln_rt_program_check_cuda(kiln_rt_program *program) {
+  if (!program)
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "kiln_rt_program_check_cuda: null argument");
+  pthread_mutex_lock(&program->cuda_mutex);
+  kiln_rt_status status = KILN_RT_OK;
+  if (program->cuda_checked)
+    goto done;
+  kiln_gemm *gemms =
+      calloc(program->num_steps ? program->num_steps : 1, sizeof(kiln_gemm));
+  if (!gemms) {
+    status = kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
+    goto done;
+  }
+  for (size_t s = 0; s < program->num_steps && status == KILN_RT_OK; ++s) {
+    const kiln_step *step = &program->steps[s];
+    if (step->kind == KILN_STEP_KERNEL)
+      status = kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                            "the cuda backend cannot run a host kernel call");
+    else if (step->kind == KILN_STEP_RUNTIME_CALL)
+      status = get_gemm(program->runtime_names[step->callee], step, &gemms[s]);
+    else if (step->kind == KILN_STEP_COPY &&
+             (!is_dense(&step->views[0]) || !is_dense(&step->views[1])))
+      status = kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                            "the cuda backend does not copy strided views yet");
+  }
+  if (status != KILN_RT_OK) {
+    free(gemms);
+    goto done;
+  }
+  program->gemms = gemms;
+  program->cuda_checked = 1;
+done:
+  pthread_mutex_unlock(&program->cuda_mutex);
+  return status;
+}
+
+/* Frees the device copies of the constants (of the current session only:
+ * a shutdown took the older ones). Called with the mutex held, or at
+ * destruction. */
+static void release_loaded(kiln_rt_program *program) {
+  if (program->cuda_constants && program->cuda_session != 0 &&
+      program->cuda_session == kiln_rt_cuda_session())
+    for (size_t i = 0; i < program->num_constants; ++i)
+      kiln_rt_cuda_free(program->cuda_constants[i]);
+  free(program->cuda_constants);
+  free(program->cuda_functions);
+  program->cuda_constants = NULL;
+  program->cuda_functions = NULL;
+  program->cuda_module = NULL; /* the runtime owns modules */
+  program->cuda_session = 0;
+}
+
+void kiln_program_release_cuda(kiln_rt_program *program) {
+  release_loaded(program);
+}
+
+kiln_rt_status kiln_rt_program_load_cuda(kiln_rt_program *program,
+                                         const char *ptx, size_t size) {
+  kiln_rt_status status = kiln_rt_program_check_cuda(program);
+  if (status != KILN_RT_OK)
+    return status;
+  /* Loaded in this session of the runtime; a shutdown invalidated the
+   * handles of an earlier one. */
+  uint64_t session = kiln_rt_cuda_session();
+  if (session == 0)
+    return kiln_rt_fail(KILN_RT_UNAVAILABLE, "the CUDA runtime is not "
+                                             "initialized or was shut down");
+  pthread_mutex_lock(&program->cuda_mutex);
+  if (program->cuda_session == session)
+    goto done;
+  release_loaded(program);
+  if (program->num_kernels && (!ptx || size == 0)) {
+    status = kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                          "the program launches kernels but has no PTX");
+    goto done;
+  }
+  kiln_rt_cuda_function **functions =
+      calloc(program->num_kernels ? program->num_kernels : 1, sizeof(void *));
+  void **constants = calloc(program->num_constants ? program->num_constants : 1,
+                            sizeof(void *));
+  if (!functions || !constants) {
+    free(functions);
+    free(constants);
+    status = kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
+    goto done;
+  }
+  kiln_rt_cuda_module *module = NULL;
+  if (program->num_kernels) {
+    status = kiln_rt_cuda_module_load(ptx, size, &module);
+    for (size_t i = 0; i < program->num_kernels && status == KILN_RT_OK; ++i)
+      status = kiln_rt_cuda_module_get_function(
+          module, program->kernel_names[i], &functions[i]);
+  }
+  for (size_t i = 0; i < program->num_constants && status == KILN_RT_OK; ++i) {
+    const kiln_constant *constant = &program->constants[i];
+    status = kiln_rt_cuda_malloc(constant->size, &constants[i]);
+    if (status == KILN_RT_OK)
+      status = kiln_rt_cuda_copy_to_device(constants[i], constant->data,
+                                           constant->size, NULL);
+  }
+  if (status != KILN_RT_OK) {
+    kiln_rt_status failed = cuda_failed(status);
+    for (size_t i = 0; i < program->num_constants; ++i)
+      kiln_rt_cuda_free(constants[i]);
+    free(functions);
+    free(constants);
+    status = failed;
+    goto done;
+  }
+  program->cuda_module = module;
+  program->cuda_functions = functions;
+  program->cuda_constants = constants;
+  program->cuda_session = session;
+done:
+  pthread_mutex_unlock(&program->cuda_mutex);
+  return status;
+}
+
+kiln_rt_status kiln_rt_program_run_cuda(const kiln_rt_program *program,
+                                        void *const *buffers, size_t count,
+                                        kiln_rt_cuda_stream *stream,
+                                        kiln_rt_profile *profile) {
+  if (!program || (count && !buffers))
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "kiln_rt_program_run_cuda: null argument");
+  if (!program->cuda_checked || program->cuda_session == 0 ||
+      program->cuda_session != kiln_rt_cuda_session())
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "the program is not loaded in this session of the "
+                        "CUDA runtime (kiln_rt_program_load_cuda)");
+  if (count != (size_t)program->num_arguments)
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "the program takes %d buffers, %zu given",
+                        program->num_arguments, count);
+  size_t slots = (size_t)program->num_slots;
+  size_t words = program->max_launch_words;
+  char *block = malloc(slots * sizeof(void *) + slots + words * 16 + 16);
+  if (!block)
+    return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
+  uint64_t *values = (uint64_t *)block;
+  void **params = (void **)(values + words);
+  void **base = params + words;
+  unsigned char *owned = (unsigned char *)(base + slots);
+  memset(base, 0, slots * sizeof(void *));
+  memset(owned, 0, slots);
+  for (size_t i = 0; i < count; ++i)
+    base[i] = buffers[i];
+  for (size_t i = 0; i < program->num_constants; ++i)
+    base[program->constants[i].slot] = program->cuda_constants[i];
+  kiln_rt_cuda_event *start = NULL, *end = NULL;
+  kiln_rt_status status = KILN_RT_OK;
+  if (profile) {
+    status = kiln_rt_cuda_event_create(&start);
+    if (status == KILN_RT_OK)
+      status = kiln_rt_cuda_event_create(&end);
+    if (status == KILN_RT_OK)
+      status = kiln_rt_cuda_event_record(start, stream);
+    if (status != KILN_RT_OK)
+      goto failed;
+  }
+  for (size_t s = 0; s < program->num_steps; ++s) {
+    const kiln_step *step = &program->steps[s];
+    switch (step->kind) {
+    case KILN_STEP_ALLOC:
+      status = kiln_rt_cuda_malloc((size_t)step->bytes, &base[step->slot]);
+      if (status != KILN_RT_OK)
+        goto failed;
+      owned[step->slot] = 1;
+      break;
+    case KILN_STEP_FREE:
+      status = kiln_rt_cuda_free(base[step->slot]);
+      base[step->slot] = NULL;
+      owned[step->slot] = 0;
+      if (status != KILN_RT_OK)
+        goto failed;
+      break;
+    case KILN_STEP_COPY: {
+      const kiln_view *from = &step->views[0], *to = &step->views[1];
+      int64_t elements = 1;
+      for (uint32_t d = 0; d < from->rank; ++d)
+        elements *= from->sizes[d];
+      status = kiln_rt_cuda_copy_device(
+          (char *)base[to->slot] + to->offset * to->element_bytes,
+          (char *)base[from->slot] + from->offset * from->element_bytes,
+          (size_t)(elements * from->element_bytes), stream);
+      if (status != KILN_RT_OK)
+        goto failed;
+      break;
+    }
+    case KILN_STEP_LAUNCH: {
+      size_t n = 0;
+      for (uint32_t i = 0; i < step->num_views; ++i) {
+        const kiln_view *view = &step->views[i];
+        uint64_t address = (uint64_t)(uintptr_t)base[view->slot];
+        values[n++] = address;
+        values[n++] = address;
+        values[n++] = (uint64_t)view->offset;
+        for (uint32_t d = 0; d < 2 * view->rank; ++d)
+          values[n++] = (uint64_t)view->sizes[d]; /* sizes, then strides */
+      }
+      for (size_t i = 0; i < n; ++i)
+        params[i] = &values[i];
+      status = kiln_rt_cuda_launch(program->cuda_functions[step->callee],
+                                   step->grid, step->block, 0, stream, params);
+      if (status != KILN_RT_OK)
+        goto failed;
+      if (profile)
+        ++profile->calls;
+      break;
+    }
+    case KILN_STEP_RUNTIME_CALL: {
+      const kiln_gemm *g = &program->gemms[s];
+      const kiln_view *v = step->views;
+      status = kiln_rt_cuda_gemm(
+          (kiln_rt_cuda_dtype)g->dtype, g->trans_a, g->trans_b, g->m, g->n,
+          g->k, 1.0, (char *)base[v[0].slot] + v[0].offset * v[0].element_bytes,
+          g->lda, g->stride_a,
+          (char *)base[v[1].slot] + v[1].offset * v[1].element_bytes, g->ldb,
+          g->stride_b, g->accumulate ? 1.0 : 0.0,
+          (char *)base[v[2].slot] + v[2].offset * v[2].element_bytes, g->ldc,
+          g->stride_c, g->batch, stream);
+      if (status != KILN_RT_OK)
+        goto failed;
+      if (profile)
+        ++profile->calls;
+      break;
+    }
+    case KILN_STEP_KERNEL:
+      /* check_cuda refuses programs with host kernels. */
+      break;
+    }
+  }
+  if (profile) {
+    float ms = 0;
+    status = kiln_rt_cuda_event_record(end, stream);
+    if (status == KILN_RT_OK)
+      status = kiln_rt_cuda_event_elapsed_ms(start, end, &ms);
+    if (status != KILN_RT_OK)
+      goto failed;
+    profile->ns += (double)ms * 1e6;
+  }
+  goto cleanup;
+failed:
+  status = cuda_failed(status);
+cleanup:
+  for (size_t i = 0; i < slots; ++i)
+    if (owned[i])
+      kiln_rt_cuda_free(base[i]);
+  kiln_rt_cuda_event_destroy(start);
+  kiln_rt_cuda_event_destroy(end);
+  free(block);
+  return status;
+}
