@@ -38,7 +38,7 @@ install(TARGETS kiln_lazy kiln_runtime ${KILN_INSTALLED_LIBRARIES}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(TARGETS kiln-opt kiln-run RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS kiln-opt kiln-run kiln-compile RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # The public API only: the lazy tensors (and kiln::Jit's replay), the
 # trace they record, the

@@ -50,7 +50,8 @@ llvm::Expected<std::unique_ptr<Executable>>
 kiln::compileCpuExecutable(mlir::ModuleOp module, llvm::StringRef entry,
                            const CompileOptions &options, CompileCache &cache,
                            llvm::StringRef key) {
-  auto exe = CpuExecutable::compile(module, entry, options, /*forCache=*/true);
+  auto exe =
+      CpuExecutable::compile(module, entry, options, KernelObject::ForCache);
   if (!exe)
     return exe.takeError();
   (*exe)->setCacheState("miss");

@@ -149,6 +149,23 @@ llvm::Error kiln::bindKernels(
   return llvm::Error::success();
 }
 
+llvm::Error kiln::runCpuProgram(const kiln_rt_program *program,
+                                llvm::ArrayRef<const HostTensor *> args,
+                                llvm::MutableArrayRef<HostTensor> results,
+                                RunProfile *profile) {
+  std::vector<void *> buffers;
+  buffers.reserve(args.size() + results.size());
+  for (const HostTensor *arg : args)
+    buffers.push_back(const_cast<void *>(arg->getData()));
+  for (HostTensor &result : results)
+    buffers.push_back(result.getData());
+  RuntimeProfile runtimeProfile(profile);
+  if (kiln_rt_status status = kiln_rt_program_run_cpu(
+          program, buffers.data(), buffers.size(), runtimeProfile.get()))
+    return getRuntimeProgramError(status);
+  return llvm::Error::success();
+}
+
 /// The runtime functions that `module` (LLVM dialect) declares, by address.
 /// They are given to the JIT by name rather than found among the process's
 /// exported symbols, which a statically linked tool does not export.
@@ -176,7 +193,8 @@ registerSymbols(ExecutionEngine &engine,
 }
 
 static llvm::Expected<std::unique_ptr<ExecutionEngine>>
-createEngine(ModuleOp module, bool optimize, bool keepObject) {
+createEngine(ModuleOp module, bool optimize, bool keepObject,
+             bool positionIndependent = false) {
   llvm::SmallVector<std::pair<std::string, void *>> runtimeSymbols =
       findRuntimeSymbols(module);
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
@@ -185,6 +203,11 @@ createEngine(ModuleOp module, bool optimize, bool keepObject) {
   llvm::CodeGenOptLevel level =
       optimize ? llvm::CodeGenOptLevel::Default : llvm::CodeGenOptLevel::None;
   builder->setCodeGenOptLevel(level);
+  if (positionIndependent) {
+    // For a shared object: no text relocations.
+    builder->setRelocationModel(llvm::Reloc::PIC_);
+    builder->setCodeModel(llvm::CodeModel::Small);
+  }
   auto codegenTm = builder->createTargetMachine();
   if (!codegenTm)
     return codegenTm.takeError();
@@ -215,7 +238,7 @@ createEngine(ModuleOp module, bool optimize, bool keepObject) {
 
 llvm::Expected<std::unique_ptr<CpuExecutable>>
 CpuExecutable::compile(ModuleOp module, StringRef entry,
-                       const CompileOptions &options, bool forCache) {
+                       const CompileOptions &options, KernelObject keep) {
   auto start = std::chrono::steady_clock::now();
   std::function<double()> lap = [last = start]() mutable {
     auto now = std::chrono::steady_clock::now();
@@ -227,7 +250,8 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   if (!prepared)
     return prepared.takeError();
   std::unique_ptr<CpuExecutable> exe(new CpuExecutable());
-  exe->keepForCache = forCache;
+  exe->keepForCache = keep != KernelObject::None;
+  exe->positionIndependent = keep == KernelObject::ForModule;
   exe->entryName = prepared->name;
   exe->inputs = prepared->inputs;
   exe->outputs = prepared->outputs;
@@ -308,7 +332,8 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
 llvm::Error CpuExecutable::createKernelEngine(ModuleOp kernelModule,
                                               const CompileOptions &options) {
   auto engine = createEngine(kernelModule, /*optimize=*/true,
-                             !options.objectDumpPath.empty() || keepForCache);
+                             !options.objectDumpPath.empty() || keepForCache,
+                             positionIndependent);
   if (!engine)
     return engine.takeError();
   kernelEngine = std::move(*engine);

@@ -46,16 +46,28 @@ llvm::Error
 bindKernels(kiln_rt_program *program,
             llvm::function_ref<llvm::Expected<void *>(llvm::StringRef)> lookup);
 
+/// Runs a bound `program` on host `args` and the caller's `results`.
+llvm::Error runCpuProgram(const kiln_rt_program *program,
+                          llvm::ArrayRef<const HostTensor *> args,
+                          llvm::MutableArrayRef<HostTensor> results,
+                          RunProfile *profile);
+
+/// What CpuExecutable::compile keeps of the kernels' machine code: nothing,
+/// an object for the compile cache (loaded by a JIT linker), or a
+/// position-independent object for an ahead-of-time module's shared object.
+enum class KernelObject { None, ForCache, ForModule };
+
 class CpuExecutable final : public Executable {
 public:
   ~CpuExecutable() override;
 
   /// Compiles `entry` of `module` (lowered in place) for the CPU; the
-  /// options were checked by Executable::compile. `forCache` keeps what
-  /// serializeForCache() needs (the kernels' object code).
+  /// options were checked by Executable::compile. `keep` says what to keep
+  /// of the kernels' object code (serializeForCache(), AotModule.cpp).
   static llvm::Expected<std::unique_ptr<CpuExecutable>>
   compile(mlir::ModuleOp module, llvm::StringRef entry,
-          const CompileOptions &options, bool forCache = false);
+          const CompileOptions &options,
+          KernelObject keep = KernelObject::None);
 
   /// A compile-cache payload (CpuExecutableCache.cpp): the signature,
   /// stats, host program and kernels' object code. None for executables
@@ -65,6 +77,14 @@ public:
   /// JIT linker: no MLIR is involved.
   static llvm::Expected<std::unique_ptr<CpuExecutable>>
   loadCached(llvm::ArrayRef<char> payload);
+  /// For ahead-of-time modules: the host program's bytes (empty when the
+  /// entry is not a host program), the kernels' object code and the runtime
+  /// functions it calls.
+  llvm::StringRef getProgramBytes() const { return programBytes; }
+  llvm::StringRef getKernelObject() const { return kernelObject; }
+  llvm::ArrayRef<std::string> getRuntimeSymbolNames() const {
+    return runtimeSymbolNames;
+  }
   /// Records what the compile cache did (CompileStats::cache).
   void setCacheState(llvm::StringRef state) { stats.cache = state.str(); }
 
@@ -100,6 +120,7 @@ private:
   /// For serializeForCache(): the kernels' object code and the runtime
   /// functions it calls.
   bool keepForCache = false;
+  bool positionIndependent = false;
   std::string kernelObject;
   std::vector<std::string> runtimeSymbolNames;
   /// The host code, as steps the runtime runs (static entries; the bytes

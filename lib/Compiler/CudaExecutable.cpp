@@ -99,8 +99,10 @@ CudaExecutable::compile(ModuleOp module, StringRef entry,
                      "'s host code: " + llvm::toString(program.takeError()));
   if (program->hasLaunches() && exe->ptx.empty())
     return makeError("the cuda backend found launches but no PTX");
+  exe->programBytes = program->serialize();
+  exe->chip = pipelineOptions.chip;
   llvm::Expected<RuntimeProgram> runtimeProgram =
-      createRuntimeProgram(program->serialize());
+      createRuntimeProgram(exe->programBytes);
   if (!runtimeProgram)
     return runtimeProgram.takeError();
   exe->program = std::move(*runtimeProgram);
@@ -130,10 +132,18 @@ CudaExecutable::run(llvm::ArrayRef<const HostTensor *> args,
                     RunProfile *profile) const {
   if (llvm::Error e = checkArguments(entryName, inputs, args))
     return std::move(e);
+  return runCudaProgram(program.get(), ptx, args, outputs, profile);
+}
+
+llvm::Expected<std::vector<HostTensor>>
+kiln::runCudaProgram(kiln_rt_program *program, llvm::StringRef ptx,
+                     llvm::ArrayRef<const HostTensor *> args,
+                     llvm::ArrayRef<TensorSignature> outputs,
+                     RunProfile *profile) {
   if (kiln_rt_status status = kiln_rt_cuda_init())
     return runtimeError(status);
   if (kiln_rt_status status =
-          kiln_rt_program_load_cuda(program.get(), ptx.data(), ptx.size()))
+          kiln_rt_program_load_cuda(program, ptx.data(), ptx.size()))
     return getRuntimeProgramError(status);
 
   auto check = [](kiln_rt_status status) -> llvm::Error {
@@ -166,8 +176,8 @@ CudaExecutable::run(llvm::ArrayRef<const HostTensor *> args,
   }
   RuntimeProfile runtimeProfile(profile);
   if (kiln_rt_status status = kiln_rt_program_run_cuda(
-          program.get(), buffers.pointers.data(), buffers.pointers.size(),
-          nullptr, runtimeProfile.get()))
+          program, buffers.pointers.data(), buffers.pointers.size(), nullptr,
+          runtimeProfile.get()))
     return getRuntimeProgramError(status);
   for (auto [i, result] : llvm::enumerate(results))
     if (llvm::Error e = check(kiln_rt_cuda_copy_to_host(

@@ -20,6 +20,14 @@
 
 namespace kiln {
 
+/// Copies `args` to new device buffers, runs `program` (loading `ptx` once
+/// per session) on them and new result buffers on the default stream, and
+/// copies the results back.
+llvm::Expected<std::vector<HostTensor>>
+runCudaProgram(kiln_rt_program *program, llvm::StringRef ptx,
+               llvm::ArrayRef<const HostTensor *> args,
+               llvm::ArrayRef<TensorSignature> outputs, RunProfile *profile);
+
 class CudaExecutable final : public Executable {
 public:
   /// Compiles `entry` of `module` (lowered in place) for CUDA; the options
@@ -30,6 +38,9 @@ public:
           const CompileOptions &options);
 
   llvm::StringRef getPtx() const override { return ptx; }
+  /// For ahead-of-time modules: the host program's bytes and the chip.
+  llvm::StringRef getProgramBytes() const { return programBytes; }
+  llvm::StringRef getChip() const { return chip; }
 
   /// Copies the inputs to the device, runs the steps on one stream
   /// (initializing the runtime if needed), and copies the results back.
@@ -41,7 +52,7 @@ public:
 private:
   CudaExecutable() : Executable(Device::Cuda) {}
 
-  std::string ptx;
+  std::string ptx, chip, programBytes;
   /// The steps, as the runtime runs them; it loads the PTX and uploads the
   /// constants once per session of the CUDA runtime.
   RuntimeProgram program;

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Compiler/AotModule.h"
 #include "Compiler/CompileCache.h"
 #include "Compiler/Diagnostics.h"
 #include "Reference/Interpreter.h"
@@ -390,95 +391,146 @@ int main(int argc, char **argv) {
   if (!inputs.empty() && randomSeed >= 0)
     fail("--input and --random-inputs cannot be combined");
 
+  auto file = MemoryBuffer::getFileOrSTDIN(inputFile);
+  if (!file)
+    fail("cannot read '" + inputFile + "': " + file.getError().message());
+  // A module (kiln-compile) runs through the runtime alone: nothing to
+  // parse or compile.
+  bool isModule = kiln::isAotModule((*file)->getBuffer());
+
   mlir::DialectRegistry registry;
   kiln::registerAllKilnDialects(registry);
   kiln::registerKilnTranslations(registry);
   mlir::MLIRContext context(registry);
   context.disableMultithreading();
-
   kiln::FirstErrorCollector errors(&context);
-
-  auto file = MemoryBuffer::getFileOrSTDIN(inputFile);
-  if (!file)
-    fail("cannot read '" + inputFile + "': " + file.getError().message());
-  SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(*file), SMLoc());
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
-  if (!module)
-    fail(errors.getFirstErrorOr("cannot parse '" + inputFile + "'"));
-
-  Expected<std::string> entry = kiln::findEntry(*module, entryName);
-  if (!entry)
-    fail(toString(entry.takeError()));
-  auto func = module->lookupSymbol<mlir::func::FuncOp>(*entry);
-  mlir::FunctionType type = func.getFunctionType();
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  // The reference runs on an untouched copy: compilation lowers in place.
+  mlir::OwningOpRef<mlir::ModuleOp> referenceModule;
+  std::unique_ptr<kiln::Executable> exe;
+  Expected<std::string> entry = std::string();
+  // The inputs' types, checked before anything compiles.
+  std::vector<kiln::TensorSignature> inputTypes;
+  mlir::FunctionType type;
+  if (isModule) {
+    for (auto [name, given] :
+         {std::pair<StringRef, bool>{"--check-reference", checkReference},
+          {"--emulate-gpu", emulateGpu},
+          {"--compile-host", compileHost},
+          {"--dump-object", !dumpObject.empty()},
+          {"--chip", !chip.empty()},
+          {"--libdevice", !libdevicePath.empty()},
+          {"--blas", blasMode != "auto"}})
+      if (given)
+        fail(name + " does not apply to a compiled module ('" + inputFile +
+             "')");
+    Expected<std::unique_ptr<kiln::ModuleExecutable>> loaded =
+        kiln::ModuleExecutable::load(inputFile);
+    if (!loaded)
+      fail(toString(loaded.takeError()));
+    exe = std::move(*loaded);
+    if (!entryName.empty() && entryName != exe->getEntryName())
+      fail("'" + inputFile + "' holds @" + exe->getEntryName() + ", not @" +
+           entryName);
+    if (exe->getDevice() != *device)
+      fail("'" + inputFile + "' was compiled for --backend " +
+           (exe->getDevice() == kiln::Device::Cuda ? "cuda" : "cpu"));
+    *entry = exe->getEntryName();
+    inputTypes = exe->getInputs();
+  } else {
+    SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(std::move(*file), SMLoc());
+    module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+    if (!module)
+      fail(errors.getFirstErrorOr("cannot parse '" + inputFile + "'"));
+    entry = kiln::findEntry(*module, entryName);
+    if (!entry)
+      fail(toString(entry.takeError()));
+    auto func = module->lookupSymbol<mlir::func::FuncOp>(*entry);
+    type = func.getFunctionType();
+  }
+  size_t numInputs = isModule ? inputTypes.size() : type.getNumInputs();
 
   // Inputs are checked against the signature before anything compiles.
   // They live in a static, which exit() destroys: an error after this
   // point (fail() exits) frees them too.
   static std::vector<HostTensor> args;
   if (randomSeed >= 0) {
-    for (auto [i, argType] : llvm::enumerate(type.getInputs())) {
-      auto tensorType = dyn_cast<mlir::RankedTensorType>(argType);
-      if (!tensorType)
-        fail("argument " + Twine(i) + " is not a ranked tensor");
-      if (!tensorType.hasStaticShape())
+    for (size_t i = 0; i < numInputs; ++i) {
+      kiln::TensorSignature sig;
+      if (isModule) {
+        sig = inputTypes[i];
+      } else {
+        auto tensorType = dyn_cast<mlir::RankedTensorType>(type.getInput(i));
+        if (!tensorType)
+          fail("argument " + Twine(i) + " is not a ranked tensor");
+        Expected<kiln::DType> dtype =
+            kiln::getDType(tensorType.getElementType());
+        if (!dtype)
+          fail("argument " + Twine(i) + ": " + toString(dtype.takeError()));
+        sig = {*dtype, tensorType.getShape().vec(), ""};
+      }
+      if (llvm::any_of(sig.shape, [](int64_t d) { return d < 0; }))
         fail("argument " + Twine(i) +
              " has a dynamic shape: give --input files instead of "
              "--random-inputs");
-      Expected<kiln::DType> dtype = kiln::getDType(tensorType.getElementType());
-      if (!dtype)
-        fail("argument " + Twine(i) + ": " + toString(dtype.takeError()));
-      kiln::TensorSignature sig{*dtype, tensorType.getShape().vec(), ""};
       args.push_back(randomTensor(sig, randomSeed, i));
     }
   } else if (!(compileOnly && inputs.empty())) {
     // (Compiling alone needs no inputs.)
-    if (inputs.size() != type.getNumInputs())
-      fail("@" + *entry + " takes " + Twine(type.getNumInputs()) +
-           " inputs, got " + Twine(inputs.size()) + " --input files");
+    if (inputs.size() != numInputs)
+      fail("@" + *entry + " takes " + Twine(numInputs) + " inputs, got " +
+           Twine(inputs.size()) + " --input files");
     for (auto [i, path] : llvm::enumerate(inputs)) {
       Expected<HostTensor> tensor = kiln::readNpy(path);
       if (!tensor)
         fail(toString(tensor.takeError()));
-      if (Error e = kiln::checkMatchesType(*tensor, type.getInput(i),
-                                           "input " + std::to_string(i) +
-                                               " ('" + path + "')"))
+      std::string what = "input " + std::to_string(i) + " ('" + path + "')";
+      if (isModule) {
+        const kiln::TensorSignature &sig = inputTypes[i];
+        bool fits = tensor->getDType() == sig.dtype &&
+                    tensor->getShape().size() == sig.shape.size();
+        for (size_t d = 0; fits && d < sig.shape.size(); ++d)
+          fits = sig.shape[d] < 0 || sig.shape[d] == tensor->getShape()[d];
+        if (!fits)
+          fail(what + " is " + tensor->getTypeString() + " but " +
+               sig.typeString + " is expected");
+      } else if (Error e =
+                     kiln::checkMatchesType(*tensor, type.getInput(i), what)) {
         fail(toString(std::move(e)));
+      }
       args.push_back(std::move(*tensor));
     }
   }
 
-  // The reference runs on an untouched copy: compilation lowers in place.
-  mlir::OwningOpRef<mlir::ModuleOp> referenceModule;
-  if (checkReference)
-    referenceModule = module->clone();
-
-  kiln::CompileOptions compileOptions;
-  compileOptions.device = *device;
-  compileOptions.autodiffPrune = autodiffPrune;
-  compileOptions.kernelDedup = kernelDedup;
-  compileOptions.foldContractionLayouts = foldContractionLayouts;
-  compileOptions.noCache = noCache;
-  compileOptions.cacheDirectory = cacheDir;
-  compileOptions.verifyEachPass = verifyEach;
-  compileOptions.compileHostCode = compileHost;
-  compileOptions.objectDumpPath = dumpObject;
-  compileOptions.emulateGpuKernels = emulateGpu;
-  compileOptions.chip = chip;
-  compileOptions.libdevice = libdevicePath;
-  if (blasMode == "on")
-    compileOptions.blas = true;
-  else if (blasMode == "off")
-    compileOptions.blas = false;
-  else if (blasMode != "auto")
-    fail("--blas must be auto, on or off");
-  Expected<std::unique_ptr<kiln::Executable>> compiled =
-      kiln::Executable::compile(*module, *entry, compileOptions);
-  if (!compiled)
-    fail(toString(compiled.takeError()));
-  std::unique_ptr<kiln::Executable> exe = std::move(*compiled);
+  if (!isModule) {
+    if (checkReference)
+      referenceModule = module->clone();
+    kiln::CompileOptions compileOptions;
+    compileOptions.device = *device;
+    compileOptions.autodiffPrune = autodiffPrune;
+    compileOptions.kernelDedup = kernelDedup;
+    compileOptions.foldContractionLayouts = foldContractionLayouts;
+    compileOptions.noCache = noCache;
+    compileOptions.cacheDirectory = cacheDir;
+    compileOptions.verifyEachPass = verifyEach;
+    compileOptions.compileHostCode = compileHost;
+    compileOptions.objectDumpPath = dumpObject;
+    compileOptions.emulateGpuKernels = emulateGpu;
+    compileOptions.chip = chip;
+    compileOptions.libdevice = libdevicePath;
+    if (blasMode == "on")
+      compileOptions.blas = true;
+    else if (blasMode == "off")
+      compileOptions.blas = false;
+    else if (blasMode != "auto")
+      fail("--blas must be auto, on or off");
+    Expected<std::unique_ptr<kiln::Executable>> compiled =
+        kiln::Executable::compile(*module, *entry, compileOptions);
+    if (!compiled)
+      fail(toString(compiled.takeError()));
+    exe = std::move(*compiled);
+  }
   const kiln::CompileStats &stats = exe->getStats();
   if (!dumpPtx.empty()) {
     std::error_code ec;
