@@ -39,6 +39,9 @@ install(TARGETS kiln_lazy kiln_runtime ${KILN_INSTALLED_LIBRARIES}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS kiln-opt kiln-run kiln-compile RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# Installed tools find kiln's libraries beside them and LLVM's where LLVM is.
+set_target_properties(kiln-opt kiln-run kiln-compile PROPERTIES
+  INSTALL_RPATH "\$ORIGIN/../${CMAKE_INSTALL_LIBDIR};${LLVM_LIBRARY_DIR}")
 
 # The public API only: the lazy tensors (and kiln::Jit's replay), the
 # trace they record, the

@@ -9,14 +9,22 @@ JAX cold and JAX warm; the figures are the medians over the rounds. The
 first step's time is taken inside each process, compile (or cache load)
 included, process start-up excluded.
 
+The aot part: ahead-of-time modules (kiln-compile) run by a program that
+links the runtime alone (test/Install/run_module.c, built here with the C
+compiler), against kiln-run on the .mlir (JIT-compiled) in the same rounds:
+the GPT block of bench/transformer, forward and forward+backward, and the
+LSTM cell of test/Integration. Each round alternates the two; the figures
+are the medians of the rounds' median run times.
+
 Usage: bench/compile_cache/run.py [--build DIR] [--rounds N]
-       [--peers-python PY]
+       [--peers-python PY] [--parts cache,aot]
 Prints one JSON line."""
 import argparse
 import json
 import os
 import re
 import subprocess
+import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -48,6 +56,69 @@ def jax_train(py, cache_dir):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def build_run_module(build, tmp):
+    """test/Install/run_module.c against the build's runtime."""
+    exe = os.path.join(tmp, "run_module")
+    cc = os.environ.get("CC", "cc")
+    subprocess.run([cc, "-O2", "-o", exe,
+                    os.path.join(ROOT, "test", "Install", "run_module.c"),
+                    "-I" + os.path.join(ROOT, "runtime", "include"),
+                    "-L" + os.path.join(build, "lib"), "-lkiln_runtime",
+                    "-Wl,-rpath," + os.path.join(build, "lib"), "-lm"],
+                   check=True)
+    return exe
+
+
+def aot_programs(tmp):
+    """(name, .mlir, entry): what the aot part runs."""
+    gpt = os.path.join(tmp, "gpt.mlir")
+    with open(gpt, "w") as f:
+        subprocess.run([sys.executable,
+                        os.path.join(ROOT, "bench", "transformer",
+                                     "gpt_block.py"),
+                        "8", "128", "256", "4", "--backward"], stdout=f,
+                       check=True)
+    lstm = os.path.join(ROOT, "test", "Integration", "lstm_cell.mlir")
+    return [("gpt_block_fwd", gpt, "gpt_block"),
+            ("gpt_block_fwd_bwd", gpt, "gpt_block_bwd"),
+            ("lstm_cell_b64_h256", lstm, "lstm_cell")]
+
+
+def aot_part(build, rounds, repeat):
+    """The module's run time (runtime alone) against kiln-run's (JIT)."""
+    bin_dir = os.path.join(build, "bin")
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="kiln-aot-") as tmp:
+        run_module = build_run_module(build, tmp)
+        for name, mlir, entry in aot_programs(tmp):
+            module = os.path.join(tmp, name + ".kiln")
+            subprocess.run([os.path.join(bin_dir, "kiln-compile"), mlir,
+                            "--entry", entry, "-o", module], check=True)
+            data = os.path.join(tmp, name)
+            os.makedirs(data, exist_ok=True)
+            module_ms, jit_ms = [], []
+            for _ in range(rounds):
+                got = subprocess.run([run_module, module, data, "--repeat",
+                                      str(repeat)], capture_output=True,
+                                     text=True, check=True).stdout
+                module_ms.append(json.loads(got)["run_ms"])
+                got = subprocess.run(
+                    [os.path.join(bin_dir, "kiln-run"), mlir, "--entry",
+                     entry, "--random-inputs", "1", "--repeat", str(repeat),
+                     "--report", "--no-cache"], capture_output=True,
+                    text=True, check=True).stdout
+                jit_ms.append(json.loads(got.strip().splitlines()[-1])
+                              ["run_ms"])
+            ratios = sorted(m / j for m, j in zip(module_ms, jit_ms))
+            out[name] = {"module_run_ms": median(module_ms),
+                         "kiln_run_jit_run_ms": median(jit_ms),
+                         "module_over_jit": median(ratios),
+                         "module_over_jit_min": ratios[0],
+                         "module_over_jit_max": ratios[-1],
+                         "module_bytes": os.path.getsize(module)}
+    return out
+
+
 def median(values):
     values = sorted(values)
     return values[len(values) // 2] if values else None
@@ -58,7 +129,20 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--peers-python", default=None)
+    ap.add_argument("--parts", default="cache,aot")
+    ap.add_argument("--repeat", type=int, default=30,
+                    help="runs per measurement in the aot part")
     args = ap.parse_args()
+    parts = args.parts.split(",")
+    out = {"bench": "compile_cache", "rounds": args.rounds}
+    if "cache" in parts:
+        out.update(cache_part(args))
+    if "aot" in parts:
+        out["aot"] = aot_part(args.build, args.rounds, args.repeat)
+    print(json.dumps(out))
+
+
+def cache_part(args):
     py = args.peers_python
     if py is None:
         py = subprocess.run(["bash", os.path.join(PEERS, "setup.sh")],
@@ -73,8 +157,7 @@ def main():
                            "kiln_warm": kiln_train(args.build, kiln_dir),
                            "jax_cold": jax_train(py, jax_dir),
                            "jax_warm": jax_train(py, jax_dir)})
-    out = {"bench": "compile_cache", "model": "kiln-lstm-train",
-           "rounds": args.rounds}
+    out = {"model": "kiln-lstm-train"}
     for run in ("kiln_cold", "kiln_warm", "jax_cold", "jax_warm"):
         for key in ("first_step_ms", "compile_ms"):
             values = [r[run][key] for r in rounds if key in r[run]]
@@ -99,7 +182,7 @@ def main():
             out["jax_warm_first_step_ms"] / out["kiln_warm_first_step_ms"])
         out["speedup_cold_first_step_vs_jax"] = (
             out["jax_cold_first_step_ms"] / out["kiln_cold_first_step_ms"])
-    print(json.dumps(out))
+    return out
 
 
 if __name__ == "__main__":

@@ -147,6 +147,7 @@ kiln::compileAotModule(mlir::ModuleOp module, llvm::StringRef entry,
   kiln_rt_backend backend;
   std::string target, features, programBytes, kernels, entryName;
   std::vector<TensorSignature> inputs, outputs;
+  CompileStats stats;
   auto refuse = [&](llvm::StringRef why) {
     return makeError("@" + entryName +
                      " cannot be compiled ahead of time: " + why);
@@ -162,6 +163,7 @@ kiln::compileAotModule(mlir::ModuleOp module, llvm::StringRef entry,
     kernels = (*exe)->getPtx().str();
     inputs = (*exe)->getInputs();
     outputs = (*exe)->getOutputs();
+    stats = (*exe)->getStats();
   } else if (options.device == Device::Cpu) {
     if (options.emulateGpuKernels || options.compileHostCode)
       return makeError("a module runs the CPU pipeline's kernels: "
@@ -187,6 +189,7 @@ kiln::compileAotModule(mlir::ModuleOp module, llvm::StringRef entry,
     }
     inputs = (*exe)->getInputs();
     outputs = (*exe)->getOutputs();
+    stats = (*exe)->getStats();
   } else {
     return makeError("a module is compiled for cpu or cuda");
   }
@@ -197,6 +200,15 @@ kiln::compileAotModule(mlir::ModuleOp module, llvm::StringRef entry,
   p.writeString(target);
   p.writeString(features);
   p.writeString(entryName);
+  std::pair<llvm::StringRef, int64_t> recorded[] = {
+      {"fusion_groups", stats.fusionGroups},
+      {"unique_kernels", stats.uniqueKernels},
+      {"kernel_launches", stats.kernelLaunches}};
+  p.write<uint32_t>(std::size(recorded));
+  for (auto [name, value] : recorded) {
+    p.writeString(name);
+    p.write<int64_t>(value);
+  }
   writeSignature(p, "input", inputs);
   writeSignature(p, "output", outputs);
   p.writeBytes(programBytes);
@@ -246,9 +258,11 @@ ModuleExecutable::load(llvm::StringRef path) {
     exe->outputs.push_back(signature(kiln_rt_module_output(loaded, i)));
   kiln_rt_program *program = kiln_rt_module_program(loaded);
   exe->stats.hostSteps = kiln_rt_program_num_steps(program);
-  exe->stats.uniqueKernels =
-      static_cast<int64_t>(kiln_rt_program_num_kernels(program));
-  exe->stats.kernelLaunches = kiln_rt_program_num_launches(program);
+  for (auto [name, stat] :
+       {std::pair{"fusion_groups", &exe->stats.fusionGroups},
+        {"unique_kernels", &exe->stats.uniqueKernels},
+        {"kernel_launches", &exe->stats.kernelLaunches}})
+    kiln_rt_module_stat(loaded, name, stat);
   exe->stats.cache = "module";
   if (kiln_rt_program_num_runtime_functions(program) != 0)
     exe->stats.blas = cuda                       ? "cublas"

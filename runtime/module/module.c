@@ -9,6 +9,7 @@
  *     string kiln version, string target (arch or chip),
  *     string CPU features ("+avx2,+fma,...": what the kernels use),
  *     string entry name,
+ *     u32 count, compile statistics (string name, i64 value),
  *     u32 count, inputs; u32 count, outputs:
  *       (string name, u8 dtype, u32 rank, i64 dims[rank], -1 dynamic)
  *     block host program ("KILNHP"), block kernels (ELF shared object or PTX)
@@ -47,6 +48,9 @@ enum { KILN_MODULE_VERSION = 1, KILN_MODULE_HEADER = 32 };
 struct kiln_rt_module {
   kiln_rt_backend backend;
   char *kiln_version, *target, *features, *entry;
+  size_t num_stats;
+  char **stat_names;
+  int64_t *stat_values;
   size_t num_inputs, num_outputs;
   kiln_rt_tensor_type *types; /* inputs, then outputs */
   int64_t *dims;
@@ -258,6 +262,10 @@ void kiln_rt_module_free(kiln_rt_module *module) {
   free(module->target);
   free(module->features);
   free(module->entry);
+  for (size_t i = 0; module->stat_names && i < module->num_stats; ++i)
+    free(module->stat_names[i]);
+  free(module->stat_names);
+  free(module->stat_values);
   free(module->ptx);
   free(module);
 }
@@ -421,6 +429,24 @@ kiln_rt_status kiln_rt_module_load_bytes(const void *bytes, size_t size,
     status = corrupt("truncated payload");
     goto done;
   }
+  uint32_t num_stats;
+  if (!kiln_read_count(r, &num_stats, 64)) {
+    status = corrupt("truncated payload");
+    goto done;
+  }
+  module->stat_names = calloc(num_stats + 1, sizeof(char *));
+  module->stat_values = calloc(num_stats + 1, sizeof(int64_t));
+  if (!module->stat_names || !module->stat_values) {
+    status = kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
+    goto done;
+  }
+  module->num_stats = num_stats;
+  for (uint32_t i = 0; i < num_stats; ++i)
+    if (!kiln_read_string(r, &module->stat_names[i]) ||
+        !kiln_read_i64(r, &module->stat_values[i])) {
+      status = corrupt("truncated payload");
+      goto done;
+    }
   if (strcmp(module->kiln_version, KILN_VERSION_STRING) != 0) {
     status = kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
                           "the module was compiled by kiln %s; this runtime is "
@@ -567,6 +593,16 @@ const kiln_rt_tensor_type *kiln_rt_module_output(const kiln_rt_module *module,
   return index < module->num_outputs
              ? &module->types[module->num_inputs + index]
              : NULL;
+}
+
+int kiln_rt_module_stat(const kiln_rt_module *module, const char *name,
+                        int64_t *value) {
+  for (size_t i = 0; i < module->num_stats; ++i)
+    if (strcmp(module->stat_names[i], name) == 0) {
+      *value = module->stat_values[i];
+      return 1;
+    }
+  return 0;
 }
 
 kiln_rt_program *kiln_rt_module_program(const kiln_rt_module *module) {

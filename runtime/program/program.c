@@ -376,13 +376,6 @@ const char *kiln_rt_program_kernel_name(const kiln_rt_program *program,
 size_t kiln_rt_program_num_runtime_functions(const kiln_rt_program *program) {
   return program->num_runtime_functions;
 }
-int64_t kiln_rt_program_num_launches(const kiln_rt_program *program) {
-  int64_t launches = 0;
-  for (size_t s = 0; s < program->num_steps; ++s)
-    launches += program->steps[s].kind == KILN_STEP_KERNEL ||
-                program->steps[s].kind == KILN_STEP_LAUNCH;
-  return launches;
-}
 int kiln_rt_program_has_launches(const kiln_rt_program *program) {
   return program->has_launches;
 }

@@ -14,3 +14,35 @@ cmake --build "$work/project"
 "$work/project/train_linear"
 "$work/project/compile_module"
 "$work/project/runtime_only"
+
+# Ahead-of-time modules: the installed kiln-compile compiles the LSTM cell's
+# forward and backward; run_module (linked with kiln::runtime alone) runs
+# them on inputs it writes, and the installed kiln-run runs the .mlir on
+# those inputs: the results must agree.
+if ldd "$work/project/run_module" | grep -E 'libMLIR|libLLVM|libmlir'; then
+  echo "run_module links MLIR or LLVM" >&2
+  exit 1
+fi
+for entry in lstm_forward lstm_backward; do
+  dir="$work/modules/$entry"
+  rm -rf "$dir" && mkdir -p "$dir/module" "$dir/kiln-run"
+  "$work/prefix/bin/kiln-compile" "$here/Inputs/lstm_cell.mlir" --entry "$entry" \
+    -o "$dir/$entry.kiln"
+  "$work/project/run_module" "$dir/$entry.kiln" "$dir/module"
+  inputs=()
+  i=0
+  while [ -f "$dir/module/in$i.npy" ]; do
+    inputs+=(--input "$dir/module/in$i.npy")
+    i=$((i + 1))
+  done
+  "$work/prefix/bin/kiln-run" "$here/Inputs/lstm_cell.mlir" --entry "$entry" \
+    --no-cache "${inputs[@]}" --output-dir "$dir/kiln-run"
+  count=0
+  while [ -f "$dir/module/out$count.npy" ]; do
+    "$work/project/run_module" --compare "$dir/module/out$count.npy" \
+      "$dir/kiln-run/out$count.npy"
+    count=$((count + 1))
+  done
+  [ "$count" -gt 0 ]
+  echo "$entry: $count results of the module equal kiln-run's"
+done

@@ -98,6 +98,11 @@ kiln_rt_module_run(const kiln_rt_module *module, const kiln_rt_tensor *inputs,
                    size_t num_inputs, const kiln_rt_tensor *outputs,
                    size_t num_outputs, kiln_rt_cuda_stream *stream);
 
+/* What the compiler recorded about the entry (e.g. "fusion_groups",
+ * "unique_kernels", "kernel_launches"): 1 and the value, or 0. */
+int kiln_rt_module_stat(const kiln_rt_module *module, const char *name,
+                        int64_t *value);
+
 /* The module's host program, bound to its kernels (CPU) or checked for
  * the CUDA executor: for callers that run it with a profile
  * (kiln_rt_program.h) after checking the buffers themselves. */

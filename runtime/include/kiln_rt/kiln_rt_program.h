@@ -43,8 +43,6 @@ const char *kiln_rt_program_kernel_name(const kiln_rt_program *program,
                                         size_t index);
 /* The runtime functions (BLAS) the steps call. */
 size_t kiln_rt_program_num_runtime_functions(const kiln_rt_program *program);
-/* Kernel calls and launches, per run. */
-int64_t kiln_rt_program_num_launches(const kiln_rt_program *program);
 /* Whether a step launches GPU kernels (a CUDA program). */
 int kiln_rt_program_has_launches(const kiln_rt_program *program);
 /* Whether a step calls a CPU kernel (a CPU program). */
