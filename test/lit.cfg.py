@@ -36,7 +36,7 @@ config.environment["ASAN_OPTIONS"] = ":".join(
 
 tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
 tools = ["kiln-opt", "kiln-run", "kiln-compile", "kiln-bench-trace", "kiln-lstm-train", "kiln-fuzz-diff",
-         "kiln-fuzz-parse", "kiln-fuzz-npy", "kiln-fuzz-trace"]
+         "kiln-fuzz-parse", "kiln-fuzz-npy", "kiln-fuzz-trace", "llvm-as"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # `import kiln` finds the package the build assembled (with kiln._C).

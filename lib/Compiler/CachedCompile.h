@@ -1,9 +1,9 @@
-//===- CachedCompile.h - CPU compiles through the compile cache -*- C++ -*-===//
+//===- CachedCompile.h - compiles through the compile cache -----*- C++ -*-===//
 //
 // What Executable::compile (keyed by the module's text) and the lazy
 // tensors' TraceCache (keyed by the trace, before any MLIR exists) share:
-// which cache applies, the key of a CPU compile, loading an entry and
-// compiling then storing one.
+// which cache applies, the key of a compile (CPU or CUDA), loading an entry
+// and compiling then storing one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,28 +15,46 @@
 
 namespace kiln {
 
-/// The compile cache for a compile with `options` on `device`, or null:
-/// CUDA, a disabled cache, or what a user asked to see compiled (objects,
-/// host code, GPU emulation).
+/// The compile cache for a compile with `options` on `device` (cpu or
+/// cuda), or null: a disabled cache, or what a user asked to see compiled
+/// (objects, host code, GPU emulation).
 CompileCache *getCompileCacheFor(const CompileOptions &options, Device device);
 
-/// The key of a CPU compile of `entry` of `program` (canonical text of the
-/// kind `programKind`: "mlir", "trace") with `options`, on this host.
-std::string getCpuCacheKey(llvm::StringRef programKind, llvm::StringRef program,
-                           llvm::StringRef entry,
-                           const CompileOptions &options);
+/// The key of a compile of `entry` of `program` (canonical text of the
+/// kind `programKind`: "mlir", "trace") with `options` for `device`, on
+/// this host: for CUDA also the chip, libdevice's contents and cuBLAS.
+llvm::Expected<std::string> getCacheKey(llvm::StringRef programKind,
+                                        llvm::StringRef program,
+                                        llvm::StringRef entry,
+                                        const CompileOptions &options,
+                                        Device device);
 
 /// The executable stored under `key`, or null: a miss, or an entry that
 /// does not load (warned; the next compile replaces it).
-std::unique_ptr<Executable> loadCpuExecutable(CompileCache &cache,
-                                              llvm::StringRef key);
+std::unique_ptr<Executable>
+loadCachedExecutable(CompileCache &cache, llvm::StringRef key, Device device);
 
-/// Compiles `entry` of `module` for the CPU and stores it under `key`
+/// Compiles `entry` of `module` for `device` and stores it under `key`
 /// when it can be cached.
 llvm::Expected<std::unique_ptr<Executable>>
-compileCpuExecutable(mlir::ModuleOp module, llvm::StringRef entry,
-                     const CompileOptions &options, CompileCache &cache,
-                     llvm::StringRef key);
+compileCachedExecutable(mlir::ModuleOp module, llvm::StringRef entry,
+                        const CompileOptions &options, Device device,
+                        CompileCache &cache, llvm::StringRef key);
+
+class ByteWriter;
+class ByteReader;
+/// What every cache payload starts with after its magic and version: the
+/// entry's name, its signature (dtype, rank, dims, type string of each input
+/// and output) and the compile's statistics; and back, saying whether the
+/// bytes were one.
+void writeEntryRecord(ByteWriter &w, llvm::StringRef entryName,
+                      llvm::ArrayRef<TensorSignature> inputs,
+                      llvm::ArrayRef<TensorSignature> outputs,
+                      const CompileStats &stats);
+bool readEntryRecord(ByteReader &r, std::string &entryName,
+                     std::vector<TensorSignature> &inputs,
+                     std::vector<TensorSignature> &outputs,
+                     CompileStats &stats);
 
 } // namespace kiln
 

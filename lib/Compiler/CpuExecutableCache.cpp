@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Compiler/CachedCompile.h"
 #include "Compiler/CpuExecutable.h"
 #include "Support/ByteStream.h"
 
@@ -38,39 +39,6 @@ llvm::Error corrupt(const llvm::Twine &what) {
                                  "corrupt compile-cache payload: " + what);
 }
 
-void writeSignatures(ByteWriter &w, llvm::ArrayRef<TensorSignature> list) {
-  w.write<uint32_t>(static_cast<uint32_t>(list.size()));
-  for (const TensorSignature &sig : list) {
-    w.write<uint8_t>(static_cast<uint8_t>(sig.dtype));
-    w.write<uint32_t>(static_cast<uint32_t>(sig.shape.size()));
-    for (int64_t dim : sig.shape)
-      w.write<int64_t>(dim);
-    w.writeString(sig.typeString);
-  }
-}
-
-bool readSignatures(ByteReader &r, std::vector<TensorSignature> &list) {
-  uint32_t count;
-  if (!r.readCount(count, kMaxCount))
-    return false;
-  list.resize(count);
-  for (TensorSignature &sig : list) {
-    uint8_t dtype;
-    uint32_t rank;
-    if (!r.read(dtype) || dtype > static_cast<uint8_t>(DType::I1) ||
-        !r.readCount(rank, 64))
-      return false;
-    sig.dtype = static_cast<DType>(dtype);
-    sig.shape.resize(rank);
-    for (int64_t &dim : sig.shape)
-      if (!r.read(dim) || dim < 0)
-        return false;
-    if (!r.readString(sig.typeString))
-      return false;
-  }
-  return true;
-}
-
 } // namespace
 
 std::optional<std::string> CpuExecutable::serializeForCache() const {
@@ -81,13 +49,7 @@ std::optional<std::string> CpuExecutable::serializeForCache() const {
   ByteWriter w(out);
   w.writeRaw(kMagic);
   w.write<uint16_t>(kVersion);
-  w.writeString(entryName);
-  writeSignatures(w, inputs);
-  writeSignatures(w, outputs);
-  w.write<int64_t>(stats.fusionGroups);
-  w.write<int64_t>(stats.uniqueKernels);
-  w.write<int64_t>(stats.kernelLaunches);
-  w.writeString(stats.blas);
+  writeEntryRecord(w, entryName, inputs, outputs, stats);
   w.writeBytes(programBytes);
   w.write<uint32_t>(static_cast<uint32_t>(runtimeSymbolNames.size()));
   for (const std::string &name : runtimeSymbolNames)
@@ -108,11 +70,9 @@ CpuExecutable::loadCached(llvm::ArrayRef<char> payload) {
   std::unique_ptr<CpuExecutable> exe(new CpuExecutable());
   std::vector<char> programBytes, object;
   uint32_t numSymbols;
-  if (!r.readString(exe->entryName) || !readSignatures(r, exe->inputs) ||
-      !readSignatures(r, exe->outputs) || !r.read(exe->stats.fusionGroups) ||
-      !r.read(exe->stats.uniqueKernels) || !r.read(exe->stats.kernelLaunches) ||
-      !r.readString(exe->stats.blas) || !r.readBytes(programBytes) ||
-      !r.readCount(numSymbols, kMaxCount))
+  if (!readEntryRecord(r, exe->entryName, exe->inputs, exe->outputs,
+                       exe->stats) ||
+      !r.readBytes(programBytes) || !r.readCount(numSymbols, kMaxCount))
     return corrupt("truncated");
   for (uint32_t i = 0; i < numSymbols; ++i) {
     std::string name;

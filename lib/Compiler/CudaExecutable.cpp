@@ -27,6 +27,29 @@ static llvm::Error runtimeError(kiln_rt_status status) {
                                : why);
 }
 
+llvm::Expected<CudaTarget>
+kiln::resolveCudaTarget(const CompileOptions &options) {
+  CudaTarget target;
+  target.chip = options.chip;
+  if (target.chip.empty()) {
+    llvm::Expected<std::string> chip = getCudaChip();
+    if (!chip)
+      return chip.takeError();
+    target.chip = *chip;
+  }
+  if (target.chip.empty())
+    target.chip = "sm_80";
+  target.libdevice = options.libdevice;
+  if (const char *fromEnvironment = std::getenv("KILN_LIBDEVICE");
+      target.libdevice.empty() && fromEnvironment)
+    target.libdevice = fromEnvironment;
+  if (!target.libdevice.empty() && !llvm::sys::fs::exists(target.libdevice))
+    return makeError("libdevice '" + target.libdevice + "' does not exist");
+  target.blas = options.blas.value_or(kiln_rt_cuda_is_initialized() &&
+                                      kiln_rt_cuda_blas_available());
+  return target;
+}
+
 llvm::Expected<std::unique_ptr<CudaExecutable>>
 CudaExecutable::compile(ModuleOp module, StringRef entry,
                         const CompileOptions &options) {
@@ -45,27 +68,15 @@ CudaExecutable::compile(ModuleOp module, StringRef entry,
                          "type " +
                          input.typeString + " is dynamic");
 
+  llvm::Expected<CudaTarget> target = resolveCudaTarget(options);
+  if (!target)
+    return target.takeError();
   KilnGpuPipelineOptions pipelineOptions;
-  pipelineOptions.chip = options.chip;
-  if (pipelineOptions.chip.empty()) {
-    llvm::Expected<std::string> chip = getCudaChip();
-    if (!chip)
-      return chip.takeError();
-    pipelineOptions.chip = *chip;
-  }
-  if (pipelineOptions.chip.empty())
-    pipelineOptions.chip = "sm_80";
-  std::string libdevice = options.libdevice;
-  if (const char *fromEnvironment = std::getenv("KILN_LIBDEVICE");
-      libdevice.empty() && fromEnvironment)
-    libdevice = fromEnvironment;
-  if (!libdevice.empty() && !llvm::sys::fs::exists(libdevice))
-    return makeError("libdevice '" + libdevice + "' does not exist");
-  pipelineOptions.libdevice = libdevice;
+  pipelineOptions.chip = target->chip;
+  pipelineOptions.libdevice = target->libdevice;
   pipelineOptions.prune = options.autodiffPrune;
   pipelineOptions.kernelDedup = options.kernelDedup;
-  pipelineOptions.blas = options.blas.value_or(kiln_rt_cuda_is_initialized() &&
-                                               kiln_rt_cuda_blas_available());
+  pipelineOptions.blas = target->blas;
   if (pipelineOptions.blas)
     exe->stats.blas = "cublas";
   PassManager pm(module.getContext());

@@ -20,6 +20,15 @@
 
 namespace kiln {
 
+/// What a CUDA compile with `options` targets: the chip (the option, else
+/// the device's, else sm_80), libdevice (the option, else KILN_LIBDEVICE;
+/// it must exist), and whether matmuls go to cuBLAS.
+struct CudaTarget {
+  std::string chip, libdevice;
+  bool blas = false;
+};
+llvm::Expected<CudaTarget> resolveCudaTarget(const CompileOptions &options);
+
 /// Copies `args` to new device buffers, runs `program` (loading `ptx` once
 /// per session) on them and new result buffers on the default stream, and
 /// copies the results back.
@@ -38,6 +47,15 @@ public:
           const CompileOptions &options);
 
   llvm::StringRef getPtx() const override { return ptx; }
+  /// A compile-cache payload (CudaExecutableCache.cpp): the signature,
+  /// stats, chip, host program and PTX; and the executable it describes,
+  /// with no MLIR involved.
+  std::string serializeForCache() const;
+  static llvm::Expected<std::unique_ptr<CudaExecutable>>
+  loadCached(llvm::ArrayRef<char> payload);
+  /// Records what the compile cache did (CompileStats::cache).
+  void setCacheState(llvm::StringRef state) { stats.cache = state.str(); }
+
   /// For ahead-of-time modules: the host program's bytes and the chip.
   llvm::StringRef getProgramBytes() const { return programBytes; }
   llvm::StringRef getChip() const { return chip; }

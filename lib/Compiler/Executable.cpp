@@ -57,13 +57,13 @@ Executable::compile(mlir::ModuleOp module, llvm::StringRef entry,
   }
   if (llvm::Error e = checkOptions(options, device))
     return std::move(e);
-  if (device == Device::Cuda) {
+  CompileCache *cache = getCompileCacheFor(options, device);
+  if (!cache && device == Device::Cuda) {
     auto exe = CudaExecutable::compile(module, entry, options);
     if (!exe)
       return exe.takeError();
     return std::unique_ptr<Executable>(std::move(*exe));
   }
-  CompileCache *cache = getCompileCacheFor(options, device);
   if (!cache) {
     auto exe = CpuExecutable::compile(module, entry, options);
     if (!exe)
@@ -76,10 +76,14 @@ Executable::compile(mlir::ModuleOp module, llvm::StringRef entry,
   mlir::OpPrintingFlags flags;
   flags.printGenericOpForm();
   module->print(os, flags);
-  std::string key = getCpuCacheKey("mlir", text, entry, options);
-  if (std::unique_ptr<Executable> loaded = loadCpuExecutable(*cache, key))
+  llvm::Expected<std::string> key =
+      getCacheKey("mlir", text, entry, options, device);
+  if (!key)
+    return key.takeError();
+  if (std::unique_ptr<Executable> loaded =
+          loadCachedExecutable(*cache, *key, device))
     return loaded;
-  return compileCpuExecutable(module, entry, options, *cache, key);
+  return compileCachedExecutable(module, entry, options, device, *cache, *key);
 }
 
 llvm::Expected<std::unique_ptr<Executable>>

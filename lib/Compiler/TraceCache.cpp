@@ -147,9 +147,13 @@ TraceCache::get(const TraceProgram &program, Device device) {
     std::string canonical;
     llvm::raw_string_ostream os(canonical);
     appendCanonicalForm(program, os);
-    diskKey = getCpuCacheKey("trace", canonical, "main", options);
+    llvm::Expected<std::string> key =
+        getCacheKey("trace", canonical, "main", options, device);
+    if (!key)
+      return key.takeError();
+    diskKey = std::move(*key);
     if (!dumping || !*dumping)
-      exe = loadCpuExecutable(*disk, diskKey);
+      exe = loadCachedExecutable(*disk, diskKey, device);
   }
   if (!exe) {
     llvm::Expected<std::shared_ptr<const Executable>> compiled =
@@ -200,7 +204,8 @@ TraceCache::compile(const TraceProgram &program, const CompileOptions &options,
       module->print(os);
   }
   llvm::Expected<std::unique_ptr<Executable>> compiled =
-      disk ? compileCpuExecutable(*module, "main", options, *disk, diskKey)
+      disk ? compileCachedExecutable(*module, "main", options, options.device,
+                                     *disk, diskKey)
            : Executable::compile(*module, "main", options);
   if (!compiled)
     return compiled.takeError();

@@ -20,7 +20,7 @@ def run(kiln_run, fake, program, entry, fail_at=None, count=False):
     if count:
         env["FAKE_CUDA_COUNT_CALLS"] = "1"
     return subprocess.run([kiln_run, program, "--entry", entry, "--backend",
-                           "cuda", "--random-inputs", "1"],
+                           "cuda", "--random-inputs", "1", "--no-cache"],
                           capture_output=True, text=True, env=env,
                           timeout=300)
 

@@ -41,7 +41,14 @@ static void write_npy(const char *path, const kiln_rt_tensor_type *type,
   FILE *f = fopen(path, "wb");
   if (!f)
     fail(path, "cannot write");
-  unsigned char prefix[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+  unsigned char prefix[10] = {0x93,
+                              'N',
+                              'U',
+                              'M',
+                              'P',
+                              'Y',
+                              1,
+                              0,
                               (unsigned char)((total - 10) & 0xff),
                               (unsigned char)((total - 10) >> 8)};
   size_t elements = 1;
@@ -193,9 +200,9 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < num_outputs; ++i) {
     const kiln_rt_tensor_type *type = kiln_rt_module_output(module, i);
     size_t n = num_elements(type);
-    outputs[i] = (kiln_rt_tensor){
-        malloc((n ? n : 1) * kiln_rt_dtype_size(type->dtype)), type->dtype,
-        type->rank, type->dims};
+    outputs[i] =
+        (kiln_rt_tensor){malloc((n ? n : 1) * kiln_rt_dtype_size(type->dtype)),
+                         type->dtype, type->rank, type->dims};
   }
   if (kiln_rt_module_run(module, inputs, num_inputs, outputs, num_outputs,
                          NULL) != KILN_RT_OK)
@@ -221,7 +228,8 @@ int main(int argc, char **argv) {
     inputs[0] = saved;
   }
   if (kiln_rt_module_run(module, inputs, num_inputs ? num_inputs - 1 : 1,
-                         outputs, num_outputs, NULL) != KILN_RT_INVALID_ARGUMENT)
+                         outputs, num_outputs,
+                         NULL) != KILN_RT_INVALID_ARGUMENT)
     fail("a wrong count was not refused", kiln_rt_last_error());
   check_no_compiler_loaded();
 
