@@ -10,6 +10,8 @@
 #include "Support/ElementTypes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
@@ -151,32 +153,79 @@ llvm::Expected<Buffer> evalConstant(ConstantOp op) {
   return b;
 }
 
-llvm::Expected<Buffer> evalBroadcast(BroadcastInDimOp op, const Buffer &in) {
+/// An `index` value: a rank-0 f64 buffer (exact for sizes).
+Buffer makeIndex(int64_t value) {
+  Buffer b = makeBuffer(DType::F64, {});
+  b.data[0] = static_cast<double>(value);
+  return b;
+}
+
+/// The `index` value `b` holds.
+int64_t getIndex(const Buffer &b) {
+  return b.data.empty() ? 0 : static_cast<int64_t>(b.data[0]);
+}
+
+/// tensor.dim, index constants and index arithmetic: what programs with
+/// dynamic dims use to compute sizes.
+llvm::Expected<Buffer> evalIndexOp(Operation *op,
+                                   llvm::ArrayRef<const Buffer *> in) {
+  if (auto dim = dyn_cast<tensor::DimOp>(op)) {
+    int64_t d = getIndex(*in[1]);
+    if (d < 0 || d >= static_cast<int64_t>(in[0]->shape.size()))
+      return evalError(op, "dim " + llvm::Twine(d) + " is out of range");
+    return makeIndex(in[0]->shape[d]);
+  }
+  if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+    auto value = dyn_cast<IntegerAttr>(constant.getValue());
+    if (!value || !constant.getType().isIndex())
+      return evalError(op, "only index constants are supported");
+    return makeIndex(value.getInt());
+  }
+  int64_t a = getIndex(*in[0]), b = in.size() > 1 ? getIndex(*in[1]) : 0;
+  if (isa<arith::AddIOp>(op))
+    return makeIndex(a + b);
+  if (isa<arith::SubIOp>(op))
+    return makeIndex(a - b);
+  if (isa<arith::MulIOp>(op))
+    return makeIndex(a * b);
+  if (isa<arith::DivUIOp, arith::DivSIOp, arith::CeilDivUIOp>(op)) {
+    if (b == 0)
+      return evalError(op, "division by zero");
+    return makeIndex(isa<arith::CeilDivUIOp>(op) ? (a + b - 1) / b : a / b);
+  }
+  return evalError(op, "not supported by the reference interpreter");
+}
+
+llvm::Expected<Buffer> evalBroadcast(BroadcastInDimOp op,
+                                     llvm::ArrayRef<const Buffer *> in) {
   RankedTensorType resultType = op.getType();
   ArrayRef<int64_t> dims = op.getDims();
+  const Buffer &in0 = *in[0];
   std::vector<int64_t> shape = resultType.getShape().vec();
-  for (int64_t d = 0; d < resultType.getRank(); ++d) {
-    if (!resultType.isDynamicDim(d))
-      continue;
-    const int64_t *it = llvm::find(dims, d);
-    if (it == dims.end())
-      return evalError(op, "dynamic result dim " + llvm::Twine(d) +
-                               " has no operand dim");
-    shape[d] = in.shape[it - dims.begin()];
-  }
+  // The dynamic dims are the size operands, in order.
+  for (int64_t d = 0, next = 1; d < resultType.getRank(); ++d)
+    if (resultType.isDynamicDim(d)) {
+      if (next >= static_cast<int64_t>(in.size()))
+        return evalError(op, "a dynamic result dim has no size");
+      shape[d] = getIndex(*in[next++]);
+      if (shape[d] < 0)
+        return evalError(op, "size " + llvm::Twine(shape[d]) +
+                                 " of result dim " + llvm::Twine(d) +
+                                 " is negative");
+    }
   for (auto [i, d] : llvm::enumerate(dims))
-    if (in.shape[i] != 1 && in.shape[i] != shape[d])
+    if (in0.shape[i] != 1 && in0.shape[i] != shape[d])
       return evalError(op, "operand dim " + llvm::Twine(i) + " of size " +
-                               llvm::Twine(in.shape[i]) +
+                               llvm::Twine(in0.shape[i]) +
                                " does not broadcast to " +
                                llvm::Twine(shape[d]));
-  Buffer out = makeBuffer(in.dtype, shape);
-  std::vector<int64_t> inStrides = stridesOf(in.shape);
+  Buffer out = makeBuffer(in0.dtype, shape);
+  std::vector<int64_t> inStrides = stridesOf(in0.shape);
   forEachIndex(shape, [&](int64_t flat, ArrayRef<int64_t> index) {
     int64_t src = 0;
     for (auto [i, d] : llvm::enumerate(dims))
-      src += (in.shape[i] == 1 ? 0 : index[d]) * inStrides[i];
-    out.data[flat] = in.data[src];
+      src += (in0.shape[i] == 1 ? 0 : index[d]) * inStrides[i];
+    out.data[flat] = in0.data[src];
   });
   return out;
 }
@@ -341,8 +390,10 @@ Interpreter::evalOp(Operation *op, std::vector<const Buffer *> in, int depth) {
     return single(evalElementwise(elementwise, in));
   return llvm::TypeSwitch<Operation *, llvm::Expected<std::vector<Buffer>>>(op)
       .Case([&](ConstantOp c) { return single(evalConstant(c)); })
-      .Case(
-          [&](BroadcastInDimOp b) { return single(evalBroadcast(b, *in[0])); })
+      .Case([&](BroadcastInDimOp b) { return single(evalBroadcast(b, in)); })
+      .Case<tensor::DimOp, arith::ConstantOp, arith::AddIOp, arith::SubIOp,
+            arith::MulIOp, arith::DivUIOp, arith::DivSIOp, arith::CeilDivUIOp>(
+          [&](Operation *indexOp) { return single(evalIndexOp(indexOp, in)); })
       .Case([&](ReshapeOp r) { return single(evalReshape(r, *in[0])); })
       .Case([&](TransposeOp t) { return single(evalTranspose(t, *in[0])); })
       .Case([&](SliceOp s) { return single(evalSlice(s, *in[0])); })

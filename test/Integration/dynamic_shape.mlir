@@ -20,6 +20,11 @@
 // RUN: kiln-run %s --entry dyn_layer --input %t/x5.npy --input %t/w.npy --check-reference | FileCheck %s --check-prefix=LAYER
 // RUN: kiln-run %s --entry dyn_views --input %t/x1000.npy --check-reference | FileCheck %s --check-prefix=VIEWS
 // RUN: kiln-run %s --entry dyn_views --input %t/x5.npy --print --check-reference | FileCheck %s --check-prefix=VIEWS5
+// RUN: %host_python -c "import numpy as np; np.save('%t/b4.npy', np.array([0.5, -1, 2, 0.25], dtype=np.float32))"
+// RUN: kiln-run %s --entry dyn_bias --input %t/x5.npy --input %t/w.npy --input %t/b4.npy --print --check-reference | FileCheck %s --check-prefix=BIAS5
+// RUN: kiln-run %s --entry dyn_bias --input %t/x1000.npy --input %t/w.npy --input %t/b4.npy --check-reference --atol 1e-3 | FileCheck %s --check-prefix=BIAS
+// RUN: kiln-run %s --entry dyn_bias --input %t/x1.npy --input %t/w.npy --input %t/b4.npy --check-reference | FileCheck %s --check-prefix=BIAS
+// RUN: kiln-run %s --entry dyn_bias --input %t/x0.npy --input %t/w.npy --input %t/b4.npy --print --check-reference | FileCheck %s --check-prefix=BIAS0
 // A static dim that does not match is an input error, not a crash.
 // RUN: not kiln-run %s --entry dyn_stats --input %t/bad.npy 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not kiln-run %s --entry dyn_stats --random-inputs 1 2>&1 | FileCheck %s --check-prefix=RANDOM
@@ -152,9 +157,11 @@ func.func @dyn_views(%x: tensor<?x8xf32>)
   %0 = kiln.slice %x, offsets = [0, 0], sizes = [2, 8] : tensor<?x8xf32> -> tensor<2x8xf32>
   %t = kiln.transpose %x, perm = [1, 0] : tensor<?x8xf32> -> tensor<8x?xf32>
   %1 = kiln.reduce_max %t, dims = [1] : tensor<8x?xf32> -> tensor<8xf32>
-  %b = kiln.broadcast_in_dim %x, dims = [0, 2] : tensor<?x8xf32> -> tensor<?x3x8xf32>
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %b = kiln.broadcast_in_dim %x sizes(%n), dims = [0, 2] : tensor<?x8xf32> -> tensor<?x3x8xf32>
   %2 = kiln.reduce_sum %b, dims = [0] : tensor<?x3x8xf32> -> tensor<3x8xf32>
-  %id = kiln.broadcast_in_dim %x, dims = [0, 1] : tensor<?x8xf32> -> tensor<?x8xf32>
+  %id = kiln.broadcast_in_dim %x sizes(%n), dims = [0, 1] : tensor<?x8xf32> -> tensor<?x8xf32>
   %d = kiln.add %x, %id : tensor<?x8xf32>
   %c = kiln.concat %x, %d dim = 1 : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x16xf32>
   %3 = kiln.reduce_sum %c, dims = [0] : tensor<?x16xf32> -> tensor<16xf32>
@@ -164,3 +171,33 @@ func.func @dyn_views(%x: tensor<?x8xf32>)
 
 // BAD: kiln-run: error: input 0 ('{{.*}}bad.npy') is tensor<5x7xf32> but tensor<?x8xf32> is expected
 // RANDOM: kiln-run: error: argument 0 has a dynamic shape: give --input files instead of --random-inputs
+
+// A bias broadcast to the dynamic batch: the broadcast takes the batch size
+// as its `sizes` operand (tensor.dim). The column sums of x w + b and the
+// row count (a broadcast of ones, summed).
+// x5 w: row i of x is 8i + j, so (x w)[i, k] = sum_j (8i + j) w[j, k]; the
+// rows sum to 5 b + sum_i (x w)[i, :], checked against the reference.
+// BIAS5:      out0: tensor<4xf32>
+// BIAS5:      out1: tensor<f32>
+// BIAS5-NEXT: 5
+// BIAS5:      reference: out0 tensor<4xf32> matches
+// BIAS5-NEXT: reference: out1 tensor<f32> matches
+// BIAS:       reference: out0 tensor<4xf32> matches
+// BIAS-NEXT:  reference: out1 tensor<f32> matches
+// BIAS0:      out0: tensor<4xf32>
+// BIAS0-NEXT: [0, 0, 0, 0]
+// BIAS0-NEXT: out1: tensor<f32>
+// BIAS0-NEXT: 0
+func.func @dyn_bias(%x: tensor<?x8xf32>, %w: tensor<8x4xf32>, %b: tensor<4xf32>)
+    -> (tensor<4xf32>, tensor<f32>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %m = kiln.matmul %x, %w : tensor<?x8xf32>, tensor<8x4xf32> -> tensor<?x4xf32>
+  %bb = kiln.broadcast_in_dim %b sizes(%n), dims = [1] : tensor<4xf32> -> tensor<?x4xf32>
+  %y = kiln.add %m, %bb : tensor<?x4xf32>
+  %s = kiln.reduce_sum %y, dims = [0] : tensor<?x4xf32> -> tensor<4xf32>
+  %one = kiln.constant dense<1.0> : tensor<f32>
+  %ones = kiln.broadcast_in_dim %one sizes(%n), dims = [] : tensor<f32> -> tensor<?xf32>
+  %count = kiln.reduce_sum %ones, dims = [0] : tensor<?xf32> -> tensor<f32>
+  return %s, %count : tensor<4xf32>, tensor<f32>
+}

@@ -63,22 +63,6 @@ static LogicalResult checkLowerable(ModuleOp module) {
         return WalkResult::interrupt();
       }
     }
-    if (auto broadcast = dyn_cast<BroadcastInDimOp>(op)) {
-      RankedTensorType operandType = broadcast.getOperand().getType();
-      RankedTensorType resultType = broadcast.getType();
-      ArrayRef<int64_t> dims = broadcast.getDims();
-      for (int64_t d = 0; d < resultType.getRank(); ++d) {
-        if (!resultType.isDynamicDim(d))
-          continue;
-        const int64_t *it = llvm::find(dims, d);
-        if (it == dims.end() ||
-            operandType.getDimSize(it - dims.begin()) == 1) {
-          broadcast.emitOpError("dynamic result dim ")
-              << d << " has no operand dim to take its size from";
-          return WalkResult::interrupt();
-        }
-      }
-    }
     return WalkResult::advance();
   });
   return failure(result.wasInterrupted());

@@ -49,18 +49,20 @@ struct BroadcastInDimLowering : OpConversionPattern<BroadcastInDimOp> {
     ArrayRef<int64_t> dims = op.getDims();
     MLIRContext *ctx = rewriter.getContext();
 
-    // A dynamic result dim takes its size from the operand dim mapped to it;
-    // a new dynamic dim has no size to take.
+    // The result's dynamic dims: a dim the operand maps to is the operand's
+    // (a dynamic dim is never broadcast, and reading past the operand must
+    // not be possible); a new dim is the op's size for it.
     SmallVector<Value> dynamicSizes;
     for (int64_t d = 0; d < resultType.getRank(); ++d) {
       if (!resultType.isDynamicDim(d))
         continue;
       const int64_t *it = llvm::find(dims, d);
-      if (it == dims.end() || operandType.getDimSize(it - dims.begin()) == 1)
-        return rewriter.notifyMatchFailure(
-            op, "dynamic result dim has no operand dim to take its size from");
-      dynamicSizes.push_back(tensor::DimOp::create(
-          rewriter, loc, adaptor.getOperand(), it - dims.begin()));
+      int64_t from = it == dims.end() ? -1 : it - dims.begin();
+      dynamicSizes.push_back(
+          from >= 0 && operandType.getDimSize(from) != 1
+              ? tensor::DimOp::create(rewriter, loc, adaptor.getOperand(), from)
+                    .getResult()
+              : adaptor.getSizes()[resultType.getDynamicDimIndex(d)]);
     }
     Value init = createDestination(rewriter, loc, resultType, dynamicSizes);
 

@@ -16,11 +16,3 @@ func.func @ambiguous_reshape(%x: tensor<?x4xf32>) -> tensor<?x?xf32> {
   %r = kiln.reshape %x : tensor<?x4xf32> -> tensor<?x?xf32>
   return %r : tensor<?x?xf32>
 }
-
-// -----
-
-func.func @dynamic_new_dim(%x: tensor<4xf32>) -> tensor<?x4xf32> {
-  // expected-error @+1 {{'kiln.broadcast_in_dim' op dynamic result dim 0 has no operand dim to take its size from}}
-  %b = kiln.broadcast_in_dim %x, dims = [1] : tensor<4xf32> -> tensor<?x4xf32>
-  return %b : tensor<?x4xf32>
-}

@@ -26,6 +26,23 @@ func.func @broadcast(%b: tensor<8xf32>, %c: tensor<3x1x8xf32>) -> (tensor<3x4x8x
 
 // -----
 
+// A dynamic result dim: a new dim takes the op's size operand; a dim the
+// operand maps to takes the operand's own size (never read past it).
+// CHECK-LABEL: func @broadcast_dynamic
+// CHECK-SAME: (%[[B:.+]]: tensor<8xf32>, %[[X:.+]]: tensor<?x8xf32>, %[[N:.+]]: index, %[[M:.+]]: index)
+// CHECK: %[[E:.+]] = bufferization.alloc_tensor(%[[N]]) : tensor<?x8xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[B]] : tensor<8xf32>) outs(%[[E]] : tensor<?x8xf32>)
+// CHECK: %[[D:.+]] = tensor.dim %[[X]], %{{.*}} : tensor<?x8xf32>
+// CHECK: %[[E2:.+]] = bufferization.alloc_tensor(%[[D]], %[[M]]) : tensor<?x8x?xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[X]] : tensor<?x8xf32>) outs(%[[E2]] : tensor<?x8x?xf32>)
+func.func @broadcast_dynamic(%b: tensor<8xf32>, %x: tensor<?x8xf32>, %n: index, %m: index) -> (tensor<?x8xf32>, tensor<?x8x?xf32>) {
+  %0 = kiln.broadcast_in_dim %b sizes(%n), dims = [1] : tensor<8xf32> -> tensor<?x8xf32>
+  %1 = kiln.broadcast_in_dim %x sizes(%n, %m), dims = [0, 1] : tensor<?x8xf32> -> tensor<?x8x?xf32>
+  return %0, %1 : tensor<?x8xf32>, tensor<?x8x?xf32>
+}
+
+// -----
+
 // reshape goes through 1-D (0-D for one-element tensors): views, no copies.
 // CHECK-LABEL: func @reshape
 // CHECK: %[[F:.+]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<4x6xf32> into tensor<24xf32>

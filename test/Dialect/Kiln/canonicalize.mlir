@@ -392,14 +392,15 @@ func.func @cse(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
 
 // -----
 
-// broadcast of broadcast does not compose when the intermediate is the only
-// source of a dynamic result dim's size.
+// broadcast of broadcast composes with a dynamic result too: the result's
+// dynamic dims are the outer broadcast's sizes.
 // CHECK-LABEL: func @broadcast_broadcast_dynamic
-// CHECK: %[[A:.+]] = kiln.broadcast_in_dim %{{.*}}, dims = [1] : tensor<8xf32> -> tensor<5x8xf32>
-// CHECK: kiln.broadcast_in_dim %[[A]], dims = [0, 1] : tensor<5x8xf32> -> tensor<?x8xf32>
-func.func @broadcast_broadcast_dynamic(%b: tensor<8xf32>) -> tensor<?x8xf32> {
+// CHECK-SAME: (%[[B:.+]]: tensor<8xf32>, %[[N:.+]]: index)
+// CHECK: %[[C:.+]] = kiln.broadcast_in_dim %[[B]] sizes(%[[N]]), dims = [1] : tensor<8xf32> -> tensor<?x8xf32>
+// CHECK: return %[[C]]
+func.func @broadcast_broadcast_dynamic(%b: tensor<8xf32>, %n: index) -> tensor<?x8xf32> {
   %a = kiln.broadcast_in_dim %b, dims = [1] : tensor<8xf32> -> tensor<5x8xf32>
-  %c = kiln.broadcast_in_dim %a, dims = [0, 1] : tensor<5x8xf32> -> tensor<?x8xf32>
+  %c = kiln.broadcast_in_dim %a sizes(%n), dims = [0, 1] : tensor<5x8xf32> -> tensor<?x8xf32>
   return %c : tensor<?x8xf32>
 }
 

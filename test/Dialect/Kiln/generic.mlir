@@ -36,6 +36,16 @@ func.func @broadcast_in_dim(%bias: tensor<8xf32>) -> tensor<4x8xf32> {
   return %b : tensor<4x8xf32>
 }
 
+// A broadcast to a dynamic dim: its size is an index operand after the
+// tensor operand.
+// CHECK-LABEL: func.func @broadcast_in_dim_dynamic(
+// CHECK-SAME: %[[BIAS:[a-z0-9_]+]]: tensor<8xf32>, %[[N:[a-z0-9_]+]]: index)
+// CHECK: %[[B:.*]] = kiln.broadcast_in_dim %[[BIAS]] sizes(%[[N]]), dims = [1] : tensor<8xf32> -> tensor<?x8xf32>
+func.func @broadcast_in_dim_dynamic(%bias: tensor<8xf32>, %n: index) -> tensor<?x8xf32> {
+  %b = "kiln.broadcast_in_dim"(%bias, %n) <{dims = array<i64: 1>}> : (tensor<8xf32>, index) -> tensor<?x8xf32>
+  return %b : tensor<?x8xf32>
+}
+
 // CHECK-LABEL: func.func @slice(
 // CHECK-SAME: %[[G:[a-z0-9_]+]]: tensor<4x32xf32>)
 // CHECK: %[[I:.*]] = kiln.slice %[[G]], offsets = [0, 8], sizes = [4, 8] : tensor<4x32xf32> -> tensor<4x8xf32>

@@ -202,6 +202,32 @@ func.func @bcast_dims_size(%a: tensor<8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
+// Broadcast_in_dim: one size per dynamic result dim.
+func.func @bcast_missing_size(%a: tensor<8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{has 0 sizes but the result 'tensor<?x8xf32>' has 1 dynamic dims}}
+  %0 = kiln.broadcast_in_dim %a, dims = [1] : tensor<8xf32> -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @bcast_extra_size(%a: tensor<8xf32>, %n: index) -> tensor<4x8xf32> {
+  // expected-error @+1 {{has 1 sizes but the result 'tensor<4x8xf32>' has 0 dynamic dims}}
+  %0 = kiln.broadcast_in_dim %a sizes(%n), dims = [1] : tensor<8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// Broadcast_in_dim: a dynamic operand dim is never broadcast.
+func.func @bcast_dynamic_to_static(%a: tensor<?xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{dynamic operand dim 0 maps to static result dim 1: a dynamic dim is never broadcast}}
+  %0 = kiln.broadcast_in_dim %a, dims = [1] : tensor<?xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
 // Broadcast_in_dim: dims entry past the result rank.
 func.func @bcast_range(%a: tensor<8xf32>) -> tensor<4x8xf32> {
   // expected-error @+1 {{dim 2 is out of range for result rank 2}}

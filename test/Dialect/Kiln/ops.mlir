@@ -170,6 +170,8 @@ func.func @convert(%x: tensor<4x8xf32>, %h: tensor<?x8xf16>, %p: tensor<4xi1>) -
 // GENERIC: "kiln.broadcast_in_dim"(%{{.*}}) <{dims = array<i64: 1>}> : (tensor<8xf32>) -> tensor<4x8xf32>
 // GENERIC: "kiln.broadcast_in_dim"(%{{.*}}) <{dims = array<i64: 0, 1>}> : (tensor<1x8xf16>) -> tensor<4x8xf16>
 // GENERIC: "kiln.broadcast_in_dim"(%{{.*}}) <{dims = array<i64>}> : (tensor<f64>) -> tensor<2x3xf64>
+// GENERIC: "kiln.broadcast_in_dim"(%{{.*}}, %{{.*}}) <{dims = array<i64: 0>}> : (tensor<?xf32>, index) -> tensor<?x5xf32>
+// GENERIC: "kiln.broadcast_in_dim"(%{{.*}}, %{{.*}}, %{{.*}}) <{dims = array<i64: 1>}> : (tensor<8xf32>, index, index) -> tensor<?x8x?xf32>
 func.func @broadcast_in_dim(%bias: tensor<8xf32>, %one: tensor<1x8xf16>, %s: tensor<f64>, %d: tensor<?xf32>, %p: tensor<4xi1>) -> (tensor<4x8xf32>, tensor<4x8xf16>, tensor<2x3xf64>, tensor<?x5xf32>, tensor<4x2xi1>) {
   // CHECK: %[[R0:[a-z0-9_]+]] = kiln.broadcast_in_dim %[[BIAS]], dims = [1] : tensor<8xf32> -> tensor<4x8xf32>
   %0 = kiln.broadcast_in_dim %bias, dims = [1] : tensor<8xf32> -> tensor<4x8xf32>
@@ -177,8 +179,14 @@ func.func @broadcast_in_dim(%bias: tensor<8xf32>, %one: tensor<1x8xf16>, %s: ten
   %1 = kiln.broadcast_in_dim %one, dims = [0, 1] : tensor<1x8xf16> -> tensor<4x8xf16>
   // CHECK: %[[R2:[a-z0-9_]+]] = kiln.broadcast_in_dim %[[S]], dims = [] : tensor<f64> -> tensor<2x3xf64>
   %2 = kiln.broadcast_in_dim %s, dims = [] : tensor<f64> -> tensor<2x3xf64>
-  // CHECK: %[[R3:[a-z0-9_]+]] = kiln.broadcast_in_dim %[[D]], dims = [0] : tensor<?xf32> -> tensor<?x5xf32>
-  %3 = kiln.broadcast_in_dim %d, dims = [0] : tensor<?xf32> -> tensor<?x5xf32>
+  // A dynamic result dim takes its size from `sizes`, one per dynamic dim.
+  // CHECK: %[[N:[a-z0-9_]+]] = tensor.dim %[[D]]
+  // CHECK: %[[R3:[a-z0-9_]+]] = kiln.broadcast_in_dim %[[D]] sizes(%[[N]]), dims = [0] : tensor<?xf32> -> tensor<?x5xf32>
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %d, %c0 : tensor<?xf32>
+  %3 = kiln.broadcast_in_dim %d sizes(%n), dims = [0] : tensor<?xf32> -> tensor<?x5xf32>
+  // CHECK: kiln.broadcast_in_dim %[[BIAS]] sizes(%[[N]], %[[N]]), dims = [1] : tensor<8xf32> -> tensor<?x8x?xf32>
+  %5 = kiln.broadcast_in_dim %bias sizes(%n, %n), dims = [1] : tensor<8xf32> -> tensor<?x8x?xf32>
   // CHECK: %[[R4:[a-z0-9_]+]] = kiln.broadcast_in_dim %[[P]], dims = [0] : tensor<4xi1> -> tensor<4x2xi1>
   %4 = kiln.broadcast_in_dim %p, dims = [0] : tensor<4xi1> -> tensor<4x2xi1>
   // CHECK: return %[[R0]], %[[R1]], %[[R2]], %[[R3]], %[[R4]] : tensor<4x8xf32>, tensor<4x8xf16>, tensor<2x3xf64>, tensor<?x5xf32>, tensor<4x2xi1>

@@ -166,17 +166,8 @@ OpFoldResult BroadcastInDimOp::fold(FoldAdaptor adaptor) {
     SmallVector<int64_t> dims;
     for (int64_t d : inner.getDims())
       dims.push_back(getDims()[d]);
-    // A dynamic result dim must keep a source of its size: an operand dim
-    // of size other than 1 mapped to it. The intermediate may have been
-    // that source (tensor<5x8> -> tensor<?x8>).
-    RankedTensorType innerType = inner.getOperand().getType();
-    for (int64_t d = 0; d < getType().getRank(); ++d) {
-      if (!getType().isDynamicDim(d))
-        continue;
-      const int64_t *it = llvm::find(dims, d);
-      if (it == dims.end() || innerType.getDimSize(it - dims.begin()) == 1)
-        return {};
-    }
+    // The result's dynamic dims are this op's sizes, whatever the inner
+    // broadcast's were.
     getOperandMutable().assign(inner.getOperand());
     setDims(dims);
     return getResult();

@@ -200,8 +200,24 @@ LogicalResult BroadcastInDimOp::verify() {
       return emitOpError("operand dim ")
              << i << " of size " << from << " cannot broadcast to result dim "
              << d << " of size " << to;
+    if (ShapedType::isDynamic(from) && !resultType.isDynamicDim(d))
+      return emitOpError("dynamic operand dim ")
+             << i << " maps to static result dim " << d
+             << ": a dynamic dim is never broadcast";
   }
+  int64_t dynamic = resultType.getNumDynamicDims();
+  if (static_cast<int64_t>(getSizes().size()) != dynamic)
+    return emitOpError("has ")
+           << getSizes().size() << " sizes but the result " << resultType
+           << " has " << dynamic << " dynamic dims";
   return success();
+}
+
+OpFoldResult BroadcastInDimOp::getResultSize(OpBuilder &b, int64_t dim) {
+  RankedTensorType type = getType();
+  if (!type.isDynamicDim(dim))
+    return b.getIndexAttr(type.getDimSize(dim));
+  return getSizes()[type.getDynamicDimIndex(dim)];
 }
 
 //===----------------------------------------------------------------------===//

@@ -45,9 +45,11 @@ func.func @dyn_views(%x: tensor<?x8xf32>)
   %0 = kiln.slice %x, offsets = [0, 0], sizes = [2, 8] : tensor<?x8xf32> -> tensor<2x8xf32>
   %t = kiln.transpose %x, perm = [1, 0] : tensor<?x8xf32> -> tensor<8x?xf32>
   %1 = kiln.reduce_max %t, dims = [1] : tensor<8x?xf32> -> tensor<8xf32>
-  %b = kiln.broadcast_in_dim %x, dims = [0, 2] : tensor<?x8xf32> -> tensor<?x3x8xf32>
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %b = kiln.broadcast_in_dim %x sizes(%n), dims = [0, 2] : tensor<?x8xf32> -> tensor<?x3x8xf32>
   %2 = kiln.reduce_sum %b, dims = [0] : tensor<?x3x8xf32> -> tensor<3x8xf32>
-  %id = kiln.broadcast_in_dim %x, dims = [0, 1] : tensor<?x8xf32> -> tensor<?x8xf32>
+  %id = kiln.broadcast_in_dim %x sizes(%n), dims = [0, 1] : tensor<?x8xf32> -> tensor<?x8xf32>
   %d = kiln.add %x, %id : tensor<?x8xf32>
   %c = kiln.concat %x, %d dim = 1 : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x16xf32>
   %3 = kiln.reduce_sum %c, dims = [0] : tensor<?x16xf32> -> tensor<16xf32>

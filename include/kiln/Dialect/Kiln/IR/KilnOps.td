@@ -216,21 +216,40 @@ def Kiln_BroadcastInDimOp : Kiln_ShapeOp<"broadcast_in_dim"> {
   let summary = "broadcast into a larger shape";
   let description = [{
     Operand dim `i` maps to result dim `dims[i]`; `dims` is strictly
-    increasing. The operand's size there is 1 or equal to the result's size.
+    increasing. The operand's size there is 1 or equal to the result's size
+    (a dynamic operand dim is never broadcast: it equals its result dim).
     The other result dims are new.
+
+    `sizes` gives the result's dynamic dims, one `index` each, in order
+    (e.g. from `tensor.dim`); there are none when the result is static.
 
     ```mlir
     %b = kiln.broadcast_in_dim %bias, dims = [1] : tensor<8xf32> -> tensor<4x8xf32>
+    %n = tensor.dim %x, %c0 : tensor<?x8xf32>
+    %d = kiln.broadcast_in_dim %bias sizes(%n), dims = [1] : tensor<8xf32> -> tensor<?x8xf32>
     ```
   }];
-  let arguments = (ins Kiln_Tensor:$operand, DenseI64ArrayAttr:$dims);
+  let arguments = (ins Kiln_Tensor:$operand, Variadic<Index>:$sizes,
+                       DenseI64ArrayAttr:$dims);
   let assemblyFormat = [{
-    $operand `,` `dims` `=` $dims attr-dict `:` type($operand) `->`
-    type($result)
+    $operand (`sizes` `(` $sizes^ `)`)? `,` `dims` `=` $dims attr-dict `:`
+    type($operand) `->` type($result)
   }];
+  let builders = [
+    // A broadcast to a static `result` type (no sizes).
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$operand,
+                   "::llvm::ArrayRef<int64_t>":$dims), [{
+      build($_builder, $_state, result, operand, ::mlir::ValueRange(), dims);
+    }]>,
+  ];
   let hasVerifier = 1;
   let hasFolder = 1;
   let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    /// The result's size along `dim`: a constant, or the `sizes` operand
+    /// that gives it.
+    ::mlir::OpFoldResult getResultSize(::mlir::OpBuilder &b, int64_t dim);
+  }];
 }
 
 def Kiln_ReshapeOp : Kiln_ShapeOp<"reshape"> {

@@ -38,7 +38,8 @@ def KilnAutodiff : Pass<"kiln-autodiff", "mlir::ModuleOp"> {
     Statistic<"numPrunedOps", "kiln-pruned-ops",
               "forward ops not emitted because no adjoint needs them">
   ];
-  let dependentDialects = ["mlir::func::FuncDialect"];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::tensor::TensorDialect"];
 }
 
 def KilnFuse : Pass<"kiln-fuse", "mlir::ModuleOp"> {

@@ -19,6 +19,7 @@
 
 #include "AutodiffInternals.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -67,8 +68,14 @@ public:
     return SelectOp::create(b, loc, mask, ct, constant(ct, 0.0));
   }
 
-  Value broadcast(Value x, RankedTensorType type, ArrayRef<int64_t> dims) {
-    return BroadcastInDimOp::create(b, loc, type, x,
+  /// `x` broadcast to the type of `like`, whose dynamic dims it takes.
+  Value broadcast(Value x, Value like, ArrayRef<int64_t> dims) {
+    auto type = cast<RankedTensorType>(like.getType());
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        sizes.push_back(tensor::DimOp::create(b, loc, like, d));
+    return BroadcastInDimOp::create(b, loc, type, x, sizes,
                                     b.getDenseI64ArrayAttr(dims));
   }
 
@@ -324,10 +331,10 @@ LogicalResult reduceMaxRule(RuleBuilder &r, ReduceMaxOp op, Value ct) {
   SmallVector<int64_t> kept = complementDims(type.getRank(), op.getDims());
   r.contribute(0, [&] {
     Value x = op.getOperand();
-    Value maximum = r.broadcast(op.getResult(), type, kept);
+    Value maximum = r.broadcast(op.getResult(), x, kept);
     Value hits = r.indicator(r.compare(CmpPredicate::eq, x, maximum), x);
     Value count = r.reduceSum(hits, op.getDims());
-    return r.mul(hits, r.broadcast(r.div(ct, count), type, kept));
+    return r.mul(hits, r.broadcast(r.div(ct, count), x, kept));
   });
   return success();
 }
@@ -367,7 +374,7 @@ LogicalResult kiln::applyVjpRule(Operation *op, ArrayRef<Value> resultAdjoints,
       .Case([&](ReduceSumOp reduce) {
         RankedTensorType type = reduce.getOperand().getType();
         r.contribute(0, [&] {
-          return r.broadcast(ct, type,
+          return r.broadcast(ct, reduce.getOperand(),
                              complementDims(type.getRank(), reduce.getDims()));
         });
         return success();

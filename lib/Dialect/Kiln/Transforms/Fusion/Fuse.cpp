@@ -50,6 +50,11 @@ using namespace kiln;
 namespace {
 
 bool isFusible(Operation *op) {
+  // A broadcast to dynamic dims reads its sizes from outside: groups are
+  // isolated from above.
+  if (auto broadcast = dyn_cast<BroadcastInDimOp>(op);
+      broadcast && !broadcast.getSizes().empty())
+    return false;
   // An add that accumulates a matmul's product is that matmul's epilogue.
   if (auto add = dyn_cast<AddOp>(op); add && getAccumulatedMatmul(add))
     return false;
