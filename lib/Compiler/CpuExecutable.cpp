@@ -254,6 +254,7 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   exe->positionIndependent = keep == KernelObject::ForModule;
   exe->entryName = prepared->name;
   exe->inputs = prepared->inputs;
+  exe->shapes = prepared->shapes;
   exe->outputs = prepared->outputs;
   exe->stats.fusionGroups = prepared->writtenFusionGroups;
   int64_t writtenGroups = prepared->writtenFusionGroups;
@@ -495,29 +496,14 @@ CpuExecutable::run(llvm::ArrayRef<const HostTensor *> args,
                    RunProfile *profile) const {
   if (llvm::Error e = checkArguments(entryName, inputs, args))
     return std::move(e);
-  std::vector<HostTensor> results;
-  results.reserve(outputs.size());
-  for (const TensorSignature &sig : outputs) {
-    // The entry writes every element of its results.
-    llvm::Expected<HostTensor> result =
-        HostTensor::createUninitialized(sig.dtype, sig.shape);
-    if (!result)
-      return result.takeError();
-    results.push_back(std::move(*result));
-  }
-
+  llvm::Expected<std::vector<HostTensor>> created =
+      createResults(entryName, outputs, shapes, args);
+  if (!created)
+    return created.takeError();
+  std::vector<HostTensor> results = std::move(*created);
   if (program) {
-    std::vector<void *> buffers;
-    buffers.reserve(args.size() + results.size());
-    for (const HostTensor *arg : args)
-      buffers.push_back(const_cast<void *>(arg->getData()));
-    for (HostTensor &result : results)
-      buffers.push_back(result.getData());
-    RuntimeProfile runtimeProfile(profile);
-    if (kiln_rt_status status =
-            kiln_rt_program_run_cpu(program.get(), buffers.data(),
-                                    buffers.size(), runtimeProfile.get()))
-      return getRuntimeProgramError(status);
+    if (llvm::Error e = runCpuProgram(program.get(), args, results, profile))
+      return std::move(e);
     return results;
   }
 

@@ -128,6 +128,8 @@ private:
   RuntimeProgram program;
   std::string programBytes;
   std::unique_ptr<mlir::ExecutionEngine> engine;
+  /// Result shapes and run-time shape checks, for entries with dynamic dims.
+  std::optional<ShapeFunction> shapes;
   /// The packed wrapper of the entry's C interface.
   void (*entryFunction)(void **) = nullptr;
 };

@@ -108,10 +108,26 @@ llvm::Expected<PreparedEntry> kiln::prepareEntry(ModuleOp module,
       return sig.takeError();
     prepared.inputs.push_back(std::move(*sig));
   }
+  bool dynamic = false;
+  for (Type t : llvm::concat<const Type>(type.getInputs(), type.getResults()))
+    if (auto tensor = dyn_cast<RankedTensorType>(t))
+      dynamic |= !tensor.hasStaticShape();
+  std::string whyNoShapes;
+  if (dynamic) {
+    // Before lowering: the kiln-level program says how sizes flow.
+    llvm::Expected<ShapeFunction> shapes = inferShapeFunction(func);
+    if (shapes)
+      prepared.shapes = std::move(*shapes);
+    else
+      whyNoShapes = llvm::toString(shapes.takeError());
+  }
   for (auto [i, result] : llvm::enumerate(type.getResults())) {
-    auto sig = getSignature(result, "result " + llvm::Twine(i), true);
+    auto sig = getSignature(result, "result " + llvm::Twine(i),
+                            /*requireStatic=*/!prepared.shapes);
     if (!sig)
-      return sig.takeError();
+      return whyNoShapes.empty() ? sig.takeError()
+                                 : makeError(llvm::toString(sig.takeError()) +
+                                             " (" + whyNoShapes + ")");
     prepared.outputs.push_back(std::move(*sig));
   }
   // Only the entry stays public, so that symbol DCE drops what it does not
@@ -128,6 +144,36 @@ llvm::Expected<PreparedEntry> kiln::prepareEntry(ModuleOp module,
   for (func::FuncOp reachable : getReachableFunctions(module, func))
     reachable.walk([&](FusionGroupOp) { ++prepared.writtenFusionGroups; });
   return prepared;
+}
+
+llvm::Expected<std::vector<HostTensor>>
+kiln::createResults(StringRef entryName,
+                    llvm::ArrayRef<TensorSignature> outputs,
+                    const std::optional<ShapeFunction> &shapes,
+                    llvm::ArrayRef<const HostTensor *> args) {
+  std::vector<std::vector<int64_t>> resultShapes;
+  if (shapes) {
+    std::vector<llvm::ArrayRef<int64_t>> inputShapes;
+    for (const HostTensor *arg : args)
+      inputShapes.push_back(arg->getShape());
+    llvm::Expected<std::vector<std::vector<int64_t>>> evaluated =
+        shapes->evaluate(entryName, inputShapes);
+    if (!evaluated)
+      return evaluated.takeError();
+    resultShapes = std::move(*evaluated);
+  }
+  std::vector<HostTensor> results;
+  results.reserve(outputs.size());
+  for (auto [i, sig] : llvm::enumerate(outputs)) {
+    // The entry writes every element of its results.
+    llvm::Expected<HostTensor> result = HostTensor::createUninitialized(
+        sig.dtype, i < resultShapes.size() ? llvm::ArrayRef(resultShapes[i])
+                                           : llvm::ArrayRef(sig.shape));
+    if (!result)
+      return result.takeError();
+    results.push_back(std::move(*result));
+  }
+  return results;
 }
 
 llvm::Error kiln::checkArguments(StringRef entryName,

@@ -9,6 +9,7 @@
 #ifndef KILN_COMPILER_ENTRY_H
 #define KILN_COMPILER_ENTRY_H
 
+#include "Compiler/ShapeFunction.h"
 #include "kiln/Compiler/Executable.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -29,12 +30,25 @@ struct PreparedEntry {
   std::vector<TensorSignature> inputs, outputs;
   /// kiln.fusion_group ops written in the program (reachable from it).
   int64_t writtenFusionGroups = 0;
+  /// For entries with dynamic dims: their results' shapes and the checks
+  /// between dynamic dims, before a run.
+  std::optional<ShapeFunction> shapes;
 };
+
+/// The results of a run of an entry on `args`: uninitialized tensors of
+/// the outputs' shapes, computed by `shapes` where dims are dynamic (whose
+/// checks fail with a clear error).
+llvm::Expected<std::vector<HostTensor>>
+createResults(llvm::StringRef entryName,
+              llvm::ArrayRef<TensorSignature> outputs,
+              const std::optional<ShapeFunction> &shapes,
+              llvm::ArrayRef<const HostTensor *> args);
 
 /// Registers kiln's dialects and translations with the module's context,
 /// finds the entry (findEntry), checks its signature (ranked tensors of
-/// kiln's element types; static results), and makes it the module's only
-/// public function, with a C interface.
+/// kiln's element types; dynamic result dims only where the shape function
+/// computes them), and makes it the module's only public function, with a C
+/// interface.
 llvm::Expected<PreparedEntry> prepareEntry(mlir::ModuleOp module,
                                            llvm::StringRef entry);
 
