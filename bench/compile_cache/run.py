@@ -16,8 +16,13 @@ the GPT block of bench/transformer, forward and forward+backward, and the
 LSTM cell of test/Integration. Each round alternates the two; the figures
 are the medians of the rounds' median run times.
 
+The generic part: the LSTM cell (lstm_cell.py) forward and forward +
+backward, compiled for its batch size (static) and for any batch size
+(--dynamic: one shape-generic program), run by kiln-run on the same .npy
+inputs in the same rounds, at B=256 H=2048 (input 2048) and B=256 H=256.
+
 Usage: bench/compile_cache/run.py [--build DIR] [--rounds N]
-       [--peers-python PY] [--parts cache,aot]
+       [--peers-python PY] [--parts cache,aot,generic]
 Prints one JSON line."""
 import argparse
 import json
@@ -119,6 +124,70 @@ def aot_part(build, rounds, repeat):
     return out
 
 
+GENERIC_CONFIGS = [(256, 2048, 2048), (256, 256, 256)]
+
+
+def kiln_run_ms(build, mlir, entry, inputs, repeat):
+    """kiln-run's median run time (ms) and its report."""
+    args = [os.path.join(build, "bin", "kiln-run"), mlir, "--entry", entry,
+            "--repeat", str(repeat), "--report", "--no-cache"]
+    for path in inputs:
+        args += ["--input", path]
+    out = subprocess.run(args, capture_output=True, text=True, check=True)
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    return report["run_ms"], report
+
+
+def generic_part(build, rounds, repeat):
+    """Static against shape-generic programs of the LSTM cell."""
+    import numpy as np
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="kiln-generic-") as tmp:
+        for batch, inp, hidden in GENERIC_CONFIGS:
+            name = f"b{batch}_i{inp}_h{hidden}"
+            programs = {}
+            for kind, flags in (("static", []), ("generic", ["--dynamic"])):
+                path = os.path.join(tmp, f"{name}_{kind}.mlir")
+                with open(path, "w") as f:
+                    subprocess.run([sys.executable,
+                                    os.path.join(HERE, "lstm_cell.py"),
+                                    str(batch), str(inp), str(hidden)] +
+                                   flags, stdout=f, check=True)
+                programs[kind] = path
+            rng = np.random.default_rng(0)
+            shapes = [("x", (batch, inp)), ("h", (batch, hidden)),
+                      ("c", (batch, hidden)), ("wx", (4 * hidden, inp)),
+                      ("wh", (4 * hidden, hidden)), ("b", (4 * hidden,)),
+                      ("cth", (batch, hidden)), ("ctc", (batch, hidden))]
+            paths = []
+            for key, shape in shapes:
+                path = os.path.join(tmp, f"{name}_{key}.npy")
+                np.save(path, rng.uniform(-1, 1, shape).astype(np.float32))
+                paths.append(path)
+            for entry, inputs in (("lstm_cell", paths[:6]),
+                                  ("lstm_cell_grad", paths)):
+                times = {"static": [], "generic": []}
+                reports = {}
+                for _ in range(rounds):
+                    for kind in ("static", "generic"):
+                        ms, reports[kind] = kiln_run_ms(
+                            build, programs[kind], entry, inputs, repeat)
+                        times[kind].append(ms)
+                ratios = sorted(g / s for g, s in
+                                zip(times["generic"], times["static"]))
+                out[f"{name}_{entry}"] = {
+                    "static_run_ms": median(times["static"]),
+                    "generic_run_ms": median(times["generic"]),
+                    "generic_over_static": median(ratios),
+                    "generic_over_static_min": ratios[0],
+                    "generic_over_static_max": ratios[-1],
+                    "static_kernel_launches":
+                        reports["static"]["kernel_launches"],
+                    "generic_kernel_launches":
+                        reports["generic"]["kernel_launches"]}
+    return out
+
+
 def median(values):
     values = sorted(values)
     return values[len(values) // 2] if values else None
@@ -129,7 +198,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--peers-python", default=None)
-    ap.add_argument("--parts", default="cache,aot")
+    ap.add_argument("--parts", default="cache,aot,generic")
     ap.add_argument("--repeat", type=int, default=30,
                     help="runs per measurement in the aot part")
     args = ap.parse_args()
@@ -139,6 +208,9 @@ def main():
         out.update(cache_part(args))
     if "aot" in parts:
         out["aot"] = aot_part(args.build, args.rounds, args.repeat)
+    if "generic" in parts:
+        out["generic"] = generic_part(args.build, args.rounds,
+                                      max(3, args.repeat // 5))
     print(json.dumps(out))
 
 

@@ -1,4 +1,4 @@
-// Used by edges.mlir: a callee with a dynamic batch dim.
+// Used by edges.mlir: a callee with a dynamic batch dim, differentiated.
 func.func @dyn(%x: tensor<?x4xf64>, %b: tensor<4xf64>) -> tensor<4xf64> {
   %t = kiln.tanh %x : tensor<?x4xf64>
   %s = kiln.reduce_sum %t, dims = [0] : tensor<?x4xf64> -> tensor<4xf64>

@@ -2,6 +2,8 @@
 
 #include "AutodiffInternals.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 
 using namespace mlir;
@@ -24,17 +26,28 @@ void AdjointBuilder::addSlice(Value v, SliceOp slice, Value ct) {
                        llvm::to_vector(slice.getResolvedSizes()), ct});
 }
 
-Value AdjointBuilder::splat(Location loc, RankedTensorType type, double value) {
-  if (!type.hasStaticShape())
-    return nullptr;
+Value AdjointBuilder::splat(Location loc, RankedTensorType type, double value,
+                            Value like) {
   auto elementType = cast<FloatType>(type.getElementType());
-  return ConstantOp::create(
-      builder, loc, type,
-      DenseElementsAttr::get(type, FloatAttr::get(elementType, value)));
+  if (type.hasStaticShape())
+    return ConstantOp::create(
+        builder, loc, type,
+        DenseElementsAttr::get(type, FloatAttr::get(elementType, value)));
+  // Constants are static: a scalar, broadcast to the dynamic shape.
+  auto scalarType = RankedTensorType::get({}, elementType);
+  Value scalar = ConstantOp::create(
+      builder, loc, scalarType,
+      DenseElementsAttr::get(scalarType, FloatAttr::get(elementType, value)));
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(builder, loc, like, d));
+  return BroadcastInDimOp::create(builder, loc, type, scalar, sizes,
+                                  builder.getDenseI64ArrayAttr({}));
 }
 
-Value AdjointBuilder::zeros(Location loc, RankedTensorType type) {
-  return splat(loc, type, 0.0);
+Value AdjointBuilder::zeros(Location loc, RankedTensorType type, Value like) {
+  return splat(loc, type, 0.0, like);
 }
 
 FailureOr<Value> AdjointBuilder::take(Value v, Location loc) {
@@ -76,7 +89,7 @@ Value AdjointBuilder::padSlice(Location loc, RankedTensorType type,
     auto gap = [&](int64_t size) {
       SmallVector<int64_t> shape(currentType.getShape());
       shape[d] = size;
-      pieces.push_back(zeros(loc, currentType.clone(shape)));
+      pieces.push_back(zeros(loc, currentType.clone(shape), current));
     };
     if (offset > 0)
       gap(offset);
@@ -94,8 +107,12 @@ Value AdjointBuilder::padSlice(Location loc, RankedTensorType type,
 FailureOr<Value> AdjointBuilder::joinSlices(Value v, Location loc,
                                             ArrayRef<SliceContribution> parts) {
   auto type = cast<RankedTensorType>(v.getType());
-  if (!type.hasStaticShape())
-    return failure();
+  // Pieces are placed at static offsets: the sliced dims must be static (a
+  // dynamic dim is only ever taken whole).
+  for (const SliceContribution &part : parts)
+    for (int64_t d : getSlicedDims(type.getShape(), part.offsets, part.sizes))
+      if (type.isDynamicDim(d))
+        return failure();
 
   // Chunks along one dim that do not overlap: one concat, zeros only in the
   // gaps.
@@ -126,7 +143,7 @@ FailureOr<Value> AdjointBuilder::joinSlices(Value v, Location loc,
       auto gap = [&](int64_t size) {
         SmallVector<int64_t> shape(type.getShape());
         shape[d] = size;
-        pieces.push_back(zeros(loc, type.clone(shape)));
+        pieces.push_back(zeros(loc, type.clone(shape), v));
       };
       for (const SliceContribution &part : sorted) {
         int64_t offset = part.offsets[d];

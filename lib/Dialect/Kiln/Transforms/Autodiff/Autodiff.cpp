@@ -199,23 +199,37 @@ FailureOr<func::FuncOp> Expander::flatten(VjpOp vjp, func::FuncOp callee) {
   }
 
   for (Operation &op : scratch.getBody().front().without_terminator()) {
+    // Sizes (tensor.dim, index arithmetic) carry no derivative.
+    if (llvm::all_of(op.getResultTypes(),
+                     [](Type type) { return type.isIndex(); }))
+      continue;
     if (!hasVjpRule(&op))
       return fail("cannot differentiate '" + op.getName().getStringRef() +
                   "': it has no derivative rule");
-    for (Type type : op.getResultTypes()) {
-      auto tensor = dyn_cast<RankedTensorType>(type);
-      if (!tensor || !tensor.hasStaticShape())
+    for (Type type : op.getResultTypes())
+      if (!isa<RankedTensorType>(type))
         return fail("cannot differentiate '" + op.getName().getStringRef() +
-                    "' with a dynamic shape; -kiln-autodiff needs static "
-                    "shapes");
+                    "': its results are not tensors");
+    // Adjoints of parts are placed at static offsets: a dynamic dim can be
+    // taken whole, not cut.
+    if (auto concat = dyn_cast<ConcatOp>(op))
+      for (Value input : concat.getInputs())
+        if (cast<RankedTensorType>(input.getType())
+                .isDynamicDim(concat.getDim()))
+          return fail("cannot differentiate 'kiln.concat' along a dynamic "
+                      "dim: its parts' offsets are not static");
+    if (auto slice = dyn_cast<SliceOp>(op)) {
+      RankedTensorType type = slice.getOperand().getType();
+      for (auto [d, size] : llvm::enumerate(slice.getSizes()))
+        if (type.isDynamicDim(d) && size >= 0)
+          return fail("cannot differentiate 'kiln.slice' of part of a "
+                      "dynamic dim: its gradient's padding is not static");
     }
   }
-  for (Type type : scratch.getFunctionType().getInputs()) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    if (!tensor || !tensor.hasStaticShape())
+  for (Type type : scratch.getFunctionType().getInputs())
+    if (!isa<RankedTensorType>(type))
       return fail("cannot differentiate @" + callee.getSymName() +
-                  ": its arguments need static shapes");
-  }
+                  ": its arguments must be tensors");
   return scratch;
 }
 
@@ -303,7 +317,7 @@ LogicalResult Expander::buildGradients(VjpOp vjp, func::FuncOp scratch,
     Value grad = *adjoint;
     if (!grad)
       grad = adjoints.zeros(scratch.getLoc(),
-                            cast<RankedTensorType>(arg.getType()));
+                            cast<RankedTensorType>(arg.getType()), arg);
     grads.push_back(grad);
   }
   stats.adjointOps += counter.count;

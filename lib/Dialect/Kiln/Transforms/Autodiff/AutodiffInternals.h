@@ -99,10 +99,12 @@ public:
   mlir::FailureOr<Value> take(Value v, Location loc);
 
   /// A zero tensor of `type` (static shapes only), or null.
-  Value zeros(Location loc, RankedTensorType type);
+  Value zeros(Location loc, RankedTensorType type, Value like);
 
-  /// A splat constant of `type`'s element type, shaped like `type`.
-  Value splat(Location loc, RankedTensorType type, double value);
+  /// A splat of `type`: a constant when static; else a rank-0 constant
+  /// broadcast, its dynamic dims those of `like` (a value of the same rank
+  /// that has them at the same positions).
+  Value splat(Location loc, RankedTensorType type, double value, Value like);
 
 private:
   /// The adjoint `ct` of the slice of the value at `offsets`.

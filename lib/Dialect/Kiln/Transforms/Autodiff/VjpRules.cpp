@@ -49,9 +49,10 @@ public:
   Value div(Value x, Value y) { return DivOp::create(b, loc, x, y); }
   Value neg(Value x) { return NegOp::create(b, loc, x); }
 
-  /// A constant shaped like `like`.
+  /// A constant shaped like `like` (whose dynamic dims it takes).
   Value constant(Value like, double value) {
-    return adjoints.splat(loc, cast<RankedTensorType>(like.getType()), value);
+    return adjoints.splat(loc, cast<RankedTensorType>(like.getType()), value,
+                          like);
   }
 
   Value compare(CmpPredicate predicate, Value x, Value y) {
@@ -402,18 +403,26 @@ LogicalResult kiln::applyVjpRule(Operation *op, ArrayRef<Value> resultAdjoints,
           adjoints.addSlice(slice.getOperand(), slice, ct);
         return success();
       })
-      .Case([&](ConcatOp concat) {
+      .Case([&](ConcatOp concat) -> LogicalResult {
         int64_t dim = concat.getDim();
         int64_t offset = 0;
         RankedTensorType ctType = cast<RankedTensorType>(ct.getType());
+        // Each part is a slice of the cotangent at a static offset.
+        for (Value input : concat.getInputs())
+          if (cast<RankedTensorType>(input.getType()).isDynamicDim(dim))
+            return failure();
         for (auto [i, input] : llvm::enumerate(concat.getInputs())) {
           auto type = cast<RankedTensorType>(input.getType());
           r.contribute(i, [&] {
             SmallVector<int64_t> offsets(ctType.getRank(), 0);
             offsets[dim] = offset;
+            // A dynamic dim is taken whole (size -1).
+            SmallVector<int64_t> sizes;
+            for (int64_t size : type.getShape())
+              sizes.push_back(ShapedType::isDynamic(size) ? -1 : size);
             return SliceOp::create(r.b, r.loc, ct,
                                    r.b.getDenseI64ArrayAttr(offsets),
-                                   r.b.getDenseI64ArrayAttr(type.getShape()))
+                                   r.b.getDenseI64ArrayAttr(sizes))
                 .getResult();
           });
           offset += type.getDimSize(dim);
