@@ -21,8 +21,12 @@ backward, compiled for its batch size (static) and for any batch size
 (--dynamic: one shape-generic program), run by kiln-run on the same .npy
 inputs in the same rounds, at B=256 H=2048 (input 2048) and B=256 H=256.
 
+The batches part: a training loop over 20 batch sizes (batches.py), kiln
+(automatic dynamic dims) against jax.jit (a compile per shape), in fresh
+processes, alternating: compiles, total time, the last 10 steps' time.
+
 Usage: bench/compile_cache/run.py [--build DIR] [--rounds N]
-       [--peers-python PY] [--parts cache,aot,generic]
+       [--peers-python PY] [--parts cache,aot,generic,batches]
 Prints one JSON line."""
 import argparse
 import json
@@ -188,6 +192,32 @@ def generic_part(build, rounds, repeat):
     return out
 
 
+def batches_part(build, py, rounds):
+    """20 batch sizes: kiln's 2 compiles against jax.jit's 20."""
+    runs = {"kiln": [], "jax": []}
+    for _ in range(rounds):
+        env = dict(os.environ, PYTHONPATH=os.path.join(build, "python"),
+                   KILN_CACHE="0")
+        out = subprocess.run([sys.executable, os.path.join(HERE, "batches.py"),
+                              "kiln"], env=env, capture_output=True, text=True,
+                             check=True).stdout
+        runs["kiln"].append(json.loads(out.strip().splitlines()[-1]))
+        out = subprocess.run([py, os.path.join(HERE, "batches.py"), "jax"],
+                             capture_output=True, text=True)
+        if out.returncode == 0:
+            runs["jax"].append(json.loads(out.stdout.strip().splitlines()[-1]))
+    result = {}
+    for name, rs in runs.items():
+        if rs:
+            result[name] = {key: median([r[key] for r in rs])
+                            for key in ("total_ms", "compiles", "last10_ms",
+                                        "final_loss")}
+    if "kiln" in result and "jax" in result:
+        result["speedup_total_vs_jax"] = (result["jax"]["total_ms"] /
+                                          result["kiln"]["total_ms"])
+    return result
+
+
 def median(values):
     values = sorted(values)
     return values[len(values) // 2] if values else None
@@ -198,7 +228,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--peers-python", default=None)
-    ap.add_argument("--parts", default="cache,aot,generic")
+    ap.add_argument("--parts", default="cache,aot,generic,batches")
     ap.add_argument("--repeat", type=int, default=30,
                     help="runs per measurement in the aot part")
     args = ap.parse_args()
@@ -208,6 +238,11 @@ def main():
         out.update(cache_part(args))
     if "aot" in parts:
         out["aot"] = aot_part(args.build, args.rounds, args.repeat)
+    if "batches" in parts:
+        py = args.peers_python or subprocess.run(
+            ["bash", os.path.join(PEERS, "setup.sh")], capture_output=True,
+            text=True).stdout.strip().splitlines()[-1]
+        out["batches"] = batches_part(args.build, py, args.rounds)
     if "generic" in parts:
         out["generic"] = generic_part(args.build, args.rounds,
                                       max(3, args.repeat // 5))

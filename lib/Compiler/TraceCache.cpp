@@ -5,6 +5,7 @@
 #include "Compiler/TraceImporter.h"
 #include "kiln/Pipelines/Pipelines.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -36,43 +37,6 @@ mlir::MLIRContext &TraceCache::getContext() {
     ++stats.contexts;
   }
   return *context;
-}
-
-/// `program` as text that determines it entirely (the compile cache's key:
-/// unlike the 64-bit hash, equal text is an equal program): each entry's
-/// op, dtype, shape, attributes, scalar bits, whether it is a parameter,
-/// its operands and a Vjp's callee; then the parameters and outputs.
-static void appendCanonicalForm(const TraceProgram &program,
-                                llvm::raw_ostream &os) {
-  for (const TraceProgram::Entry &entry : program.entries) {
-    const TraceNode &node = *entry.node;
-    uint64_t scalar;
-    double value = node.getScalar();
-    std::memcpy(&scalar, &value, sizeof(scalar));
-    os << static_cast<int>(node.getOp()) << " "
-       << static_cast<int>(node.getDType()) << " [";
-    for (int64_t dim : node.getShape())
-      os << dim << ",";
-    os << "] {";
-    for (int64_t attr : node.getAttrs())
-      os << attr << ",";
-    os << "} " << scalar << (entry.isParameter ? " p (" : " (");
-    for (int32_t operand : entry.operands)
-      os << operand << ",";
-    os << ")";
-    if (node.getCallee()) {
-      os << " callee{";
-      appendCanonicalForm(*node.getCallee(), os);
-      os << "}";
-    }
-    os << ";";
-  }
-  os << " params";
-  for (int32_t p : program.parameters)
-    os << " " << p;
-  os << " outputs";
-  for (int32_t o : program.outputs)
-    os << " " << o;
 }
 
 TraceCache::~TraceCache() = default;
@@ -136,17 +100,20 @@ TraceCache::get(const TraceProgram &program, Device device) {
   auto start = std::chrono::steady_clock::now();
   CompileOptions options;
   options.device = device;
-  // The compile cache on disk, keyed by the trace: a hit needs no MLIR.
-  CompileCache *disk = getCompileCacheFor(options, device);
+  // 1. A shape-generic executable that fits: no compile, no disk.
+  bool compiled = false;
+  std::shared_ptr<const Executable> exe =
+      findGeneric(program, options, GenericMode::Fit, compiled);
+  // 2. The compile cache on disk, keyed by the trace: a hit needs no MLIR.
+  CompileCache *disk = exe ? nullptr : getCompileCacheFor(options, device);
   std::string diskKey;
-  std::shared_ptr<const Executable> exe;
   if (disk) {
     // KILN_DUMP_TRACES writes each program as it is imported: it needs the
     // module, which a hit never makes.
     const char *dumping = std::getenv("KILN_DUMP_TRACES");
     std::string canonical;
     llvm::raw_string_ostream os(canonical);
-    appendCanonicalForm(program, os);
+    appendProgramText(program, os, /*withSizes=*/true);
     llvm::Expected<std::string> key =
         getCacheKey("trace", canonical, "main", options, device);
     if (!key)
@@ -154,21 +121,33 @@ TraceCache::get(const TraceProgram &program, Device device) {
     diskKey = std::move(*key);
     if (!dumping || !*dumping)
       exe = loadCachedExecutable(*disk, diskKey, device);
+    // Loaded from disk: counted as a compile (TraceCacheStats).
+    compiled = static_cast<bool>(exe);
   }
+  // 3. A program that differs from an earlier one only in sizes makes their
+  // shape-generic executable; a new structure is remembered.
+  if (exe && compiled)
+    findGeneric(program, options, GenericMode::Remember, compiled);
+  else if (!exe)
+    exe = findGeneric(program, options, GenericMode::Make, compiled);
+  // 4. A compile for these sizes.
   if (!exe) {
-    llvm::Expected<std::shared_ptr<const Executable>> compiled =
+    llvm::Expected<std::shared_ptr<const Executable>> made =
         compile(program, options, disk, diskKey);
-    if (!compiled)
-      return compiled.takeError();
-    exe = std::move(*compiled);
+    if (!made)
+      return made.takeError();
+    exe = std::move(*made);
+    compiled = true;
   }
   double ms = std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - start)
                   .count();
 
   std::lock_guard<std::mutex> lock(mutex);
-  ++stats.compiles;
-  stats.compileMs += ms;
+  if (compiled) {
+    ++stats.compiles;
+    stats.compileMs += ms;
+  }
   Entry entry{key, exe, program.entryHashes, {}};
   for (size_t i = 0; i < program.entries.size(); ++i)
     entry.descriptions.push_back(program.describe(static_cast<int32_t>(i)));
@@ -182,10 +161,70 @@ TraceCache::get(const TraceProgram &program, Device device) {
   return exe;
 }
 
+std::shared_ptr<const Executable>
+TraceCache::findGeneric(const TraceProgram &program,
+                        const CompileOptions &options, GenericMode mode,
+                        bool &compiled) {
+  // KILN_DYNAMIC=0 compiles every size (read at each miss).
+  const char *setting = std::getenv("KILN_DYNAMIC");
+  if (options.device != Device::Cpu ||
+      (setting && llvm::StringRef(setting) == "0"))
+    return nullptr;
+  std::string structure = getStructuralForm(program);
+  if (mode == GenericMode::Fit) {
+    auto it = generics.find(structure);
+    if (it == generics.end() || !it->second.executable ||
+        !fitsPattern(it->second.pattern, program))
+      return nullptr;
+    std::lock_guard<std::mutex> lock(mutex);
+    ++stats.genericHits;
+    return it->second.executable;
+  }
+  auto [it, isNew] = generics.try_emplace(structure);
+  Generic &generic = it->second;
+  if (isNew) {
+    generic.first = recordShapes(program);
+    return nullptr;
+  }
+  if (mode == GenericMode::Remember || generic.executable)
+    return nullptr;
+  // A few tries: a program whose sizes cannot be named by its parameters'
+  // (a concat of two batches) makes none.
+  if (generic.failures >= 4)
+    return nullptr;
+  std::optional<std::pair<GenericPattern, DynamicDims>> derived =
+      derivePattern(generic.first, program);
+  if (!derived) {
+    ++generic.failures;
+    return nullptr;
+  }
+  llvm::Expected<std::shared_ptr<const Executable>> executable = [&] {
+    // Not every program compiles shape-generic (a reshape that would need
+    // two dynamic dims): then its sizes compile one by one, and what the
+    // attempt reported is not an error of the program.
+    mlir::ScopedDiagnosticHandler quiet(
+        &getContext(), [](mlir::Diagnostic &) { return mlir::success(); });
+    return compile(program, options, nullptr, "", &derived->second);
+  }();
+  if (!executable) {
+    llvm::consumeError(executable.takeError());
+    ++generic.failures;
+    return nullptr;
+  }
+  compiled = true;
+  generic.executable = std::move(*executable);
+  generic.pattern = std::move(derived->first);
+  std::lock_guard<std::mutex> lock(mutex);
+  ++stats.genericCompiles;
+  return generic.executable;
+}
+
 llvm::Expected<std::shared_ptr<const Executable>>
 TraceCache::compile(const TraceProgram &program, const CompileOptions &options,
-                    CompileCache *disk, llvm::StringRef diskKey) {
-  mlir::OwningOpRef<mlir::ModuleOp> module = importTrace(getContext(), program);
+                    CompileCache *disk, llvm::StringRef diskKey,
+                    const DynamicDims *dynamic) {
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      importTrace(getContext(), program, "main", dynamic);
   if (!module)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "the trace could not be imported");

@@ -16,10 +16,12 @@
 #ifndef KILN_COMPILER_TRACECACHE_H
 #define KILN_COMPILER_TRACECACHE_H
 
+#include "Compiler/GenericShapes.h"
 #include "kiln/Compiler/Executable.h"
 #include "kiln/Trace/Trace.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <atomic>
 #include <list>
@@ -40,6 +42,9 @@ struct TraceCacheStats {
   int64_t hits = 0, misses = 0, compiles = 0, evictions = 0;
   /// MLIR contexts made (0 or 1: at the first real compile).
   int64_t contexts = 0;
+  /// Shape-generic programs compiled (automatic dynamic dims), and misses
+  /// that one of them served with no compile.
+  int64_t genericCompiles = 0, genericHits = 0;
   double compileMs = 0;
 };
 
@@ -75,10 +80,34 @@ private:
   };
 
   /// Imports `program` and compiles it (storing it in `disk` under
-  /// `diskKey` when given), with `compileMutex` held.
+  /// `diskKey` when given), with `compileMutex` held; shape-generic when
+  /// `dynamic` says which dims are dynamic.
   llvm::Expected<std::shared_ptr<const Executable>>
   compile(const TraceProgram &program, const CompileOptions &options,
-          CompileCache *disk, llvm::StringRef diskKey);
+          CompileCache *disk, llvm::StringRef diskKey,
+          const DynamicDims *dynamic = nullptr);
+  /// What findGeneric may do: return a generic executable that fits the
+  /// program; also remember a new structure's shapes; also make the
+  /// structure's generic executable from its second program.
+  enum class GenericMode { Fit, Remember, Make };
+  /// The shape-generic executable of `program`'s structure (on the CPU,
+  /// unless KILN_DYNAMIC=0), or null: a compile for these sizes follows.
+  /// Sets `compiled` when it compiled one. With `compileMutex` held.
+  std::shared_ptr<const Executable> findGeneric(const TraceProgram &program,
+                                                const CompileOptions &options,
+                                                GenericMode mode,
+                                                bool &compiled);
+
+  /// Per structure (getStructuralForm) on the CPU: the first program's
+  /// shapes, then the generic executable and its pattern, or how many
+  /// programs failed to make one.
+  struct Generic {
+    ShapeRecord first;
+    std::shared_ptr<const Executable> executable;
+    GenericPattern pattern;
+    int failures = 0;
+  };
+  llvm::StringMap<Generic> generics;
   /// The context programs are imported into, made on first use.
   mlir::MLIRContext &getContext();
   /// Why `program` missed, in one line (called with `mutex` held).

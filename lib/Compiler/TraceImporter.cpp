@@ -5,18 +5,15 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace kiln;
-
-static RankedTensorType getType(MLIRContext &context, const TraceNode &node) {
-  return RankedTensorType::get(node.getShape(),
-                               getElementType(context, node.getDType()));
-}
 
 static CmpPredicate getPredicate(int64_t predicate) {
   switch (static_cast<TracePredicate>(predicate)) {
@@ -54,8 +51,10 @@ namespace {
 /// Imports programs into one module: the entry, then each callee once.
 class TraceImporter {
 public:
-  TraceImporter(MLIRContext &context, ModuleOp module)
-      : context(context), module(module), loc(UnknownLoc::get(&context)) {}
+  TraceImporter(MLIRContext &context, ModuleOp module,
+                const DynamicDims *dynamic)
+      : context(context), module(module), loc(UnknownLoc::get(&context)),
+        dynamic(dynamic) {}
 
   /// `program` as the function `name`.
   func::FuncOp importProgram(const TraceProgram &program, StringRef name);
@@ -71,12 +70,54 @@ private:
   Value importElementwise(OpBuilder &b, const TraceNode &node,
                           RankedTensorType type, ValueRange operands);
 
+  /// `node`'s type: its shape, with its dynamic dims (if any) as `?`.
+  RankedTensorType getNodeType(const TraceNode &node) const;
+  /// The sizes of `node`'s dynamic dims, from this function's parameters;
+  /// fails (emitting an error) when a size has no parameter dim to read.
+  FailureOr<SmallVector<Value>> getDynamicSizes(const TraceNode &node);
+
   MLIRContext &context;
   ModuleOp module;
   Location loc;
   llvm::DenseMap<uint64_t, std::string> calleeNames;
+  /// For shape-generic programs: which dims are dynamic, and, in the
+  /// function being imported, each symbol's size (a tensor.dim of a
+  /// parameter).
+  const DynamicDims *dynamic;
+  llvm::DenseMap<int32_t, Value> symbolSizes;
 };
 } // namespace
+
+RankedTensorType TraceImporter::getNodeType(const TraceNode &node) const {
+  SmallVector<int64_t> shape(node.getShape());
+  if (dynamic)
+    if (auto it = dynamic->find(&node); it != dynamic->end())
+      for (auto [d, symbol] : llvm::enumerate(it->second))
+        if (symbol >= 0)
+          shape[d] = ShapedType::kDynamic;
+  return RankedTensorType::get(shape, getElementType(context, node.getDType()));
+}
+
+FailureOr<SmallVector<Value>>
+TraceImporter::getDynamicSizes(const TraceNode &node) {
+  SmallVector<Value> sizes;
+  if (!dynamic)
+    return sizes;
+  auto it = dynamic->find(&node);
+  if (it == dynamic->end())
+    return sizes;
+  for (int32_t symbol : it->second) {
+    if (symbol < 0)
+      continue;
+    Value size = symbolSizes.lookup(symbol);
+    if (!size) {
+      emitError(loc) << "a dynamic size has no parameter dim to read it from";
+      return failure();
+    }
+    sizes.push_back(size);
+  }
+  return sizes;
+}
 
 StringRef TraceImporter::getCalleeName(const TraceProgram &callee) {
   auto it = calleeNames.find(callee.hash);
@@ -94,15 +135,26 @@ StringRef TraceImporter::getCalleeName(const TraceProgram &callee) {
 
 Value TraceImporter::importNode(OpBuilder &b, const TraceNode &node,
                                 ValueRange operands) {
-  RankedTensorType type = getType(context, node);
+  RankedTensorType type = getNodeType(node);
   llvm::ArrayRef<int64_t> attrs = node.getAttrs();
   switch (node.getOp()) {
   case TraceOp::Parameter:
     return nullptr; // block arguments
-  case TraceOp::Constant:
-    return ConstantOp::create(b, loc, type, getSplat(type, node));
-    // The float elementwise ops, generically from the table: the kiln op
-    // it names, and its flag as a BoolAttr.
+  case TraceOp::Constant: {
+    if (type.hasStaticShape())
+      return ConstantOp::create(b, loc, type, getSplat(type, node));
+    // Constants are static: a scalar, broadcast to the dynamic shape.
+    FailureOr<SmallVector<Value>> sizes = getDynamicSizes(node);
+    if (failed(sizes))
+      return nullptr;
+    auto scalarType = RankedTensorType::get({}, type.getElementType());
+    Value scalar =
+        ConstantOp::create(b, loc, scalarType, getSplat(scalarType, node));
+    return BroadcastInDimOp::create(b, loc, type, scalar, *sizes,
+                                    b.getDenseI64ArrayAttr({}));
+  }
+  // The float elementwise ops, generically from the table: the kiln op
+  // it names, and its flag as a BoolAttr.
 #define KILN_TRACE_UNARY(Name, OpName, Function) case TraceOp::Name:
 #define KILN_TRACE_UNARY_FLAG(Name, OpName, Function, Flag) case TraceOp::Name:
 #define KILN_TRACE_BINARY(Name, OpName, Function) case TraceOp::Name:
@@ -118,14 +170,24 @@ Value TraceImporter::importNode(OpBuilder &b, const TraceNode &node,
   case TraceOp::Select:
     return SelectOp::create(b, loc, type, operands[0], operands[1],
                             operands[2]);
-  case TraceOp::BroadcastInDim:
-    return BroadcastInDimOp::create(b, loc, type, operands[0], attrs);
+  case TraceOp::BroadcastInDim: {
+    FailureOr<SmallVector<Value>> sizes = getDynamicSizes(node);
+    if (failed(sizes))
+      return nullptr;
+    return BroadcastInDimOp::create(b, loc, type, operands[0], *sizes,
+                                    b.getDenseI64ArrayAttr(attrs));
+  }
   case TraceOp::Transpose:
     return TransposeOp::create(b, loc, type, operands[0], attrs);
   case TraceOp::Slice: {
     size_t rank = attrs.size() / 2;
+    // A dynamic dim is taken whole (GenericShapes.cpp allows no other).
+    SmallVector<int64_t> sizes(attrs.drop_front(rank));
+    for (size_t d = 0; d < rank; ++d)
+      if (type.isDynamicDim(d))
+        sizes[d] = -1;
     return SliceOp::create(b, loc, type, operands[0], attrs.take_front(rank),
-                           attrs.drop_front(rank));
+                           sizes);
   }
   case TraceOp::Concat:
     return ConcatOp::create(b, loc, type, operands,
@@ -146,7 +208,7 @@ Value TraceImporter::importNode(OpBuilder &b, const TraceNode &node,
     SmallVector<Type> grads;
     for (int64_t argument : attrs)
       grads.push_back(
-          getType(context, *callee.entries[callee.parameters[argument]].node));
+          getNodeType(*callee.entries[callee.parameters[argument]].node));
     return VjpOp::create(b, loc, grads, name, attrs, operands)->getResult(0);
   }
   case TraceOp::VjpResult:
@@ -178,9 +240,15 @@ func::FuncOp TraceImporter::importProgram(const TraceProgram &program,
                                           StringRef name) {
   SmallVector<Type> inputs, results;
   for (int32_t p : program.parameters)
-    inputs.push_back(getType(context, *program.entries[p].node));
+    inputs.push_back(getNodeType(*program.entries[p].node));
   for (int32_t o : program.outputs)
-    results.push_back(getType(context, *program.entries[o].node));
+    results.push_back(getNodeType(*program.entries[o].node));
+  // A callee is imported in the middle of its caller: each function reads
+  // its sizes from its own parameters.
+  llvm::DenseMap<int32_t, Value> callerSizes;
+  std::swap(callerSizes, symbolSizes);
+  auto restore =
+      llvm::make_scope_exit([&] { std::swap(callerSizes, symbolSizes); });
   OpBuilder b(&context);
   b.setInsertionPointToEnd(module.getBody());
   auto func =
@@ -189,8 +257,18 @@ func::FuncOp TraceImporter::importProgram(const TraceProgram &program,
   b.setInsertionPointToEnd(body);
 
   SmallVector<Value> values(program.entries.size());
-  for (auto [i, p] : llvm::enumerate(program.parameters))
+  for (auto [i, p] : llvm::enumerate(program.parameters)) {
     values[p] = body->getArgument(i);
+    if (!dynamic)
+      continue;
+    auto it = dynamic->find(program.entries[p].node.get());
+    if (it == dynamic->end())
+      continue;
+    for (auto [d, symbol] : llvm::enumerate(it->second))
+      if (symbol >= 0 && !symbolSizes.count(symbol))
+        symbolSizes[symbol] = tensor::DimOp::create(
+            b, loc, body->getArgument(i), static_cast<int64_t>(d));
+  }
   for (auto [i, entry] : llvm::enumerate(program.entries)) {
     if (entry.isParameter)
       continue;
@@ -212,9 +290,10 @@ func::FuncOp TraceImporter::importProgram(const TraceProgram &program,
 
 OwningOpRef<ModuleOp> kiln::importTrace(MLIRContext &context,
                                         const TraceProgram &program,
-                                        llvm::StringRef name) {
+                                        llvm::StringRef name,
+                                        const DynamicDims *dynamic) {
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
-  if (!TraceImporter(context, *module).importProgram(program, name))
+  if (!TraceImporter(context, *module, dynamic).importProgram(program, name))
     return nullptr;
   return module;
 }

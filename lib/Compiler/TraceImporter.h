@@ -10,6 +10,7 @@
 #ifndef KILN_COMPILER_TRACEIMPORTER_H
 #define KILN_COMPILER_TRACEIMPORTER_H
 
+#include "Compiler/GenericShapes.h"
 #include "kiln/Trace/Trace.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -22,9 +23,12 @@ namespace kiln {
 /// output. Each gradient's callee is a private function of the module
 /// (`vjp_callee_<hash>`, one per distinct callee). The context must have the
 /// kiln and func dialects loaded.
-mlir::OwningOpRef<mlir::ModuleOp> importTrace(mlir::MLIRContext &context,
-                                              const TraceProgram &program,
-                                              llvm::StringRef name = "main");
+/// `program` as the function `name` of a new module; with `dynamic`, a
+/// shape-generic function whose dynamic dims are those.
+mlir::OwningOpRef<mlir::ModuleOp>
+importTrace(mlir::MLIRContext &context, const TraceProgram &program,
+            llvm::StringRef name = "main",
+            const DynamicDims *dynamic = nullptr);
 
 } // namespace kiln
 

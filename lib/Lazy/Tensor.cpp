@@ -476,6 +476,8 @@ Metrics kiln::metrics() {
   m.cacheMisses = cache.misses;
   m.compileMs = cache.compileMs;
   m.mlirContexts = cache.contexts;
+  m.genericCompiles = cache.genericCompiles;
+  m.genericHits = cache.genericHits;
   CompileCacheStats disk = CompileCache::getStats();
   m.diskHits = disk.hits;
   m.diskMisses = disk.misses;

@@ -273,6 +273,8 @@ nb::dict metricsFunction() {
   d["disk_bytes_read"] = m.diskBytesRead;
   d["disk_bytes_written"] = m.diskBytesWritten;
   d["mlir_contexts"] = m.mlirContexts;
+  d["generic_compiles"] = m.genericCompiles;
+  d["generic_hits"] = m.genericHits;
   return d;
 }
 

@@ -105,6 +105,10 @@ struct Metrics {
   /// MLIR contexts the lazy tensors made: 0 while every program came from
   /// a cache, 1 after the first real compile.
   int64_t mlirContexts = 0;
+  /// Automatic dynamic dims: shape-generic programs compiled (a program
+  /// that differed from an earlier one only in sizes), and misses that one
+  /// of them ran with no compile. KILN_DYNAMIC=0 turns them off.
+  int64_t genericCompiles = 0, genericHits = 0;
 };
 Metrics metrics();
 /// Times every kernel launch from now on (off by default: it costs two

@@ -1,0 +1,187 @@
+//===- GenericShapes.cpp - trace programs that differ only in sizes -------===//
+
+#include "Compiler/GenericShapes.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+#include <map>
+
+using namespace kiln;
+
+namespace {
+
+/// Whether slice `node` takes dim `d` of its operand whole.
+bool takesWhole(const TraceNode &node, const TraceNode &operand, size_t d) {
+  llvm::ArrayRef<int64_t> attrs = node.getAttrs();
+  size_t rank = attrs.size() / 2;
+  return d < rank && attrs[d] == 0 && attrs[rank + d] == operand.getShape()[d];
+}
+
+/// Calls `visit(node, isParameter)` for each entry of `program` and,
+/// after a Vjp's entry, of its callee: the walk GenericPattern follows.
+template <typename Visit>
+void walk(const TraceProgram &program, Visit &&visit) {
+  for (const TraceProgram::Entry &entry : program.entries) {
+    visit(*entry.node, entry.isParameter);
+    if (entry.node->getCallee() && !entry.isParameter)
+      walk(*entry.node->getCallee(), visit);
+  }
+}
+
+} // namespace
+
+void kiln::appendProgramText(const TraceProgram &program, llvm::raw_ostream &os,
+                             bool withSizes) {
+  for (const TraceProgram::Entry &entry : program.entries) {
+    const TraceNode &node = *entry.node;
+    uint64_t scalar;
+    double value = node.getScalar();
+    std::memcpy(&scalar, &value, sizeof(scalar));
+    os << static_cast<int>(node.getOp()) << " "
+       << static_cast<int>(node.getDType());
+    llvm::ArrayRef<int64_t> attrs = node.getAttrs();
+    if (withSizes) {
+      os << " [";
+      for (int64_t dim : node.getShape())
+        os << dim << ",";
+      os << "] {";
+      for (int64_t attr : attrs)
+        os << attr << ",";
+    } else if (node.getOp() == TraceOp::Slice && !entry.isParameter) {
+      // Offsets, then sizes: a size that takes its dim whole is "whole",
+      // whatever that dim's size.
+      os << " r" << node.getShape().size() << " {";
+      const TraceNode &operand = *program.entries[entry.operands[0]].node;
+      size_t rank = attrs.size() / 2;
+      for (size_t d = 0; d < rank; ++d)
+        os << attrs[d] << ",";
+      for (size_t d = 0; d < rank; ++d) {
+        if (takesWhole(node, operand, d))
+          os << "whole,";
+        else
+          os << attrs[rank + d] << ",";
+      }
+    } else {
+      os << " r" << node.getShape().size() << " {";
+      for (int64_t attr : attrs)
+        os << attr << ",";
+    }
+    os << "} " << scalar << (entry.isParameter ? " p (" : " (");
+    for (int32_t operand : entry.operands)
+      os << operand << ",";
+    os << ")";
+    if (node.getCallee() && !entry.isParameter) {
+      os << " callee{";
+      appendProgramText(*node.getCallee(), os, withSizes);
+      os << "}";
+    }
+    os << ";";
+  }
+  os << " params";
+  for (int32_t p : program.parameters)
+    os << " " << p;
+  os << " outputs";
+  for (int32_t o : program.outputs)
+    os << " " << o;
+}
+
+std::string kiln::getStructuralForm(const TraceProgram &program) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  appendProgramText(program, os, /*withSizes=*/false);
+  return text;
+}
+
+ShapeRecord kiln::recordShapes(const TraceProgram &program) {
+  ShapeRecord record;
+  walk(program, [&](const TraceNode &node, bool isParameter) {
+    record.nodes.push_back(
+        {llvm::SmallVector<int64_t, 4>(node.getShape()), isParameter});
+  });
+  return record;
+}
+
+std::optional<std::pair<GenericPattern, DynamicDims>>
+kiln::derivePattern(const ShapeRecord &first, const TraceProgram &second) {
+  const auto &a = first.nodes;
+  std::vector<std::pair<const TraceNode *, bool>> b;
+  walk(second, [&](const TraceNode &n, bool p) { b.push_back({&n, p}); });
+  if (a.size() != b.size())
+    return std::nullopt;
+  // Symbols by the pair of sizes they had; a parameter's dim defines one.
+  std::map<std::pair<int64_t, int64_t>, int32_t> symbols;
+  for (size_t i = 0; i < a.size(); ++i) {
+    llvm::ArrayRef<int64_t> sa = a[i].first;
+    llvm::ArrayRef<int64_t> sb = b[i].first->getShape();
+    if (sa.size() != sb.size() || a[i].second != b[i].second)
+      return std::nullopt;
+    if (!a[i].second)
+      continue;
+    for (size_t d = 0; d < sa.size(); ++d)
+      if (sa[d] != sb[d])
+        symbols.emplace(std::make_pair(sa[d], sb[d]),
+                        static_cast<int32_t>(symbols.size()));
+  }
+  if (symbols.empty())
+    return std::nullopt;
+  GenericPattern pattern;
+  pattern.numSymbols = static_cast<int32_t>(symbols.size());
+  DynamicDims dynamic;
+  for (size_t i = 0; i < a.size(); ++i) {
+    llvm::ArrayRef<int64_t> sa = a[i].first;
+    llvm::ArrayRef<int64_t> sb = b[i].first->getShape();
+    std::vector<GenericPattern::Dim> dims;
+    llvm::SmallVector<int32_t, 4> marks;
+    bool any = false;
+    for (size_t d = 0; d < sa.size(); ++d) {
+      if (sa[d] == sb[d]) {
+        dims.push_back({-1, sa[d]});
+        marks.push_back(-1);
+        continue;
+      }
+      auto it = symbols.find({sa[d], sb[d]});
+      if (it == symbols.end())
+        return std::nullopt; // no parameter dim says this size
+      dims.push_back({it->second, 0});
+      marks.push_back(it->second);
+      any = true;
+    }
+    pattern.nodes.push_back(std::move(dims));
+    if (any)
+      dynamic[b[i].first] = std::move(marks);
+  }
+  return std::make_pair(std::move(pattern), std::move(dynamic));
+}
+
+bool kiln::fitsPattern(const GenericPattern &pattern,
+                       const TraceProgram &program) {
+  std::vector<int64_t> sizes(pattern.numSymbols, -1);
+  size_t index = 0;
+  bool fits = true;
+  walk(program, [&](const TraceNode &node, bool) {
+    if (!fits)
+      return;
+    if (index >= pattern.nodes.size()) {
+      fits = false;
+      return;
+    }
+    const std::vector<GenericPattern::Dim> &dims = pattern.nodes[index++];
+    llvm::ArrayRef<int64_t> shape = node.getShape();
+    if (shape.size() != dims.size()) {
+      fits = false;
+      return;
+    }
+    for (size_t d = 0; d < dims.size() && fits; ++d) {
+      if (dims[d].symbol < 0) {
+        fits = shape[d] == dims[d].size;
+        continue;
+      }
+      int64_t &size = sizes[dims[d].symbol];
+      if (size < 0)
+        size = shape[d];
+      fits = size == shape[d];
+    }
+  });
+  return fits && index == pattern.nodes.size();
+}

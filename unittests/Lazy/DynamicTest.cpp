@@ -1,0 +1,152 @@
+//===- DynamicTest.cpp - automatic dynamic dims -------------------------===//
+//
+// A program that differs from a cached one only in sizes (a new batch
+// size) compiles once more, shape-generic, and every later size runs on
+// that program with no compile: a loop over 20 batch sizes compiles 2
+// programs. The results equal a step computed by hand in double.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Compiler/TraceCache.h"
+#include "LazyTestHelpers.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstdlib>
+
+using namespace kiln;
+
+namespace {
+
+const std::vector<int64_t> batchSizes = {8,  16, 5, 1,  32, 3,  12, 7,  2,  9,
+                                         24, 4,  6, 10, 11, 13, 64, 15, 17, 20};
+
+/// Deterministic values in [-1, 1).
+std::vector<float> ramp(int64_t n, int seed) {
+  std::vector<float> v;
+  for (int64_t i = 0; i < n; ++i)
+    v.push_back(static_cast<float>(((i * 37 + seed * 11) % 200) - 100) /
+                100.0f);
+  return v;
+}
+
+/// One SGD step of a linear layer with a bias on a batch of `batch` rows:
+/// loss = sum(tanh(x w + b)^2); returns the updated w and b, the loss and
+/// the layer's rows (a result with the batch dim).
+std::vector<std::vector<float>>
+step(std::vector<float> &w, std::vector<float> &b, int64_t batch, int seed) {
+  Tensor x = input({batch, 6}, ramp(batch * 6, seed));
+  Tensor tw = input({6, 4}, w), tb = input({4}, b);
+  Tensor y = tanh(matmul(x, tw) + broadcastTo(tb, {batch, 4}));
+  Tensor loss = sum(y * y, {0, 1});
+  std::vector<Tensor> g = grad({loss}, {tw, tb});
+  Tensor nw = tw - 0.05 * g[0], nb = tb - 0.05 * g[1];
+  EXPECT_FALSE(static_cast<bool>(sync({nw, nb, loss, y})));
+  w = values(nw);
+  b = values(nb);
+  return {w, b, values(loss), values(y)};
+}
+
+/// The same step in double, by hand: dz = 2 y (1 - y^2), dw = x^T dz,
+/// db = the row sums of dz.
+std::vector<std::vector<double>> stepByHand(std::vector<double> &w,
+                                            std::vector<double> &b,
+                                            int64_t batch, int seed) {
+  std::vector<float> x = ramp(batch * 6, seed);
+  std::vector<double> y(batch * 4), dw(24, 0), db(4, 0);
+  double loss = 0;
+  for (int64_t r = 0; r < batch; ++r)
+    for (int64_t j = 0; j < 4; ++j) {
+      double z = b[j];
+      for (int64_t k = 0; k < 6; ++k)
+        z += x[r * 6 + k] * w[k * 4 + j];
+      double t = std::tanh(z);
+      y[r * 4 + j] = t;
+      loss += t * t;
+      double dz = 2 * t * (1 - t * t);
+      db[j] += dz;
+      for (int64_t k = 0; k < 6; ++k)
+        dw[k * 4 + j] += x[r * 6 + k] * dz;
+    }
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] -= 0.05 * dw[i];
+  for (size_t j = 0; j < b.size(); ++j)
+    b[j] -= 0.05 * db[j];
+  return {w, b, {loss}, y};
+}
+
+void expectClose(const std::vector<float> &got, const std::vector<double> &want,
+                 const std::string &what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t e = 0; e < want.size(); ++e)
+    EXPECT_NEAR(got[e], want[e], 1e-4 * std::max(1.0, std::abs(want[e])))
+        << what << " element " << e;
+}
+
+TEST(DynamicTest, TwentyBatchSizesCompileTwoPrograms) {
+  TraceCacheStats before = TraceCache::global().getStats();
+  std::vector<float> w = ramp(24, 1), b = ramp(4, 2);
+  std::vector<double> hw(w.begin(), w.end()), hb(b.begin(), b.end());
+  for (auto [i, batch] : llvm::enumerate(batchSizes)) {
+    std::vector<std::vector<float>> got =
+        step(w, b, batch, static_cast<int>(i));
+    std::vector<std::vector<double>> want =
+        stepByHand(hw, hb, batch, static_cast<int>(i));
+    std::string what = "batch " + std::to_string(batch);
+    expectClose(got[0], want[0], what + " w");
+    expectClose(got[1], want[1], what + " b");
+    expectClose(got[2], want[2], what + " loss");
+    expectClose(got[3], want[3], what + " rows");
+  }
+  TraceCacheStats after = TraceCache::global().getStats();
+  EXPECT_EQ(after.compiles - before.compiles, 2);
+  EXPECT_EQ(after.genericCompiles - before.genericCompiles, 1);
+  EXPECT_EQ(after.genericHits - before.genericHits,
+            static_cast<int64_t>(batchSizes.size()) - 2);
+}
+
+// KILN_DYNAMIC=0 compiles each size for itself.
+TEST(DynamicTest, TurnedOffCompilesEachSize) {
+  setenv("KILN_DYNAMIC", "0", 1);
+  TraceCacheStats before = TraceCache::global().getStats();
+  for (int64_t rows : {2, 3, 4}) {
+    Tensor x = input({rows, 3}, ramp(rows * 3, 9));
+    std::vector<float> got = values(sum(sigmoid(x), {0}));
+    EXPECT_EQ(got.size(), 3u);
+  }
+  TraceCacheStats after = TraceCache::global().getStats();
+  unsetenv("KILN_DYNAMIC");
+  EXPECT_EQ(after.compiles - before.compiles, 3);
+  EXPECT_EQ(after.genericCompiles, before.genericCompiles);
+}
+
+// A size the pattern does not fit (a dim that was static changes) compiles
+// for itself; a program whose sizes no parameter names is not generic.
+TEST(DynamicTest, WhatDoesNotFitCompilesForItself) {
+  auto run = [](int64_t rows, int64_t cols) {
+    Tensor x = input({rows, cols}, ramp(rows * cols, 3));
+    Tensor s = sum(exp(x), {0});
+    return values(s);
+  };
+  run(3, 5);
+  TraceCacheStats a = TraceCache::global().getStats();
+  run(4, 5); // generic: rows dynamic
+  run(6, 5); // fits
+  TraceCacheStats b = TraceCache::global().getStats();
+  EXPECT_EQ(b.genericCompiles - a.genericCompiles, 1);
+  EXPECT_EQ(b.genericHits - a.genericHits, 1);
+  std::vector<float> got = run(6, 7); // cols changed: not the pattern
+  TraceCacheStats c = TraceCache::global().getStats();
+  EXPECT_EQ(c.genericHits, b.genericHits);
+  EXPECT_EQ(c.compiles - b.compiles, 1);
+  std::vector<float> x = ramp(42, 3);
+  for (int64_t j = 0; j < 7; ++j) {
+    double want = 0;
+    for (int64_t i = 0; i < 6; ++i)
+      want += std::exp(static_cast<double>(x[i * 7 + j]));
+    EXPECT_NEAR(got[j], want, 1e-4 * want);
+  }
+}
+
+} // namespace
