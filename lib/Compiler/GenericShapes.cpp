@@ -2,6 +2,7 @@
 
 #include "Compiler/GenericShapes.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
@@ -102,19 +103,27 @@ ShapeRecord kiln::recordShapes(const TraceProgram &program) {
   return record;
 }
 
+namespace {
+/// A node of the program a pattern is derived for, with the sizes that
+/// stand for the other program's.
+struct Compared {
+  const TraceNode *node;
+  llvm::SmallVector<int64_t, 4> other;
+  bool isParameter;
+};
+
+/// The pattern in which `nodes` take `first`'s sizes and their `other`
+/// sizes: a dim whose two sizes differ is dynamic, its symbol the pair,
+/// which a parameter's dim must have.
 std::optional<std::pair<GenericPattern, DynamicDims>>
-kiln::derivePattern(const ShapeRecord &first, const TraceProgram &second) {
+buildPattern(const ShapeRecord &first, llvm::ArrayRef<Compared> nodes) {
   const auto &a = first.nodes;
-  std::vector<std::pair<const TraceNode *, bool>> b;
-  walk(second, [&](const TraceNode &n, bool p) { b.push_back({&n, p}); });
-  if (a.size() != b.size())
+  if (a.size() != nodes.size())
     return std::nullopt;
-  // Symbols by the pair of sizes they had; a parameter's dim defines one.
   std::map<std::pair<int64_t, int64_t>, int32_t> symbols;
   for (size_t i = 0; i < a.size(); ++i) {
-    llvm::ArrayRef<int64_t> sa = a[i].first;
-    llvm::ArrayRef<int64_t> sb = b[i].first->getShape();
-    if (sa.size() != sb.size() || a[i].second != b[i].second)
+    llvm::ArrayRef<int64_t> sa = a[i].first, sb = nodes[i].other;
+    if (sa.size() != sb.size() || a[i].second != nodes[i].isParameter)
       return std::nullopt;
     if (!a[i].second)
       continue;
@@ -129,8 +138,7 @@ kiln::derivePattern(const ShapeRecord &first, const TraceProgram &second) {
   pattern.numSymbols = static_cast<int32_t>(symbols.size());
   DynamicDims dynamic;
   for (size_t i = 0; i < a.size(); ++i) {
-    llvm::ArrayRef<int64_t> sa = a[i].first;
-    llvm::ArrayRef<int64_t> sb = b[i].first->getShape();
+    llvm::ArrayRef<int64_t> sa = a[i].first, sb = nodes[i].other;
     std::vector<GenericPattern::Dim> dims;
     llvm::SmallVector<int32_t, 4> marks;
     bool any = false;
@@ -149,9 +157,51 @@ kiln::derivePattern(const ShapeRecord &first, const TraceProgram &second) {
     }
     pattern.nodes.push_back(std::move(dims));
     if (any)
-      dynamic[b[i].first] = std::move(marks);
+      dynamic[nodes[i].node] = std::move(marks);
   }
   return std::make_pair(std::move(pattern), std::move(dynamic));
+}
+} // namespace
+
+std::optional<std::pair<GenericPattern, DynamicDims>>
+kiln::derivePattern(const ShapeRecord &first, const TraceProgram &second) {
+  std::vector<Compared> nodes;
+  walk(second, [&](const TraceNode &node, bool isParameter) {
+    nodes.push_back(
+        {&node, llvm::SmallVector<int64_t, 4>(node.getShape()), isParameter});
+  });
+  return buildPattern(first, nodes);
+}
+
+std::optional<std::pair<GenericPattern, DynamicDims>>
+kiln::derivePatternFromMarks(const TraceProgram &program) {
+  // The sizes of the marked dims; each stands for any size, written as a
+  // size no tensor has (negative) in the "other" program.
+  llvm::SmallDenseSet<int64_t, 4> marked;
+  walk(program, [&](const TraceNode &node, bool isParameter) {
+    uint64_t marks = node.getDynamicMarks();
+    for (size_t d = 0; isParameter && d < node.getShape().size(); ++d)
+      if (d < 64 && (marks >> d & 1))
+        marked.insert(node.getShape()[d]);
+  });
+  if (marked.empty())
+    return std::nullopt;
+  std::vector<Compared> nodes;
+  walk(program, [&](const TraceNode &node, bool isParameter) {
+    llvm::SmallVector<int64_t, 4> other(node.getShape());
+    uint64_t marks = node.getDynamicMarks();
+    for (size_t d = 0; d < other.size(); ++d) {
+      // A parameter's dim is dynamic where it is marked; a computed
+      // node's wherever it has a marked size (a later size that does not
+      // follow makes the program not fit: it compiles for itself).
+      bool dynamicDim =
+          isParameter ? d < 64 && (marks >> d & 1) : marked.contains(other[d]);
+      if (dynamicDim)
+        other[d] = -1 - other[d];
+    }
+    nodes.push_back({&node, std::move(other), isParameter});
+  });
+  return buildPattern(recordShapes(program), nodes);
 }
 
 bool kiln::fitsPattern(const GenericPattern &pattern,

@@ -71,6 +71,12 @@ ShapeRecord recordShapes(const TraceProgram &program);
 std::optional<std::pair<GenericPattern, DynamicDims>>
 derivePattern(const ShapeRecord &first, const TraceProgram &second);
 
+/// The pattern of `program` alone, where its parameters' dims marked
+/// dynamic (kiln::markDynamic) are: those dims, and every computed node's
+/// dim of one of their sizes, are dynamic. None without marks.
+std::optional<std::pair<GenericPattern, DynamicDims>>
+derivePatternFromMarks(const TraceProgram &program);
+
 /// Whether `program` (of the pattern's structure) fits `pattern`.
 bool fitsPattern(const GenericPattern &pattern, const TraceProgram &program);
 

@@ -182,20 +182,21 @@ TraceCache::findGeneric(const TraceProgram &program,
   }
   auto [it, isNew] = generics.try_emplace(structure);
   Generic &generic = it->second;
-  if (isNew) {
+  if (isNew)
     generic.first = recordShapes(program);
-    return nullptr;
-  }
   if (mode == GenericMode::Remember || generic.executable)
     return nullptr;
-  // A few tries: a program whose sizes cannot be named by its parameters'
-  // (a concat of two batches) makes none.
-  if (generic.failures >= 4)
-    return nullptr;
+  // The first program of a structure is generic where kiln::markDynamic
+  // says; a later one where its sizes differ from the first's. A few
+  // tries: a program whose sizes cannot be named by its parameters' (a
+  // concat of two batches) makes none.
   std::optional<std::pair<GenericPattern, DynamicDims>> derived =
-      derivePattern(generic.first, program);
+      isNew                  ? derivePatternFromMarks(program)
+      : generic.failures < 4 ? derivePattern(generic.first, program)
+                             : std::nullopt;
   if (!derived) {
-    ++generic.failures;
+    if (!isNew)
+      ++generic.failures;
     return nullptr;
   }
   llvm::Expected<std::shared_ptr<const Executable>> executable = [&] {

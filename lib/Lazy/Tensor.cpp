@@ -467,6 +467,21 @@ void kiln::setKernelTiming(bool enabled) {
   getRunCounters().timeKernels.store(enabled, std::memory_order_relaxed);
 }
 
+llvm::Error kiln::markDynamic(const Tensor &t, int64_t dim) {
+  if (!t.ok())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "markDynamic: " + t.getError());
+  int64_t rank = static_cast<int64_t>(t.getShape().size());
+  if (dim < 0 || dim >= rank || dim >= 64)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "markDynamic: dim " + std::to_string(dim) +
+                                       " is out of range for a "
+                                       "tensor of rank " +
+                                       std::to_string(rank));
+  t.getNode()->markDynamic(static_cast<unsigned>(dim));
+  return llvm::Error::success();
+}
+
 Metrics kiln::metrics() {
   Metrics m;
   m.tracedOps = getNumTracedNodes();

@@ -251,6 +251,15 @@ void syncFunction(nb::args tensors) {
   materialize(values);
 }
 
+void markDynamicFunction(nb::handle x, int64_t dim) {
+  PyTensor &t = asTensor(x, "x");
+  int64_t rank = static_cast<int64_t>(t.value.getShape().size());
+  if (dim < 0)
+    dim += rank;
+  if (llvm::Error e = markDynamic(t.value, dim))
+    throw nb::index_error(llvm::toString(std::move(e)).c_str());
+}
+
 nb::dict metricsFunction() {
   Metrics m = metrics();
   nb::dict d;
@@ -325,6 +334,10 @@ void kiln::python::bindFunctions(nb::module_ &m) {
         "`grad_outputs`, as torch.autograd.grad: a list, one per input. "
         "Recorded lazily, so gradients of gradients work.");
   m.def("sync", &syncFunction, "Computes every tensor given, in one program.");
+  m.def("mark_dynamic", &markDynamicFunction, nb::arg("x"), nb::arg("dim"),
+        "Marks dim `dim` of `x` dynamic: a program that reads `x` compiles "
+        "shape-generic in it from its first size (without marks, at its "
+        "second size).");
   m.def("metrics", &metricsFunction);
   m.def("set_device", &setDeviceFunction, nb::arg("device"));
   m.def("get_device", [] { return getDeviceName(getDevice()).str(); });

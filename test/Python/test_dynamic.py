@@ -66,3 +66,32 @@ def test_one_program_per_step_compiles_twice(rng):
     after = kiln.metrics()
     assert after["compiles"] - before["compiles"] == 2
     assert after["generic_compiles"] - before["generic_compiles"] == 1
+
+
+def test_mark_dynamic_compiles_generic_from_the_first_size(rng):
+    """kiln.mark_dynamic(x, 0): the first batch size already compiles the
+    shape-generic program; the next sizes compile nothing."""
+    w = rng.uniform(-1, 1, (5, 3)).astype(np.float32)
+    before = kiln.metrics()
+    for n in (6, 2, 11):
+        x = rng.uniform(-1, 1, (n, 5)).astype(np.float32)
+        tx = kiln.tensor(x)
+        kiln.mark_dynamic(tx, 0)
+        got = kiln.relu(tx @ kiln.tensor(w) - 0.25).sum(axis=1).numpy()
+        np.testing.assert_allclose(
+            got, np.maximum(x @ w - 0.25, 0).sum(axis=1), rtol=1e-5,
+            atol=1e-6)
+    after = kiln.metrics()
+    assert after["compiles"] - before["compiles"] == 1
+    assert after["generic_compiles"] - before["generic_compiles"] == 1
+
+
+def test_mark_dynamic_checks_the_dim():
+    x = kiln.tensor(np.zeros((2, 3), np.float32))
+    kiln.mark_dynamic(x, -1)  # the last dim
+    try:
+        kiln.mark_dynamic(x, 2)
+    except IndexError as e:
+        assert "dim 2 is out of range for a tensor of rank 2" in str(e)
+    else:
+        raise AssertionError("mark_dynamic accepted dim 2 of a rank-2 tensor")

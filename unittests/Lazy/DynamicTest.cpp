@@ -150,3 +150,45 @@ TEST(DynamicTest, WhatDoesNotFitCompilesForItself) {
 }
 
 } // namespace
+
+namespace {
+
+// A dim marked dynamic compiles shape-generic from the first size: a loop
+// over batch sizes compiles 1 program, and the results are right.
+TEST(DynamicTest, MarkedDimsCompileGenericFromTheFirstSize) {
+  TraceCacheStats before = TraceCache::global().getStats();
+  std::vector<float> w = ramp(12, 5);
+  for (int64_t rows : {7, 2, 19, 1}) {
+    std::vector<float> xs = ramp(rows * 3, 6);
+    Tensor x = input({rows, 3}, xs);
+    ASSERT_FALSE(static_cast<bool>(markDynamic(x, 0)));
+    // Per row: sigmoid(x w) summed over the columns; a result of `rows`.
+    std::vector<float> got =
+        values(sum(sigmoid(matmul(x, input({3, 4}, w)) * 2.0), {1}));
+    ASSERT_EQ(got.size(), static_cast<size_t>(rows));
+    for (int64_t r = 0; r < rows; ++r) {
+      double want = 0;
+      for (int64_t j = 0; j < 4; ++j) {
+        double z = 0;
+        for (int64_t k = 0; k < 3; ++k)
+          z += xs[r * 3 + k] * w[k * 4 + j];
+        want += 1 / (1 + std::exp(-2 * z));
+      }
+      EXPECT_NEAR(got[r], want, 1e-5 * std::max(1.0, want));
+    }
+  }
+  TraceCacheStats after = TraceCache::global().getStats();
+  EXPECT_EQ(after.compiles - before.compiles, 1);
+  EXPECT_EQ(after.genericCompiles - before.genericCompiles, 1);
+  EXPECT_EQ(after.genericHits - before.genericHits, 3);
+}
+
+TEST(DynamicTest, MarkingChecksTheDim) {
+  Tensor x = input({2, 3}, ramp(6, 1));
+  llvm::Error error = markDynamic(x, 2);
+  ASSERT_TRUE(static_cast<bool>(error));
+  EXPECT_EQ(llvm::toString(std::move(error)),
+            "markDynamic: dim 2 is out of range for a tensor of rank 2");
+}
+
+} // namespace

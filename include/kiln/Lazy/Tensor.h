@@ -111,6 +111,12 @@ struct Metrics {
   int64_t genericCompiles = 0, genericHits = 0;
 };
 Metrics metrics();
+
+/// Marks dim `dim` of `t` dynamic: a program that reads `t` as an input
+/// compiles shape-generic in that dim (and in every computed dim of its
+/// size) from its first size, rather than at its second (what happens for
+/// every dim without marks). Fails for a dim out of range or past 63.
+llvm::Error markDynamic(const Tensor &t, int64_t dim);
 /// Times every kernel launch from now on (off by default: it costs two
 /// clock reads per launch), for Metrics::kernelMs.
 void setKernelTiming(bool enabled);

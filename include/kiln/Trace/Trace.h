@@ -116,6 +116,16 @@ public:
   /// The structural hash: op, attributes, dtype, shape, operand hashes
   /// (and a Vjp's callee).
   uint64_t getHash() const { return hash; }
+  /// Dims (bit d: dim d, below 64) marked dynamic by kiln::markDynamic: a
+  /// program with this node as a parameter compiles shape-generic in them
+  /// from its first size. Not part of the hash. Thread-safe.
+  uint64_t getDynamicMarks() const {
+    return dynamicMarks.load(std::memory_order_relaxed);
+  }
+  void markDynamic(unsigned dim) const {
+    if (dim < 64)
+      dynamicMarks.fetch_or(uint64_t(1) << dim, std::memory_order_relaxed);
+  }
   /// A Vjp's callee: the function whose vector-Jacobian product it is.
   const std::shared_ptr<const TraceProgram> &getCallee() const {
     return callee;
@@ -203,6 +213,7 @@ private:
   double scalar;
   std::shared_ptr<const TraceProgram> callee;
   uint64_t hash;
+  mutable std::atomic<uint64_t> dynamicMarks{0};
   mutable std::mutex dataMutex;
   mutable std::shared_ptr<const HostTensor> data;
   /// Set (release) once `data` is stored; `data` never changes after, so
