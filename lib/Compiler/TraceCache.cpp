@@ -182,8 +182,15 @@ TraceCache::findGeneric(const TraceProgram &program,
   }
   auto [it, isNew] = generics.try_emplace(structure);
   Generic &generic = it->second;
-  if (isNew)
+  if (isNew) {
     generic.first = recordShapes(program);
+    // As many structures as executables are kept: the oldest goes first.
+    genericOrder.push_back(structure);
+    if (genericOrder.size() > capacity) {
+      generics.erase(genericOrder.front());
+      genericOrder.pop_front();
+    }
+  }
   if (mode == GenericMode::Remember || generic.executable)
     return nullptr;
   // The first program of a structure is generic where kiln::markDynamic

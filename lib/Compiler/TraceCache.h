@@ -24,6 +24,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <atomic>
+#include <deque>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -108,6 +109,8 @@ private:
     int failures = 0;
   };
   llvm::StringMap<Generic> generics;
+  /// The structures in `generics`, oldest first.
+  std::deque<std::string> genericOrder;
   /// The context programs are imported into, made on first use.
   mlir::MLIRContext &getContext();
   /// Why `program` missed, in one line (called with `mutex` held).
