@@ -564,7 +564,7 @@ kiln_rt_status kiln_rt_program_run_cpu(const kiln_rt_program *program,
       /* Kernels take one pointer per buffer, offset by the caller. */
       for (uint32_t i = 0; i < step->num_views; ++i) {
         const kiln_view *view = &step->views[i];
-        pointers[i] = base[view->slot] + view->offset * view->element_bytes;
+        pointers[i] = kiln_view_address(base[view->slot], view);
         packed[i] = &pointers[i];
       }
       if (profile)

@@ -291,8 +291,8 @@ kiln_rt_status kiln_rt_program_run_cuda(const kiln_rt_program *program,
       for (uint32_t d = 0; d < from->rank; ++d)
         elements *= from->sizes[d];
       status = kiln_rt_cuda_copy_device(
-          (char *)base[to->slot] + to->offset * to->element_bytes,
-          (char *)base[from->slot] + from->offset * from->element_bytes,
+          kiln_view_address(base[to->slot], to),
+          kiln_view_address(base[from->slot], from),
           (size_t)(elements * from->element_bytes), stream);
       if (status != KILN_RT_OK)
         goto failed;
@@ -324,12 +324,11 @@ kiln_rt_status kiln_rt_program_run_cuda(const kiln_rt_program *program,
       const kiln_view *v = step->views;
       status = kiln_rt_cuda_gemm(
           (kiln_rt_cuda_dtype)g->dtype, g->trans_a, g->trans_b, g->m, g->n,
-          g->k, 1.0, (char *)base[v[0].slot] + v[0].offset * v[0].element_bytes,
-          g->lda, g->stride_a,
-          (char *)base[v[1].slot] + v[1].offset * v[1].element_bytes, g->ldb,
+          g->k, 1.0, kiln_view_address(base[v[0].slot], &v[0]), g->lda,
+          g->stride_a, kiln_view_address(base[v[1].slot], &v[1]), g->ldb,
           g->stride_b, g->accumulate ? 1.0 : 0.0,
-          (char *)base[v[2].slot] + v[2].offset * v[2].element_bytes, g->ldc,
-          g->stride_c, g->batch, stream);
+          kiln_view_address(base[v[2].slot], &v[2]), g->ldc, g->stride_c,
+          g->batch, stream);
       if (status != KILN_RT_OK)
         goto failed;
       if (profile)

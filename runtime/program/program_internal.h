@@ -81,6 +81,12 @@ struct kiln_rt_program {
   void **cuda_constants;
 };
 
+/* The address of `view`'s first element in a buffer at `base` (NULL stays
+ * NULL: an empty buffer may have none). */
+static inline void *kiln_view_address(void *base, const kiln_view *view) {
+  return base ? (char *)base + view->offset * view->element_bytes : NULL;
+}
+
 /* Frees what program_cuda.c holds for `program`. */
 void kiln_program_release_cuda(kiln_rt_program *program);
 
