@@ -40,8 +40,12 @@ install(TARGETS kiln_lazy kiln_runtime ${KILN_INSTALLED_LIBRARIES}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS kiln-opt kiln-run kiln-compile RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # Installed tools find kiln's libraries beside them and LLVM's where LLVM is.
-set_target_properties(kiln-opt kiln-run kiln-compile PROPERTIES
-  INSTALL_RPATH "\$ORIGIN/../${CMAKE_INSTALL_LIBDIR};${LLVM_LIBRARY_DIR}")
+# (The Python package installs kiln-opt and kiln-run under kiln/bin with the
+# runtime in kiln/: python/CMakeLists.txt sets theirs.)
+if(NOT SKBUILD)
+  set_target_properties(kiln-opt kiln-run kiln-compile PROPERTIES
+    INSTALL_RPATH "\$ORIGIN/../${CMAKE_INSTALL_LIBDIR};${LLVM_LIBRARY_DIR}")
+endif()
 
 # The public API only: the lazy tensors (and kiln::Jit's replay), the
 # trace they record, the
