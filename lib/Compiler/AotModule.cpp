@@ -12,6 +12,7 @@
 #include "Compiler/AotModule.h"
 #include "Compiler/CpuExecutable.h"
 #include "Compiler/CudaExecutable.h"
+#include "Compiler/Entry.h"
 #include "Support/ByteStream.h"
 #include "kiln_rt/kiln_rt_blas.h"
 
@@ -285,15 +286,11 @@ ModuleExecutable::run(llvm::ArrayRef<const HostTensor *> args,
   kiln_rt_program *program = kiln_rt_module_program(module);
   if (device == Device::Cuda)
     return runCudaProgram(program, getPtx(), args, outputs, profile);
-  std::vector<HostTensor> results;
-  for (const TensorSignature &sig : outputs) {
-    llvm::Expected<HostTensor> result =
-        HostTensor::createUninitialized(sig.dtype, sig.shape);
-    if (!result)
-      return result.takeError();
-    results.push_back(std::move(*result));
-  }
-  if (llvm::Error e = runCpuProgram(program, args, results, profile))
+  llvm::Expected<std::vector<HostTensor>> results =
+      createResults(entryName, outputs, std::nullopt, args);
+  if (!results)
+    return results.takeError();
+  if (llvm::Error e = runCpuProgram(program, args, *results, profile))
     return std::move(e);
   return results;
 }

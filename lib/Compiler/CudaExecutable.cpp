@@ -172,18 +172,17 @@ kiln::runCudaProgram(kiln_rt_program *program, llvm::StringRef ptx,
             pointer, arg->getData(), arg->getByteSize(), nullptr)))
       return std::move(e);
   }
-  std::vector<HostTensor> results;
-  for (const TensorSignature &sig : outputs) {
-    llvm::Expected<HostTensor> result =
-        HostTensor::createUninitialized(sig.dtype, sig.shape);
-    if (!result)
-      return result.takeError();
+  llvm::Expected<std::vector<HostTensor>> created =
+      createResults("", outputs, std::nullopt, args);
+  if (!created)
+    return created.takeError();
+  std::vector<HostTensor> results = std::move(*created);
+  for (HostTensor &result : results) {
     void *pointer = nullptr;
     if (llvm::Error e =
-            check(kiln_rt_cuda_malloc(result->getByteSize(), &pointer)))
+            check(kiln_rt_cuda_malloc(result.getByteSize(), &pointer)))
       return std::move(e);
     buffers.pointers.push_back(pointer);
-    results.push_back(std::move(*result));
   }
   RuntimeProfile runtimeProfile(profile);
   if (kiln_rt_status status = kiln_rt_program_run_cuda(
