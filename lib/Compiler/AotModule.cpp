@@ -176,8 +176,8 @@ kiln::compileAotModule(mlir::ModuleOp module, llvm::StringRef entry,
     backend = KILN_RT_BACKEND_CPU;
     entryName = (*exe)->getEntryName();
     if ((*exe)->getProgramBytes().empty())
-      return refuse("its host code is not a sequence of kernel calls and "
-                    "copies over static shapes");
+      return refuse("its host code is not a sequence of kernel calls, "
+                    "copies and size arithmetic");
     target = llvm::Triple(llvm::sys::getProcessTriple()).getArchName().str();
     features = getCpuFeatures();
     programBytes = (*exe)->getProgramBytes().str();
@@ -249,7 +249,10 @@ ModuleExecutable::load(llvm::StringRef path) {
   auto signature = [](const kiln_rt_tensor_type *type) {
     TensorSignature sig;
     sig.dtype = static_cast<DType>(type->dtype);
-    sig.shape.assign(type->dims, type->dims + type->rank);
+    for (uint32_t d = 0; d < type->rank; ++d)
+      sig.shape.push_back(type->dims[d] == KILN_RT_DYNAMIC_DIM
+                              ? mlir::ShapedType::kDynamic
+                              : type->dims[d]);
     sig.typeString = getTensorTypeString(sig.dtype, sig.shape);
     return sig;
   };
@@ -287,7 +290,7 @@ ModuleExecutable::run(llvm::ArrayRef<const HostTensor *> args,
   if (device == Device::Cuda)
     return runCudaProgram(program, getPtx(), args, outputs, profile);
   llvm::Expected<std::vector<HostTensor>> results =
-      createResults(entryName, outputs, std::nullopt, args);
+      createProgramResults(program, outputs, args);
   if (!results)
     return results.takeError();
   if (llvm::Error e = runCpuProgram(program, args, *results, profile))

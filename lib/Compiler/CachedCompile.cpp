@@ -60,13 +60,31 @@ llvm::Expected<std::string> kiln::getCacheKey(llvm::StringRef programKind,
   return key.add(programKind, program).digest();
 }
 
+/// A header before an entry's executable: its length, then the bytes.
+static std::string frameHeader(llvm::StringRef header) {
+  std::string framed;
+  ByteWriter w(framed);
+  w.writeString(header);
+  return framed;
+}
+
 std::unique_ptr<Executable> kiln::loadCachedExecutable(CompileCache &cache,
                                                        llvm::StringRef key,
-                                                       Device device) {
+                                                       Device device,
+                                                       std::string *header) {
   std::optional<std::string> payload = cache.load(key);
   if (!payload)
     return nullptr;
   llvm::ArrayRef<char> bytes(payload->data(), payload->size());
+  if (header) {
+    ByteReader r(bytes);
+    if (!r.readString(*header)) {
+      llvm::errs() << "kiln: warning: compile cache: an entry without its "
+                      "header; compiling again\n";
+      return nullptr;
+    }
+    bytes = bytes.drop_front(bytes.size() - r.remaining());
+  }
   llvm::Expected<std::unique_ptr<Executable>> loaded =
       device == Device::Cuda ? llvm::Expected<std::unique_ptr<Executable>>(
                                    CudaExecutable::loadCached(bytes))
@@ -82,13 +100,15 @@ std::unique_ptr<Executable> kiln::loadCachedExecutable(CompileCache &cache,
 llvm::Expected<std::unique_ptr<Executable>>
 kiln::compileCachedExecutable(mlir::ModuleOp module, llvm::StringRef entry,
                               const CompileOptions &options, Device device,
-                              CompileCache &cache, llvm::StringRef key) {
+                              CompileCache &cache, llvm::StringRef key,
+                              std::optional<llvm::StringRef> header) {
+  std::string prefix = header ? frameHeader(*header) : std::string();
   if (device == Device::Cuda) {
     auto exe = CudaExecutable::compile(module, entry, options);
     if (!exe)
       return exe.takeError();
     (*exe)->setCacheState("miss");
-    cache.store(key, (*exe)->serializeForCache());
+    cache.store(key, prefix + (*exe)->serializeForCache());
     return std::unique_ptr<Executable>(std::move(*exe));
   }
   auto exe =
@@ -97,7 +117,7 @@ kiln::compileCachedExecutable(mlir::ModuleOp module, llvm::StringRef entry,
     return exe.takeError();
   (*exe)->setCacheState("miss");
   if (std::optional<std::string> payload = (*exe)->serializeForCache())
-    cache.store(key, *payload);
+    cache.store(key, prefix + *payload);
   return std::unique_ptr<Executable>(std::move(*exe));
 }
 
@@ -129,8 +149,9 @@ static bool readSignatures(ByteReader &r, std::vector<TensorSignature> &list) {
       return false;
     sig.dtype = static_cast<DType>(dtype);
     sig.shape.resize(rank);
+    // A dynamic dim is ShapedType::kDynamic (INT64_MIN).
     for (int64_t &dim : sig.shape)
-      if (!r.read(dim) || dim < 0)
+      if (!r.read(dim) || (dim < 0 && dim != INT64_MIN))
         return false;
     if (!r.readString(sig.typeString))
       return false;

@@ -30,16 +30,22 @@ llvm::Expected<std::string> getCacheKey(llvm::StringRef programKind,
                                         Device device);
 
 /// The executable stored under `key`, or null: a miss, or an entry that
-/// does not load (warned; the next compile replaces it).
-std::unique_ptr<Executable>
-loadCachedExecutable(CompileCache &cache, llvm::StringRef key, Device device);
+/// does not load (warned; the next compile replaces it). With `header`, the
+/// entry starts with the bytes compileCachedExecutable's `header` stored,
+/// which it receives.
+std::unique_ptr<Executable> loadCachedExecutable(CompileCache &cache,
+                                                 llvm::StringRef key,
+                                                 Device device,
+                                                 std::string *header = nullptr);
 
 /// Compiles `entry` of `module` for `device` and stores it under `key`
-/// when it can be cached.
+/// when it can be cached, after `header` when given (what the caller needs
+/// to use the entry, e.g. a generic program's pattern).
 llvm::Expected<std::unique_ptr<Executable>>
 compileCachedExecutable(mlir::ModuleOp module, llvm::StringRef entry,
                         const CompileOptions &options, Device device,
-                        CompileCache &cache, llvm::StringRef key);
+                        CompileCache &cache, llvm::StringRef key,
+                        std::optional<llvm::StringRef> header = std::nullopt);
 
 class ByteWriter;
 class ByteReader;

@@ -4,6 +4,7 @@
 #include "Compiler/Diagnostics.h"
 #include "Compiler/HostProgram.h"
 #include "Support/ElementTypes.h"
+#include "kiln/Conversion/CompactKernelAbi.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Pipelines/Pipelines.h"
@@ -159,9 +160,11 @@ llvm::Error kiln::runCpuProgram(const kiln_rt_program *program,
     buffers.push_back(const_cast<void *>(arg->getData()));
   for (HostTensor &result : results)
     buffers.push_back(result.getData());
+  std::vector<int64_t> inputDims = getInputDims(program, args);
   RuntimeProfile runtimeProfile(profile);
   if (kiln_rt_status status = kiln_rt_program_run_cpu(
-          program, buffers.data(), buffers.size(), runtimeProfile.get()))
+          program, buffers.data(), buffers.size(),
+          inputDims.empty() ? nullptr : inputDims.data(), runtimeProfile.get()))
     return getRuntimeProgramError(status);
   return llvm::Error::success();
 }
@@ -305,7 +308,8 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
 
   // A static entry runs as a host program: only its kernels are lowered
   // and compiled.
-  llvm::Expected<HostProgram> program = HostProgram::build(func);
+  llvm::Expected<HostProgram> program = HostProgram::build(
+      func, exe->inputs.size(), exe->shapes ? &*exe->shapes : nullptr);
   if (program && !options.compileHostCode) {
     exe->programBytes = program->serialize();
     llvm::Expected<RuntimeProgram> runtimeProgram =
@@ -361,19 +365,28 @@ llvm::Error CpuExecutable::compileKernels(
           runPasses(lowering, *kernelModule, options.verifyEachPass))
     return e;
   stats.codegenPassesMs = lap();
-  // The host program passes one pointer per buffer: every kernel must take
-  // exactly that (-kiln-compact-kernel-abi). The module still holds the
-  // buffer-level host code to fall back on.
+  // The host program passes each buffer as one pointer where
+  // -kiln-compact-kernel-abi made it one, and as a descriptor (two pointers,
+  // the offset, sizes and strides) otherwise: every kernel must take exactly
+  // that. The module still holds the buffer-level host code to fall back on.
   for (auto kernel : kernelModule->getOps<LLVM::LLVMFuncOp>()) {
     auto signature = kernel->getAttrOfType<ArrayAttr>(
         kiln::KilnDialect::KernelArgsAttrHelper::getNameStr());
     if (!signature)
       continue;
-    bool compact =
-        kernel.getNumArguments() == signature.size() &&
-        llvm::all_of(kernel.getFunctionType().getParams(), [](Type type) {
-          return isa<LLVM::LLVMPointerType>(type);
-        });
+    std::optional<unsigned> expected = 0;
+    for (Attribute attr : signature) {
+      auto type = dyn_cast<TypeAttr>(attr);
+      auto memref = type ? dyn_cast<MemRefType>(type.getValue()) : nullptr;
+      if (!memref) {
+        expected.reset();
+        break;
+      }
+      *expected += kiln::isCompactKernelArgument(memref)
+                       ? 1
+                       : 3 + 2 * static_cast<unsigned>(memref.getRank());
+    }
+    bool compact = expected && kernel.getNumArguments() == *expected;
     if (!compact) {
       // The host program cannot call it; compile the host code instead.
       program.reset();
@@ -496,8 +509,11 @@ CpuExecutable::run(llvm::ArrayRef<const HostTensor *> args,
                    RunProfile *profile) const {
   if (llvm::Error e = checkArguments(entryName, inputs, args))
     return std::move(e);
+  // A host program computes its results' dynamic dims itself (also when
+  // loaded from the compile cache, without the shape function).
   llvm::Expected<std::vector<HostTensor>> created =
-      createResults(entryName, outputs, shapes, args);
+      program ? createProgramResults(program.get(), outputs, args)
+              : createResults(entryName, outputs, shapes, args);
   if (!created)
     return created.takeError();
   std::vector<HostTensor> results = std::move(*created);

@@ -104,7 +104,8 @@ CudaExecutable::compile(ModuleOp module, StringRef entry,
   auto func = module.lookupSymbol<func::FuncOp>(exe->entryName);
   if (!func)
     return makeError("@" + exe->entryName + " disappeared during lowering");
-  llvm::Expected<HostProgram> program = HostProgram::build(func);
+  llvm::Expected<HostProgram> program =
+      HostProgram::build(func, exe->inputs.size(), /*shapes=*/nullptr);
   if (!program)
     return makeError("the cuda backend cannot run @" + exe->entryName +
                      "'s host code: " + llvm::toString(program.takeError()));
@@ -173,7 +174,7 @@ kiln::runCudaProgram(kiln_rt_program *program, llvm::StringRef ptx,
       return std::move(e);
   }
   llvm::Expected<std::vector<HostTensor>> created =
-      createResults("", outputs, std::nullopt, args);
+      createProgramResults(program, outputs, args);
   if (!created)
     return created.takeError();
   std::vector<HostTensor> results = std::move(*created);
@@ -184,9 +185,11 @@ kiln::runCudaProgram(kiln_rt_program *program, llvm::StringRef ptx,
       return std::move(e);
     buffers.pointers.push_back(pointer);
   }
+  std::vector<int64_t> inputDims = getInputDims(program, args);
   RuntimeProfile runtimeProfile(profile);
   if (kiln_rt_status status = kiln_rt_program_run_cuda(
-          program, buffers.pointers.data(), buffers.pointers.size(), nullptr,
+          program, buffers.pointers.data(), buffers.pointers.size(),
+          inputDims.empty() ? nullptr : inputDims.data(), nullptr,
           runtimeProfile.get()))
     return getRuntimeProgramError(status);
   for (auto [i, result] : llvm::enumerate(results))

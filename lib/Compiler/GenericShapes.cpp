@@ -1,6 +1,7 @@
 //===- GenericShapes.cpp - trace programs that differ only in sizes -------===//
 
 #include "Compiler/GenericShapes.h"
+#include "Support/ByteStream.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/raw_ostream.h"
@@ -36,6 +37,20 @@ void kiln::appendProgramText(const TraceProgram &program, llvm::raw_ostream &os,
                              bool withSizes) {
   for (const TraceProgram::Entry &entry : program.entries) {
     const TraceNode &node = *entry.node;
+    // A parameter is a buffer of the program: what computed it (its op,
+    // attributes, scalar) is not part of the program.
+    if (entry.isParameter) {
+      os << "p " << static_cast<int>(node.getDType());
+      if (withSizes) {
+        os << " [";
+        for (int64_t dim : node.getShape())
+          os << dim << ",";
+        os << "];";
+      } else {
+        os << " r" << node.getShape().size() << ";";
+      }
+      continue;
+    }
     uint64_t scalar;
     double value = node.getScalar();
     std::memcpy(&scalar, &value, sizeof(scalar));
@@ -49,7 +64,7 @@ void kiln::appendProgramText(const TraceProgram &program, llvm::raw_ostream &os,
       os << "] {";
       for (int64_t attr : attrs)
         os << attr << ",";
-    } else if (node.getOp() == TraceOp::Slice && !entry.isParameter) {
+    } else if (node.getOp() == TraceOp::Slice) {
       // Offsets, then sizes: a size that takes its dim whole is "whole",
       // whatever that dim's size.
       os << " r" << node.getShape().size() << " {";
@@ -68,11 +83,11 @@ void kiln::appendProgramText(const TraceProgram &program, llvm::raw_ostream &os,
       for (int64_t attr : attrs)
         os << attr << ",";
     }
-    os << "} " << scalar << (entry.isParameter ? " p (" : " (");
+    os << "} " << scalar << " (";
     for (int32_t operand : entry.operands)
       os << operand << ",";
     os << ")";
-    if (node.getCallee() && !entry.isParameter) {
+    if (node.getCallee()) {
       os << " callee{";
       appendProgramText(*node.getCallee(), os, withSizes);
       os << "}";
@@ -234,4 +249,43 @@ bool kiln::fitsPattern(const GenericPattern &pattern,
     }
   });
   return fits && index == pattern.nodes.size();
+}
+
+std::string kiln::serializePattern(const GenericPattern &pattern) {
+  std::string out;
+  ByteWriter w(out);
+  w.write<int32_t>(pattern.numSymbols);
+  w.write<uint32_t>(static_cast<uint32_t>(pattern.nodes.size()));
+  for (const std::vector<GenericPattern::Dim> &dims : pattern.nodes) {
+    w.write<uint32_t>(static_cast<uint32_t>(dims.size()));
+    for (const GenericPattern::Dim &dim : dims) {
+      w.write<int32_t>(dim.symbol);
+      w.write<int64_t>(dim.size);
+    }
+  }
+  return out;
+}
+
+std::optional<GenericPattern> kiln::parsePattern(llvm::StringRef bytes) {
+  ByteReader r(llvm::ArrayRef<char>(bytes.data(), bytes.size()));
+  GenericPattern pattern;
+  uint32_t count;
+  if (!r.read(pattern.numSymbols) || pattern.numSymbols < 0 ||
+      !r.readCount(count, uint64_t(1) << 24))
+    return std::nullopt;
+  pattern.nodes.resize(count);
+  for (std::vector<GenericPattern::Dim> &dims : pattern.nodes) {
+    uint32_t rank;
+    if (!r.readCount(rank, 64))
+      return std::nullopt;
+    dims.resize(rank);
+    for (GenericPattern::Dim &dim : dims)
+      if (!r.read(dim.symbol) || !r.read(dim.size) ||
+          dim.symbol >= pattern.numSymbols || dim.symbol < -1 ||
+          (dim.symbol < 0 && dim.size < 0))
+        return std::nullopt;
+  }
+  if (r.remaining() != 0)
+    return std::nullopt;
+  return pattern;
 }

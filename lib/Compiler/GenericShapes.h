@@ -80,6 +80,11 @@ derivePatternFromMarks(const TraceProgram &program);
 /// Whether `program` (of the pattern's structure) fits `pattern`.
 bool fitsPattern(const GenericPattern &pattern, const TraceProgram &program);
 
+/// `pattern` as bytes (the header of a generic program in the compile
+/// cache), and back: none for bytes serializePattern did not write.
+std::string serializePattern(const GenericPattern &pattern);
+std::optional<GenericPattern> parsePattern(llvm::StringRef bytes);
+
 } // namespace kiln
 
 #endif // KILN_COMPILER_GENERICSHAPES_H

@@ -1,14 +1,17 @@
 //===- HostProgram.h - the entry's host code as a list of steps -*- C++ -*-===//
 //
-// After bufferization and kernel outlining, the entry of a static-shape
-// program only sequences work: it allocates and frees buffers, takes
-// static views of them, calls kernels and runtime functions (BLAS) and
-// copies. A HostProgram records that sequence as steps over buffer slots;
-// the runtime's executor (kiln_rt_program.h) reads its bytes and runs them. The
-// host code is then never lowered to LLVM or compiled: compile time grows with
-// the number of distinct kernels, not with the length of the program (an
-// unrolled LSTM's 800 launches). Entries it cannot describe (dynamic shapes,
-// control flow) keep the JIT-compiled host code.
+// After bufferization and kernel outlining, the entry of a program only
+// sequences work: it allocates and frees buffers, takes views of them,
+// calls kernels and runtime functions (BLAS) and copies. A HostProgram
+// records that sequence as steps over buffer slots; the runtime's executor
+// (kiln_rt_program.h) reads its bytes and runs them. The host code is then
+// never lowered to LLVM or compiled: compile time grows with the number of
+// distinct kernels, not with the length of the program (an unrolled LSTM's
+// 800 launches). Dynamic dims are sizes in registers: the inputs' dims, and
+// index steps computing others from them (the shape function's checks and
+// result dims first, then offsets and sizes as the host code computes
+// them). Entries it cannot describe (control flow) keep the JIT-compiled
+// host code.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +19,7 @@
 #define KILN_COMPILER_HOSTPROGRAM_H
 
 #include "kiln/Compiler/Executable.h"
+#include "kiln/Support/HostTensor.h"
 #include "kiln_rt/kiln_rt_program.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -33,26 +37,37 @@ class FuncOp;
 
 namespace kiln {
 
+struct ShapeFunction;
+
 class HostProgram {
 public:
-  /// A static strided view of a buffer slot, in elements.
+  /// A size: itself when >= 0; when < 0, the value of register -1 - operand.
+  using Operand = int64_t;
+  static Operand getRegisterOperand(int32_t index) { return -1 - index; }
+
+  /// A strided view of a buffer slot, in elements.
   struct View {
     int32_t slot = -1;
-    int64_t offset = 0;
-    std::vector<int64_t> sizes, strides;
+    Operand offset = 0;
+    std::vector<Operand> sizes, strides;
     int64_t elementBytes = 0;
-
-    int64_t getNumElements() const {
-      int64_t n = 1;
-      for (int64_t size : sizes)
-        n *= size;
-      return n;
-    }
+    /// Whether a CPU kernel takes it as a memref descriptor (a dynamic
+    /// kernel argument) rather than one pointer.
+    bool descriptor = false;
+  };
+  /// An argument of the entry: its element size and dims.
+  struct Argument {
+    int64_t elementBytes = 0;
+    std::vector<Operand> dims;
   };
 
-  /// Describes `entry` (memref arguments: the inputs, then the results as
-  /// out-params) or says why it cannot.
-  static llvm::Expected<HostProgram> build(mlir::func::FuncOp entry);
+  /// Describes `entry` (memref arguments: `numInputs` inputs, then the
+  /// results as out-params) or says why it cannot. An entry with dynamic
+  /// dims needs its `shapes`, whose checks and result dims it computes
+  /// first, their errors naming the entry.
+  static llvm::Expected<HostProgram> build(mlir::func::FuncOp entry,
+                                           unsigned numInputs,
+                                           const ShapeFunction *shapes);
 
   /// The program as versioned bytes (HostProgramFormat.cpp), as the
   /// runtime's kiln_rt_program_create reads them.
@@ -64,15 +79,42 @@ public:
 
   int64_t getNumSteps() const { return static_cast<int64_t>(steps.size()); }
 
-  /// Kernel: a CPU kernel call; Launch: a GPU kernel launch (gpu.launch_func).
-  enum class StepKind { Alloc, Free, Kernel, RuntimeCall, Copy, Launch };
+  /// Kernel: a CPU kernel call; Launch: a GPU kernel launch
+  /// (gpu.launch_func); Index: a size from others; Check: sizes that must
+  /// agree.
+  enum class StepKind {
+    Alloc,
+    Free,
+    Kernel,
+    RuntimeCall,
+    Copy,
+    Launch,
+    Index,
+    Check
+  };
+  /// The runtime's KILN_INDEX_* and KILN_CHECK_* (program_internal.h).
+  enum class IndexOp : uint8_t {
+    Add,
+    Sub,
+    Mul,
+    FloorDiv,
+    CeilDiv,
+    Rem,
+    Min,
+    Max
+  };
+  enum class CheckOp : uint8_t { Equal, AtMost };
   struct Step {
     StepKind kind;
-    int32_t slot = -1;   // Alloc, Free
-    int64_t bytes = 0;   // Alloc
+    int32_t slot = -1;   // Alloc, Free; Index: the register it defines
+    Operand bytes = 0;   // Alloc
     int32_t callee = -1; // Kernel, RuntimeCall, Launch: index into the names
-    std::vector<View> views; // call arguments; Copy: source, target
-    unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1}; // Launch
+    std::vector<View> views;       // call arguments; Copy: source, target
+    Operand grid[3] = {1, 1, 1};   // Launch
+    unsigned block[3] = {1, 1, 1}; // Launch
+    uint8_t op = 0;                // Index, Check
+    Operand lhs = 0, rhs = 0;      // Index, Check
+    std::string message; // Check: what disagrees, naming the entry and op
   };
   /// A buffer slot that holds constant data (a memref.global).
   struct Constant {
@@ -82,13 +124,16 @@ public:
 
   llvm::ArrayRef<Step> getSteps() const { return steps; }
   llvm::ArrayRef<Constant> getConstants() const { return constants; }
+  llvm::ArrayRef<Argument> getArguments() const { return arguments; }
   int32_t getNumArguments() const { return numArguments; }
   int32_t getNumSlots() const { return numSlots; }
   /// Whether a step launches GPU kernels.
   bool hasLaunches() const;
 
 private:
-  int32_t numArguments = 0, numSlots = 0;
+  friend class HostProgramBuilder;
+  int32_t numArguments = 0, numInputs = 0, numSlots = 0;
+  std::vector<Argument> arguments;
   std::vector<Step> steps;
   std::vector<Constant> constants;
   std::vector<std::string> kernelNames, runtimeNames;
@@ -106,6 +151,19 @@ using RuntimeProgram = std::unique_ptr<kiln_rt_program, RuntimeProgramDeleter>;
 llvm::Expected<RuntimeProgram> createRuntimeProgram(llvm::StringRef bytes);
 /// The error of a failed kiln_rt_program_* call: kiln_rt_last_error().
 llvm::Error getRuntimeProgramError(kiln_rt_status status);
+
+/// The dims of `inputs`, flattened, as a run of a program with dynamic dims
+/// takes them; empty for a static program.
+std::vector<int64_t> getInputDims(const kiln_rt_program *program,
+                                  llvm::ArrayRef<const HostTensor *> inputs);
+
+/// Uninitialized results of a run of `program` on `inputs`: of the
+/// `outputs`' shapes, their dynamic dims as the program computes them from
+/// the inputs' (whose checks fail with the op's message).
+llvm::Expected<std::vector<HostTensor>>
+createProgramResults(const kiln_rt_program *program,
+                     llvm::ArrayRef<TensorSignature> outputs,
+                     llvm::ArrayRef<const HostTensor *> inputs);
 
 /// Adds what the runtime's profile of a run measured to `profile`.
 class RuntimeProfile {

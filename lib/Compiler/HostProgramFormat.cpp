@@ -4,14 +4,19 @@
 // module. Little-endian, fixed-width fields:
 //
 //   "KILNHP" u16 version
-//   i32 numArguments, i32 numSlots
+//   i32 numArguments, i32 numInputs, i32 numSlots
+//   arguments: i64 elementBytes, u32 rank, i64 dims[rank]
 //   u32 count, names (u32 length, bytes)        kernels
 //   u32 count, names                            runtime functions
 //   u32 count, constants (i32 slot, u64 size, bytes)
 //   u32 count, steps:
-//     u8 kind, i32 slot, i64 bytes, i32 callee, u32 grid[3], u32 block[3],
-//     u32 count, views (i32 slot, i64 offset, i64 elementBytes,
+//     u8 kind, u8 op, i32 slot, i64 bytes, i32 callee, i64 grid[3],
+//     u32 block[3], i64 lhs, i64 rhs, [check: u32 length, message]
+//     u32 count, views (i32 slot, u8 passing, i64 offset, i64 elementBytes,
 //                       u32 rank, i64 sizes[rank], i64 strides[rank])
+//
+// Dims, bytes, grids, offsets, sizes and strides are operands
+// (HostProgram::Operand).
 //
 // The runtime reads them (runtime/program/program.c) and checks every
 // field against what running relies on.
@@ -26,7 +31,7 @@ using namespace kiln;
 namespace {
 
 constexpr llvm::StringLiteral kMagic = "KILNHP";
-constexpr uint16_t kVersion = 1;
+constexpr uint16_t kVersion = 2;
 
 } // namespace
 
@@ -36,7 +41,14 @@ std::string HostProgram::serialize() const {
   w.writeRaw(kMagic);
   w.write<uint16_t>(kVersion);
   w.write<int32_t>(numArguments);
+  w.write<int32_t>(numInputs);
   w.write<int32_t>(numSlots);
+  for (const Argument &argument : arguments) {
+    w.write<int64_t>(argument.elementBytes);
+    w.write<uint32_t>(static_cast<uint32_t>(argument.dims.size()));
+    for (Operand dim : argument.dims)
+      w.write<int64_t>(dim);
+  }
   for (const std::vector<std::string> *names : {&kernelNames, &runtimeNames}) {
     w.write<uint32_t>(static_cast<uint32_t>(names->size()));
     for (const std::string &name : *names)
@@ -50,22 +62,28 @@ std::string HostProgram::serialize() const {
   w.write<uint32_t>(static_cast<uint32_t>(steps.size()));
   for (const Step &step : steps) {
     w.write<uint8_t>(static_cast<uint8_t>(step.kind));
+    w.write<uint8_t>(step.op);
     w.write<int32_t>(step.slot);
     w.write<int64_t>(step.bytes);
     w.write<int32_t>(step.callee);
-    for (unsigned g : step.grid)
-      w.write<uint32_t>(g);
+    for (Operand g : step.grid)
+      w.write<int64_t>(g);
     for (unsigned b : step.block)
       w.write<uint32_t>(b);
+    w.write<int64_t>(step.lhs);
+    w.write<int64_t>(step.rhs);
+    if (step.kind == StepKind::Check)
+      w.writeString(step.message);
     w.write<uint32_t>(static_cast<uint32_t>(step.views.size()));
     for (const View &view : step.views) {
       w.write<int32_t>(view.slot);
+      w.write<uint8_t>(view.descriptor ? 1 : 0);
       w.write<int64_t>(view.offset);
       w.write<int64_t>(view.elementBytes);
       w.write<uint32_t>(static_cast<uint32_t>(view.sizes.size()));
-      for (int64_t size : view.sizes)
+      for (Operand size : view.sizes)
         w.write<int64_t>(size);
-      for (int64_t stride : view.strides)
+      for (Operand stride : view.strides)
         w.write<int64_t>(stride);
     }
   }

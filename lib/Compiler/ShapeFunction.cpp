@@ -64,6 +64,12 @@ std::optional<int64_t> SizeExpr::getConstant() const {
   return std::nullopt;
 }
 
+SizeExpr::Kind SizeExpr::getKind() const { return node->kind; }
+int32_t SizeExpr::getInput() const { return node->input; }
+int32_t SizeExpr::getDim() const { return node->dim; }
+SizeExpr SizeExpr::getLhs() const { return SizeExpr(node->lhs); }
+SizeExpr SizeExpr::getRhs() const { return SizeExpr(node->rhs); }
+
 static bool isSame(const std::shared_ptr<const SizeExpr::Node> &a,
                    const std::shared_ptr<const SizeExpr::Node> &b);
 
@@ -116,7 +122,8 @@ evaluateNode(const SizeExpr::Node &node,
   default:
     if (*b == 0)
       return std::nullopt;
-    return *a / *b;
+    // Rounded down, as the runtime's host programs divide.
+    return *a / *b - ((*a % *b != 0 && ((*a < 0) != (*b < 0))) ? 1 : 0);
   }
 }
 

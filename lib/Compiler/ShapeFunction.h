@@ -44,6 +44,15 @@ public:
 
   /// The constant it is, if it is one.
   std::optional<int64_t> getConstant() const;
+  Kind getKind() const;
+  /// InputDim: which input's which dim.
+  int32_t getInput() const;
+  int32_t getDim() const;
+  /// Add, Sub, Mul, FloorDiv: the operands.
+  SizeExpr getLhs() const;
+  SizeExpr getRhs() const;
+  /// The same for copies of one expression: a key for sharing its value.
+  const void *getIdentity() const { return node.get(); }
   /// Whether both are the same expression (not only the same value).
   bool isSameAs(const SizeExpr &other) const;
   /// The value for inputs of these shapes; none on a division by zero.

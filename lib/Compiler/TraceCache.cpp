@@ -124,13 +124,18 @@ TraceCache::get(const TraceProgram &program, Device device) {
     // Loaded from disk: counted as a compile (TraceCacheStats).
     compiled = static_cast<bool>(exe);
   }
-  // 3. A program that differs from an earlier one only in sizes makes their
+  // 3. A shape-generic executable of its structure on disk.
+  if (!exe && disk) {
+    exe = loadGeneric(program, options, *disk);
+    compiled = static_cast<bool>(exe);
+  }
+  // 4. A program that differs from an earlier one only in sizes makes their
   // shape-generic executable; a new structure is remembered.
   if (exe && compiled)
     findGeneric(program, options, GenericMode::Remember, compiled);
   else if (!exe)
     exe = findGeneric(program, options, GenericMode::Make, compiled);
-  // 4. A compile for these sizes.
+  // 5. A compile for these sizes.
   if (!exe) {
     llvm::Expected<std::shared_ptr<const Executable>> made =
         compile(program, options, disk, diskKey);
@@ -212,7 +217,18 @@ TraceCache::findGeneric(const TraceProgram &program,
     // attempt reported is not an error of the program.
     mlir::ScopedDiagnosticHandler quiet(
         &getContext(), [](mlir::Diagnostic &) { return mlir::success(); });
-    return compile(program, options, nullptr, "", &derived->second);
+    // Stored on disk with its pattern, for the next process.
+    CompileCache *disk = getCompileCacheFor(options, options.device);
+    llvm::Expected<std::string> key =
+        disk ? getGenericKey(structure, options) : std::string();
+    if (!key) {
+      llvm::consumeError(key.takeError());
+      disk = nullptr;
+    }
+    std::string header = serializePattern(derived->first);
+    return compile(program, options, disk, disk ? *key : "", &derived->second,
+                   disk ? std::optional<llvm::StringRef>(header)
+                        : std::nullopt);
   }();
   if (!executable) {
     llvm::consumeError(executable.takeError());
@@ -227,10 +243,68 @@ TraceCache::findGeneric(const TraceProgram &program,
   return generic.executable;
 }
 
+llvm::Expected<std::string>
+TraceCache::getGenericKey(llvm::StringRef structure,
+                          const CompileOptions &options) {
+  return getCacheKey("generic-trace", structure, "main", options,
+                     options.device);
+}
+
+std::shared_ptr<const Executable>
+TraceCache::loadGeneric(const TraceProgram &program,
+                        const CompileOptions &options, CompileCache &disk) {
+  const char *setting = std::getenv("KILN_DYNAMIC");
+  if (options.device != Device::Cpu ||
+      (setting && llvm::StringRef(setting) == "0"))
+    return nullptr;
+  std::string structure = getStructuralForm(program);
+  auto known = generics.find(structure);
+  if (known != generics.end() && known->second.executable)
+    return nullptr;
+  llvm::Expected<std::string> key = getGenericKey(structure, options);
+  if (!key) {
+    llvm::consumeError(key.takeError());
+    return nullptr;
+  }
+  std::string header;
+  std::unique_ptr<Executable> loaded =
+      loadCachedExecutable(disk, *key, options.device, &header);
+  if (!loaded)
+    return nullptr;
+  std::optional<GenericPattern> pattern = parsePattern(header);
+  if (!pattern) {
+    llvm::errs() << "kiln: warning: compile cache: a generic program without "
+                    "a valid pattern; compiling again\n";
+    return nullptr;
+  }
+  // Another structure of the same key, or sizes it was not made for.
+  if (!fitsPattern(*pattern, program))
+    return nullptr;
+  auto [it, isNew] = generics.try_emplace(structure);
+  if (isNew) {
+    it->second.first = recordShapes(program);
+    genericOrder.push_back(structure);
+    if (genericOrder.size() > capacity) {
+      generics.erase(genericOrder.front());
+      genericOrder.pop_front();
+      it = generics.find(structure);
+      if (it == generics.end())
+        return nullptr;
+    }
+  }
+  it->second.executable = std::shared_ptr<const Executable>(std::move(loaded));
+  it->second.pattern = std::move(*pattern);
+  std::lock_guard<std::mutex> lock(mutex);
+  // Loaded rather than compiled, as disk hits count (TraceCacheStats).
+  ++stats.genericCompiles;
+  return it->second.executable;
+}
+
 llvm::Expected<std::shared_ptr<const Executable>>
 TraceCache::compile(const TraceProgram &program, const CompileOptions &options,
                     CompileCache *disk, llvm::StringRef diskKey,
-                    const DynamicDims *dynamic) {
+                    const DynamicDims *dynamic,
+                    std::optional<llvm::StringRef> diskHeader) {
   mlir::OwningOpRef<mlir::ModuleOp> module =
       importTrace(getContext(), program, "main", dynamic);
   if (!module)
@@ -252,7 +326,7 @@ TraceCache::compile(const TraceProgram &program, const CompileOptions &options,
   }
   llvm::Expected<std::unique_ptr<Executable>> compiled =
       disk ? compileCachedExecutable(*module, "main", options, options.device,
-                                     *disk, diskKey)
+                                     *disk, diskKey, diskHeader)
            : Executable::compile(*module, "main", options);
   if (!compiled)
     return compiled.takeError();

@@ -86,7 +86,8 @@ private:
   llvm::Expected<std::shared_ptr<const Executable>>
   compile(const TraceProgram &program, const CompileOptions &options,
           CompileCache *disk, llvm::StringRef diskKey,
-          const DynamicDims *dynamic = nullptr);
+          const DynamicDims *dynamic = nullptr,
+          std::optional<llvm::StringRef> diskHeader = std::nullopt);
   /// What findGeneric may do: return a generic executable that fits the
   /// program; also remember a new structure's shapes; also make the
   /// structure's generic executable from its second program.
@@ -98,6 +99,15 @@ private:
                                                 const CompileOptions &options,
                                                 GenericMode mode,
                                                 bool &compiled);
+  /// The shape-generic executable of `program`'s structure that an earlier
+  /// process stored in `disk`, when `program` fits its pattern: it becomes
+  /// the structure's. With `compileMutex` held.
+  std::shared_ptr<const Executable> loadGeneric(const TraceProgram &program,
+                                                const CompileOptions &options,
+                                                CompileCache &disk);
+  /// The key of `structure`'s generic executable in the compile cache.
+  llvm::Expected<std::string> getGenericKey(llvm::StringRef structure,
+                                            const CompileOptions &options);
 
   /// Per structure (getStructuralForm) on the CPU: the first program's
   /// shapes, then the generic executable and its pattern, or how many

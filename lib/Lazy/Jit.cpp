@@ -136,15 +136,33 @@ StepRecorder::capture(ArrayRef<NodeRef> inputs,
 // CapturedStep
 //===----------------------------------------------------------------------===//
 
+/// Whether `args` have the dtypes and ranks of `signature`, and its static
+/// dims.
+static bool fitsSignature(ArrayRef<TensorSignature> signature,
+                          ArrayRef<const HostTensor *> args) {
+  if (signature.size() != args.size())
+    return false;
+  for (auto [sig, arg] : llvm::zip(signature, args)) {
+    if (!arg || arg->getDType() != sig.dtype ||
+        arg->getShape().size() != sig.shape.size())
+      return false;
+    for (auto [want, have] : llvm::zip(sig.shape, arg->getShape()))
+      if (want >= 0 && want != have)
+        return false;
+  }
+  return true;
+}
+
 llvm::Expected<std::optional<std::vector<Tensor>>>
-CapturedStep::replay(ArrayRef<NodeRef> inputs) const {
+CapturedStep::replay(ArrayRef<NodeRef> inputs, bool otherSizes) const {
   if (inputs.size() != inputTypes.size())
     return makeError("replay: " + llvm::Twine(inputs.size()) +
                      " inputs for a step captured with " +
                      llvm::Twine(inputTypes.size()));
   for (auto [i, node, type] : llvm::enumerate(inputs, inputTypes))
     if (!node || node->getDType() != type.dtype ||
-        node->getShape() != ArrayRef<int64_t>(type.shape))
+        (otherSizes ? node->getShape().size() != type.shape.size()
+                    : node->getShape() != ArrayRef<int64_t>(type.shape)))
       return makeError(
           "replay: input " + llvm::Twine(i) + " is " +
           (node ? getTensorTypeString(node->getDType(), node->getShape())
@@ -195,6 +213,10 @@ CapturedStep::replay(ArrayRef<NodeRef> inputs) const {
         break;
       }
     }
+    // At other sizes, a program whose arguments do not fit (a static one)
+    // means recording: nothing was changed but new tensors.
+    if (otherSizes && !fitsSignature(program.executable->getInputs(), args))
+      return std::nullopt;
     llvm::Expected<std::vector<HostTensor>> ran =
         detail::runCounted(*program.executable, args);
     if (!ran)
@@ -248,15 +270,18 @@ static bool sameSources(ArrayRef<CapturedStep::Source> a,
   return true;
 }
 
-bool CapturedStep::isEquivalent(const CapturedStep &other) const {
+bool CapturedStep::isEquivalent(const CapturedStep &other,
+                                bool otherSizes) const {
   if (device != other.device || inputIsRead != other.inputIsRead ||
       pinnedInputs != other.pinnedInputs ||
       aliasedInputs != other.aliasedInputs ||
       programs.size() != other.programs.size() ||
+      inputTypes.size() != other.inputTypes.size() ||
       !sameSources(outputs, other.outputs))
     return false;
   for (auto [x, y] : llvm::zip(inputTypes, other.inputTypes))
-    if (x.dtype != y.dtype || x.shape != y.shape)
+    if (x.dtype != y.dtype || x.shape.size() != y.shape.size() ||
+        (!otherSizes && x.shape != y.shape))
       return false;
   for (auto [x, y] : llvm::zip(programs, other.programs))
     if (x.executable != y.executable ||
@@ -293,11 +318,11 @@ llvm::Expected<std::vector<Tensor>> Jit::operator()(ArrayRef<Tensor> inputs) {
       entry->types.push_back(
           {t.getDType(), llvm::SmallVector<int64_t, 4>(t.getShape())});
   }
+  std::vector<NodeRef> nodes;
+  nodes.reserve(inputs.size());
+  for (const Tensor &t : inputs)
+    nodes.push_back(t.getNode());
   if (entry->trusted) {
-    std::vector<NodeRef> nodes;
-    nodes.reserve(inputs.size());
-    for (const Tensor &t : inputs)
-      nodes.push_back(t.getNode());
     llvm::Expected<std::optional<std::vector<Tensor>>> replayed =
         entry->step->replay(nodes);
     if (!replayed)
@@ -305,6 +330,25 @@ llvm::Expected<std::vector<Tensor>> Jit::operator()(ArrayRef<Tensor> inputs) {
     if (*replayed) {
       ++replays;
       return std::move(**replayed);
+    }
+  } else if (generic && entry->types.size() == generic->getNumInputs()) {
+    // Sizes not captured yet: the shape-generic step, where its programs
+    // take them.
+    bool sameRanks = true;
+    for (size_t i = 0; i < inputs.size() && sameRanks; ++i)
+      sameRanks =
+          inputs[i].getDType() == generic->getInputDType(i) &&
+          inputs[i].getShape().size() == generic->getInputShape(i).size();
+    if (sameRanks) {
+      llvm::Expected<std::optional<std::vector<Tensor>>> replayed =
+          generic->replay(nodes, /*otherSizes=*/true);
+      if (!replayed)
+        return replayed.takeError();
+      if (*replayed) {
+        ++replays;
+        ++genericReplays;
+        return std::move(**replayed);
+      }
     }
   }
   return record(*entry, inputs);
@@ -329,6 +373,17 @@ llvm::Expected<std::vector<Tensor>> Jit::record(Entry &entry,
   // that creates state, or Python values that change per call, never
   // replay.
   entry.trusted = entry.step && entry.step->isEquivalent(**step);
+  // Two calls of different sizes that captured the same step: its
+  // programs are shape-generic, and nothing baked depends on the sizes.
+  bool otherSizes = false;
+  if (lastRecorded)
+    for (size_t i = 0; i < lastRecorded->getNumInputs() &&
+                       i < (*step)->getNumInputs() && !otherSizes;
+         ++i)
+      otherSizes = lastRecorded->getInputShape(i) != (*step)->getInputShape(i);
+  if (otherSizes && (*step)->isEquivalent(*lastRecorded, /*otherSizes=*/true))
+    generic = *step;
+  lastRecorded = *step;
   entry.step = std::move(*step);
   return outputs;
 }

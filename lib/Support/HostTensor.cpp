@@ -238,8 +238,9 @@ std::string HostTensor::getTypeString() const {
 std::string kiln::getTensorTypeString(DType dtype,
                                       llvm::ArrayRef<int64_t> shape) {
   std::string s = "tensor<";
+  // A signature's dynamic dim is ShapedType::kDynamic (INT64_MIN).
   for (int64_t d : shape)
-    s += std::to_string(d) + "x";
+    s += (d == INT64_MIN ? std::string("?") : std::to_string(d)) + "x";
   s += getDTypeName(dtype).str() + ">";
   return s;
 }

@@ -120,7 +120,14 @@ struct Flat {
   /// Keeps tensors made from numpy arrays alive.
   std::vector<nb::object> made;
   std::vector<int64_t> key;
+  /// The key without the tensors' sizes (their dtypes and ranks kept).
+  std::vector<int64_t> structure;
   std::vector<nb::object> statics;
+
+  void push(int64_t code) {
+    key.push_back(code);
+    structure.push_back(code);
+  }
 };
 
 nb::object &numpyArrayType() {
@@ -141,18 +148,17 @@ nb::object flatten(nb::handle value, Flat &flat, bool rebuild) {
   PyTensor *t = nullptr;
   if (nb::try_cast<PyTensor *>(value, t, false) && t) {
     flat.tensors.push_back(t);
-    flat.key.push_back(TensorCode);
-    flat.key.push_back(static_cast<int64_t>(t->value.getDType()) * 2 +
-                       t->requiresGrad);
-    flat.key.push_back(static_cast<int64_t>(t->value.getShape().size()));
+    flat.push(TensorCode);
+    flat.push(static_cast<int64_t>(t->value.getDType()) * 2 + t->requiresGrad);
+    flat.push(static_cast<int64_t>(t->value.getShape().size()));
     llvm::append_range(flat.key, t->value.getShape());
     return rebuild ? nb::borrow(value) : nb::object();
   }
   if (PyTuple_CheckExact(value.ptr()) || PyList_CheckExact(value.ptr())) {
     bool tuple = PyTuple_CheckExact(value.ptr());
     size_t size = nb::len(value);
-    flat.key.push_back(tuple ? TupleCode : ListCode);
-    flat.key.push_back(static_cast<int64_t>(size));
+    flat.push(tuple ? TupleCode : ListCode);
+    flat.push(static_cast<int64_t>(size));
     nb::list items;
     for (nb::handle item : value) {
       nb::object rebuilt = flatten(item, flat, rebuild);
@@ -164,8 +170,8 @@ nb::object flatten(nb::handle value, Flat &flat, bool rebuild) {
     return tuple ? nb::object(nb::tuple(items)) : nb::object(items);
   }
   if (PyDict_CheckExact(value.ptr())) {
-    flat.key.push_back(DictCode);
-    flat.key.push_back(static_cast<int64_t>(nb::len(value)));
+    flat.push(DictCode);
+    flat.push(static_cast<int64_t>(nb::len(value)));
     nb::dict rebuilt;
     for (auto [k, item] : nb::borrow<nb::dict>(value)) {
       flat.statics.push_back(nb::borrow(k));
@@ -181,9 +187,27 @@ nb::object flatten(nb::handle value, Flat &flat, bool rebuild) {
     flatten(made, flat, false);
     return rebuild ? made : nb::object();
   }
-  flat.key.push_back(StaticCode);
+  flat.push(StaticCode);
   flat.statics.push_back(nb::borrow(value));
   return rebuild ? nb::borrow(value) : nb::object();
+}
+
+/// A Flat key without the tensors' sizes: Flat::structure.
+std::vector<int64_t> structureOf(const std::vector<int64_t> &key) {
+  std::vector<int64_t> structure;
+  for (size_t i = 0; i < key.size();) {
+    int64_t code = key[i++];
+    structure.push_back(code);
+    if (code == TensorCode) {
+      int64_t type = key[i++], rank = key[i++];
+      structure.push_back(type);
+      structure.push_back(rank);
+      i += static_cast<size_t>(rank);
+    } else if (code == TupleCode || code == ListCode || code == DictCode) {
+      structure.push_back(key[i++]);
+    }
+  }
+  return structure;
 }
 
 bool sameStatics(const std::vector<nb::object> &a,
@@ -255,9 +279,11 @@ struct Captured {
   std::vector<Made> returnedTensors;
   bool readValues = false;
 
-  bool isEquivalent(const Captured &other) const {
-    return step->isEquivalent(*other.step) && slots == other.slots &&
-           changes == other.changes && returnedTensors == other.returnedTensors;
+  /// With `otherSizes`, `other` was captured with tensors of other sizes.
+  bool isEquivalent(const Captured &other, bool otherSizes = false) const {
+    return step->isEquivalent(*other.step, otherSizes) &&
+           slots == other.slots && changes == other.changes &&
+           returnedTensors == other.returnedTensors;
   }
 };
 
@@ -322,20 +348,29 @@ public:
 
   nb::object fn;
   std::vector<std::shared_ptr<Entry>> entries;
-  int64_t replays = 0, recordedCalls = 0;
+  /// The last call recorded (its entry), and the step that two recorded
+  /// calls with tensors of different sizes captured alike: replayed for
+  /// arguments of its structure at sizes not captured yet.
+  std::shared_ptr<Entry> lastRecorded;
+  std::shared_ptr<Captured> generic;
+  std::vector<int64_t> genericStructure;
+  std::vector<nb::object> genericStatics;
+  int64_t replays = 0, recordedCalls = 0, genericReplays = 0;
   bool warnedReads = false, warnedUnstable = false;
 
 private:
   nb::object record(Entry &entry, nb::args args, nb::kwargs kwargs);
   /// The replayed call's result, or nothing when the step must be recorded.
-  std::optional<nb::object> replay(Entry &entry, const Flat &flat);
+  /// With `otherSizes`, the tensors may have other sizes than captured.
+  std::optional<nb::object> replay(const std::shared_ptr<Captured> &captured,
+                                   const Flat &flat, bool otherSizes);
 };
 
 nb::object JitFunction::call(nb::args args, nb::kwargs kwargs) {
   Flat flat;
   flatten(args, flat, false);
   if (nb::len(kwargs) != 0) {
-    flat.key.push_back(KeywordsCode);
+    flat.push(KeywordsCode);
     flatten(kwargs, flat, false);
   }
   std::shared_ptr<Entry> entry;
@@ -351,14 +386,43 @@ nb::object JitFunction::call(nb::args args, nb::kwargs kwargs) {
     entry->statics = flat.statics;
     entries.push_back(entry);
   }
-  if (entry->trusted)
-    if (std::optional<nb::object> result = replay(*entry, flat))
+  if (entry->trusted) {
+    if (std::optional<nb::object> result =
+            replay(entry->captured, flat, /*otherSizes=*/false))
       return std::move(*result);
-  return record(*entry, args, kwargs);
+  } else if (generic && flat.structure == genericStructure &&
+             sameStatics(genericStatics, flat.statics)) {
+    // Sizes not captured yet: the shape-generic step, where its programs
+    // take them.
+    std::shared_ptr<Captured> captured = generic;
+    if (std::optional<nb::object> result =
+            replay(captured, flat, /*otherSizes=*/true)) {
+      ++genericReplays;
+      return std::move(*result);
+    }
+  }
+  std::shared_ptr<Entry> recorded = entry;
+  nb::object result = record(*entry, args, kwargs);
+  // Two calls of different sizes that captured the same step: its programs
+  // are shape-generic, and nothing baked depends on the sizes.
+  if (lastRecorded && lastRecorded != recorded && lastRecorded->captured &&
+      recorded->captured &&
+      lastRecorded->captured->readValues == recorded->captured->readValues &&
+      sameStatics(lastRecorded->statics, recorded->statics) &&
+      structureOf(lastRecorded->key) == flat.structure &&
+      recorded->captured->isEquivalent(*lastRecorded->captured,
+                                       /*otherSizes=*/true)) {
+    generic = recorded->captured;
+    genericStructure = flat.structure;
+    genericStatics = flat.statics;
+  }
+  lastRecorded = std::move(recorded);
+  return result;
 }
 
-std::optional<nb::object> JitFunction::replay(Entry &entry, const Flat &flat) {
-  std::shared_ptr<Captured> captured = entry.captured;
+std::optional<nb::object>
+JitFunction::replay(const std::shared_ptr<Captured> &captured, const Flat &flat,
+                    bool otherSizes) {
   // The slots' tensors now.
   std::vector<PyTensor *> slotTensors(captured->slots.size());
   std::vector<NodeRef> inputs(captured->slots.size());
@@ -387,7 +451,10 @@ std::optional<nb::object> JitFunction::replay(Entry &entry, const Flat &flat) {
       fail(t->value.getError());
     const NodeRef &node = t->value.getNode();
     const CapturedStep &step = *captured->step;
-    if (slot.kind != Slot::Argument &&
+    if (otherSizes && (node->getDType() != step.getInputDType(i) ||
+                       node->getShape().size() != step.getInputShape(i).size()))
+      return std::nullopt; // not of the step's structure: record
+    if (!otherSizes && slot.kind != Slot::Argument &&
         (node->getDType() != step.getInputDType(i) ||
          node->getShape() != step.getInputShape(i)))
       fail("kiln.jit: a tensor that the function reads without taking it as "
@@ -401,7 +468,7 @@ std::optional<nb::object> JitFunction::replay(Entry &entry, const Flat &flat) {
   }
   llvm::Expected<std::optional<std::vector<Tensor>>> replayed = [&] {
     nb::gil_scoped_release noGil;
-    return captured->step->replay(inputs);
+    return captured->step->replay(inputs, otherSizes);
   }();
   if (!replayed)
     fail("kiln.jit: " + llvm::toString(replayed.takeError()));
@@ -635,13 +702,7 @@ nb::object JitFunction::record(Entry &entry, nb::args args, nb::kwargs kwargs) {
 /// The Python objects a JitFunction holds, for the cycle collector: its
 /// function's globals usually hold the JitFunction itself.
 template <typename Visit> void forEachHeld(JitFunction &jit, Visit visit) {
-  visit(jit.fn);
-  for (const std::shared_ptr<Entry> &entry : jit.entries) {
-    for (const nb::object &o : entry->statics)
-      visit(o);
-    if (!entry->captured)
-      continue;
-    Captured &captured = *entry->captured;
+  auto visitCaptured = [&](const Captured &captured) {
     visit(captured.returned);
     for (const Slot &slot : captured.slots)
       visit(slot.weak);
@@ -649,6 +710,20 @@ template <typename Visit> void forEachHeld(JitFunction &jit, Visit visit) {
       visit(made.held);
     for (const Change &change : captured.changes)
       visit(change.grad.held);
+  };
+  visit(jit.fn);
+  for (const nb::object &o : jit.genericStatics)
+    visit(o);
+  // Each reference once: the generic step is often an entry's too.
+  if (jit.generic && llvm::none_of(jit.entries, [&](const auto &entry) {
+        return entry->captured == jit.generic;
+      }))
+    visitCaptured(*jit.generic);
+  for (const std::shared_ptr<Entry> &entry : jit.entries) {
+    for (const nb::object &o : entry->statics)
+      visit(o);
+    if (entry->captured)
+      visitCaptured(*entry->captured);
   }
 }
 
@@ -667,6 +742,9 @@ int traverseJit(PyObject *self, visitproc visit, void *arg) {
 int clearJit(PyObject *self) {
   JitFunction &jit = *nb::inst_ptr<JitFunction>(self);
   jit.entries.clear();
+  jit.lastRecorded.reset();
+  jit.generic.reset();
+  jit.genericStatics.clear();
   jit.fn = nb::none();
   return 0;
 }
@@ -691,6 +769,11 @@ void kiln::python::bindJit(nb::module_ &m) {
           "recorded_calls",
           [](const JitFunction &f) { return f.recordedCalls; },
           "Calls recorded (run as plain lazy code) so far.")
+      .def_prop_ro(
+          "generic_replays",
+          [](const JitFunction &f) { return f.genericReplays; },
+          "Calls replayed at tensor sizes no call captured (the "
+          "shape-generic step).")
       .def_prop_ro(
           "captures",
           [](const JitFunction &f) {

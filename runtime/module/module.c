@@ -504,8 +504,14 @@ kiln_rt_status kiln_rt_module_load_bytes(const void *bytes, size_t size,
   if ((status = kiln_rt_program_create(program_bytes, program_size,
                                        &module->program)) != KILN_RT_OK)
     goto done;
-  if ((size_t)kiln_rt_program_num_arguments(module->program) !=
-      (size_t)num_inputs + num_outputs) {
+  int agrees =
+      (size_t)kiln_rt_program_num_arguments(module->program) ==
+          (size_t)num_inputs + num_outputs &&
+      (size_t)kiln_rt_program_num_inputs(module->program) == (size_t)num_inputs;
+  for (size_t i = 0; agrees && i < (size_t)num_inputs + num_outputs; ++i)
+    agrees = kiln_rt_program_argument_rank(module->program, (int32_t)i) ==
+             module->types[i].rank;
+  if (!agrees) {
     status = corrupt("the program does not take the entry's arguments");
     goto done;
   }
@@ -647,6 +653,93 @@ static kiln_rt_status check_tensor(const kiln_rt_module *module,
                       given);
 }
 
+/* The inputs' dims, flattened, and the results' dims that the program
+ * computes from them, which the outputs must have. */
+static kiln_rt_status compute_result_dims(const kiln_rt_module *module,
+                                          const kiln_rt_tensor *inputs,
+                                          const kiln_rt_tensor *outputs,
+                                          int64_t **input_dims,
+                                          int64_t **result_dims) {
+  size_t num_in = 0, num_out = 0;
+  for (size_t i = 0; i < module->num_inputs; ++i)
+    num_in += inputs[i].rank;
+  for (size_t i = 0; i < module->num_outputs; ++i)
+    num_out += outputs[i].rank;
+  *input_dims = malloc((num_in + 1) * sizeof(int64_t));
+  *result_dims = malloc((num_out + 1) * sizeof(int64_t));
+  if (!*input_dims || !*result_dims)
+    return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
+  size_t k = 0;
+  for (size_t i = 0; i < module->num_inputs; ++i)
+    for (uint32_t d = 0; d < inputs[i].rank; ++d)
+      (*input_dims)[k++] = inputs[i].dims[d];
+  kiln_rt_status status =
+      kiln_rt_program_result_dims(module->program, *input_dims, *result_dims);
+  if (status != KILN_RT_OK)
+    return status;
+  k = 0;
+  for (size_t i = 0; i < module->num_outputs; ++i) {
+    const kiln_rt_tensor *output = &outputs[i];
+    const int64_t *dims = *result_dims + k;
+    k += output->rank;
+    if (memcmp(dims, output->dims, output->rank * sizeof(int64_t)) == 0)
+      continue;
+    const kiln_rt_tensor_type *type = &module->types[module->num_inputs + i];
+    char expected[256], given[256];
+    return kiln_rt_fail(
+        KILN_RT_INVALID_ARGUMENT, "@%s: %s must be %s for these inputs, got %s",
+        module->entry, type->name,
+        type_string(expected, sizeof(expected), type->dtype, type->rank, dims),
+        type_string(given, sizeof(given), output->dtype, output->rank,
+                    output->dims));
+  }
+  return KILN_RT_OK;
+}
+
+kiln_rt_status kiln_rt_module_output_dims(const kiln_rt_module *module,
+                                          const kiln_rt_tensor *inputs,
+                                          size_t num_inputs, int64_t *dims) {
+  if (!module || (num_inputs && !inputs) || !dims)
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "kiln_rt_module_output_dims: null argument");
+  if (num_inputs != module->num_inputs)
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "@%s takes %zu inputs; %zu given", module->entry,
+                        module->num_inputs, num_inputs);
+  kiln_rt_status status = KILN_RT_OK;
+  for (size_t i = 0; i < num_inputs && status == KILN_RT_OK; ++i) {
+    /* Only the dims matter here: any non-null data passes the check. */
+    static char placeholder;
+    kiln_rt_tensor shape = inputs[i];
+    shape.data = &placeholder;
+    status = check_tensor(module, &module->types[i], &shape);
+  }
+  if (status != KILN_RT_OK)
+    return status;
+  if (!kiln_rt_program_is_dynamic(module->program)) {
+    size_t k = 0;
+    for (size_t i = 0; i < module->num_outputs; ++i) {
+      const kiln_rt_tensor_type *type = &module->types[num_inputs + i];
+      for (uint32_t d = 0; d < type->rank; ++d)
+        dims[k++] = type->dims[d];
+    }
+    return KILN_RT_OK;
+  }
+  size_t count = 0;
+  for (size_t i = 0; i < num_inputs; ++i)
+    count += inputs[i].rank;
+  int64_t *input_dims = malloc((count + 1) * sizeof(int64_t));
+  if (!input_dims)
+    return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
+  size_t k = 0;
+  for (size_t i = 0; i < num_inputs; ++i)
+    for (uint32_t d = 0; d < inputs[i].rank; ++d)
+      input_dims[k++] = inputs[i].dims[d];
+  status = kiln_rt_program_result_dims(module->program, input_dims, dims);
+  free(input_dims);
+  return status;
+}
+
 kiln_rt_status
 kiln_rt_module_run(const kiln_rt_module *module, const kiln_rt_tensor *inputs,
                    size_t num_inputs, const kiln_rt_tensor *outputs,
@@ -672,9 +765,16 @@ kiln_rt_module_run(const kiln_rt_module *module, const kiln_rt_tensor *inputs,
     status = check_tensor(module, &module->types[i], tensor);
     buffers[i] = tensor->data;
   }
+  /* A program with dynamic dims computes the results' dims: the outputs
+   * must have them. */
+  int64_t *input_dims = NULL, *result_dims = NULL;
+  if (status == KILN_RT_OK && kiln_rt_program_is_dynamic(module->program))
+    status =
+        compute_result_dims(module, inputs, outputs, &input_dims, &result_dims);
   if (status == KILN_RT_OK) {
     if (module->backend == KILN_RT_BACKEND_CPU) {
-      status = kiln_rt_program_run_cpu(module->program, buffers, count, NULL);
+      status = kiln_rt_program_run_cpu(module->program, buffers, count,
+                                       input_dims, NULL);
     } else {
       status = kiln_rt_cuda_init();
       if (status != KILN_RT_OK)
@@ -684,9 +784,11 @@ kiln_rt_module_run(const kiln_rt_module *module, const kiln_rt_tensor *inputs,
                                            module->ptx_size);
       if (status == KILN_RT_OK)
         status = kiln_rt_program_run_cuda(module->program, buffers, count,
-                                          stream, NULL);
+                                          input_dims, stream, NULL);
     }
   }
+  free(input_dims);
+  free(result_dims);
   if (buffers != small)
     free(buffers);
   return status;

@@ -1,23 +1,31 @@
 /*===- program.c - reading a host program, and running it on the CPU ------===*
  *
- * The bytes (lib/Compiler/HostProgram.cpp writes them), little-endian,
+ * The bytes (lib/Compiler/HostProgramFormat.cpp writes them), little-endian,
  * fixed-width fields:
  *
  *   "KILNHP" u16 version
- *   i32 numArguments, i32 numSlots
+ *   i32 numArguments, i32 numInputs, i32 numSlots
+ *   arguments: i64 elementBytes, u32 rank, i64 dims[rank]
  *   u32 count, names (u32 length, bytes)        kernels
  *   u32 count, names                            runtime functions
  *   u32 count, constants (i32 slot, u64 size, bytes)
  *   u32 count, steps:
- *     u8 kind, i32 slot, i64 bytes, i32 callee, u32 grid[3], u32 block[3],
- *     u32 count, views (i32 slot, i64 offset, i64 elementBytes,
+ *     u8 kind, u8 op, i32 slot, i64 bytes, i32 callee, i64 grid[3],
+ *     u32 block[3], i64 lhs, i64 rhs, [check: u32 length, message]
+ *     u32 count, views (i32 slot, u8 passing, i64 offset, i64 elementBytes,
  *                       u32 rank, i64 sizes[rank], i64 strides[rank])
  *
+ * Dims, bytes, grids, offsets, sizes and strides are operands
+ * (program_internal.h): a value, or a register that holds a size known only
+ * at run time. An input's dynamic dim defines the next register; an index
+ * step defines the next one from earlier ones; a result's dims are computed
+ * by the steps that come first (the prologue of index and check steps).
+ *
  * Reading checks every field against what running relies on (slots,
- * callees, kinds, ranks, views inside their buffers where the size is
- * known), so that bytes serialize() did not write are an error, never a
- * crash. Integrity (a flipped bit in a valid field) is the container's
- * checksum's job.
+ * registers, callees, kinds, ranks, static views inside their buffers), and
+ * a run checks the views whose sizes it computes, so that bytes serialize()
+ * did not write are an error, never a crash. Integrity (a flipped bit in a
+ * valid field) is the container's checksum's job.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -30,7 +38,7 @@
 #include <string.h>
 #include <time.h>
 
-enum { KILN_PROGRAM_VERSION = 1 };
+enum { KILN_PROGRAM_VERSION = 2 };
 /* Larger counts are corrupt, not programs (an unrolled network has
  * thousands of steps, not billions). */
 #define KILN_MAX_COUNT (UINT64_C(1) << 28)
@@ -110,9 +118,14 @@ void kiln_rt_program_destroy(kiln_rt_program *program) {
   for (size_t i = 0; i < program->num_constants; ++i)
     free(program->constants[i].data);
   free(program->constants);
+  for (size_t i = 0; program->steps && i < program->num_steps; ++i)
+    free(program->steps[i].message);
   free(program->steps);
   free(program->views);
   free(program->dims);
+  for (int32_t i = 0; program->arguments && i < program->num_arguments; ++i)
+    free(program->arguments[i].dims);
+  free(program->arguments);
   free(program->kernel_entries);
   free(program->runtime_entries);
   free(program->gemms);
@@ -120,8 +133,28 @@ void kiln_rt_program_destroy(kiln_rt_program *program) {
   free(program);
 }
 
+/* Whether `operand` is a value, or one of the `defined` registers. */
+static int valid_operand(int64_t operand, uint32_t defined) {
+  return operand >= 0 || (uint64_t)(-(operand + 1)) < defined;
+}
+
+/* The bytes of `count` elements of `element_bytes` and `rank` static dims;
+ * -1 when one is a register, -2 on overflow. */
+static int64_t static_bytes(int64_t element_bytes, uint32_t rank,
+                            const int64_t *dims) {
+  int64_t bytes = element_bytes;
+  for (uint32_t d = 0; d < rank; ++d) {
+    if (dims[d] < 0)
+      return -1;
+    if (__builtin_mul_overflow(bytes, dims[d], &bytes))
+      return -2;
+  }
+  return bytes;
+}
+
 /* Reads the steps after the header: views into `views` and `dims` (as
- * indices until the arrays stop growing). */
+ * indices until the arrays stop growing). `slot_bytes` holds each slot's
+ * static size (-1 when computed at run time). */
 static kiln_rt_status read_steps(kiln_reader *r, kiln_rt_program *p,
                                  int64_t *slot_bytes, char *defined) {
   uint32_t count;
@@ -137,6 +170,8 @@ static kiln_rt_status read_steps(kiln_reader *r, kiln_rt_program *p,
   size_t *first_view = calloc(count ? count : 1, sizeof(size_t));
   growable first_dim = {NULL, 0, 0, sizeof(size_t)};
   kiln_rt_status status = KILN_RT_OK;
+  int in_prologue = 1;
+  uint32_t prologue_registers = p->num_registers;
 #define FAIL(what)                                                             \
   do {                                                                         \
     status = corrupt(what);                                                    \
@@ -155,20 +190,37 @@ static kiln_rt_status read_steps(kiln_reader *r, kiln_rt_program *p,
     kiln_step *step = &p->steps[s];
     uint8_t kind;
     uint32_t num_views;
-    if (!kiln_read_u8(r, &kind) || !kiln_read_i32(r, &step->slot) ||
-        !kiln_read_i64(r, &step->bytes) || !kiln_read_i32(r, &step->callee))
+    if (!kiln_read_u8(r, &kind) || !kiln_read_u8(r, &step->op) ||
+        !kiln_read_i32(r, &step->slot) || !kiln_read_i64(r, &step->bytes) ||
+        !kiln_read_i32(r, &step->callee))
       FAIL("truncated step");
     for (int i = 0; i < 3; ++i)
-      if (!kiln_read_u32(r, &step->grid[i]))
+      if (!kiln_read_i64(r, &step->grid[i]))
         FAIL("truncated step");
     for (int i = 0; i < 3; ++i)
       if (!kiln_read_u32(r, &step->block[i]))
         FAIL("truncated step");
-    if (kind > KILN_STEP_LAUNCH ||
+    if (!kiln_read_i64(r, &step->lhs) || !kiln_read_i64(r, &step->rhs))
+      FAIL("truncated step");
+    if (kind == KILN_STEP_CHECK && !kiln_read_string(r, &step->message))
+      FAIL("truncated step");
+    if (kind > KILN_STEP_CHECK ||
         !kiln_read_count(r, &num_views, KILN_MAX_COUNT))
       FAIL("bad step");
     step->kind = kind;
     step->num_views = num_views;
+    uint32_t registers = p->num_registers;
+    if (!valid_operand(step->bytes, registers) ||
+        !valid_operand(step->lhs, registers) ||
+        !valid_operand(step->rhs, registers))
+      FAIL("an operand of an undefined register");
+    step->dynamic = step->bytes < 0;
+    for (int i = 0; i < 3; ++i) {
+      if (!valid_operand(step->grid[i], registers) ||
+          (kind == KILN_STEP_LAUNCH && step->grid[i] == 0))
+        FAIL("a bad launch grid");
+      step->dynamic |= step->grid[i] < 0;
+    }
     if (num_views > p->max_views)
       p->max_views = num_views;
     first_view[s] = views.count;
@@ -179,9 +231,11 @@ static kiln_rt_status read_steps(kiln_reader *r, kiln_rt_program *p,
       if (!view || !dim_index)
         NO_MEMORY();
       *dim_index = dims.count;
-      if (!kiln_read_i32(r, &view->slot) || !kiln_read_i64(r, &view->offset) ||
+      if (!kiln_read_i32(r, &view->slot) || !kiln_read_u8(r, &view->passing) ||
+          !kiln_read_i64(r, &view->offset) ||
           !kiln_read_i64(r, &view->element_bytes) ||
-          !kiln_read_u32(r, &view->rank) || view->rank > KILN_MAX_RANK)
+          !kiln_read_u32(r, &view->rank) || view->rank > KILN_MAX_RANK ||
+          view->passing > KILN_PASS_DESCRIPTOR)
         FAIL("bad view");
       int64_t *sizes = grow(&dims, 2 * (size_t)view->rank);
       if (!sizes && view->rank)
@@ -194,23 +248,44 @@ static kiln_rt_status read_steps(kiln_reader *r, kiln_rt_program *p,
       if (view->slot < 0 || view->slot >= p->num_slots ||
           !defined[view->slot] || (eb != 1 && eb != 2 && eb != 4 && eb != 8))
         FAIL("a view of an undefined buffer");
-      int64_t last =
-          last_element(view->offset, view->rank, sizes, sizes + view->rank);
+      int is_static = view->offset >= 0;
+      if (!valid_operand(view->offset, registers))
+        FAIL("an operand of an undefined register");
+      for (uint32_t d = 0; d < 2 * view->rank; ++d) {
+        if (!valid_operand(sizes[d], registers))
+          FAIL("an operand of an undefined register");
+        is_static &= sizes[d] >= 0;
+      }
       int64_t bytes = slot_bytes[view->slot];
-      if (last == -2 || (bytes >= 0 && (last + 1) * eb > bytes))
-        FAIL("a view outside its buffer");
+      if (is_static && bytes >= 0) {
+        int64_t last =
+            last_element(view->offset, view->rank, sizes, sizes + view->rank);
+        if (last == -2 || last >= bytes / eb)
+          FAIL("a view outside its buffer");
+      } else {
+        /* Checked when a run knows its sizes. */
+        view->dynamic = 1;
+        step->dynamic = 1;
+      }
+      if (view->rank > p->max_rank)
+        p->max_rank = view->rank;
       launch_words += 3 + 2 * (uint64_t)view->rank;
     }
     if (launch_words > p->max_launch_words)
       p->max_launch_words = (uint32_t)launch_words;
     const kiln_view *step_views = (const kiln_view *)views.data + first_view[s];
+    if (kind != KILN_STEP_INDEX && kind != KILN_STEP_CHECK && in_prologue) {
+      in_prologue = 0;
+      p->prologue_steps = s;
+      prologue_registers = p->num_registers;
+    }
     switch (kind) {
     case KILN_STEP_ALLOC:
       if (step->slot < p->num_arguments || step->slot >= p->num_slots ||
-          defined[step->slot] || step->bytes < 0 || num_views != 0)
+          defined[step->slot] || num_views != 0)
         FAIL("bad allocation");
       defined[step->slot] = 1;
-      slot_bytes[step->slot] = step->bytes;
+      slot_bytes[step->slot] = step->bytes >= 0 ? step->bytes : -1;
       break;
     case KILN_STEP_FREE:
       if (step->slot < p->num_arguments || step->slot >= p->num_slots ||
@@ -244,12 +319,34 @@ static kiln_rt_status read_steps(kiln_reader *r, kiln_rt_program *p,
                          *((size_t *)first_dim.data + first_view[s]);
       const int64_t *b = (const int64_t *)dims.data +
                          *((size_t *)first_dim.data + first_view[s] + 1);
-      if (memcmp(a, b, step_views[0].rank * sizeof(int64_t)) != 0)
+      /* Sizes that differ as operands are compared at run time. */
+      if (!step->dynamic &&
+          memcmp(a, b, step_views[0].rank * sizeof(int64_t)) != 0)
         FAIL("a bad copy");
       break;
     }
+    case KILN_STEP_INDEX:
+      if (step->op > KILN_INDEX_MAX || num_views != 0 ||
+          step->slot != (int32_t)p->num_registers ||
+          p->num_registers >= KILN_MAX_COUNT)
+        FAIL("a bad index step");
+      ++p->num_registers;
+      break;
+    case KILN_STEP_CHECK:
+      if (step->op > KILN_CHECK_AT_MOST || num_views != 0)
+        FAIL("a bad check");
+      break;
     }
   }
+  if (in_prologue) {
+    p->prologue_steps = count;
+    prologue_registers = p->num_registers;
+  }
+  /* The results' dims are known before the first step that runs. */
+  for (int32_t i = p->num_inputs; i < p->num_arguments; ++i)
+    for (uint32_t d = 0; d < p->arguments[i].rank; ++d)
+      if (!valid_operand(p->arguments[i].dims[d], prologue_registers))
+        FAIL("a result dim of an undefined register");
   /* The arrays stopped growing: indices become pointers. */
   p->views = views.data;
   p->dims = dims.data;
@@ -269,6 +366,47 @@ done:
   free(first_dim.data);
   free(first_view);
   return status;
+}
+
+/* Reads the entry's arguments: each one's static size where it has one
+ * into `slot_bytes`. */
+static kiln_rt_status read_arguments(kiln_reader *r, kiln_rt_program *p,
+                                     int64_t *slot_bytes) {
+  p->arguments = calloc(p->num_arguments ? (size_t)p->num_arguments : 1,
+                        sizeof(kiln_argument));
+  if (!p->arguments)
+    return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
+  for (int32_t i = 0; i < p->num_arguments; ++i) {
+    kiln_argument *argument = &p->arguments[i];
+    int64_t eb;
+    if (!kiln_read_i64(r, &eb) || !kiln_read_u32(r, &argument->rank) ||
+        argument->rank > KILN_MAX_RANK ||
+        (eb != 1 && eb != 2 && eb != 4 && eb != 8))
+      return corrupt("bad argument");
+    argument->element_bytes = eb;
+    argument->dims = calloc(argument->rank ? argument->rank : 1, 8);
+    if (!argument->dims)
+      return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
+    for (uint32_t d = 0; d < argument->rank; ++d) {
+      int64_t dim;
+      if (!kiln_read_i64(r, &dim))
+        return corrupt("truncated argument");
+      /* An input's dynamic dim defines the next register. */
+      if (i < p->num_inputs && dim < 0) {
+        if (dim != -1 - (int64_t)p->num_registers)
+          return corrupt("bad input dim");
+        ++p->num_registers;
+        ++p->num_dynamic_dims;
+      }
+      argument->dims[d] = dim;
+    }
+    if (i < p->num_inputs)
+      p->num_input_dims += argument->rank;
+    slot_bytes[i] = static_bytes(eb, argument->rank, argument->dims);
+    if (slot_bytes[i] == -2)
+      return corrupt("an argument too large");
+  }
+  return KILN_RT_OK;
 }
 
 kiln_rt_status kiln_rt_program_create(const void *bytes, size_t size,
@@ -293,18 +431,15 @@ kiln_rt_status kiln_rt_program_create(const void *bytes, size_t size,
   char *defined = NULL;
   kiln_rt_status status = KILN_RT_OK;
   if (!kiln_read_i32(r, &p->num_arguments) ||
-      !kiln_read_i32(r, &p->num_slots) || p->num_arguments < 0 ||
-      p->num_slots < p->num_arguments ||
-      (uint64_t)p->num_slots > KILN_MAX_COUNT) {
+      !kiln_read_i32(r, &p->num_inputs) || !kiln_read_i32(r, &p->num_slots) ||
+      p->num_arguments < 0 || p->num_inputs < 0 ||
+      p->num_inputs > p->num_arguments || p->num_slots < p->num_arguments ||
+      (uint64_t)p->num_slots > KILN_MAX_COUNT ||
+      (uint64_t)p->num_arguments > kiln_reader_remaining(r)) {
     status = corrupt("bad slot counts");
     goto done;
   }
-  if (!read_names(r, &p->num_kernels, &p->kernel_names) ||
-      !read_names(r, &p->num_runtime_functions, &p->runtime_names)) {
-    status = corrupt("bad name");
-    goto done;
-  }
-  /* Buffer sizes in bytes where the program knows them (not arguments). */
+  /* Buffer sizes in bytes where the program knows them. */
   slot_bytes = malloc(((size_t)p->num_slots + 1) * sizeof(int64_t));
   defined = calloc((size_t)p->num_slots + 1, 1);
   if (!slot_bytes || !defined) {
@@ -314,6 +449,14 @@ kiln_rt_status kiln_rt_program_create(const void *bytes, size_t size,
   for (int32_t i = 0; i < p->num_slots; ++i)
     slot_bytes[i] = -1;
   memset(defined, 1, (size_t)p->num_arguments);
+  status = read_arguments(r, p, slot_bytes);
+  if (status != KILN_RT_OK)
+    goto done;
+  if (!read_names(r, &p->num_kernels, &p->kernel_names) ||
+      !read_names(r, &p->num_runtime_functions, &p->runtime_names)) {
+    status = corrupt("bad name");
+    goto done;
+  }
   uint32_t count;
   if (!kiln_read_count(r, &count, KILN_MAX_COUNT)) {
     status = corrupt("bad constant count");
@@ -360,9 +503,213 @@ done:
   return KILN_RT_OK;
 }
 
+/* --- Sizes at run time ---------------------------------------------------- */
+
+kiln_rt_status kiln_program_resolve_step(const kiln_rt_program *program,
+                                         const kiln_step *step,
+                                         const kiln_sizes *sizes,
+                                         kiln_view *resolved, int64_t *dims,
+                                         const kiln_view **views) {
+  for (uint32_t i = 0; i < step->num_views; ++i) {
+    kiln_rt_status status = kiln_program_resolve_view(
+        &step->views[i], sizes, &resolved[i],
+        dims + (size_t)i * 2 * program->max_rank, &views[i]);
+    if (status != KILN_RT_OK)
+      return status;
+  }
+  return KILN_RT_OK;
+}
+
+size_t kiln_program_sizes_words(const kiln_rt_program *program) {
+  return (size_t)program->num_registers + (size_t)program->num_slots;
+}
+
+static int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+kiln_rt_status kiln_program_size_step(const kiln_rt_program *program,
+                                      const kiln_step *step,
+                                      kiln_sizes *sizes) {
+  (void)program;
+  int64_t a = kiln_operand(sizes->registers, step->lhs);
+  int64_t b = kiln_operand(sizes->registers, step->rhs);
+  if (step->kind == KILN_STEP_CHECK) {
+    if (step->op == KILN_CHECK_EQUAL && a != b)
+      return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT, "%s differ: %lld and %lld",
+                          step->message, (long long)b, (long long)a);
+    if (step->op == KILN_CHECK_AT_MOST && a > b)
+      return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT, "%s: %lld > %lld",
+                          step->message, (long long)a, (long long)b);
+    return KILN_RT_OK;
+  }
+  int64_t value = 0;
+  int overflow = 0;
+  switch (step->op) {
+  case KILN_INDEX_ADD:
+    overflow = __builtin_add_overflow(a, b, &value);
+    break;
+  case KILN_INDEX_SUB:
+    overflow = __builtin_sub_overflow(a, b, &value);
+    break;
+  case KILN_INDEX_MUL:
+    overflow = __builtin_mul_overflow(a, b, &value);
+    break;
+  case KILN_INDEX_FLOOR_DIV:
+  case KILN_INDEX_CEIL_DIV:
+  case KILN_INDEX_REM:
+    if (b == 0)
+      return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                          "a size of the program divides by zero");
+    if (a == INT64_MIN && b == -1) {
+      overflow = 1;
+      break;
+    }
+    if (step->op == KILN_INDEX_REM)
+      value = a - floor_div(a, b) * b;
+    else if (step->op == KILN_INDEX_FLOOR_DIV)
+      value = floor_div(a, b);
+    else
+      value = -floor_div(-a, b);
+    break;
+  case KILN_INDEX_MIN:
+    value = a < b ? a : b;
+    break;
+  default:
+    value = a > b ? a : b;
+    break;
+  }
+  if (overflow)
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "a size of the program overflows: %lld and %lld",
+                        (long long)a, (long long)b);
+  sizes->registers[step->slot] = value;
+  return KILN_RT_OK;
+}
+
+kiln_rt_status kiln_program_begin(const kiln_rt_program *program,
+                                  const int64_t *input_dims,
+                                  kiln_sizes *sizes) {
+  if (program->num_dynamic_dims && !input_dims)
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "the program has dynamic dims: a run needs the "
+                        "inputs' dims");
+  uint32_t next = 0;
+  size_t k = 0;
+  for (int32_t i = 0; i < program->num_inputs; ++i) {
+    const kiln_argument *argument = &program->arguments[i];
+    for (uint32_t d = 0; d < argument->rank; ++d) {
+      int64_t dim = argument->dims[d];
+      if (!input_dims)
+        continue;
+      int64_t given = input_dims[k++];
+      if (given < 0)
+        return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                            "input #%d: dim %u has a negative size %lld", i, d,
+                            (long long)given);
+      if (dim >= 0 && given != dim)
+        return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                            "input #%d: dim %u has size %lld, the program "
+                            "takes %lld",
+                            i, d, (long long)given, (long long)dim);
+      if (dim < 0)
+        sizes->registers[next++] = given;
+    }
+  }
+  for (int32_t i = 0; i < program->num_slots; ++i)
+    sizes->slot_bytes[i] = -1;
+  for (size_t s = 0; s < program->prologue_steps; ++s) {
+    kiln_rt_status status =
+        kiln_program_size_step(program, &program->steps[s], sizes);
+    if (status != KILN_RT_OK)
+      return status;
+  }
+  for (int32_t i = 0; i < program->num_arguments; ++i) {
+    const kiln_argument *argument = &program->arguments[i];
+    int64_t bytes = argument->element_bytes;
+    for (uint32_t d = 0; d < argument->rank; ++d) {
+      int64_t dim = kiln_operand(sizes->registers, argument->dims[d]);
+      if (dim < 0)
+        return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                            "result #%d: dim %u has no valid size for these "
+                            "inputs (%lld)",
+                            i - program->num_inputs, d, (long long)dim);
+      if (__builtin_mul_overflow(bytes, dim, &bytes))
+        return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                            "argument #%d is too large", i);
+    }
+    sizes->slot_bytes[i] = bytes;
+  }
+  for (size_t i = 0; i < program->num_constants; ++i)
+    sizes->slot_bytes[program->constants[i].slot] =
+        (int64_t)program->constants[i].size;
+  return KILN_RT_OK;
+}
+
+kiln_rt_status kiln_program_resolve_view(const kiln_view *view,
+                                         const kiln_sizes *sizes,
+                                         kiln_view *out, int64_t *dims,
+                                         const kiln_view **resolved) {
+  if (!view->dynamic) {
+    *resolved = view;
+    return KILN_RT_OK;
+  }
+  *out = *view;
+  out->offset = kiln_operand(sizes->registers, view->offset);
+  for (uint32_t d = 0; d < 2 * view->rank; ++d)
+    dims[d] = kiln_operand(sizes->registers, view->sizes[d]);
+  out->sizes = dims;
+  out->strides = dims + view->rank;
+  out->dynamic = 0;
+  int64_t last = last_element(out->offset, out->rank, out->sizes, out->strides);
+  int64_t bytes = sizes->slot_bytes[view->slot];
+  if (last == -2 || bytes < 0 || last >= bytes / view->element_bytes)
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "the program's sizes disagree: a view reaches past "
+                        "its %lld-byte buffer",
+                        (long long)bytes);
+  *resolved = out;
+  return KILN_RT_OK;
+}
+
 int32_t kiln_rt_program_num_arguments(const kiln_rt_program *program) {
   return program->num_arguments;
 }
+int32_t kiln_rt_program_num_inputs(const kiln_rt_program *program) {
+  return program->num_inputs;
+}
+uint32_t kiln_rt_program_argument_rank(const kiln_rt_program *program,
+                                       int32_t index) {
+  return index >= 0 && index < program->num_arguments
+             ? program->arguments[index].rank
+             : 0;
+}
+int kiln_rt_program_is_dynamic(const kiln_rt_program *program) {
+  return program->num_dynamic_dims != 0;
+}
+
+kiln_rt_status kiln_rt_program_result_dims(const kiln_rt_program *program,
+                                           const int64_t *input_dims,
+                                           int64_t *result_dims) {
+  if (!program || !result_dims)
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "kiln_rt_program_result_dims: null argument");
+  int64_t *words = malloc((kiln_program_sizes_words(program) + 1) * 8);
+  if (!words)
+    return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
+  kiln_sizes sizes = {words, words + program->num_registers};
+  kiln_rt_status status = kiln_program_begin(program, input_dims, &sizes);
+  size_t k = 0;
+  for (int32_t i = program->num_inputs;
+       status == KILN_RT_OK && i < program->num_arguments; ++i)
+    for (uint32_t d = 0; d < program->arguments[i].rank; ++d)
+      result_dims[k++] =
+          kiln_operand(sizes.registers, program->arguments[i].dims[d]);
+  free(words);
+  return status;
+}
+
 int64_t kiln_rt_program_num_steps(const kiln_rt_program *program) {
   return (int64_t)program->num_steps;
 }
@@ -474,6 +821,12 @@ static void copy_view(const kiln_view *from, char *from_base,
   }
 }
 
+/* One packed argument of a kernel: a pointer or an i64. */
+typedef union kiln_word {
+  void *pointer;
+  int64_t value;
+} kiln_word;
+
 /* A memref descriptor as MLIR's C interface lays it out: allocated and
  * aligned pointers, offset, sizes, strides (rank 4 at most). */
 typedef struct descriptor {
@@ -500,6 +853,7 @@ static void record_call(kiln_rt_profile *profile, const char *name,
 
 kiln_rt_status kiln_rt_program_run_cpu(const kiln_rt_program *program,
                                        void *const *buffers, size_t count,
+                                       const int64_t *input_dims,
                                        kiln_rt_profile *profile) {
   if (!program || (count && !buffers))
     return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
@@ -513,17 +867,29 @@ kiln_rt_status kiln_rt_program_run_cpu(const kiln_rt_program *program,
                         "the program takes %d buffers, %zu given",
                         program->num_arguments, count);
   size_t slots = (size_t)program->num_slots, views = program->max_views;
-  /* One block: slot bases, the slots allocated in order, call scratch. */
-  size_t scratch = slots * sizeof(char *) + slots * sizeof(int32_t) +
-                   views * 2 * sizeof(void *) + views * sizeof(descriptor) +
-                   sizeof(descriptor);
+  size_t words = program->max_launch_words;
+  size_t size_words = kiln_program_sizes_words(program);
+  size_t view_dims = views * 2 * (size_t)program->max_rank;
+  /* One block: call scratch, resolved views, sizes, slot bases, the slots
+   * allocated in order. */
+  size_t scratch =
+      views * sizeof(descriptor) + words * sizeof(kiln_word) +
+      words * sizeof(void *) + views * sizeof(kiln_view) +
+      views * sizeof(kiln_view *) + (view_dims + size_words) * sizeof(int64_t) +
+      slots * sizeof(char *) + slots * sizeof(int32_t) + sizeof(descriptor);
   char *block = malloc(scratch);
   if (!block)
     return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
   descriptor *descriptors = (descriptor *)block;
-  void **pointers = (void **)(descriptors + views);
-  void **packed = pointers + views;
-  char **base = (char **)(packed + views);
+  kiln_word *values = (kiln_word *)(descriptors + views);
+  void **packed = (void **)(values + words);
+  kiln_view *resolved_views = (kiln_view *)(packed + words);
+  const kiln_view **view_pointers =
+      (const kiln_view **)(resolved_views + views);
+  int64_t *resolved_dims = (int64_t *)(view_pointers + views);
+  kiln_sizes sizes = {resolved_dims + view_dims,
+                      resolved_dims + view_dims + program->num_registers};
+  char **base = (char **)(sizes.slot_bytes + slots);
   int32_t *allocated = (int32_t *)(base + slots);
   size_t num_allocated = 0;
   memset(base, 0, slots * sizeof(char *));
@@ -531,26 +897,41 @@ kiln_rt_status kiln_rt_program_run_cpu(const kiln_rt_program *program,
     base[i] = buffers[i];
   for (size_t i = 0; i < program->num_constants; ++i)
     base[program->constants[i].slot] = program->constants[i].data;
-  kiln_rt_status status = KILN_RT_OK;
+  kiln_rt_status status = kiln_program_begin(program, input_dims, &sizes);
   double start = 0;
-  for (size_t s = 0; s < program->num_steps; ++s) {
+  for (size_t s = program->prologue_steps;
+       s < program->num_steps && status == KILN_RT_OK; ++s) {
     const kiln_step *step = &program->steps[s];
+    const kiln_view **v = view_pointers;
+    if (step->kind == KILN_STEP_INDEX || step->kind == KILN_STEP_CHECK) {
+      status = kiln_program_size_step(program, step, &sizes);
+      continue;
+    }
+    status = kiln_program_resolve_step(program, step, &sizes, resolved_views,
+                                       resolved_dims, view_pointers);
+    if (status != KILN_RT_OK)
+      break;
     switch (step->kind) {
-    case KILN_STEP_ALLOC:
+    case KILN_STEP_ALLOC: {
+      int64_t bytes = kiln_operand(sizes.registers, step->bytes);
       /* The runtime's buffer cache, as compiled host code uses it. */
-      base[step->slot] = kiln_rt_buffer_alloc(64, (size_t)step->bytes);
+      base[step->slot] =
+          bytes < 0 ? NULL : kiln_rt_buffer_alloc(64, (size_t)bytes);
       if (!base[step->slot]) {
         status = kiln_rt_fail(KILN_RT_OUT_OF_MEMORY,
                               "out of host memory: a buffer of %lld bytes "
                               "could not be allocated",
-                              (long long)step->bytes);
-        goto done;
+                              (long long)bytes);
+        break;
       }
+      sizes.slot_bytes[step->slot] = bytes;
       allocated[num_allocated++] = step->slot;
       break;
+    }
     case KILN_STEP_FREE:
       _mlir_memref_to_llvm_free(base[step->slot]);
       base[step->slot] = NULL;
+      sizes.slot_bytes[step->slot] = -1;
       /* Frees come in nearly allocation order: search from the back. */
       for (size_t i = num_allocated; i-- > 0;)
         if (allocated[i] == step->slot) {
@@ -560,22 +941,34 @@ kiln_rt_status kiln_rt_program_run_cpu(const kiln_rt_program *program,
           break;
         }
       break;
-    case KILN_STEP_KERNEL:
-      /* Kernels take one pointer per buffer, offset by the caller. */
+    case KILN_STEP_KERNEL: {
+      /* A static view is one pointer, offset by the caller; a dynamic one
+       * its memref descriptor, field by field. */
+      size_t n = 0;
       for (uint32_t i = 0; i < step->num_views; ++i) {
-        const kiln_view *view = &step->views[i];
-        pointers[i] = kiln_view_address(base[view->slot], view);
-        packed[i] = &pointers[i];
+        const kiln_view *view = v[i];
+        if (view->passing == KILN_PASS_POINTER) {
+          values[n++].pointer = kiln_view_address(base[view->slot], view);
+          continue;
+        }
+        values[n++].pointer = base[view->slot];
+        values[n++].pointer = base[view->slot];
+        values[n++].value = view->offset;
+        for (uint32_t d = 0; d < 2 * view->rank; ++d)
+          values[n++].value = view->sizes[d]; /* sizes, then strides */
       }
+      for (size_t i = 0; i < n; ++i)
+        packed[i] = &values[i];
       if (profile)
         start = now_ns();
       program->kernel_entries[step->callee](packed);
       if (profile)
         record_call(profile, program->kernel_names[step->callee], start);
       break;
+    }
     case KILN_STEP_RUNTIME_CALL: {
       for (uint32_t i = 0; i < step->num_views; ++i) {
-        const kiln_view *view = &step->views[i];
+        const kiln_view *view = v[i];
         descriptor *d = &descriptors[i];
         d->allocated = d->aligned = base[view->slot];
         d->offset = view->offset;
@@ -608,10 +1001,16 @@ kiln_rt_status kiln_rt_program_run_cpu(const kiln_rt_program *program,
       break;
     }
     case KILN_STEP_COPY:
+      if (step->dynamic &&
+          memcmp(v[0]->sizes, v[1]->sizes, v[0]->rank * sizeof(int64_t))) {
+        status = kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                              "the program's sizes disagree: a copy between "
+                              "views of different sizes");
+        break;
+      }
       if (profile && profile->on_call)
         start = now_ns();
-      copy_view(&step->views[0], base[step->views[0].slot], &step->views[1],
-                base[step->views[1].slot]);
+      copy_view(v[0], base[v[0]->slot], v[1], base[v[1]->slot]);
       if (profile && profile->on_call)
         profile->on_call(profile->context, "copy", now_ns() - start);
       break;
@@ -620,7 +1019,6 @@ kiln_rt_status kiln_rt_program_run_cpu(const kiln_rt_program *program,
       break;
     }
   }
-done:
   /* What the steps allocated and did not free goes back. */
   for (size_t i = 0; i < num_allocated; ++i)
     _mlir_memref_to_llvm_free(base[allocated[i]]);

@@ -56,8 +56,8 @@ static int leading_dim(const kiln_view *view, int64_t *ld, int *transposed) {
 }
 
 /* `name` (e.g. kiln_rt_batch_matmul_f32_nt_set) on `views` (A, B, C). */
-static kiln_rt_status get_gemm(const char *name, const kiln_step *step,
-                               kiln_gemm *call) {
+static kiln_rt_status get_gemm(const char *name, const kiln_view *const *views,
+                               uint32_t num_views, kiln_gemm *call) {
   const char *rest = name;
   int batched = 0;
   if (strncmp(rest, "kiln_rt_batch_matmul_", 21) == 0) {
@@ -77,17 +77,16 @@ static kiln_rt_status get_gemm(const char *name, const kiln_step *step,
   rest += 4;
   size_t length = strlen(rest);
   call->accumulate = !(length == 6 && strcmp(rest + 2, "_set") == 0);
-  if ((length != 2 && call->accumulate) || step->num_views != 3 ||
+  if ((length != 2 && call->accumulate) || num_views != 3 ||
       (rest[0] != 'n' && rest[0] != 't') || (rest[1] != 'n' && rest[1] != 't'))
     goto unsupported;
   call->trans_a = rest[0] == 't';
   call->trans_b = rest[1] == 't';
   uint32_t rank = batched ? 3 : 2;
   for (uint32_t i = 0; i < 3; ++i)
-    if (step->views[i].rank != rank)
+    if (views[i]->rank != rank)
       goto unsupported;
-  const kiln_view *a = &step->views[0], *b = &step->views[1],
-                  *c = &step->views[2];
+  const kiln_view *a = views[0], *b = views[1], *c = views[2];
   int ta, tb, tc;
   if (!leading_dim(a, &call->lda, &ta) || !leading_dim(b, &call->ldb, &tb) ||
       !leading_dim(c, &call->ldc, &tc) || tc)
@@ -127,10 +126,16 @@ kiln_rt_status kiln_rt_program_check_cuda(kiln_rt_program *program) {
     if (step->kind == KILN_STEP_KERNEL)
       status = kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
                             "the cuda backend cannot run a host kernel call");
-    else if (step->kind == KILN_STEP_RUNTIME_CALL)
-      status = get_gemm(program->runtime_names[step->callee], step, &gemms[s]);
-    else if (step->kind == KILN_STEP_COPY &&
-             (!is_dense(&step->views[0]) || !is_dense(&step->views[1])))
+    else if (step->dynamic)
+      continue; /* its views are known, and checked, at run time */
+    else if (step->kind == KILN_STEP_RUNTIME_CALL) {
+      const kiln_view *views[4];
+      for (uint32_t i = 0; i < step->num_views && i < 4; ++i)
+        views[i] = &step->views[i];
+      status = get_gemm(program->runtime_names[step->callee], views,
+                        step->num_views, &gemms[s]);
+    } else if (step->kind == KILN_STEP_COPY &&
+               (!is_dense(&step->views[0]) || !is_dense(&step->views[1])))
       status = kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
                             "the cuda backend does not copy strided views yet");
   }
@@ -229,6 +234,7 @@ done:
 
 kiln_rt_status kiln_rt_program_run_cuda(const kiln_rt_program *program,
                                         void *const *buffers, size_t count,
+                                        const int64_t *input_dims,
                                         kiln_rt_cuda_stream *stream,
                                         kiln_rt_profile *profile) {
   if (!program || (count && !buffers))
@@ -243,14 +249,24 @@ kiln_rt_status kiln_rt_program_run_cuda(const kiln_rt_program *program,
     return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
                         "the program takes %d buffers, %zu given",
                         program->num_arguments, count);
-  size_t slots = (size_t)program->num_slots;
+  size_t slots = (size_t)program->num_slots, views = program->max_views;
   size_t words = program->max_launch_words;
-  char *block = malloc(slots * sizeof(void *) + slots + words * 16 + 16);
+  size_t view_dims = views * 2 * (size_t)program->max_rank;
+  size_t size_words = kiln_program_sizes_words(program);
+  char *block = malloc(words * 16 + views * sizeof(kiln_view) +
+                       views * sizeof(kiln_view *) +
+                       (view_dims + size_words) * sizeof(int64_t) +
+                       slots * sizeof(void *) + slots + 16);
   if (!block)
     return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
   uint64_t *values = (uint64_t *)block;
   void **params = (void **)(values + words);
-  void **base = params + words;
+  kiln_view *resolved_views = (kiln_view *)(params + words);
+  const kiln_view **v = (const kiln_view **)(resolved_views + views);
+  int64_t *resolved_dims = (int64_t *)(v + views);
+  kiln_sizes sizes = {resolved_dims + view_dims,
+                      resolved_dims + view_dims + program->num_registers};
+  void **base = (void **)(sizes.slot_bytes + slots);
   unsigned char *owned = (unsigned char *)(base + slots);
   memset(base, 0, slots * sizeof(void *));
   memset(owned, 0, slots);
@@ -259,7 +275,10 @@ kiln_rt_status kiln_rt_program_run_cuda(const kiln_rt_program *program,
   for (size_t i = 0; i < program->num_constants; ++i)
     base[program->constants[i].slot] = program->cuda_constants[i];
   kiln_rt_cuda_event *start = NULL, *end = NULL;
-  kiln_rt_status status = KILN_RT_OK;
+  /* Errors of the program's sizes are the runtime's, not CUDA's. */
+  kiln_rt_status status = kiln_program_begin(program, input_dims, &sizes);
+  if (status != KILN_RT_OK)
+    goto cleanup;
   if (profile) {
     status = kiln_rt_cuda_event_create(&start);
     if (status == KILN_RT_OK)
@@ -269,27 +288,51 @@ kiln_rt_status kiln_rt_program_run_cuda(const kiln_rt_program *program,
     if (status != KILN_RT_OK)
       goto failed;
   }
-  for (size_t s = 0; s < program->num_steps; ++s) {
+  for (size_t s = program->prologue_steps; s < program->num_steps; ++s) {
     const kiln_step *step = &program->steps[s];
+    if (step->kind == KILN_STEP_INDEX || step->kind == KILN_STEP_CHECK) {
+      status = kiln_program_size_step(program, step, &sizes);
+      if (status != KILN_RT_OK)
+        goto cleanup;
+      continue;
+    }
+    status = kiln_program_resolve_step(program, step, &sizes, resolved_views,
+                                       resolved_dims, v);
+    if (status != KILN_RT_OK)
+      goto cleanup;
     switch (step->kind) {
-    case KILN_STEP_ALLOC:
-      status = kiln_rt_cuda_malloc((size_t)step->bytes, &base[step->slot]);
+    case KILN_STEP_ALLOC: {
+      int64_t bytes = kiln_operand(sizes.registers, step->bytes);
+      status = kiln_rt_cuda_malloc((size_t)bytes, &base[step->slot]);
       if (status != KILN_RT_OK)
         goto failed;
       owned[step->slot] = 1;
+      sizes.slot_bytes[step->slot] = bytes;
       break;
+    }
     case KILN_STEP_FREE:
       status = kiln_rt_cuda_free(base[step->slot]);
       base[step->slot] = NULL;
       owned[step->slot] = 0;
+      sizes.slot_bytes[step->slot] = -1;
       if (status != KILN_RT_OK)
         goto failed;
       break;
     case KILN_STEP_COPY: {
-      const kiln_view *from = &step->views[0], *to = &step->views[1];
+      const kiln_view *from = v[0], *to = v[1];
+      if (step->dynamic &&
+          (!is_dense(from) || !is_dense(to) ||
+           memcmp(from->sizes, to->sizes, from->rank * sizeof(int64_t)))) {
+        status = kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                              "the cuda backend copies dense views of equal "
+                              "sizes only");
+        goto cleanup;
+      }
       int64_t elements = 1;
       for (uint32_t d = 0; d < from->rank; ++d)
         elements *= from->sizes[d];
+      if (elements == 0)
+        break;
       status = kiln_rt_cuda_copy_device(
           kiln_view_address(base[to->slot], to),
           kiln_view_address(base[from->slot], from),
@@ -299,9 +342,26 @@ kiln_rt_status kiln_rt_program_run_cuda(const kiln_rt_program *program,
       break;
     }
     case KILN_STEP_LAUNCH: {
+      uint32_t grid[3];
+      int empty = 0;
+      for (int i = 0; i < 3; ++i) {
+        int64_t size = kiln_operand(sizes.registers, step->grid[i]);
+        if (size < 0 || size > UINT32_MAX) {
+          status = kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                                "a launch of %s with a grid of %lld blocks",
+                                program->kernel_names[step->callee],
+                                (long long)size);
+          goto cleanup;
+        }
+        empty |= size == 0;
+        grid[i] = (uint32_t)size;
+      }
+      /* A grid over no elements launches nothing. */
+      if (empty)
+        break;
       size_t n = 0;
       for (uint32_t i = 0; i < step->num_views; ++i) {
-        const kiln_view *view = &step->views[i];
+        const kiln_view *view = v[i];
         uint64_t address = (uint64_t)(uintptr_t)base[view->slot];
         values[n++] = address;
         values[n++] = address;
@@ -311,8 +371,8 @@ kiln_rt_status kiln_rt_program_run_cuda(const kiln_rt_program *program,
       }
       for (size_t i = 0; i < n; ++i)
         params[i] = &values[i];
-      status = kiln_rt_cuda_launch(program->cuda_functions[step->callee],
-                                   step->grid, step->block, 0, stream, params);
+      status = kiln_rt_cuda_launch(program->cuda_functions[step->callee], grid,
+                                   step->block, 0, stream, params);
       if (status != KILN_RT_OK)
         goto failed;
       if (profile)
@@ -320,14 +380,21 @@ kiln_rt_status kiln_rt_program_run_cuda(const kiln_rt_program *program,
       break;
     }
     case KILN_STEP_RUNTIME_CALL: {
+      kiln_gemm dynamic;
       const kiln_gemm *g = &program->gemms[s];
-      const kiln_view *v = step->views;
+      if (step->dynamic) {
+        status = get_gemm(program->runtime_names[step->callee], v,
+                          step->num_views, &dynamic);
+        if (status != KILN_RT_OK)
+          goto cleanup;
+        g = &dynamic;
+      }
       status = kiln_rt_cuda_gemm(
           (kiln_rt_cuda_dtype)g->dtype, g->trans_a, g->trans_b, g->m, g->n,
-          g->k, 1.0, kiln_view_address(base[v[0].slot], &v[0]), g->lda,
-          g->stride_a, kiln_view_address(base[v[1].slot], &v[1]), g->ldb,
+          g->k, 1.0, kiln_view_address(base[v[0]->slot], v[0]), g->lda,
+          g->stride_a, kiln_view_address(base[v[1]->slot], v[1]), g->ldb,
           g->stride_b, g->accumulate ? 1.0 : 0.0,
-          kiln_view_address(base[v[2].slot], &v[2]), g->ldc, g->stride_c,
+          kiln_view_address(base[v[2]->slot], v[2]), g->ldc, g->stride_c,
           g->batch, stream);
       if (status != KILN_RT_OK)
         goto failed;

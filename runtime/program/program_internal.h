@@ -14,15 +14,45 @@ enum {
   KILN_STEP_RUNTIME_CALL = 3,
   KILN_STEP_COPY = 4,
   KILN_STEP_LAUNCH = 5, /* a GPU kernel launch */
+  KILN_STEP_INDEX = 6,  /* a size computed from other sizes */
+  KILN_STEP_CHECK = 7,  /* sizes that must agree */
 };
+
+/* Index steps: register = lhs op rhs, on sizes (checked for overflow). */
+enum {
+  KILN_INDEX_ADD = 0,
+  KILN_INDEX_SUB = 1,
+  KILN_INDEX_MUL = 2,
+  KILN_INDEX_FLOOR_DIV = 3,
+  KILN_INDEX_CEIL_DIV = 4,
+  KILN_INDEX_REM = 5,
+  KILN_INDEX_MIN = 6,
+  KILN_INDEX_MAX = 7,
+};
+
+/* Check steps: lhs == rhs, or lhs <= rhs. */
+enum { KILN_CHECK_EQUAL = 0, KILN_CHECK_AT_MOST = 1 };
+
+/* How a CPU kernel takes a view: one pointer to its first element (a static
+ * view), or a memref descriptor, field by field (a dynamic one). */
+enum { KILN_PASS_POINTER = 0, KILN_PASS_DESCRIPTOR = 1 };
+
+/* An operand: a size that is itself when >= 0, and the value of register
+ * -1 - operand when < 0. Registers hold the inputs' dynamic dims, in
+ * order, then what each index step computes. */
+static inline int64_t kiln_operand(const int64_t *registers, int64_t operand) {
+  return operand >= 0 ? operand : registers[-1 - operand];
+}
 
 /* The largest rank of a runtime call's memref (rank-4 batched GEMMs). */
 #define KILN_MAX_CALL_RANK 4
 
-/* A static strided view of a buffer slot, in elements. */
+/* A strided view of a buffer slot, in elements. Offset, sizes and strides
+ * are operands; `dynamic` when one of them names a register. */
 typedef struct kiln_view {
   int32_t slot;
   uint32_t rank;
+  uint8_t passing, dynamic;
   int64_t offset;
   int64_t element_bytes;
   const int64_t *sizes, *strides;
@@ -30,13 +60,26 @@ typedef struct kiln_view {
 
 typedef struct kiln_step {
   uint8_t kind;
-  int32_t slot;   /* alloc, free */
-  int64_t bytes;  /* alloc */
-  int32_t callee; /* kernel, runtime call, launch: index into the names */
-  uint32_t grid[3], block[3];
+  uint8_t op;      /* index, check */
+  int32_t slot;    /* alloc, free; index: the register it defines */
+  int64_t bytes;   /* alloc: an operand */
+  int32_t callee;  /* kernel, runtime call, launch: index into the names */
+  int64_t grid[3]; /* launch: operands */
+  uint32_t block[3];
+  int64_t lhs, rhs; /* index, check: operands */
+  char *message;    /* check: what disagrees, for the error */
   uint32_t num_views;
   const kiln_view *views;
+  int dynamic; /* whether an operand of the step or its views is a register */
 } kiln_step;
+
+/* An argument of the entry: its element size and dims (operands: a dynamic
+ * input dim is the register it defines; a result's dims are computed). */
+typedef struct kiln_argument {
+  int64_t element_bytes;
+  uint32_t rank;
+  int64_t *dims;
+} kiln_argument;
 
 typedef struct kiln_constant {
   int32_t slot;
@@ -53,7 +96,13 @@ typedef struct kiln_gemm {
 } kiln_gemm;
 
 struct kiln_rt_program {
-  int32_t num_arguments, num_slots;
+  int32_t num_arguments, num_inputs, num_slots;
+  kiln_argument *arguments;
+  size_t num_input_dims;     /* every dim of every input */
+  uint32_t num_registers;    /* the dynamic input dims, then index steps' */
+  uint32_t num_dynamic_dims; /* the registers the inputs define */
+  uint32_t max_rank;         /* the largest rank of a view */
+  size_t prologue_steps;     /* the leading index and check steps */
   size_t num_kernels, num_runtime_functions;
   char **kernel_names, **runtime_names;
   size_t num_constants;
@@ -86,6 +135,38 @@ struct kiln_rt_program {
 static inline void *kiln_view_address(void *base, const kiln_view *view) {
   return base ? (char *)base + view->offset * view->element_bytes : NULL;
 }
+
+/* A run's sizes: the registers, and the bytes of each slot's buffer (-1
+ * where unknown: none defined). */
+typedef struct kiln_sizes {
+  int64_t *registers;
+  int64_t *slot_bytes;
+} kiln_sizes;
+
+/* Sets the registers from the inputs' dims (flattened; NULL for a program
+ * without dynamic dims), checks the static ones, and sets the arguments'
+ * and constants' bytes. */
+kiln_rt_status kiln_program_begin(const kiln_rt_program *program,
+                                  const int64_t *input_dims, kiln_sizes *sizes);
+/* Runs an index or check step. */
+kiln_rt_status kiln_program_size_step(const kiln_rt_program *program,
+                                      const kiln_step *step, kiln_sizes *sizes);
+/* `view` with its operands resolved into `out` (whose sizes and strides
+ * point into `dims`, 2 * rank of them), checked to lie inside its buffer;
+ * `view` itself when it is static. */
+kiln_rt_status kiln_program_resolve_view(const kiln_view *view,
+                                         const kiln_sizes *sizes,
+                                         kiln_view *out, int64_t *dims,
+                                         const kiln_view **resolved);
+/* Each of `step`'s views resolved (kiln_program_resolve_view) into
+ * `views`, using `resolved` and `dims` (2 * max_rank per view) as scratch. */
+kiln_rt_status kiln_program_resolve_step(const kiln_rt_program *program,
+                                         const kiln_step *step,
+                                         const kiln_sizes *sizes,
+                                         kiln_view *resolved, int64_t *dims,
+                                         const kiln_view **views);
+/* The scratch a run needs for its sizes, in int64s. */
+size_t kiln_program_sizes_words(const kiln_rt_program *program);
 
 /* Frees what program_cuda.c holds for `program`. */
 void kiln_program_release_cuda(kiln_rt_program *program);

@@ -23,19 +23,24 @@ if ldd "$work/project/run_module" | grep -E 'libMLIR|libLLVM|libmlir'; then
   echo "run_module links MLIR or LLVM" >&2
   exit 1
 fi
-for entry in lstm_forward lstm_backward; do
-  dir="$work/modules/$entry"
+# The dynamic-batch cell: one module, run at batch sizes 1 and 5.
+for run in lstm_cell:forward:lstm_forward lstm_cell:backward:lstm_backward \
+  lstm_cell_dynamic:1:lstm_cell lstm_cell_dynamic:5:lstm_cell_grad; do
+  IFS=: read -r file size entry <<< "$run"
+  dir="$work/modules/$entry$size"
   rm -rf "$dir" && mkdir -p "$dir/module" "$dir/kiln-run"
-  "$work/prefix/bin/kiln-compile" "$here/Inputs/lstm_cell.mlir" --entry "$entry" \
+  "$work/prefix/bin/kiln-compile" "$here/Inputs/$file.mlir" --entry "$entry" \
     -o "$dir/$entry.kiln"
-  "$work/project/run_module" "$dir/$entry.kiln" "$dir/module"
+  size_args=()
+  [[ "$size" =~ ^[0-9]+$ ]] && size_args=(--size "$size")
+  "$work/project/run_module" "$dir/$entry.kiln" "$dir/module" "${size_args[@]}"
   inputs=()
   i=0
   while [ -f "$dir/module/in$i.npy" ]; do
     inputs+=(--input "$dir/module/in$i.npy")
     i=$((i + 1))
   done
-  "$work/prefix/bin/kiln-run" "$here/Inputs/lstm_cell.mlir" --entry "$entry" \
+  "$work/prefix/bin/kiln-run" "$here/Inputs/$file.mlir" --entry "$entry" \
     --no-cache "${inputs[@]}" --output-dir "$dir/kiln-run"
   count=0
   while [ -f "$dir/module/out$count.npy" ]; do
@@ -44,5 +49,5 @@ for entry in lstm_forward lstm_backward; do
     count=$((count + 1))
   done
   [ "$count" -gt 0 ]
-  echo "$entry: $count results of the module equal kiln-run's"
+  echo "$entry ($size): $count results of the module equal kiln-run's"
 done

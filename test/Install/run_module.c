@@ -1,11 +1,13 @@
 /* A host program that runs kiln's ahead-of-time modules with the runtime
  * alone (kiln::runtime: no MLIR, no LLVM), as a user's program would.
  *
- *   run_module MODULE DIR [--repeat N]
- *     loads MODULE, writes deterministic inputs to DIR/in<i>.npy, runs the
- *     entry and writes DIR/out<i>.npy; checks that bad buffers are refused
- *     with a clear status and that no MLIR or LLVM library is in the
- *     process. With --repeat, prints {"run_ms": median of N runs}.
+ *   run_module MODULE DIR [--size N] [--repeat N]
+ *     loads MODULE, writes deterministic inputs to DIR/in<i>.npy (each
+ *     dynamic dim of size N, default 3), runs the entry on outputs of the
+ *     dims the module computes, and writes DIR/out<i>.npy; checks that bad
+ *     buffers are refused with a clear status and that no MLIR or LLVM
+ *     library is in the process. With --repeat, prints {"run_ms": median of
+ *     N runs}.
  *   run_module --compare A.npy B.npy
  *     exits 0 when the two float arrays agree to 1e-5 (relative and
  *     absolute), else prints the first difference. */
@@ -128,11 +130,16 @@ static int compare(const char *a_path, const char *b_path) {
 
 /* --- Running a module ---------------------------------------------------- */
 
-static size_t num_elements(const kiln_rt_tensor_type *type) {
+static size_t num_elements(uint32_t rank, const int64_t *dims) {
   size_t n = 1;
-  for (uint32_t d = 0; d < type->rank; ++d)
-    n *= (size_t)type->dims[d];
+  for (uint32_t d = 0; d < rank; ++d)
+    n *= (size_t)dims[d];
   return n;
+}
+
+/* `tensor`'s type, for write_npy. */
+static kiln_rt_tensor_type type_of(const kiln_rt_tensor *tensor) {
+  return (kiln_rt_tensor_type){"", tensor->dtype, tensor->rank, tensor->dims};
 }
 
 static double now_ms(void) {
@@ -162,13 +169,24 @@ static void check_no_compiler_loaded(void) {
 int main(int argc, char **argv) {
   if (argc == 4 && strcmp(argv[1], "--compare") == 0)
     return compare(argv[2], argv[3]);
-  if (argc != 3 && !(argc == 5 && strcmp(argv[3], "--repeat") == 0)) {
-    fprintf(stderr, "usage: run_module MODULE DIR [--repeat N] | "
+  const char *dir = argc >= 3 ? argv[2] : NULL;
+  int repeat = 0, usage = argc < 3;
+  int64_t size = 3;
+  for (int i = 3; i < argc && !usage; i += 2) {
+    if (i + 1 >= argc)
+      usage = 1;
+    else if (strcmp(argv[i], "--repeat") == 0)
+      repeat = atoi(argv[i + 1]);
+    else if (strcmp(argv[i], "--size") == 0)
+      size = atoll(argv[i + 1]);
+    else
+      usage = 1;
+  }
+  if (usage) {
+    fprintf(stderr, "usage: run_module MODULE DIR [--size N] [--repeat N] | "
                     "run_module --compare A.npy B.npy\n");
     return 2;
   }
-  const char *dir = argv[2];
-  int repeat = argc == 5 ? atoi(argv[4]) : 0;
   kiln_rt_module *module = NULL;
   if (kiln_rt_module_load(argv[1], &module) != KILN_RT_OK)
     fail("load", kiln_rt_last_error());
@@ -181,9 +199,15 @@ int main(int argc, char **argv) {
   kiln_rt_tensor *outputs = calloc(num_outputs + 1, sizeof(kiln_rt_tensor));
   uint64_t state = 0x2545F4914F6CDD1DULL;
   char path[4096];
+  int dynamic = 0;
   for (size_t i = 0; i < num_inputs; ++i) {
     const kiln_rt_tensor_type *type = kiln_rt_module_input(module, i);
-    size_t n = num_elements(type);
+    int64_t *dims = calloc(type->rank + 1, sizeof(int64_t));
+    for (uint32_t d = 0; d < type->rank; ++d) {
+      dynamic |= type->dims[d] == KILN_RT_DYNAMIC_DIM;
+      dims[d] = type->dims[d] == KILN_RT_DYNAMIC_DIM ? size : type->dims[d];
+    }
+    size_t n = num_elements(type->rank, dims);
     void *data = malloc((n ? n : 1) * kiln_rt_dtype_size(type->dtype));
     for (size_t k = 0; k < n; ++k) {
       state = state * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -193,31 +217,43 @@ int main(int argc, char **argv) {
       else
         ((float *)data)[k] = (float)v;
     }
-    inputs[i] = (kiln_rt_tensor){data, type->dtype, type->rank, type->dims};
+    inputs[i] = (kiln_rt_tensor){data, type->dtype, type->rank, dims};
     snprintf(path, sizeof(path), "%s/in%zu.npy", dir, i);
-    write_npy(path, type, data);
+    kiln_rt_tensor_type written = type_of(&inputs[i]);
+    write_npy(path, &written, data);
   }
-  for (size_t i = 0; i < num_outputs; ++i) {
+  /* The outputs' dims: the module computes the dynamic ones. */
+  size_t num_output_dims = 0;
+  for (size_t i = 0; i < num_outputs; ++i)
+    num_output_dims += kiln_rt_module_output(module, i)->rank;
+  int64_t *output_dims = calloc(num_output_dims + 1, sizeof(int64_t));
+  if (kiln_rt_module_output_dims(module, inputs, num_inputs, output_dims) !=
+      KILN_RT_OK)
+    fail("output dims", kiln_rt_last_error());
+  for (size_t i = 0, k = 0; i < num_outputs; ++i) {
     const kiln_rt_tensor_type *type = kiln_rt_module_output(module, i);
-    size_t n = num_elements(type);
+    size_t n = num_elements(type->rank, output_dims + k);
     outputs[i] =
         (kiln_rt_tensor){malloc((n ? n : 1) * kiln_rt_dtype_size(type->dtype)),
-                         type->dtype, type->rank, type->dims};
+                         type->dtype, type->rank, output_dims + k};
+    k += type->rank;
   }
   if (kiln_rt_module_run(module, inputs, num_inputs, outputs, num_outputs,
                          NULL) != KILN_RT_OK)
     fail("run", kiln_rt_last_error());
   for (size_t i = 0; i < num_outputs; ++i) {
     snprintf(path, sizeof(path), "%s/out%zu.npy", dir, i);
-    write_npy(path, kiln_rt_module_output(module, i), outputs[i].data);
+    kiln_rt_tensor_type written = type_of(&outputs[i]);
+    write_npy(path, &written, outputs[i].data);
   }
 
   /* Bad buffers: a status and a message, nothing run. */
-  if (num_inputs > 0) {
+  if (num_inputs > 0 && inputs[0].rank > 0) {
+    /* The last dim: static in the modules this test runs. */
     kiln_rt_tensor wrong = inputs[0];
     int64_t dims[16];
     memcpy(dims, wrong.dims, wrong.rank * sizeof(int64_t));
-    dims[0] += 1;
+    dims[wrong.rank - 1] += 1;
     wrong.dims = dims;
     kiln_rt_tensor saved = inputs[0];
     inputs[0] = wrong;
@@ -226,6 +262,16 @@ int main(int argc, char **argv) {
         !strstr(kiln_rt_last_error(), "input0 must be tensor<"))
       fail("a wrong shape was not refused", kiln_rt_last_error());
     inputs[0] = saved;
+  }
+  /* An output of other dims than the inputs give. */
+  if (dynamic && num_outputs > 0 && outputs[0].rank > 0) {
+    int64_t *dims = (int64_t *)outputs[0].dims;
+    dims[0] += 1;
+    if (kiln_rt_module_run(module, inputs, num_inputs, outputs, num_outputs,
+                           NULL) != KILN_RT_INVALID_ARGUMENT ||
+        !strstr(kiln_rt_last_error(), "for these inputs"))
+      fail("an output of the wrong dims was not refused", kiln_rt_last_error());
+    dims[0] -= 1;
   }
   if (kiln_rt_module_run(module, inputs, num_inputs ? num_inputs - 1 : 1,
                          outputs, num_outputs,
@@ -249,8 +295,11 @@ int main(int argc, char **argv) {
     printf("@%s: %zu inputs, %zu outputs: ran\n", kiln_rt_module_entry(module),
            num_inputs, num_outputs);
   }
-  for (size_t i = 0; i < num_inputs; ++i)
+  for (size_t i = 0; i < num_inputs; ++i) {
     free(inputs[i].data);
+    free((int64_t *)inputs[i].dims);
+  }
+  free(output_dims);
   for (size_t i = 0; i < num_outputs; ++i)
     free(outputs[i].data);
   free(inputs);

@@ -18,6 +18,18 @@ def numpy_step(x, w, b, lr):
     return w - lr * x.T @ dz, b - lr * dz.sum(axis=0), (y * y).sum(), y
 
 
+def check_step(x, want_w, want_b, loss, y, w, b):
+    """Checks one step's loss, rows and weights against numpy_step's;
+    returns the weights numpy_step updated."""
+    want_w, want_b, want_loss, want_y = numpy_step(
+        x.astype(np.float64), want_w, want_b, 0.05)
+    np.testing.assert_allclose(loss.numpy(), want_loss, rtol=1e-4)
+    np.testing.assert_allclose(y.numpy(), want_y, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(w.numpy(), want_w, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(b.numpy(), want_b, rtol=1e-4, atol=1e-5)
+    return want_w, want_b
+
+
 def test_twenty_batch_sizes_compile_two_programs(rng):
     w0 = rng.uniform(-0.5, 0.5, (6, 4)).astype(np.float32)
     b0 = rng.uniform(-0.5, 0.5, (4,)).astype(np.float32)
@@ -35,12 +47,7 @@ def test_twenty_batch_sizes_compile_two_programs(rng):
         opt.zero_grad()
         loss.backward()
         opt.step()
-        want_w, want_b, want_loss, want_y = numpy_step(
-            x.astype(np.float64), want_w, want_b, 0.05)
-        np.testing.assert_allclose(loss.numpy(), want_loss, rtol=1e-4)
-        np.testing.assert_allclose(y.numpy(), want_y, rtol=1e-4, atol=1e-5)
-        np.testing.assert_allclose(w.numpy(), want_w, rtol=1e-4, atol=1e-5)
-        np.testing.assert_allclose(b.numpy(), want_b, rtol=1e-4, atol=1e-5)
+        want_w, want_b = check_step(x, want_w, want_b, loss, y, w, b)
     after = kiln.metrics()
     # Each program of the step compiles for its first size and once more,
     # shape-generic, at its second. (The first step's backward is a program
@@ -95,3 +102,103 @@ def test_mark_dynamic_checks_the_dim():
         assert "dim 2 is out of range for a tensor of rank 2" in str(e)
     else:
         raise AssertionError("mark_dynamic accepted dim 2 of a rank-2 tensor")
+
+
+GENERIC_PROGRAM = r"""
+import json, sys
+import numpy as np
+import kiln
+w = kiln.tensor(np.linspace(-1, 1, 24, dtype=np.float32).reshape(6, 4))
+values = {}
+for n in [int(s) for s in sys.argv[1:]]:
+    x = kiln.tensor(np.linspace(-2, 2, 6 * n, dtype=np.float32).reshape(n, 6))
+    values[n] = kiln.tanh(x @ w).sum(axis=1).numpy().tolist()
+m = kiln.metrics()
+print(json.dumps({"values": values, **{k: m[k] for k in (
+    "compiles", "generic_compiles", "generic_hits", "disk_hits",
+    "mlir_contexts")}}))
+"""
+
+
+def run_sizes(cache_dir, sizes):
+    import json
+    import os
+    import subprocess
+    import sys
+    environment = dict(os.environ, KILN_CACHE_DIR=str(cache_dir))
+    out = subprocess.run(
+        [sys.executable, "-c", GENERIC_PROGRAM, *map(str, sizes)],
+        env=environment, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_a_second_process_loads_the_generic_program(tmp_path):
+    """The shape-generic program goes to the compile cache with its
+    pattern: a new process runs sizes it has never seen with no MLIR
+    context, and computes what a process that compiled them computes."""
+    cold = run_sizes(tmp_path, [3, 5, 8])
+    assert cold["generic_compiles"] == 1 and cold["mlir_contexts"] == 1
+    warm = run_sizes(tmp_path, [11, 2, 40])
+    assert warm["mlir_contexts"] == 0
+    assert warm["generic_compiles"] == 1 and warm["generic_hits"] == 2
+    assert warm["disk_hits"] == 1
+    fresh = run_sizes(tmp_path / "other", [11, 2, 40])
+    assert fresh["mlir_contexts"] == 1
+    for n in ("11", "2", "40"):
+        np.testing.assert_allclose(warm["values"][n], fresh["values"][n],
+                                   rtol=1e-6, atol=1e-6)
+
+
+def test_jit_replays_new_batch_sizes_without_recording(rng):
+    """Under kiln.jit, once two recorded calls of different batch sizes
+    captured the same step (its programs shape-generic), every new batch
+    size replays it: no op recorded, nothing compiled, the numpy model's
+    results."""
+    w0 = rng.uniform(-0.5, 0.5, (6, 4)).astype(np.float32)
+    b0 = rng.uniform(-0.5, 0.5, (4,)).astype(np.float32)
+    w = kiln.tensor(w0, requires_grad=True)
+    b = kiln.tensor(b0, requires_grad=True)
+    opt = kiln.optim.SGD([w, b], lr=0.05)
+
+    @kiln.jit
+    def step(x):
+        y = kiln.tanh(x @ w + b)
+        loss = (y * y).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss, y
+
+    want_w, want_b = w0.astype(np.float64), b0.astype(np.float64)
+    replayed = 0
+    for n in BATCHES:
+        x = rng.uniform(-1, 1, (n, 6)).astype(np.float32)
+        tx = kiln.tensor(x)
+        before = kiln.metrics()
+        loss, y = step(tx)
+        after = kiln.metrics()
+        if step.generic_replays > replayed:
+            replayed = step.generic_replays
+            assert after["traced_ops"] == before["traced_ops"]
+            assert after["compiles"] == before["compiles"]
+        want_w, want_b = check_step(x, want_w, want_b, loss, y, w, b)
+    # The first call creates the gradients; two more of different sizes
+    # capture the same step; every later size replays it.
+    assert step.recorded_calls <= 4
+    assert step.generic_replays == len(BATCHES) - step.recorded_calls
+
+
+def test_jit_records_every_size_when_the_step_depends_on_it(rng):
+    """A Python number made from the batch size (a mean's 1 / n) differs
+    between sizes: no step is trusted across sizes, and every result is
+    right."""
+    @kiln.jit
+    def mean_square(x):
+        return (x * x).sum(axis=0) / x.shape[0]
+
+    for n in (3, 5, 7, 9, 11):
+        x = rng.uniform(-1, 1, (n, 2)).astype(np.float32)
+        np.testing.assert_allclose(mean_square(kiln.tensor(x)).numpy(),
+                                   (x * x).mean(axis=0), rtol=1e-5)
+    assert mean_square.generic_replays == 0
+    assert mean_square.recorded_calls == 5

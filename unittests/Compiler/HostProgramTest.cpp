@@ -8,6 +8,7 @@
 
 #include "Compiler/HostProgram.h"
 #include "Compiler/CpuExecutable.h"
+#include "Compiler/ShapeFunction.h"
 #include "KilnTestContext.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -20,12 +21,14 @@ namespace {
 
 class HostProgramTest : public KilnTestContext {
 protected:
-  llvm::Expected<HostProgram> build(llvm::StringRef source) {
+  llvm::Expected<HostProgram> build(llvm::StringRef source,
+                                    unsigned numInputs = 1,
+                                    const ShapeFunction *shapes = nullptr) {
     if (!parse(source))
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "parse error");
     auto entry = module->lookupSymbol<mlir::func::FuncOp>("main");
-    return HostProgram::build(entry);
+    return HostProgram::build(entry, numInputs, shapes);
   }
 };
 
@@ -104,8 +107,9 @@ TEST_F(HostProgramTest, LaunchesKernelsOnViewsAndCopies) {
   std::vector<float> x(8, 0.0f), out(8, -1.0f);
   void *buffers[] = {x.data(), out.data()};
   launches.clear();
-  ASSERT_EQ(kiln_rt_program_run_cpu(runtime.get(), buffers, 2, nullptr),
-            KILN_RT_OK)
+  ASSERT_EQ(
+      kiln_rt_program_run_cpu(runtime.get(), buffers, 2, nullptr, nullptr),
+      KILN_RT_OK)
       << kiln_rt_last_error();
   ASSERT_EQ(launches.size(), 2u);
   // Row 1 of x, then rows 0 and 1 of the temporary (one buffer).
@@ -121,7 +125,8 @@ TEST_F(HostProgramTest, LaunchesKernelsOnViewsAndCopies) {
   profile.perCall = true;
   {
     RuntimeProfile counts(&profile);
-    ASSERT_EQ(kiln_rt_program_run_cpu(runtime.get(), buffers, 2, counts.get()),
+    ASSERT_EQ(kiln_rt_program_run_cpu(runtime.get(), buffers, 2, nullptr,
+                                      counts.get()),
               KILN_RT_OK);
   }
   EXPECT_EQ(profile.launches, 2);
@@ -131,8 +136,9 @@ TEST_F(HostProgramTest, LaunchesKernelsOnViewsAndCopies) {
   EXPECT_EQ(profile.calls[1].name, "copy");
 
   // The wrong number of buffers is refused, naming both counts.
-  EXPECT_EQ(kiln_rt_program_run_cpu(runtime.get(), buffers, 1, nullptr),
-            KILN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      kiln_rt_program_run_cpu(runtime.get(), buffers, 1, nullptr, nullptr),
+      KILN_RT_INVALID_ARGUMENT);
   EXPECT_STREQ(kiln_rt_last_error(), "the program takes 2 buffers, 1 given");
 }
 
@@ -187,14 +193,117 @@ TEST_F(HostProgramTest, BindingNamesWhatIsMissing) {
   // Unbound, it does not run.
   float x[4];
   void *buffers[] = {x};
-  EXPECT_EQ(kiln_rt_program_run_cpu(runtime->get(), buffers, 1, nullptr),
-            KILN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      kiln_rt_program_run_cpu(runtime->get(), buffers, 1, nullptr, nullptr),
+      KILN_RT_INVALID_ARGUMENT);
   EXPECT_NE(std::string(kiln_rt_last_error()).find("not bound"),
             std::string::npos);
 }
 
-// Dynamic shapes and anything but straight-line buffer code keep the
-// compiled host code; the reason names the op.
+// What the stand-in dynamic kernel saw: each buffer's descriptor (offset,
+// size, stride).
+std::vector<std::vector<int64_t>> descriptors;
+
+// A kernel with two rank-1 buffers passed as descriptors: copies the first
+// into the second, and fills the rest of the second with -1.
+void descriptorKernel(void **packed) {
+  auto word = [&](int i) { return *static_cast<int64_t *>(packed[i]); };
+  auto *in = *static_cast<float **>(packed[1]);
+  auto *out = *static_cast<float **>(packed[6]);
+  int64_t inOffset = word(2), inSize = word(3);
+  int64_t outOffset = word(7), outSize = word(8);
+  descriptors.push_back(
+      {inOffset, inSize, word(4), outOffset, outSize, word(9)});
+  for (int64_t i = 0; i < outSize; ++i)
+    out[outOffset + i] = i < inSize ? in[inOffset + i] : -1.0f;
+}
+
+// A dynamic entry: sizes from the input's dim and index arithmetic, a view
+// at an offset, a kernel taking descriptors, a result whose size the shape
+// function gives, and a check before anything runs.
+TEST_F(HostProgramTest, RunsDynamicSizes) {
+  constexpr const char *kDynamic = R"mlir(
+    func.func private @k(memref<?xf32, strided<[1], offset: ?>>,
+                         memref<?xf32, strided<[1], offset: ?>>)
+        attributes {kiln.kernel}
+    func.func @main(%x: memref<?xf32>, %out: memref<?xf32>) {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %n = memref.dim %x, %c0 : memref<?xf32>
+      %m = arith.subi %n, %c1 : index
+      %t = memref.alloc(%n) {alignment = 64 : i64} : memref<?xf32>
+      %a = memref.subview %x[1] [%m] [1]
+          : memref<?xf32> to memref<?xf32, strided<[1], offset: 1>>
+      %ac = memref.cast %a : memref<?xf32, strided<[1], offset: 1>>
+          to memref<?xf32, strided<[1], offset: ?>>
+      %tc = memref.cast %t : memref<?xf32>
+          to memref<?xf32, strided<[1], offset: ?>>
+      func.call @k(%ac, %tc) : (memref<?xf32, strided<[1], offset: ?>>,
+                                memref<?xf32, strided<[1], offset: ?>>) -> ()
+      memref.copy %t, %out : memref<?xf32> to memref<?xf32>
+      memref.dealloc %t : memref<?xf32>
+      return
+    }
+  )mlir";
+  ShapeFunction shapes;
+  shapes.results = {{SizeExpr::inputDim(0, 0)}};
+  shapes.checks.push_back({SizeExpr::inputDim(0, 0), SizeExpr::constant(100),
+                           /*atMost=*/true, "k: the size of x"});
+  auto program = build(kDynamic, 1, &shapes);
+  ASSERT_TRUE(static_cast<bool>(program))
+      << llvm::toString(program.takeError());
+  auto created = createRuntimeProgram(program->serialize());
+  ASSERT_TRUE(static_cast<bool>(created))
+      << llvm::toString(created.takeError());
+  kiln_rt_program *runtime = created->get();
+  kiln_rt_kernel_entry entry = &descriptorKernel;
+  ASSERT_EQ(kiln_rt_program_bind_cpu(runtime, &entry, 1), KILN_RT_OK);
+  EXPECT_TRUE(kiln_rt_program_is_dynamic(runtime));
+  EXPECT_EQ(kiln_rt_program_num_inputs(runtime), 1);
+
+  for (int64_t n : {5, 1, 64}) {
+    SCOPED_TRACE(n);
+    int64_t resultDim = -1;
+    ASSERT_EQ(kiln_rt_program_result_dims(runtime, &n, &resultDim), KILN_RT_OK);
+    EXPECT_EQ(resultDim, n);
+    std::vector<float> x(n), out(n, 0.0f), expected(n, -1.0f);
+    for (int64_t i = 0; i < n; ++i)
+      x[i] = static_cast<float>(i * i);
+    for (int64_t i = 0; i + 1 < n; ++i)
+      expected[i] = x[i + 1];
+    void *buffers[] = {x.data(), out.data()};
+    descriptors.clear();
+    ASSERT_EQ(kiln_rt_program_run_cpu(runtime, buffers, 2, &n, nullptr),
+              KILN_RT_OK)
+        << kiln_rt_last_error();
+    EXPECT_EQ(out, expected);
+    ASSERT_EQ(descriptors.size(), 1u);
+    EXPECT_EQ(descriptors[0], (std::vector<int64_t>{1, n - 1, 1, 0, n, 1}));
+  }
+
+  // The shape function's check, before anything runs.
+  int64_t tooLong = 101;
+  std::vector<float> x(101), out(101);
+  void *buffers[] = {x.data(), out.data()};
+  descriptors.clear();
+  EXPECT_EQ(kiln_rt_program_run_cpu(runtime, buffers, 2, &tooLong, nullptr),
+            KILN_RT_INVALID_ARGUMENT);
+  EXPECT_STREQ(kiln_rt_last_error(), "@main: k: the size of x: 101 > 100");
+  // Sizes that make no view (a size of -1 for an empty x) are an error,
+  // never a kernel call.
+  int64_t empty = 0;
+  EXPECT_EQ(kiln_rt_program_run_cpu(runtime, buffers, 2, &empty, nullptr),
+            KILN_RT_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(kiln_rt_last_error()).find("sizes disagree"),
+            std::string::npos);
+  // A dynamic program needs the dims.
+  EXPECT_EQ(kiln_rt_program_run_cpu(runtime, buffers, 2, nullptr, nullptr),
+            KILN_RT_INVALID_ARGUMENT);
+  EXPECT_TRUE(descriptors.empty());
+}
+
+// Dynamic dims without a shape function, and anything but straight-line
+// buffer code, keep the compiled host code; the reason names the op.
 TEST_F(HostProgramTest, RefusesWhatItCannotDescribe) {
   auto dynamic = build(R"mlir(
     func.func @main(%x: memref<?xf32>) {
@@ -202,7 +311,7 @@ TEST_F(HostProgramTest, RefusesWhatItCannotDescribe) {
     }
   )mlir");
   ASSERT_FALSE(static_cast<bool>(dynamic));
-  EXPECT_NE(llvm::toString(dynamic.takeError()).find("static buffer"),
+  EXPECT_NE(llvm::toString(dynamic.takeError()).find("shape function"),
             std::string::npos);
 
   auto loop = build(R"mlir(

@@ -9,6 +9,7 @@
 
 #include "Compiler/TraceCache.h"
 #include "LazyTestHelpers.h"
+#include "kiln/Lazy/Jit.h"
 
 #include "gtest/gtest.h"
 
@@ -181,6 +182,81 @@ TEST(DynamicTest, MarkedDimsCompileGenericFromTheFirstSize) {
   EXPECT_EQ(after.compiles - before.compiles, 1);
   EXPECT_EQ(after.genericCompiles - before.genericCompiles, 1);
   EXPECT_EQ(after.genericHits - before.genericHits, 3);
+}
+
+/// The step of `step` above as a function of its inputs (w, b, x), for
+/// kiln::Jit: (w', b', loss, rows).
+std::vector<Tensor> linearStep(llvm::ArrayRef<Tensor> in) {
+  const Tensor &w = in[0], &b = in[1], &x = in[2];
+  int64_t batch = x.getShape()[0];
+  Tensor y = tanh(matmul(x, w) + broadcastTo(b, {batch, 4}));
+  Tensor loss = sum(y * y, {0, 1});
+  std::vector<Tensor> g = grad({loss}, {w, b});
+  return {w - 0.05 * g[0], b - 0.05 * g[1], loss, y};
+}
+
+// Under kiln::Jit, once two recorded calls of different batch sizes
+// captured the same (shape-generic) step, a new batch size replays it: no
+// op recorded, no lookup, no compile; the results are the step by hand's.
+TEST(DynamicTest, JitReplaysNewBatchSizesWithoutRecording) {
+  TraceCacheStats before = TraceCache::global().getStats();
+  std::vector<float> w0 = ramp(24, 3), b0 = ramp(4, 4);
+  std::vector<double> hw(w0.begin(), w0.end()), hb(b0.begin(), b0.end());
+  Tensor w = input({6, 4}, w0), b = input({4}, b0);
+  Jit jit(linearStep);
+  for (auto [i, batch] : llvm::enumerate(batchSizes)) {
+    Tensor x = input({batch, 6}, ramp(batch * 6, static_cast<int>(i)));
+    Metrics start = metrics();
+    llvm::Expected<std::vector<Tensor>> out = jit({w, b, x});
+    ASSERT_TRUE(static_cast<bool>(out)) << llvm::toString(out.takeError());
+    Metrics end = metrics();
+    if (i >= 3) {
+      EXPECT_EQ(end.tracedOps, start.tracedOps) << "batch " << batch;
+      EXPECT_EQ(end.cacheHits + end.cacheMisses,
+                start.cacheHits + start.cacheMisses);
+    }
+    std::vector<std::vector<double>> want =
+        stepByHand(hw, hb, batch, static_cast<int>(i));
+    std::string what = "batch " + std::to_string(batch);
+    expectClose(values((*out)[0]), want[0], what + " w");
+    expectClose(values((*out)[1]), want[1], what + " b");
+    expectClose(values((*out)[2]), want[2], what + " loss");
+    expectClose(values((*out)[3]), want[3], what + " rows");
+    w = (*out)[0];
+    b = (*out)[1];
+  }
+  // Recorded at the first three sizes at most (the second compiles the
+  // generic program, unless an earlier test did; the third captures the
+  // same step at another size); every later size replays.
+  EXPECT_LE(jit.getNumRecordedCalls(), 3);
+  EXPECT_EQ(jit.getNumGenericReplays(),
+            static_cast<int64_t>(batchSizes.size()) -
+                jit.getNumRecordedCalls());
+  TraceCacheStats after = TraceCache::global().getStats();
+  EXPECT_LE(after.compiles - before.compiles, 2);
+}
+
+// A step with something baked that depends on the batch (a mean's 1/n)
+// never captures the same step at two sizes: every new size records, and
+// every result is right.
+TEST(DynamicTest, JitRecordsNewSizesWhenTheStepDependsOnThem) {
+  Jit jit([](llvm::ArrayRef<Tensor> in) -> std::vector<Tensor> {
+    return {mean(in[0] * in[0], {0})};
+  });
+  for (int64_t rows : {3, 5, 7, 9}) {
+    std::vector<float> xs = ramp(rows * 2, 8);
+    llvm::Expected<std::vector<Tensor>> out = jit({input({rows, 2}, xs)});
+    ASSERT_TRUE(static_cast<bool>(out)) << llvm::toString(out.takeError());
+    std::vector<float> got = values((*out)[0]);
+    for (int64_t j = 0; j < 2; ++j) {
+      double want = 0;
+      for (int64_t r = 0; r < rows; ++r)
+        want += xs[r * 2 + j] * xs[r * 2 + j];
+      EXPECT_NEAR(got[j], want / rows, 1e-5) << rows;
+    }
+  }
+  EXPECT_EQ(jit.getNumRecordedCalls(), 4);
+  EXPECT_EQ(jit.getNumGenericReplays(), 0);
 }
 
 TEST(DynamicTest, MarkingChecksTheDim) {

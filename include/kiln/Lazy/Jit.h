@@ -17,7 +17,10 @@
 //
 // kiln::Jit wraps a functional step (inputs in, outputs out, as jax.jit):
 // the first calls record; once two consecutive calls with the same input
-// types capture the same step, later calls replay it.
+// types capture the same step, later calls replay it. Once two recorded
+// calls with inputs of different sizes capture the same step (its programs
+// shape-generic: the trace cache's automatic dynamic dims), a call with new
+// sizes replays that step too, without recording.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,12 +61,18 @@ public:
   /// the programs computed from its recipe was replaced, another device):
   /// the caller records the step again. Fails on a dtype or shape that is
   /// not the capture's, naming the input, and on a failed run.
+  /// With `otherSizes`, the inputs may have other sizes than the capture's
+  /// (the same dtypes and ranks): each program runs only where its
+  /// arguments fit its executable (a shape-generic one takes any size of a
+  /// dynamic dim), else std::nullopt.
   llvm::Expected<std::optional<std::vector<Tensor>>>
-  replay(llvm::ArrayRef<NodeRef> inputs) const;
+  replay(llvm::ArrayRef<NodeRef> inputs, bool otherSizes = false) const;
 
   /// Whether `other` captured the same step: the same programs, sources,
-  /// inputs and outputs (baked data compared by value).
-  bool isEquivalent(const CapturedStep &other) const;
+  /// inputs and outputs (baked data compared by value). With
+  /// `otherSizes`, its inputs may have other sizes (the same dtypes and
+  /// ranks): the same programs are then shape-generic ones.
+  bool isEquivalent(const CapturedStep &other, bool otherSizes = false) const;
 
   size_t getNumInputs() const { return inputTypes.size(); }
   size_t getNumPrograms() const { return programs.size(); }
@@ -155,6 +164,8 @@ public:
 
   int64_t getNumReplays() const { return replays; }
   int64_t getNumRecordedCalls() const { return recordedCalls; }
+  /// Replays of the shape-generic step at sizes it was not captured with.
+  int64_t getNumGenericReplays() const { return genericReplays; }
 
 private:
   struct Entry {
@@ -167,7 +178,10 @@ private:
 
   StepFn fn;
   std::vector<Entry> entries;
-  int64_t replays = 0, recordedCalls = 0;
+  /// The last step recorded, and the step that two recorded calls of
+  /// different sizes captured alike (replayed at any size it fits).
+  std::shared_ptr<CapturedStep> lastRecorded, generic;
+  int64_t replays = 0, recordedCalls = 0, genericReplays = 0;
 };
 
 } // namespace kiln

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Conversion/CompactKernelAbi.h"
 #include "Support/PassStatistics.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
@@ -49,6 +50,17 @@ static Type getLLVMElementType(Type type) {
   return {};
 }
 
+bool kiln::isCompactKernelArgument(MemRefType type) {
+  int64_t offset;
+  SmallVector<int64_t> strides;
+  // The caller adds the offset to the pointer: a static nonzero one would
+  // then be added twice.
+  return getLLVMElementType(type.getElementType()) && type.hasStaticShape() &&
+         succeeded(type.getStridesAndOffset(strides, offset)) &&
+         llvm::none_of(strides, ShapedType::isDynamic) &&
+         (offset == 0 || ShapedType::isDynamic(offset));
+}
+
 /// The argument layouts of `kernel`, or nothing when its recorded memref
 /// signature does not explain its LLVM signature.
 static std::optional<SmallVector<ArgLayout>>
@@ -72,16 +84,11 @@ computeLayouts(LLVM::LLVMFuncOp kernel, ArrayAttr memrefSignature) {
       for (unsigned i = 0; i < layout.count; ++i)
         if (llvmArgs[next + i] != (i < 2 ? Type(ptrType) : Type(i64)))
           return std::nullopt;
-      int64_t offset;
-      SmallVector<int64_t> strides;
-      Type element = getLLVMElementType(memref.getElementType());
-      // The caller adds the offset to the pointer: a static nonzero one
-      // would then be added twice.
-      if (element && memref.hasStaticShape() &&
-          succeeded(memref.getStridesAndOffset(strides, offset)) &&
-          llvm::none_of(strides, ShapedType::isDynamic) &&
-          (offset == 0 || ShapedType::isDynamic(offset))) {
-        layout.elementType = element;
+      if (kiln::isCompactKernelArgument(memref)) {
+        int64_t offset;
+        SmallVector<int64_t> strides;
+        (void)memref.getStridesAndOffset(strides, offset);
+        layout.elementType = getLLVMElementType(memref.getElementType());
         layout.sizes.assign(memref.getShape().begin(), memref.getShape().end());
         layout.strides = std::move(strides);
       }

@@ -43,7 +43,7 @@ typedef enum kiln_rt_backend {
   KILN_RT_BACKEND_CUDA = 1,
 } kiln_rt_backend;
 
-/* A dim a module takes at run time (not yet written by kiln-compile). */
+/* A dim a module takes at run time: its size is the caller's buffer's. */
 #define KILN_RT_DYNAMIC_DIM (-1)
 
 /* An argument or result of a module's entry. */
@@ -87,9 +87,19 @@ const kiln_rt_tensor_type *kiln_rt_module_input(const kiln_rt_module *module,
 const kiln_rt_tensor_type *kiln_rt_module_output(const kiln_rt_module *module,
                                                  size_t index);
 
+/* The outputs' dims for `inputs` (only their dtypes and dims are read),
+ * flattened into `dims` (the sum of the outputs' ranks): the signature's,
+ * with each dynamic dim as the entry computes it from the inputs'. Sizes
+ * that must agree between dynamic dims are checked, and an error names the
+ * op. */
+kiln_rt_status kiln_rt_module_output_dims(const kiln_rt_module *module,
+                                          const kiln_rt_tensor *inputs,
+                                          size_t num_inputs, int64_t *dims);
+
 /* Runs the entry: `inputs` are read, `outputs` written in full. Their
- * dtypes and shapes must be the signature's (an error names the first that
- * is not). A CUDA module initializes the CUDA runtime if needed, loads its
+ * dtypes and shapes must be the signature's, the outputs' dynamic dims
+ * those of kiln_rt_module_output_dims (an error names the first that is
+ * not). A CUDA module initializes the CUDA runtime if needed, loads its
  * kernels once per session, and queues the steps on `stream` (NULL: the
  * default stream) without waiting; a CPU module ignores `stream`. Safe to
  * call from several threads at once. */

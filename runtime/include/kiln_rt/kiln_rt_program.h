@@ -1,8 +1,10 @@
 /*===- kiln_rt_program.h - host programs: the steps of a compiled entry ---===*
  *
- * A compiled static-shape entry only sequences work: it allocates and frees
- * buffers, calls kernels and runtime functions (BLAS) on static strided
- * views of them, copies views and launches GPU kernels. The compiler writes
+ * A compiled entry only sequences work: it allocates and frees buffers,
+ * calls kernels and runtime functions (BLAS) on strided views of them,
+ * copies views and launches GPU kernels. Where the entry has dynamic dims,
+ * its sizes are computed at run time from the inputs' dims, and the sizes
+ * that must agree are checked before anything runs. The compiler writes
  * that sequence as a host program (the versioned "KILNHP" bytes); this API
  * reads it, checking every field that running relies on, and runs it on the
  * CPU or on a GPU. It is the one executor of kiln: the compiler's CPU and
@@ -35,6 +37,19 @@ void kiln_rt_program_destroy(kiln_rt_program *program);
 
 /* The buffers a run takes: the entry's inputs, then its results. */
 int32_t kiln_rt_program_num_arguments(const kiln_rt_program *program);
+int32_t kiln_rt_program_num_inputs(const kiln_rt_program *program);
+/* The rank of argument `index` (an input or a result); 0 past the end. */
+uint32_t kiln_rt_program_argument_rank(const kiln_rt_program *program,
+                                       int32_t index);
+/* Whether an input has a dynamic dim: a run then takes the inputs' dims. */
+int kiln_rt_program_is_dynamic(const kiln_rt_program *program);
+/* The results' dims for inputs of `input_dims` (every dim of every input,
+ * flattened in order; NULL for a static program), flattened into
+ * `result_dims` (the sum of the results' ranks). Fails, naming the op, where
+ * sizes that must agree do not. */
+kiln_rt_status kiln_rt_program_result_dims(const kiln_rt_program *program,
+                                           const int64_t *input_dims,
+                                           int64_t *result_dims);
 int64_t kiln_rt_program_num_steps(const kiln_rt_program *program);
 /* The kernels the steps call, by symbol name, in the order that
  * kiln_rt_program_bind_cpu takes their entry points. */
@@ -69,11 +84,14 @@ kiln_rt_status kiln_rt_program_bind_cpu(kiln_rt_program *program,
                                         size_t count);
 
 /* Runs a bound program on host `buffers` (the inputs, then the caller's
- * result buffers), with `profile` NULL or added to. Buffers the program
+ * result buffers, of the dims kiln_rt_program_result_dims gives), the
+ * inputs of `input_dims` (as there; NULL for a static program), with
+ * `profile` NULL or added to. Buffers the program
  * allocates come from the runtime's buffer cache; on failure those
  * allocated so far are freed. */
 kiln_rt_status kiln_rt_program_run_cpu(const kiln_rt_program *program,
                                        void *const *buffers, size_t count,
+                                       const int64_t *input_dims,
                                        kiln_rt_profile *profile);
 
 /* --- On a GPU (kiln_rt_cuda.h) ------------------------------------------- */
@@ -88,11 +106,13 @@ kiln_rt_status kiln_rt_program_load_cuda(kiln_rt_program *program,
                                          const char *ptx, size_t size);
 
 /* Queues a loaded program's steps on `stream` (NULL: the default stream)
- * on device `buffers` (the inputs, then the results). Buffers it allocates
+ * on device `buffers` (the inputs, then the results; `input_dims` as for
+ * kiln_rt_program_run_cpu). Buffers it allocates
  * are freed (stream-ordered) before it returns. With a profile, waits for
  * the steps and adds their device time. */
 kiln_rt_status kiln_rt_program_run_cuda(const kiln_rt_program *program,
                                         void *const *buffers, size_t count,
+                                        const int64_t *input_dims,
                                         kiln_rt_cuda_stream *stream,
                                         kiln_rt_profile *profile);
 
