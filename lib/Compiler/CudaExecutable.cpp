@@ -61,12 +61,6 @@ CudaExecutable::compile(ModuleOp module, StringRef entry,
   exe->entryName = prepared->name;
   exe->inputs = prepared->inputs;
   exe->outputs = prepared->outputs;
-  for (const TensorSignature &input : exe->inputs)
-    for (int64_t d : input.shape)
-      if (ShapedType::isDynamic(d))
-        return makeError("the cuda backend needs static shapes; argument "
-                         "type " +
-                         input.typeString + " is dynamic");
 
   llvm::Expected<CudaTarget> target = resolveCudaTarget(options);
   if (!target)
@@ -104,8 +98,10 @@ CudaExecutable::compile(ModuleOp module, StringRef entry,
   auto func = module.lookupSymbol<func::FuncOp>(exe->entryName);
   if (!func)
     return makeError("@" + exe->entryName + " disappeared during lowering");
+  // Dynamic dims: the host program computes the sizes, grids included.
   llvm::Expected<HostProgram> program =
-      HostProgram::build(func, exe->inputs.size(), /*shapes=*/nullptr);
+      HostProgram::build(func, exe->inputs.size(),
+                         prepared->shapes ? &*prepared->shapes : nullptr);
   if (!program)
     return makeError("the cuda backend cannot run @" + exe->entryName +
                      "'s host code: " + llvm::toString(program.takeError()));

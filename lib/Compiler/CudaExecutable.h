@@ -40,8 +40,8 @@ runCudaProgram(kiln_rt_program *program, llvm::StringRef ptx,
 class CudaExecutable final : public Executable {
 public:
   /// Compiles `entry` of `module` (lowered in place) for CUDA; the options
-  /// were checked by Executable::compile. Entries with dynamic shapes are
-  /// refused.
+  /// were checked by Executable::compile. Dynamic dims are sizes the host
+  /// program computes (grids included) from the inputs' at each run.
   static llvm::Expected<std::unique_ptr<CudaExecutable>>
   compile(mlir::ModuleOp module, llvm::StringRef entry,
           const CompileOptions &options);

@@ -5,8 +5,8 @@
 module attributes {gpu.container_module} {
   func.func @f(%out: memref<64xf32>, %n: index) {
     %c1 = arith.constant 1 : index
-    // expected-error @+1 {{only launches of constant 1-D grids and blocks}}
-    gpu.launch_func @kiln_gpu::@kernel blocks in (%n, %c1, %c1) threads in (%c1, %c1, %c1) args(%out : memref<64xf32>)
+    // expected-error @+1 {{only launches of 1-D grids and constant blocks}}
+    gpu.launch_func @kiln_gpu::@kernel blocks in (%c1, %c1, %c1) threads in (%n, %c1, %c1) args(%out : memref<64xf32>)
     return
   }
   gpu.module @kiln_gpu {

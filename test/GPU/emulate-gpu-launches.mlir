@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s -kiln-emulate-gpu-launches | FileCheck %s
+// RUN: kiln-opt %s -split-input-file -kiln-emulate-gpu-launches | FileCheck %s
 
 // A launch of 2 blocks of 32 threads becomes a call of the kernel, now a
 // kiln.kernel function that loops over the 64 threads, each a block of one:
@@ -40,6 +40,39 @@ module attributes {gpu.container_module} {
       %r = gpu.subgroup_reduce add %x uniform : (f32) -> f32
       gpu.barrier
       memref.store %r, %out[%i] : memref<64xf32>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A grid computed at the launch (a kernel over a dynamic batch): the
+// emulated kernel takes the grid's threads as one more argument, which the
+// call computes from the launch's grid and block.
+// CHECK-LABEL: func.func @dynamic(
+// CHECK-SAME: %[[OUT:[^:]+]]: memref<?xf32>, %[[BLOCKS:[^:]+]]: index)
+// CHECK: %[[THREADS:.+]] = arith.muli %[[BLOCKS]], %{{.+}} : index
+// CHECK: call @kernel(%[[OUT]], %[[THREADS]]) : (memref<?xf32>, index) -> ()
+// CHECK-LABEL: func.func private @kernel(
+// CHECK-SAME: %{{[^:]+}}: memref<?xf32>, %[[N:[^:]+]]: index)
+// CHECK: scf.for %{{.+}} = %{{.+}} to %[[N]] step
+module attributes {gpu.container_module} {
+  func.func @dynamic(%out: memref<?xf32>, %blocks: index) {
+    %c1 = arith.constant 1 : index
+    %c32 = arith.constant 32 : index
+    gpu.launch_func @kiln_gpu::@kernel blocks in (%blocks, %c1, %c1) threads in (%c32, %c1, %c1) args(%out : memref<?xf32>)
+    return
+  }
+  gpu.module @kiln_gpu {
+    gpu.func @kernel(%out: memref<?xf32>) kernel {
+      %b = gpu.block_id x
+      %t = gpu.thread_id x
+      %n = gpu.block_dim x
+      %base = arith.muli %b, %n : index
+      %i = arith.addi %base, %t : index
+      %v = arith.constant 1.0 : f32
+      memref.store %v, %out[%i] : memref<?xf32>
       gpu.return
     }
   }

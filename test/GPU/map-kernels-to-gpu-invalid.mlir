@@ -8,15 +8,15 @@
 
 #id = affine_map<(d0) -> (d0)>
 
-func.func @dynamic(%x: memref<?xf32>, %y: memref<?xf32>) {
-  call @kiln_kernel_0(%x, %y) : (memref<?xf32>, memref<?xf32>) -> ()
+func.func @scalar(%x: memref<8xf32>, %n: index) {
+  call @kiln_kernel_0(%x, %n) : (memref<8xf32>, index) -> ()
   return
 }
-// expected-error @+1 {{a GPU kernel needs buffers of static shape, got 'memref<?xf32>'}}
-func.func private @kiln_kernel_0(%x: memref<?xf32>, %y: memref<?xf32>) attributes {kiln.kernel} {
-  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%x : memref<?xf32>) outs(%y : memref<?xf32>) {
-  ^bb0(%in: f32, %out: f32):
-    linalg.yield %in : f32
+// expected-error @+1 {{a GPU kernel takes buffers, got 'index'}}
+func.func private @kiln_kernel_0(%x: memref<8xf32>, %n: index) attributes {kiln.kernel} {
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel"]} outs(%x : memref<8xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %out : f32
   }
   return
 }

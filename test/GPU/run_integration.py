@@ -34,8 +34,6 @@ MODES = {"emulate": ["--emulate-gpu"], "cuda": ["--backend", "cuda"],
          "launch": ["--backend", "cuda"]}
 # What the GPU path does not take yet, and says so.
 UNSUPPORTED = [
-    "a GPU kernel needs buffers of static shape",
-    "the cuda backend needs static shapes",
     "the cuda backend does not copy strided views yet",
     "the cuda backend cannot run",
     "is a libdevice function",

@@ -313,8 +313,10 @@ unsigned fake_cuda_last_launch[6];
 int fake_cuda_last_param_count;
 int fake_cuda_launches;
 /* A launch's parameters are checked against the kernel's PTX signature:
- * each `.ptr` parameter must point into device memory allocated here (a
- * packing error in the caller fails the launch: CUDA_ERROR_INVALID_VALUE).
+ * each `.ptr` parameter must point into device memory allocated here, or be
+ * null (an empty buffer has no memory; a real device accepts it for a
+ * kernel that reads none of it). A packing error in the caller fails the
+ * launch: CUDA_ERROR_INVALID_VALUE.
  * A PTX without parameter lines (the unit tests') takes any parameters. */
 CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
                         unsigned bx, unsigned by, unsigned bz, unsigned shared,
@@ -337,7 +339,7 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
     if (pointer) {
       unsigned long long value;
       memcpy(&value, params[count], sizeof(value));
-      if (!is_device_pointer(value))
+      if (value != 0 && !is_device_pointer(value))
         return 1;
     }
     ++count;

@@ -19,9 +19,11 @@ using namespace mlir;
 
 namespace {
 
-/// A launch's grid and block sizes along x (y and z must be 1).
+/// A launch's grid and block sizes along x (y and z must be 1); blocks is
+/// -1 for a grid computed at the launch (from dynamic sizes).
 struct LaunchShape {
   int64_t blocks, threads;
+  bool isDynamic() const { return blocks < 0; }
   bool operator==(const LaunchShape &other) const {
     return blocks == other.blocks && threads == other.threads;
   }
@@ -36,10 +38,10 @@ FailureOr<LaunchShape> getLaunchShape(gpu::LaunchFuncOp launch) {
                          bx = getConstantIntValue(block.x),
                          by = getConstantIntValue(block.y),
                          bz = getConstantIntValue(block.z);
-  if (!gx || !bx || gy != 1 || gz != 1 || by != 1 || bz != 1)
-    return launch.emitError("only launches of constant 1-D grids and blocks "
+  if (!bx || gy != 1 || gz != 1 || by != 1 || bz != 1)
+    return launch.emitError("only launches of 1-D grids and constant blocks "
                             "can be emulated");
-  return LaunchShape{*gx, *bx};
+  return LaunchShape{gx.value_or(-1), *bx};
 }
 
 struct KilnEmulateGpuLaunchesPass
@@ -57,8 +59,15 @@ static LogicalResult emulate(gpu::GPUFuncOp kernel, LaunchShape shape,
   OpBuilder b(module.getBodyRegion());
   b.setInsertionPointToEnd(module.getBody());
   Location loc = kernel.getLoc();
-  auto func =
-      func::FuncOp::create(b, loc, kernel.getName(), kernel.getFunctionType());
+  // A grid computed at the launch: the threads it has come as one more
+  // argument.
+  FunctionType type = kernel.getFunctionType();
+  if (shape.isDynamic()) {
+    SmallVector<Type> inputs(type.getInputs());
+    inputs.push_back(b.getIndexType());
+    type = b.getFunctionType(inputs, type.getResults());
+  }
+  auto func = func::FuncOp::create(b, loc, kernel.getName(), type);
   kiln::markAsKernel(func);
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToEnd(entry);
@@ -69,7 +78,10 @@ static LogicalResult emulate(gpu::GPUFuncOp kernel, LaunchShape shape,
   // the launch), and a block's barriers and shared memory then need no
   // other thread.
   Value blocks =
-      arith::ConstantIndexOp::create(b, loc, shape.blocks * shape.threads);
+      shape.isDynamic()
+          ? entry->getArguments().back()
+          : arith::ConstantIndexOp::create(b, loc, shape.blocks * shape.threads)
+                .getResult();
   IRMapping mapping;
   for (auto [from, to] :
        llvm::zip(kernel.getArguments(), entry->getArguments()))
@@ -161,9 +173,14 @@ void KilnEmulateGpuLaunchesPass::runOnOperation() {
       return signalPassFailure();
   for (gpu::LaunchFuncOp launch : launches) {
     OpBuilder b(launch);
+    SmallVector<Value> operands(launch.getKernelOperands());
+    gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+    if (!getConstantIntValue(grid.x))
+      operands.push_back(arith::MulIOp::create(
+          b, launch.getLoc(), grid.x, launch.getBlockSizeOperandValues().x));
     func::CallOp::create(b, launch.getLoc(),
                          launch.getKernel().getLeafReference(), TypeRange(),
-                         launch.getKernelOperands());
+                         operands);
     launch.erase();
   }
   for (auto gpuModule :

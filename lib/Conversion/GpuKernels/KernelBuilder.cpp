@@ -14,15 +14,27 @@ using namespace kiln::gpu_mapper;
 void KernelBuilder::delinearize(Value linear, ArrayRef<int64_t> dims,
                                 ArrayRef<int64_t> ranges,
                                 SmallVectorImpl<Value> &ivs) {
+  delinearize(linear, dims, getAsIndexOpFoldResult(b.getContext(), ranges),
+              ivs);
+}
+
+Value KernelBuilder::materialize(OpFoldResult size) {
+  if (std::optional<int64_t> constant = getConstantIntValue(size))
+    return index(*constant);
+  return cast<Value>(size);
+}
+
+void KernelBuilder::delinearize(Value linear, ArrayRef<int64_t> dims,
+                                ArrayRef<OpFoldResult> ranges,
+                                SmallVectorImpl<Value> &ivs) {
   // The innermost dim varies fastest.
   Value rest = linear;
   for (size_t i = dims.size(); i-- > 0;) {
-    int64_t size = ranges[dims[i]];
     if (i == 0) {
       ivs[dims[i]] = rest;
       break;
     }
-    Value size_v = index(size);
+    Value size_v = materialize(ranges[dims[i]]);
     ivs[dims[i]] = arith::RemUIOp::create(b, loc, rest, size_v);
     rest = arith::DivUIOp::create(b, loc, rest, size_v);
   }
@@ -136,7 +148,8 @@ SmallVector<Value> KernelBuilder::emitPayload(linalg::LinalgOp op,
   return yields;
 }
 
-void KernelBuilder::emitScalarLoop(const Nest &nest, ArrayRef<int64_t> ranges,
+void KernelBuilder::emitScalarLoop(const Nest &nest,
+                                   ArrayRef<OpFoldResult> ranges,
                                    IRMapping &mapping) {
   linalg::LinalgOp op = nest.op;
   SmallVector<unsigned> parallel, reduction;
@@ -144,10 +157,19 @@ void KernelBuilder::emitScalarLoop(const Nest &nest, ArrayRef<int64_t> ranges,
   op.getReductionDims(reduction);
   SmallVector<int64_t> parallelDims(parallel.begin(), parallel.end());
   SmallVector<int64_t> reductionDims(reduction.begin(), reduction.end());
-  int64_t elements = 1;
-  for (int64_t d : parallelDims)
-    elements *= ranges[d];
-  auto loop = scf::ForOp::create(b, loc, first, index(elements), stride);
+  // The static sizes' product, times each dynamic one.
+  int64_t staticElements = 1;
+  SmallVector<Value> dynamicSizes;
+  for (int64_t d : parallelDims) {
+    if (std::optional<int64_t> size = getConstantIntValue(ranges[d]))
+      staticElements *= *size;
+    else
+      dynamicSizes.push_back(cast<Value>(ranges[d]));
+  }
+  Value elements = index(staticElements);
+  for (Value size : dynamicSizes)
+    elements = arith::MulIOp::create(b, loc, elements, size);
+  auto loop = scf::ForOp::create(b, loc, first, elements, stride);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   SmallVector<Value> ivs(op.getNumLoops());
@@ -205,7 +227,7 @@ void KernelBuilder::emitScalarLoop(const Nest &nest, ArrayRef<int64_t> ranges,
   SmallVector<scf::ForOp> loops;
   SmallVector<Value> carried = accumulators;
   for (int64_t d : reductionDims) {
-    auto inner = scf::ForOp::create(b, loc, index(0), index(ranges[d]),
+    auto inner = scf::ForOp::create(b, loc, index(0), materialize(ranges[d]),
                                     index(1), carried);
     loops.push_back(inner);
     b.setInsertionPointToStart(inner.getBody());
@@ -323,9 +345,60 @@ void KernelBuilder::emitVectorLoop(const Nest &nest, ArrayRef<int64_t> ranges,
   }
 }
 
-bool KernelBuilder::emitNest(const Nest &nest, IRMapping &mapping) {
+std::optional<SmallVector<OpFoldResult>>
+KernelBuilder::getDynamicRanges(linalg::LinalgOp op, DynamicWork &work) {
+  SmallVector<int64_t> staticRanges = op.getStaticLoopRanges();
+  SmallVector<OpFoldResult> ranges;
+  for (auto [d, size] : llvm::enumerate(staticRanges)) {
+    bool parallel =
+        op.getIteratorTypesArray()[d] == utils::IteratorType::parallel;
+    if (!ShapedType::isDynamic(size)) {
+      ranges.push_back(b.getIndexAttr(size));
+      if (parallel)
+        work.constant *= size;
+      continue;
+    }
+    // An operand of the kernel's arguments whose index `r` is the loop dim
+    // itself: its size there.
+    std::optional<std::pair<unsigned, unsigned>> source;
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto arg = dyn_cast<BlockArgument>(operand.get());
+      if (!arg || !isa<MemRefType>(arg.getType()))
+        continue;
+      for (auto [r, e] :
+           llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults()))
+        if (auto dim = dyn_cast<AffineDimExpr>(e);
+            dim && dim.getPosition() == d && !source)
+          source = {arg.getArgNumber(), static_cast<unsigned>(r)};
+    }
+    if (!source)
+      return std::nullopt;
+    Value buffer = func.getArgument(source->first);
+    ranges.push_back(
+        memref::DimOp::create(b, loc, buffer, source->second).getResult());
+    if (parallel)
+      work.dims.push_back(*source);
+  }
+  return ranges;
+}
+
+FailureOr<bool> KernelBuilder::emitNest(const Nest &nest, IRMapping &mapping) {
   linalg::LinalgOp op = nest.op;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic)) {
+    // Sizes known at the launch: a scalar grid-stride loop over them.
+    DynamicWork dynamic;
+    std::optional<SmallVector<OpFoldResult>> values =
+        getDynamicRanges(op, dynamic);
+    if (!values)
+      return op->emitError("a GPU kernel reads each dynamic size from one of "
+                           "its arguments; this op's is not one");
+    dynamicWork.push_back(std::move(dynamic));
+    emitScalarLoop(nest, *values, mapping);
+    return false;
+  }
+  SmallVector<OpFoldResult> sizes =
+      getAsIndexOpFoldResult(b.getContext(), ranges);
   int64_t parallelElements = 1;
   for (auto [d, type] : llvm::enumerate(op.getIteratorTypesArray()))
     if (type == utils::IteratorType::parallel)
@@ -344,7 +417,7 @@ bool KernelBuilder::emitNest(const Nest &nest, IRMapping &mapping) {
   }
   if (!canVectorize(op, ranges)) {
     work = std::max(work, parallelElements);
-    emitScalarLoop(nest, ranges, mapping);
+    emitScalarLoop(nest, sizes, mapping);
     return false;
   }
   work = std::max(work, parallelElements / vectorWidth);
@@ -355,7 +428,7 @@ bool KernelBuilder::emitNest(const Nest &nest, IRMapping &mapping) {
     b.setInsertionPointToStart(branch.thenBlock());
     emitVectorLoop(nest, ranges, mapping);
     b.setInsertionPointToStart(branch.elseBlock());
-    emitScalarLoop(nest, ranges, mapping);
+    emitScalarLoop(nest, sizes, mapping);
   }
   return true;
 }

@@ -83,8 +83,10 @@ public:
 
   /// The loop of `nest`; `mapping` maps the kernel function's values (its
   /// arguments and constants) to the GPU kernel's. Returns whether it has a
-  /// vector path.
-  bool emitNest(const Nest &nest, mlir::IRMapping &mapping);
+  /// vector path. A nest with dynamic sizes is a scalar grid-stride loop
+  /// (getDynamicWork); fails, with an error on the op, where its sizes
+  /// cannot be read from the kernel's arguments.
+  mlir::FailureOr<bool> emitNest(const Nest &nest, mlir::IRMapping &mapping);
 
   /// A row kernel (getGpuRowKernel) in this one launch: a warp, or for
   /// rows of kBlockReductionMinLength or more a block, per row.
@@ -99,14 +101,35 @@ public:
   /// Elements (or vector groups) the widest loop has: the grid to launch.
   int64_t getWork() const { return work; }
 
+  /// A nest's parallel elements where some of its sizes are dynamic:
+  /// `constant` times the sizes of the kernel arguments' dims in `dims`
+  /// (argument number, dim), which the host reads at the launch.
+  struct DynamicWork {
+    int64_t constant = 1;
+    llvm::SmallVector<std::pair<unsigned, unsigned>> dims;
+  };
+  /// The nests with dynamic sizes: the grid is the largest of these and
+  /// getWork().
+  llvm::ArrayRef<DynamicWork> getDynamicWork() const { return dynamicWork; }
+
 private:
   mlir::Value index(int64_t value) {
     return mlir::arith::ConstantIndexOp::create(b, loc, value);
   }
   /// The loop ivs of linear index `linear` over `dims` (row-major).
   void delinearize(mlir::Value linear, llvm::ArrayRef<int64_t> dims,
+                   llvm::ArrayRef<mlir::OpFoldResult> ranges,
+                   llvm::SmallVectorImpl<mlir::Value> &ivs);
+  void delinearize(mlir::Value linear, llvm::ArrayRef<int64_t> dims,
                    llvm::ArrayRef<int64_t> ranges,
                    llvm::SmallVectorImpl<mlir::Value> &ivs);
+  mlir::Value materialize(mlir::OpFoldResult size);
+  /// `op`'s loop ranges: constants where static, else read (memref.dim)
+  /// from an operand the dim indexes whole; with the host's form of each
+  /// nest's parallel elements in `work`. None when a dynamic dim has no
+  /// such operand that is an argument of the kernel.
+  std::optional<llvm::SmallVector<mlir::OpFoldResult>>
+  getDynamicRanges(mlir::linalg::LinalgOp op, DynamicWork &work);
   /// The indices of `map` at `ivs`.
   llvm::SmallVector<mlir::Value> applyMap(mlir::AffineMap map,
                                           llvm::ArrayRef<mlir::Value> ivs);
@@ -124,7 +147,8 @@ private:
   /// Whether every buffer `op` accesses contiguously is aligned for vectors.
   mlir::Value emitAlignmentCheck(mlir::linalg::LinalgOp op,
                                  mlir::IRMapping &mapping);
-  void emitScalarLoop(const Nest &nest, llvm::ArrayRef<int64_t> ranges,
+  void emitScalarLoop(const Nest &nest,
+                      llvm::ArrayRef<mlir::OpFoldResult> ranges,
                       mlir::IRMapping &mapping);
   void emitVectorLoop(const Nest &nest, llvm::ArrayRef<int64_t> ranges,
                       mlir::IRMapping &mapping);
@@ -166,6 +190,7 @@ private:
   mlir::Value first, stride;
   mlir::Value warpSlots;
   int64_t work = 0;
+  llvm::SmallVector<DynamicWork> dynamicWork;
 };
 
 } // namespace kiln::gpu_mapper

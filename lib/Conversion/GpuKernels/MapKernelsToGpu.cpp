@@ -19,6 +19,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -38,6 +39,15 @@ namespace {
 /// The name of the gpu.module that holds every kernel.
 constexpr StringLiteral kGpuModuleName = "kiln_gpu";
 
+/// One launch of a kernel: its grid, or for a kernel with dynamic sizes
+/// the work the host computes it from at the launch.
+struct Launch {
+  gpu::GPUFuncOp func;
+  int64_t blocks = 1;
+  int64_t staticWork = 0;
+  SmallVector<KernelBuilder::DynamicWork> dynamicWork;
+};
+
 struct KilnMapKernelsToGpuPass
     : kiln::impl::KilnMapKernelsToGpuBase<KilnMapKernelsToGpuPass> {
   using Base::Base;
@@ -46,23 +56,28 @@ struct KilnMapKernelsToGpuPass
 
 private:
   /// The GPU kernels of `kernel`, one per stage, with their grid sizes.
-  LogicalResult
-  mapKernel(func::FuncOp kernel, ArrayRef<func::CallOp> calls,
-            gpu::GPUModuleOp gpuModule,
-            SmallVectorImpl<std::pair<gpu::GPUFuncOp, int64_t>> &launches);
+  LogicalResult mapKernel(func::FuncOp kernel, ArrayRef<func::CallOp> calls,
+                          gpu::GPUModuleOp gpuModule,
+                          SmallVectorImpl<Launch> &launches);
+  /// The grid of `launch` at `call`: a constant, or computed from the
+  /// sizes of the call's buffers.
+  Value emitGrid(OpBuilder &at, func::CallOp call, const Launch &launch);
 };
 } // namespace
 
 LogicalResult KilnMapKernelsToGpuPass::mapKernel(
     func::FuncOp kernel, ArrayRef<func::CallOp> calls,
-    gpu::GPUModuleOp gpuModule,
-    SmallVectorImpl<std::pair<gpu::GPUFuncOp, int64_t>> &launches) {
-  for (BlockArgument arg : kernel.getArguments())
-    if (auto type = dyn_cast<MemRefType>(arg.getType());
-        !type || !type.hasStaticShape())
-      return kernel.emitError("a GPU kernel needs buffers of static shape, "
-                              "got ")
+    gpu::GPUModuleOp gpuModule, SmallVectorImpl<Launch> &launches) {
+  // Dynamic sizes are read from the buffers, in the kernel and at the
+  // launch; such kernels run scalar grid-stride loops.
+  bool dynamic = false;
+  for (BlockArgument arg : kernel.getArguments()) {
+    auto type = dyn_cast<MemRefType>(arg.getType());
+    if (!type)
+      return kernel.emitError("a GPU kernel takes buffers, got ")
              << arg.getType();
+    dynamic |= !type.hasStaticShape();
+  }
   ArgumentAliases aliases = getArgumentAliases(kernel, calls);
   OpBuilder b(gpuModule.getBodyRegion());
   b.setInsertionPointToEnd(gpuModule.getBody());
@@ -89,12 +104,19 @@ LogicalResult KilnMapKernelsToGpuPass::mapKernel(
     gpu::ReturnOp::create(body, loc);
     kiln::addPassStatistic(*this, numKernels, 1, kPassStatistics);
     int64_t blocks = (builder.getWork() + blockSize - 1) / blockSize;
-    launches.emplace_back(func, std::clamp<int64_t>(blocks, 1, maxBlocks));
+    Launch launch;
+    launch.func = func;
+    launch.blocks = std::clamp<int64_t>(blocks, 1, maxBlocks);
+    launch.staticWork = builder.getWork();
+    launch.dynamicWork.assign(builder.getDynamicWork().begin(),
+                              builder.getDynamicWork().end());
+    launches.push_back(std::move(launch));
   };
 
   // A row kernel: one launch, a warp or a block per row.
   if (std::optional<kiln::row_kernels::RowKernel> rowKernel =
-          getGpuRowKernel(kernel, aliases, blockSize)) {
+          dynamic ? std::nullopt
+                  : getGpuRowKernel(kernel, aliases, blockSize)) {
     OpBuilder body(b.getContext());
     IRMapping mapping;
     gpu::GPUFuncOp func = createFunc(kernel.getSymName(), body, mapping);
@@ -118,12 +140,40 @@ LogicalResult KilnMapKernelsToGpuPass::mapKernel(
     gpu::GPUFuncOp func = createFunc(name, body, mapping);
     KernelBuilder builder(body, func, blockSize, vectorWidth);
     builder.emitThreadIndex();
-    for (const Nest &nest : stage)
-      if (builder.emitNest(nest, mapping))
+    for (const Nest &nest : stage) {
+      FailureOr<bool> vectorized = builder.emitNest(nest, mapping);
+      if (failed(vectorized))
+        return failure();
+      if (*vectorized)
         kiln::addPassStatistic(*this, numVectorized, 1, kPassStatistics);
+    }
     finish(func, body, builder);
   }
   return success();
+}
+
+Value KilnMapKernelsToGpuPass::emitGrid(OpBuilder &at, func::CallOp call,
+                                        const Launch &launch) {
+  Location loc = call.getLoc();
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(at, loc, value);
+  };
+  if (launch.dynamicWork.empty())
+    return constant(launch.blocks);
+  // The widest nest's elements, from the buffers' sizes; as many blocks as
+  // they need, up to max-blocks (none for no elements).
+  Value work = constant(launch.staticWork);
+  for (const KernelBuilder::DynamicWork &nest : launch.dynamicWork) {
+    Value elements = constant(nest.constant);
+    for (auto [arg, dim] : nest.dims) {
+      Value size =
+          memref::DimOp::create(at, loc, call.getArgOperands()[arg], dim);
+      elements = arith::MulIOp::create(at, loc, elements, size);
+    }
+    work = arith::MaxUIOp::create(at, loc, work, elements);
+  }
+  Value blocks = arith::CeilDivUIOp::create(at, loc, work, constant(blockSize));
+  return arith::MinUIOp::create(at, loc, blocks, constant(maxBlocks));
 }
 
 void KilnMapKernelsToGpuPass::runOnOperation() {
@@ -162,7 +212,7 @@ void KilnMapKernelsToGpuPass::runOnOperation() {
   });
 
   // Each kernel's launches, by its name.
-  llvm::StringMap<SmallVector<std::pair<gpu::GPUFuncOp, int64_t>>> launchesOf;
+  llvm::StringMap<SmallVector<Launch>> launchesOf;
   for (func::FuncOp kernel : kernels)
     if (failed(mapKernel(kernel, callsOf[kernel.getSymName()], gpuModule,
                          launchesOf[kernel.getSymName()])))
@@ -182,12 +232,12 @@ void KilnMapKernelsToGpuPass::runOnOperation() {
     Location loc = call.getLoc();
     Value one = arith::ConstantIndexOp::create(at, loc, 1);
     Value threads = arith::ConstantIndexOp::create(at, loc, blockSize);
-    for (auto [func, blocks] : launchesOf[call.getCallee()]) {
-      Value grid = arith::ConstantIndexOp::create(at, loc, blocks);
-      gpu::LaunchFuncOp::create(at, loc, func, gpu::KernelDim3{grid, one, one},
-                                gpu::KernelDim3{threads, one, one},
-                                /*dynamicSharedMemorySize=*/Value(),
-                                call.getArgOperands());
+    for (const Launch &launch : launchesOf[call.getCallee()]) {
+      Value grid = emitGrid(at, call, launch);
+      gpu::LaunchFuncOp::create(
+          at, loc, launch.func, gpu::KernelDim3{grid, one, one},
+          gpu::KernelDim3{threads, one, one},
+          /*dynamicSharedMemorySize=*/Value(), call.getArgOperands());
     }
     call.erase();
   }

@@ -18,19 +18,24 @@ namespace kiln {
 using namespace mlir;
 
 /// Whether `type` is one block of memory in row-major order (its offset may
-/// be anything): dims of size 1 take any stride.
+/// be anything): dims of size 1 take any stride. Only the outermost dim may
+/// be dynamic (a batch): inner dynamic sizes leave the strides unknown.
 static bool isContiguous(MemRefType type) {
-  if (!type.hasStaticShape())
-    return false;
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(type.getStridesAndOffset(strides, offset)))
     return false;
   int64_t expected = 1;
   for (int64_t d = type.getRank() - 1; d >= 0; --d) {
-    if (type.getDimSize(d) != 1 && strides[d] != expected)
+    int64_t size = type.getDimSize(d);
+    if (ShapedType::isDynamic(size)) {
+      if (d != 0 || strides[d] != expected)
+        return false;
+      continue;
+    }
+    if (size != 1 && strides[d] != expected)
       return false;
-    expected *= type.getDimSize(d);
+    expected *= size;
   }
   return true;
 }
@@ -43,9 +48,7 @@ struct KilnStridedCopiesToLinalgPass
     getOperation().walk([&](memref::CopyOp copy) {
       auto source = dyn_cast<MemRefType>(copy.getSource().getType());
       auto target = dyn_cast<MemRefType>(copy.getTarget().getType());
-      if (source && target && source.hasStaticShape() &&
-          target.hasStaticShape() &&
-          !(isContiguous(source) && isContiguous(target)))
+      if (source && target && !(isContiguous(source) && isContiguous(target)))
         copies.push_back(copy);
     });
     for (memref::CopyOp copy : copies) {
