@@ -1,7 +1,7 @@
 //===- FusionGroup.cpp - a kiln.fusion_group as one linalg.generic --------===//
 //
-// A group whose ops share one static iteration domain D becomes a single
-// parallel linalg.generic over D with one output per yielded value:
+// A group whose ops share one iteration domain D becomes a single parallel
+// linalg.generic over D with one output per yielded value:
 // - a group input read by an elementwise op is an input of shape D (an
 //   extract_slice view when read at an offset);
 // - a slice moves the point where its operand is evaluated: a slice of an
@@ -20,8 +20,13 @@
 // parts) becomes one generic per shape, a loop nest each, all tagged with
 // one `kiln.kernel_id` so that -kiln-outline-kernels makes them one kernel;
 // so are an epilogue's generic and the fill of its accumulator.
+// A domain may have dynamic dims (a batch): inputs, slices and concat
+// parts then take those dims whole (slicing and concatenating along static
+// dims only), their sizes are read from an input (tensor.dim) or from a
+// broadcast outside the group (groups take no size operands), which the
+// nest reads through, projecting its operand.
 // Groups that do not fit (other reductions, reductions beside unequal
-// parts, dynamic shapes) are lowered op by op instead.
+// parts, slices of a dynamic dim) are lowered op by op instead.
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,6 +98,11 @@ private:
   };
 
   LogicalResult collect(OpBuilder &b, Value v, const Offsets &offsets);
+  /// A leaf reading the operand of `broadcast` (outside the group, to a
+  /// domain with dynamic dims) through the broadcast's projection.
+  LogicalResult collectOuterBroadcast(OpBuilder &b, BroadcastInDimOp broadcast,
+                                      const Offsets &offsets,
+                                      std::pair<void *, Offsets> key);
   Value emit(OpBuilder &b, Location loc, Value v, const Offsets &offsets,
              ValueRange leafArgs);
   Value outerValue(Value inner) {
@@ -116,6 +126,13 @@ private:
   SmallVector<ConcatOp> concats;
   // How many leading dims the reduction epilogues reduce (0: none).
   int64_t reducedDims = 0;
+  /// Where each dynamic dim of the domain has its size: a tensor outside
+  /// the group with that dim (tensor.dim), or an index value (a broadcast's
+  /// size operand).
+  llvm::DenseMap<int64_t, std::pair<Value, int64_t>> dynamicSizeOf;
+  bool isDynamic() const { return llvm::any_of(domain, ShapedType::isDynamic); }
+  /// The domain's dynamic sizes, in order (build()).
+  SmallVector<Value> getDynamicSizes(OpBuilder &b, Location loc);
   // Which group result each output, or concat, produces.
   SmallVector<int64_t> resultOfOutput, resultOfConcat;
 };
@@ -137,8 +154,12 @@ int64_t getLeadingReducedDims(Operation *reduction) {
     return 0;
   auto type = cast<RankedTensorType>(reduction->getOperand(0).getType());
   Type element = type.getElementType();
-  if (!type.hasStaticShape() || !(element.isF32() || element.isF64()) ||
-      dims.empty() || static_cast<int64_t>(dims.size()) >= type.getRank())
+  // The reduced dims may be dynamic (a batch); the kept ones are static.
+  bool keptStatic = true;
+  for (int64_t d = static_cast<int64_t>(dims.size()); d < type.getRank(); ++d)
+    keptStatic &= !type.isDynamicDim(d);
+  if (!keptStatic || !(element.isF32() || element.isF64()) || dims.empty() ||
+      static_cast<int64_t>(dims.size()) >= type.getRank())
     return 0;
   for (auto [i, d] : llvm::enumerate(dims))
     if (d != static_cast<int64_t>(i))
@@ -162,8 +183,41 @@ LogicalResult KernelBuilder::collect(OpBuilder &b, Value v,
       scalars[key] = nullptr; // a constant in the body
       return success();
     }
-    // A view of the input over the domain at `offsets`.
     auto type = cast<RankedTensorType>(outer.getType());
+    if (isDynamic()) {
+      // A broadcast outside the group (to dynamic sizes, which groups do
+      // not take) is read through: its operand, projected.
+      if (auto broadcast = outer.getDefiningOp<BroadcastInDimOp>())
+        return collectOuterBroadcast(b, broadcast, offsets, key);
+      // Dynamic sizes: the input is read whole along its dynamic dims (the
+      // domain's), and sliced (at `offsets`) along the static ones.
+      if (type.getRank() != rank)
+        return failure();
+      bool sliced = false;
+      SmallVector<OpFoldResult> offs, sizes, strides;
+      for (int64_t d = 0; d < rank; ++d) {
+        if (ShapedType::isDynamic(domain[d]) != type.isDynamicDim(d) ||
+            (ShapedType::isDynamic(domain[d]) && offsets[d] != 0))
+          return failure();
+        strides.push_back(b.getIndexAttr(1));
+        offs.push_back(b.getIndexAttr(offsets[d]));
+        if (ShapedType::isDynamic(domain[d])) {
+          dynamicSizeOf.try_emplace(d, outer, d);
+          sizes.push_back(tensor::DimOp::create(b, loc, outer, d).getResult());
+          continue;
+        }
+        sliced |= offsets[d] != 0 || type.getDimSize(d) != domain[d];
+        sizes.push_back(b.getIndexAttr(domain[d]));
+      }
+      Value view = outer;
+      if (sliced)
+        view =
+            tensor::ExtractSliceOp::create(b, loc, outer, offs, sizes, strides);
+      leafIndex[key] = leaves.size();
+      leaves.push_back({view, AffineMap::getMultiDimIdentityMap(rank, ctx)});
+      return success();
+    }
+    // A view of the input over the domain at `offsets`.
     if (type.getRank() != rank || !type.hasStaticShape())
       return failure();
     Value view = outer;
@@ -185,6 +239,11 @@ LogicalResult KernelBuilder::collect(OpBuilder &b, Value v,
   Operation *op = v.getDefiningOp();
   if (!op)
     return failure();
+  // With dynamic sizes, a slice takes the dynamic dims whole.
+  if (auto slice = dyn_cast<SliceOp>(op); slice && isDynamic())
+    for (auto [d, size] : llvm::enumerate(domain))
+      if (ShapedType::isDynamic(size) && slice.getOffsets()[d] != 0)
+        return failure();
   if (auto slice = dyn_cast<SliceOp>(op)) {
     Offsets inner(offsets);
     for (int64_t d = 0; d < rank; ++d)
@@ -242,6 +301,70 @@ LogicalResult KernelBuilder::collect(OpBuilder &b, Value v,
   return success();
 }
 
+LogicalResult
+KernelBuilder::collectOuterBroadcast(OpBuilder &b, BroadcastInDimOp broadcast,
+                                     const Offsets &offsets,
+                                     std::pair<void *, Offsets> key) {
+  MLIRContext *ctx = broadcast.getContext();
+  Location loc = group.getLoc();
+  int64_t rank = domain.size();
+  RankedTensorType result = broadcast.getType();
+  auto operandType = cast<RankedTensorType>(broadcast.getOperand().getType());
+  if (result.getRank() != rank || !operandType.hasStaticShape())
+    return failure();
+  // The domain reads the broadcast whole along its dynamic dims and at
+  // `offsets` along the static ones.
+  for (int64_t d = 0; d < rank; ++d)
+    if (result.isDynamicDim(d) != ShapedType::isDynamic(domain[d]) ||
+        (result.isDynamicDim(d) && offsets[d] != 0))
+      return failure();
+  // The operand, sliced to the region the domain reads and projected; a
+  // dim of size 1 that the broadcast may expand is read at 0 (also right
+  // where it does not: then the index is 0 anyway).
+  SmallVector<AffineExpr> exprs;
+  SmallVector<OpFoldResult> offs, sizes, strides;
+  SmallVector<int64_t> viewShape;
+  bool sliced = false;
+  for (auto [k, d] : llvm::enumerate(broadcast.getDims())) {
+    bool expands = operandType.getDimSize(k) == 1 && result.getDimSize(d) != 1;
+    if (!expands && ShapedType::isDynamic(domain[d]))
+      return failure(); // a static operand dim that a dynamic one reads
+    int64_t size = expands ? 1 : domain[d];
+    int64_t offset = expands ? 0 : offsets[d];
+    sliced |= offset != 0 || size != operandType.getDimSize(k);
+    offs.push_back(b.getIndexAttr(offset));
+    sizes.push_back(b.getIndexAttr(size));
+    strides.push_back(b.getIndexAttr(1));
+    viewShape.push_back(size);
+    exprs.push_back(expands ? getAffineConstantExpr(0, ctx)
+                            : getAffineDimExpr(d, ctx));
+  }
+  Value view = broadcast.getOperand();
+  if (sliced)
+    view = tensor::ExtractSliceOp::create(b, loc, view, offs, sizes, strides);
+  // The broadcast's size operands are its result's dynamic sizes.
+  unsigned next = 0;
+  for (int64_t d = 0; d < rank; ++d)
+    if (result.isDynamicDim(d))
+      dynamicSizeOf.try_emplace(d, broadcast.getSizes()[next++], -1);
+  leafIndex[key] = leaves.size();
+  leaves.push_back({view, AffineMap::get(rank, 0, exprs, ctx)});
+  return success();
+}
+
+SmallVector<Value> KernelBuilder::getDynamicSizes(OpBuilder &b, Location loc) {
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < static_cast<int64_t>(domain.size()); ++d) {
+    if (!ShapedType::isDynamic(domain[d]))
+      continue;
+    auto [source, dim] = dynamicSizeOf.at(d);
+    sizes.push_back(
+        dim < 0 ? source
+                : tensor::DimOp::create(b, loc, source, dim).getResult());
+  }
+  return sizes;
+}
+
 Value KernelBuilder::emit(OpBuilder &b, Location loc, Value v,
                           const Offsets &offsets, ValueRange leafArgs) {
   auto key = std::make_pair(v.getAsOpaquePointer(), offsets);
@@ -278,6 +401,16 @@ LogicalResult KernelBuilder::plan(OpBuilder &b) {
   Offsets zero(domain.size(), 0);
   for (auto [index, value] : llvm::enumerate(yield.getValues())) {
     if (auto concat = value.getDefiningOp<ConcatOp>()) {
+      // With dynamic sizes, along a static dim; the others are the domain's.
+      if (isDynamic()) {
+        int64_t dim = static_cast<int64_t>(concat.getDim());
+        RankedTensorType type = concat.getType();
+        if (type.isDynamicDim(dim))
+          return failure();
+        for (int64_t d = 0; d < type.getRank(); ++d)
+          if (d != dim && type.getDimSize(d) != domain[d])
+            return failure();
+      }
       int64_t offset = 0;
       bool hasPart = false;
       for (Value part : concat.getInputs()) {
@@ -330,6 +463,10 @@ LogicalResult KernelBuilder::plan(OpBuilder &b) {
     if (failed(collect(b, value, zero)))
       return failure();
   }
+  // Every dynamic dim's size is read from something outside the group.
+  for (int64_t d = 0; d < static_cast<int64_t>(domain.size()); ++d)
+    if (ShapedType::isDynamic(domain[d]) && !dynamicSizeOf.count(d))
+      return failure();
   // linalg derives the loop bounds from the operands' shapes: with a
   // reduction, some operand must span the whole domain (a broadcast input
   // reduced over its new dims has no extent for them).
@@ -359,8 +496,10 @@ linalg::GenericOp KernelBuilder::build(RewriterBase &rewriter,
   for (ConcatOp concat : concats) {
     Value &dest = results.destinations[concat];
     if (!dest) {
+      // Its dynamic dims are the domain's (plan()).
       RankedTensorType type = concat.getType();
-      dest = createDestination(rewriter, loc, type, {});
+      dest = createDestination(rewriter, loc, type,
+                               getDynamicSizes(rewriter, loc));
     }
     destinations.push_back(dest);
   }
@@ -368,8 +507,12 @@ linalg::GenericOp KernelBuilder::build(RewriterBase &rewriter,
     SmallVector<OpFoldResult> offs(rank, rewriter.getIndexAttr(0)), sizes,
         strides(rank, rewriter.getIndexAttr(1));
     offs[out.concatDim] = rewriter.getIndexAttr(out.concatOffset);
+    SmallVector<Value> dynamicSizes = getDynamicSizes(rewriter, loc);
+    unsigned next = 0;
     for (int64_t d : domain)
-      sizes.push_back(rewriter.getIndexAttr(d));
+      sizes.push_back(ShapedType::isDynamic(d)
+                          ? OpFoldResult(dynamicSizes[next++])
+                          : OpFoldResult(rewriter.getIndexAttr(d)));
     return std::make_tuple(offs, sizes, strides);
   };
   SmallVector<Type> resultTypes;
@@ -395,7 +538,8 @@ linalg::GenericOp KernelBuilder::build(RewriterBase &rewriter,
       inits.push_back(tensor::ExtractSliceOp::create(
           rewriter, loc, type, destinations[out.concat], offs, sizes, strides));
     } else {
-      inits.push_back(createDestination(rewriter, loc, type, {}));
+      inits.push_back(createDestination(rewriter, loc, type,
+                                        getDynamicSizes(rewriter, loc)));
     }
     resultTypes.push_back(type);
     maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
@@ -467,7 +611,7 @@ getOpsReadThroughSlices(FusionGroupOp group) {
   return sliced;
 }
 
-/// The one static domain the group's ops share, if any.
+/// The one domain the group's ops share, if any.
 std::optional<SmallVector<int64_t>> getGroupDomain(FusionGroupOp group) {
   std::optional<SmallVector<int64_t>> domain;
   llvm::SmallPtrSet<Operation *, 16> sliced = getOpsReadThroughSlices(group);
@@ -490,9 +634,9 @@ std::optional<SmallVector<int64_t>> getGroupDomain(FusionGroupOp group) {
       auto type = cast<RankedTensorType>(op.getOperand(0).getType());
       shape.assign(type.getShape().begin(), type.getShape().end());
     } else {
+      // Dynamic dims are one size where the shapes agree (the entry's
+      // shape checks make elementwise operands agree at run time).
       auto type = cast<RankedTensorType>(op.getResult(0).getType());
-      if (!type.hasStaticShape())
-        return std::nullopt;
       shape.assign(type.getShape().begin(), type.getShape().end());
     }
     if (domain && *domain != shape)
