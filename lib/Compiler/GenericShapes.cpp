@@ -82,6 +82,20 @@ void kiln::appendProgramText(const TraceProgram &program, llvm::raw_ostream &os,
       os << " r" << node.getShape().size() << " {";
       for (int64_t attr : attrs)
         os << attr << ",";
+      // Whether each mapped dim expands (size 1 to another size) is the
+      // program's, not its sizes': the two compute different things (and
+      // differentiate differently).
+      if (node.getOp() == TraceOp::BroadcastInDim && !entry.operands.empty()) {
+        llvm::ArrayRef<int64_t> from =
+            program.entries[entry.operands[0]].node->getShape();
+        os << "x";
+        for (auto [k, d] : llvm::enumerate(attrs))
+          os << (k < from.size() && d >= 0 &&
+                         static_cast<size_t>(d) < node.getShape().size() &&
+                         from[k] == 1 && node.getShape()[d] != 1
+                     ? "1"
+                     : "0");
+      }
     }
     os << "} " << scalar << " (";
     for (int32_t operand : entry.operands)

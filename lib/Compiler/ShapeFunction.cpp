@@ -436,6 +436,10 @@ llvm::Error Inference::visit(Operation *op, int depth) {
   }
   if (isa<ReshapeOp>(op)) {
     auto type = cast<RankedTensorType>(result.getType());
+    // One dynamic result dim takes the rest of the elements; with two,
+    // nothing says how they split.
+    if (type.getNumDynamicDims() > 1)
+      return inferError(op, "(a reshape to more than one dynamic dim)");
     SizeExpr count = SizeExpr::constant(1);
     for (const SizeExpr &d : in[0])
       count = SizeExpr::mul(count, d);

@@ -275,6 +275,14 @@ func::FuncOp TraceImporter::importProgram(const TraceProgram &program,
     SmallVector<Value> operands;
     for (int32_t operand : entry.operands)
       operands.push_back(values[operand]);
+    // A reshape to its operand's own shape is the operand: with dynamic
+    // dims, they stay named, rather than left to a reshape to infer.
+    if (entry.node->getOp() == TraceOp::Reshape &&
+        program.entries[entry.operands[0]].node->getShape() ==
+            entry.node->getShape()) {
+      values[i] = operands[0];
+      continue;
+    }
     values[i] = importNode(b, *entry.node, operands);
     if (!values[i]) {
       func->erase();

@@ -72,3 +72,13 @@ func.func @head(%x: tensor<?x8xf32>) -> tensor<2x8xf32> {
   %s = kiln.slice %x, offsets = [0, 0], sizes = [2, 8] : tensor<?x8xf32> -> tensor<2x8xf32>
   return %s : tensor<2x8xf32>
 }
+
+// A reshape to two dynamic dims: nothing says how the elements split
+// between them, so the result shapes cannot be inferred; refused by name
+// rather than run with a guess.
+// RUN: not kiln-run %s --entry reshape2 --input %t/x5.npy 2>&1 | FileCheck %s --check-prefix=RESHAPE2
+// RESHAPE2: kiln-run: error: result 0 has dynamic shape tensor<?x?xf32>; results must have static shapes (cannot infer the result shapes from the input shapes: 'kiln.reshape' at {{.*}}dynamic_results.mlir":{{[0-9]+}}:8) (a reshape to more than one dynamic dim))
+func.func @reshape2(%x: tensor<?x8xf32>) -> tensor<?x?xf32> {
+  %r = kiln.reshape %x : tensor<?x8xf32> -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}

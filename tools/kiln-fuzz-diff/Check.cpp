@@ -3,6 +3,7 @@
 #include "Check.h"
 #include "Lazy.h"
 
+#include "Compiler/TraceCache.h"
 #include "Reference/Interpreter.h"
 #include "Support/RandomInputs.h"
 #include "kiln/Compiler/Executable.h"
@@ -200,6 +201,50 @@ static Outcome checkHere(const Program &program, Backend backend, uint64_t seed,
   return counts;
 }
 
+/// `program` at several batch sizes, through the lazy API, in this one
+/// process: each size's outputs against the reference's at that size.
+static Outcome checkBatches(const Program &program, uint64_t seed,
+                            bool injectError) {
+  Outcome total;
+  // No batch dim: one run, as the lazy backend's.
+  if (program.arguments.empty() || program.arguments[0].shape.empty()) {
+    Outcome outcome = checkHere(program, Backend::Lazy, seed, injectError);
+    outcome.batchesRun = outcome.kind == Outcome::Ok ? 1 : 0;
+    return outcome;
+  }
+  int64_t batch = program.arguments[0].shape[0];
+  std::vector<int64_t> sizes = {batch, batch + 3, 1, 2 * batch + 5, 2};
+  llvm::SmallDenseSet<int64_t, 8> seen;
+  TraceCacheStats before = TraceCache::global().getStats();
+  for (int64_t size : sizes) {
+    if (!seen.insert(size).second)
+      continue;
+    Program variant = program;
+    if (size != batch) {
+      variant.substituteSize(batch, size);
+      if (!variant.retype())
+        continue; // this size does not type (a reshape, a slice)
+    }
+    Outcome outcome = checkHere(variant, Backend::Lazy, seed, injectError);
+    injectError = false;
+    if (outcome.kind != Outcome::Ok) {
+      outcome.message =
+          llvm::formatv("at batch {0} (dims of size {1} made {0}): {2}", size,
+                        batch, outcome.message)
+              .str();
+      return outcome;
+    }
+    ++total.batchesRun;
+    total.compared += outcome.compared;
+    total.gradientsCompared += outcome.gradientsCompared;
+    total.uncompared += outcome.uncompared;
+    total.worstRatio = std::max(total.worstRatio, outcome.worstRatio);
+  }
+  total.genericHits = static_cast<int>(
+      TraceCache::global().getStats().genericHits - before.genericHits);
+  return total;
+}
+
 namespace {
 /// What a forked child wrote to its pipe, or why it gave nothing.
 struct ChildResult {
@@ -265,11 +310,14 @@ Outcome kiln::fuzz::checkProgram(const Program &program, Backend backend,
                                  bool injectError) {
   ChildResult child = runInChild(
       [&] {
-        Outcome outcome = checkHere(program, backend, seed, injectError);
-        return llvm::formatv("{0}\n{1:e17}\n{2:e17}\n{3} {4} {5}\n",
+        Outcome outcome = backend == Backend::LazyBatches
+                              ? checkBatches(program, seed, injectError)
+                              : checkHere(program, backend, seed, injectError);
+        return llvm::formatv("{0}\n{1:e17}\n{2:e17}\n{3} {4} {5} {6} {7}\n",
                              static_cast<int>(outcome.kind), outcome.allowance,
                              outcome.worstRatio, outcome.compared,
-                             outcome.gradientsCompared, outcome.uncompared)
+                             outcome.gradientsCompared, outcome.uncompared,
+                             outcome.batchesRun, outcome.genericHits)
                    .str() +
                outcome.message;
       },
@@ -282,7 +330,8 @@ Outcome kiln::fuzz::checkProgram(const Program &program, Backend backend,
   Outcome outcome;
   int kind = -1;
   lines >> kind >> outcome.allowance >> outcome.worstRatio >>
-      outcome.compared >> outcome.gradientsCompared >> outcome.uncompared;
+      outcome.compared >> outcome.gradientsCompared >> outcome.uncompared >>
+      outcome.batchesRun >> outcome.genericHits;
   if (!lines || kind < Outcome::Ok || kind > Outcome::Crash)
     return {Outcome::Crash, "the check exited with no result"};
   outcome.kind = static_cast<Outcome::Kind>(kind);

@@ -19,9 +19,13 @@
 namespace kiln::fuzz {
 
 /// cpu: kiln-run's CPU pipeline; emulate-gpu: the GPU pipeline with its
-/// kernels run on the CPU; lazy: recorded with kiln::Tensor; cuda: the GPU
-/// pipeline run on a GPU (kiln-run --backend cuda).
-enum class Backend { Cpu, EmulateGpu, Lazy, Cuda };
+/// kernels run on the CPU; lazy: recorded with kiln::Tensor; lazy-batches:
+/// recorded with kiln::Tensor at several batch sizes in one process (the
+/// first argument's dim 0, and every dim of its size, made 1, 2 and more),
+/// so that the lazy tensors' automatic dynamic dims compile a shape-generic
+/// program and run the later sizes on it; cuda: the GPU pipeline run on a
+/// GPU (kiln-run --backend cuda).
+enum class Backend { Cpu, EmulateGpu, Lazy, LazyBatches, Cuda };
 
 struct Outcome {
   enum Kind { Ok, Mismatch, CompileError, Crash } kind = Ok;
@@ -35,6 +39,9 @@ struct Outcome {
   /// Outputs compared, of them gradients (kiln.vjp results), and outputs
   /// left uncompared (no finite bound: a comparison that may flip).
   int compared = 0, gradientsCompared = 0, uncompared = 0;
+  /// lazy-batches: the sizes run, and how many ran on a shape-generic
+  /// program (the trace cache's generic hits).
+  int batchesRun = 0, genericHits = 0;
 };
 
 /// The outcome of `program` on `backend`, its inputs drawn from `seed` as

@@ -1,11 +1,14 @@
 //===- kiln-fuzz-diff.cpp - differential testing of whole programs --------===//
 //
 //   kiln-fuzz-diff --programs N --seed S [--max-ops K]
-//                  [--backends cpu,emulate-gpu,lazy,cuda] [--out DIR]
+//                  [--backends cpu,emulate-gpu,lazy,lazy-batches,cuda]
+//                  [--out DIR]
 //
 // Generates N random well-typed kiln programs (Generator.cpp), runs each on
 // every backend (the CPU pipeline, the GPU pipeline emulated on the CPU,
-// and the lazy C++ API, Lazy.cpp) and compares every output with the reference
+// the lazy C++ API, Lazy.cpp, and that API at several batch sizes in one
+// process, which its automatic dynamic dims run on one shape-generic
+// program) and compares every output with the reference
 // interpreter (lib/Reference), which computes each op in double and rounds
 // once.
 //
@@ -54,8 +57,8 @@ static cl::opt<int> maxOps(cl::cat(fuzzOptions), "max-ops",
                            cl::desc("ops per program, at most"), cl::init(12));
 static cl::opt<std::string> backendList(
     cl::cat(fuzzOptions), "backends",
-    cl::desc("comma-separated: cpu, emulate-gpu, lazy, cuda (default: "
-             "cpu,emulate-gpu,lazy; cuda needs a GPU)"),
+    cl::desc("comma-separated: cpu, emulate-gpu, lazy, lazy-batches, cuda "
+             "(default: cpu,emulate-gpu,lazy; cuda needs a GPU)"),
     cl::init("cpu,emulate-gpu,lazy"));
 static cl::opt<std::string>
     outDir(cl::cat(fuzzOptions), "out",
@@ -120,10 +123,13 @@ int main(int argc, char **argv) {
       backends.push_back({Backend::EmulateGpu, "emulate-gpu"});
     else if (name == "lazy")
       backends.push_back({Backend::Lazy, "lazy"});
+    else if (name == "lazy-batches")
+      backends.push_back({Backend::LazyBatches, "lazy-batches"});
     else if (name == "cuda")
       backends.push_back({Backend::Cuda, "cuda"});
     else
-      fail("unknown backend '" + name + "' (cpu, emulate-gpu, lazy, cuda)");
+      fail("unknown backend '" + name +
+           "' (cpu, emulate-gpu, lazy, lazy-batches, cuda)");
   }
   if (backends.empty())
     fail("--backends names no backend");
@@ -138,6 +144,7 @@ int main(int argc, char **argv) {
   // and outputs compared / not comparable, over every backend's checks.
   int gradientPrograms = 0, secondOrderPrograms = 0;
   int64_t compared = 0, gradientsCompared = 0, uncompared = 0;
+  int64_t batchesRun = 0, genericHits = 0;
   double worstRatio = 0;
   std::set<std::string> covered;
   for (int p = 0; p < numPrograms; ++p) {
@@ -163,6 +170,8 @@ int main(int argc, char **argv) {
       compared += outcome.compared;
       gradientsCompared += outcome.gradientsCompared;
       uncompared += outcome.uncompared;
+      batchesRun += outcome.batchesRun;
+      genericHits += outcome.genericHits;
       if (outcome.kind == Outcome::Ok) {
         worstRatio = std::max(worstRatio, outcome.worstRatio);
         continue;
@@ -214,10 +223,11 @@ int main(int argc, char **argv) {
              << "\n  shrunk from " << program.ops.size() << " to "
              << small.ops.size() << " ops: " << path
              << "\n  reproduce: " << command
-             << (backend == Backend::Lazy
+             << (backend == Backend::Lazy || backend == Backend::LazyBatches
                      ? " (the same program compiled from its MLIR; the "
                        "failure was through the lazy API: kiln-fuzz-diff "
-                       "--backends lazy --programs 1 --seed " +
+                       "--backends " +
+                           backendName + " --programs 1 --seed " +
                            std::to_string(programSeed) + ")"
                      : "")
              << "\n";
@@ -234,11 +244,13 @@ int main(int argc, char **argv) {
                     "\"second_order_programs\": {9}, "
                     "\"outputs_compared\": {10}, "
                     "\"gradients_compared\": {11}, "
-                    "\"outputs_not_comparable\": {12}, \"seconds\": {13:f1}}\n",
+                    "\"outputs_not_comparable\": {12}, \"batches_run\": "
+                    "{13}, \"generic_hits\": {14}, \"seconds\": {15:f1}}\n",
                     numPrograms, backendList, mismatches, crashes,
                     compileErrors, covered.size(), getGeneratedOpNames().size(),
                     worstRatio, gradientPrograms, secondOrderPrograms, compared,
-                    gradientsCompared, uncompared, seconds);
+                    gradientsCompared, uncompared, batchesRun, genericHits,
+                    seconds);
   outs().flush();
   return mismatches + crashes + compileErrors ? 1 : 0;
 }
