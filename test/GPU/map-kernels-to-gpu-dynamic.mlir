@@ -1,17 +1,20 @@
 // RUN: kiln-opt %s -split-input-file -kiln-map-kernels-to-gpu | FileCheck %s
 
-// Kernels with dynamic sizes (issue 17): each nest is a scalar grid-stride
-// loop whose bound the kernel reads from its buffers (memref.dim), and each
+// Kernels with dynamic sizes (issue 17): each nest is a grid-stride loop
+// whose bound the kernel reads from its buffers (memref.dim), and each
 // launch's grid is computed on the host from the call's buffers: the widest
-// nest's elements over the block size, at most max-blocks (8192 by
-// default; 0 blocks for no elements: the runtime launches nothing).
+// nest's elements (or vector groups) over the block size, at most
+// max-blocks (8192 by default; 0 blocks for no elements: the runtime
+// launches nothing). Where the innermost size is static (a batch of rows),
+// the vector path of static kernels runs behind its alignment check.
 
-// A bias added to a batch of rows: n x 8 elements, n read from %x's dim 0
-// in the kernel and from the call's %x at the launch.
+// A bias added to a batch of rows: n x 8 elements, 2 vector groups per
+// row, n read from %x's dim 0 in the kernel and from the call's %x at the
+// launch.
 // CHECK-LABEL: func.func @bias(
 // CHECK-SAME: %[[X:[^:]+]]: memref<?x8xf32>, %[[B:[^:]+]]: memref<8xf32>, %[[Y:[^:]+]]: memref<?x8xf32>)
 // CHECK: %[[N:.+]] = memref.dim %[[X]], %{{.+}} : memref<?x8xf32>
-// CHECK: %[[ELEMENTS:.+]] = arith.muli %{{.+}}, %[[N]] : index
+// CHECK: %[[ELEMENTS:.+]] = arith.muli %[[TWO:.+]], %[[N]] : index
 // CHECK: %[[WORK:.+]] = arith.maxui %{{.+}}, %[[ELEMENTS]] : index
 // CHECK: %[[THREADS:.+]] = arith.constant 256 : index
 // CHECK: %[[CEIL:.+]] = arith.ceildivui %[[WORK]], %[[THREADS]] : index
@@ -20,11 +23,17 @@
 // CHECK: gpu.launch_func @kiln_gpu::@kiln_kernel_0 blocks in (%[[GRID]], %{{.+}}, %{{.+}}) threads in (
 // CHECK: gpu.func @kiln_kernel_0(%[[A:[^:]+]]: memref<?x8xf32>, %{{[^:]+}}: memref<8xf32>, %{{[^:]+}}: memref<?x8xf32>)
 // CHECK: %[[ROWS:.+]] = memref.dim %[[A]], %{{.+}} : memref<?x8xf32>
+// CHECK: scf.if
+// CHECK: %[[C2:.+]] = arith.constant 2 : index
+// CHECK: %[[GROUPS:.+]] = arith.muli %[[C2]], %[[ROWS]] : index
+// CHECK: scf.for %{{.+}} = %{{.+}} to %[[GROUPS]] step
+// CHECK: vector.load %[[A]]
+// CHECK: vector.store
+// CHECK: } else {
 // CHECK: %[[TOTAL:.+]] = arith.muli %{{.+}}, %[[ROWS]] : index
 // CHECK: scf.for %[[I:.+]] = %{{.+}} to %[[TOTAL]] step
 // CHECK: arith.remui %[[I]]
 // CHECK: arith.divui %[[I]]
-// CHECK-NOT: vector.
 // CHECK: gpu.return
 #rows = affine_map<(d0, d1) -> (d0, d1)>
 #cols = affine_map<(d0, d1) -> (d1)>

@@ -100,8 +100,9 @@ bool KernelBuilder::isVectorizableOperand(linalg::LinalgOp op,
 bool KernelBuilder::canVectorize(linalg::LinalgOp op,
                                  ArrayRef<int64_t> ranges) {
   unsigned numLoops = op.getNumLoops();
+  // The innermost size static (the outer ones may be dynamic: a batch).
   if (vectorWidth <= 1 || numLoops == 0 || op.getNumReductionLoops() != 0 ||
-      ranges.back() % vectorWidth != 0)
+      ShapedType::isDynamic(ranges.back()) || ranges.back() % vectorWidth != 0)
     return false;
   for (OpOperand &operand : op->getOpOperands())
     if (!isVectorizableOperand(op, operand) ||
@@ -273,19 +274,30 @@ void KernelBuilder::emitScalarLoop(const Nest &nest,
                             applyMap(op.getMatchingIndexingMap(init), ivs));
 }
 
-void KernelBuilder::emitVectorLoop(const Nest &nest, ArrayRef<int64_t> ranges,
+void KernelBuilder::emitVectorLoop(const Nest &nest,
+                                   ArrayRef<OpFoldResult> ranges,
                                    IRMapping &mapping) {
   linalg::LinalgOp op = nest.op;
   unsigned numLoops = op.getNumLoops();
   SmallVector<int64_t> dims;
   for (unsigned d = 0; d < numLoops; ++d)
     dims.push_back(d);
-  int64_t elements = 1;
-  for (int64_t r : ranges)
-    elements *= r;
+  // Groups of `width`: the static sizes' product (the innermost one, a
+  // multiple of the width, among them) over the width, times each dynamic
+  // size.
   int64_t width = vectorWidth;
-  auto loop =
-      scf::ForOp::create(b, loc, first, index(elements / width), stride);
+  int64_t staticElements = 1;
+  SmallVector<Value> dynamicSizes;
+  for (OpFoldResult r : ranges) {
+    if (std::optional<int64_t> size = getConstantIntValue(r))
+      staticElements *= *size;
+    else
+      dynamicSizes.push_back(cast<Value>(r));
+  }
+  Value groups = index(staticElements / width);
+  for (Value size : dynamicSizes)
+    groups = arith::MulIOp::create(b, loc, groups, size);
+  auto loop = scf::ForOp::create(b, loc, first, groups, stride);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value linear =
@@ -386,16 +398,23 @@ FailureOr<bool> KernelBuilder::emitNest(const Nest &nest, IRMapping &mapping) {
   linalg::LinalgOp op = nest.op;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic)) {
-    // Sizes known at the launch: a scalar grid-stride loop over them.
+    // Sizes known at the launch: a grid-stride loop over them, with the
+    // vector path where the innermost size is static (a batch of rows).
     DynamicWork dynamic;
     std::optional<SmallVector<OpFoldResult>> values =
         getDynamicRanges(op, dynamic);
     if (!values)
       return op->emitError("a GPU kernel reads each dynamic size from one of "
                            "its arguments; this op's is not one");
+    if (!canVectorize(op, ranges)) {
+      dynamicWork.push_back(std::move(dynamic));
+      emitScalarLoop(nest, *values, mapping);
+      return false;
+    }
+    dynamic.constant /= vectorWidth;
     dynamicWork.push_back(std::move(dynamic));
-    emitScalarLoop(nest, *values, mapping);
-    return false;
+    emitVectorBranch(nest, *values, mapping);
+    return true;
   }
   SmallVector<OpFoldResult> sizes =
       getAsIndexOpFoldResult(b.getContext(), ranges);
@@ -421,14 +440,18 @@ FailureOr<bool> KernelBuilder::emitNest(const Nest &nest, IRMapping &mapping) {
     return false;
   }
   work = std::max(work, parallelElements / vectorWidth);
-  Value aligned = emitAlignmentCheck(op, mapping);
-  auto branch = scf::IfOp::create(b, loc, aligned, /*withElse=*/true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(branch.thenBlock());
-    emitVectorLoop(nest, ranges, mapping);
-    b.setInsertionPointToStart(branch.elseBlock());
-    emitScalarLoop(nest, sizes, mapping);
-  }
+  emitVectorBranch(nest, sizes, mapping);
   return true;
+}
+
+void KernelBuilder::emitVectorBranch(const Nest &nest,
+                                     ArrayRef<OpFoldResult> ranges,
+                                     IRMapping &mapping) {
+  Value aligned = emitAlignmentCheck(nest.op, mapping);
+  auto branch = scf::IfOp::create(b, loc, aligned, /*withElse=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(branch.thenBlock());
+  emitVectorLoop(nest, ranges, mapping);
+  b.setInsertionPointToStart(branch.elseBlock());
+  emitScalarLoop(nest, ranges, mapping);
 }

@@ -83,9 +83,10 @@ public:
 
   /// The loop of `nest`; `mapping` maps the kernel function's values (its
   /// arguments and constants) to the GPU kernel's. Returns whether it has a
-  /// vector path. A nest with dynamic sizes is a scalar grid-stride loop
-  /// (getDynamicWork); fails, with an error on the op, where its sizes
-  /// cannot be read from the kernel's arguments.
+  /// vector path. A nest with dynamic sizes reads them from its buffers
+  /// (getDynamicWork), with the vector path where the innermost size is
+  /// static; fails, with an error on the op, where its sizes cannot be read
+  /// from the kernel's arguments.
   mlir::FailureOr<bool> emitNest(const Nest &nest, mlir::IRMapping &mapping);
 
   /// A row kernel (getGpuRowKernel) in this one launch: a warp, or for
@@ -150,8 +151,14 @@ private:
   void emitScalarLoop(const Nest &nest,
                       llvm::ArrayRef<mlir::OpFoldResult> ranges,
                       mlir::IRMapping &mapping);
-  void emitVectorLoop(const Nest &nest, llvm::ArrayRef<int64_t> ranges,
+  void emitVectorLoop(const Nest &nest,
+                      llvm::ArrayRef<mlir::OpFoldResult> ranges,
                       mlir::IRMapping &mapping);
+  /// The vector loop where every contiguous buffer is aligned for it, the
+  /// scalar loop where not.
+  void emitVectorBranch(const Nest &nest,
+                        llvm::ArrayRef<mlir::OpFoldResult> ranges,
+                        mlir::IRMapping &mapping);
   /// The unit (a warp, or `perBlock` a block) that takes one output or row
   /// at a time, grid-striding, and this thread's place in it. A unit's
   /// threads take the same outputs, so all of them reach its shuffles and

@@ -69,7 +69,7 @@ LogicalResult KilnMapKernelsToGpuPass::mapKernel(
     func::FuncOp kernel, ArrayRef<func::CallOp> calls,
     gpu::GPUModuleOp gpuModule, SmallVectorImpl<Launch> &launches) {
   // Dynamic sizes are read from the buffers, in the kernel and at the
-  // launch; such kernels run scalar grid-stride loops.
+  // launch; such kernels have no row-kernel form.
   bool dynamic = false;
   for (BlockArgument arg : kernel.getArguments()) {
     auto type = dyn_cast<MemRefType>(arg.getType());
