@@ -469,6 +469,14 @@ def KilnMapKernelsToGpu : Pass<"kiln-map-kernels-to-gpu", "mlir::ModuleOp"> {
     an element: static subviews (composed through casts and subviews) whose
     index ranges are apart along some dim do not (a concat's parts); any
     other pair of views of one buffer does.
+
+    Buffers of dynamic shape (a batch): each loop reads its bounds from the
+    kernel's buffers (`memref.dim`), with the vector path where the
+    innermost size is static; such kernels have no warp reductions or row
+    kernels (their reductions are sequential loops). The grid is computed
+    at the launch from the call's buffers: the widest loop's elements (or
+    vector groups) over `block-size`, at most `max-blocks`, and none for no
+    elements.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect",
@@ -528,8 +536,9 @@ def KilnStridedCopiesToLinalg
     -kiln-outline-kernels in the GPU pipeline, it makes such a copy a kernel
     of its own (a grid-stride loop on the GPU) rather than a host step that
     a device memcpy cannot do. Copies between contiguous buffers stay
-    `memref.copy` (one device-to-device memcpy); copies of dynamic shape
-    are left alone.
+    `memref.copy` (one device-to-device memcpy). With dynamic sizes, a
+    buffer is one block only where its outermost dim alone is dynamic (a
+    batch of rows); other dynamic copies become kernels too.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
