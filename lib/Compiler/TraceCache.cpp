@@ -166,16 +166,27 @@ TraceCache::get(const TraceProgram &program, Device device) {
   return exe;
 }
 
+/// KILN_DYNAMIC=0 compiles every size (read at each miss).
+static bool isGenericEnabled() {
+  const char *setting = std::getenv("KILN_DYNAMIC");
+  return !setting || llvm::StringRef(setting) != "0";
+}
+
+/// What names a generic program: its structure, on its device (each
+/// device's executables are its own).
+static std::string getGenericStructure(const TraceProgram &program,
+                                       Device device) {
+  return (device == Device::Cuda ? "cuda\n" : "cpu\n") +
+         getStructuralForm(program);
+}
+
 std::shared_ptr<const Executable>
 TraceCache::findGeneric(const TraceProgram &program,
                         const CompileOptions &options, GenericMode mode,
                         bool &compiled) {
-  // KILN_DYNAMIC=0 compiles every size (read at each miss).
-  const char *setting = std::getenv("KILN_DYNAMIC");
-  if (options.device != Device::Cpu ||
-      (setting && llvm::StringRef(setting) == "0"))
+  if (!isGenericEnabled())
     return nullptr;
-  std::string structure = getStructuralForm(program);
+  std::string structure = getGenericStructure(program, options.device);
   if (mode == GenericMode::Fit) {
     auto it = generics.find(structure);
     if (it == generics.end() || !it->second.executable ||
@@ -253,11 +264,9 @@ TraceCache::getGenericKey(llvm::StringRef structure,
 std::shared_ptr<const Executable>
 TraceCache::loadGeneric(const TraceProgram &program,
                         const CompileOptions &options, CompileCache &disk) {
-  const char *setting = std::getenv("KILN_DYNAMIC");
-  if (options.device != Device::Cpu ||
-      (setting && llvm::StringRef(setting) == "0"))
+  if (!isGenericEnabled())
     return nullptr;
-  std::string structure = getStructuralForm(program);
+  std::string structure = getGenericStructure(program, options.device);
   auto known = generics.find(structure);
   if (known != generics.end() && known->second.executable)
     return nullptr;

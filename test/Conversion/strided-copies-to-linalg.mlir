@@ -30,6 +30,19 @@ func.func @contiguous(%x: memref<4x8xf32>, %y: memref<2x8xf32>, %r: memref<1x8xf
 
 // -----
 
+// Identity layouts are contiguous whatever their dynamic sizes: a memcpy.
+// CHECK-LABEL: func.func @identity_dynamic(
+// CHECK: memref.copy %{{.+}}, %{{.+}} : memref<5x?xf32> to memref<5x?xf32>
+// CHECK: memref.copy %{{.+}}, %{{.+}} : memref<?x?x3xf32> to memref<?x?x3xf32>
+// CHECK-NOT: linalg.copy
+func.func @identity_dynamic(%a: memref<5x?xf32>, %b: memref<5x?xf32>, %c: memref<?x?x3xf32>, %d: memref<?x?x3xf32>) {
+  memref.copy %a, %b : memref<5x?xf32> to memref<5x?xf32>
+  memref.copy %c, %d : memref<?x?x3xf32> to memref<?x?x3xf32>
+  return
+}
+
+// -----
+
 // Through the GPU pipeline, a column slice is a kernel launch.
 // GPU-LABEL: func.func @slice_columns(
 // GPU-NOT: memref.copy

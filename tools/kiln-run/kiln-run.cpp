@@ -16,12 +16,14 @@
 #include "Support/RandomInputs.h"
 #include "kiln/Compiler/Executable.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Support/Npy.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -165,6 +167,20 @@ static cl::opt<double>
                  cl::desc("absolute tolerance of --check-reference (default: "
                           "1e-5 for f32, 1e-12 for f64, 1e-2 for f16/bf16)"),
                  cl::init(-1));
+
+static cl::list<int64_t> dimSizes(
+    cl::cat(kilnRunOptions), "dim-sizes", cl::CommaSeparated,
+    cl::desc("with --random-inputs: run once per size N, every dynamic dim of "
+             "the inputs N (default: inputs with dynamic dims need --input "
+             "files)"),
+    cl::value_desc("N,..."));
+static cl::opt<bool> generalizeBatch(
+    cl::cat(kilnRunOptions), "generalize-batch",
+    cl::desc("first make the entry's batch dim (dim 0 of its first argument "
+             "of rank >= 1) dynamic, with every dim that follows it "
+             "(-kiln-generalize-batch); with --dim-sizes, runs the program at "
+             "other batch sizes (default: off)"),
+    cl::init(false));
 
 [[noreturn]] static void fail(const Twine &message) {
   errs() << "kiln-run: error: " << message << "\n";
@@ -390,6 +406,13 @@ int main(int argc, char **argv) {
     fail("--repeat must be at least 1");
   if (!inputs.empty() && randomSeed >= 0)
     fail("--input and --random-inputs cannot be combined");
+  if (!dimSizes.empty() && randomSeed < 0)
+    fail("--dim-sizes needs --random-inputs");
+  if (dimSizes.size() > 1 && !outputDir.empty())
+    fail("--output-dir takes the results of one size: give one --dim-sizes");
+  for (int64_t size : dimSizes)
+    if (size < 0)
+      fail("--dim-sizes must not be negative, got " + Twine(size));
 
   auto file = MemoryBuffer::getFileOrSTDIN(inputFile);
   if (!file)
@@ -446,6 +469,15 @@ int main(int argc, char **argv) {
     entry = kiln::findEntry(*module, entryName);
     if (!entry)
       fail(toString(entry.takeError()));
+    if (generalizeBatch) {
+      mlir::PassManager pm(&context);
+      kiln::KilnGeneralizeBatchOptions options;
+      options.entry = *entry;
+      pm.addPass(kiln::createKilnGeneralizeBatch(options));
+      if (failed(pm.run(*module)))
+        fail(errors.getFirstErrorOr("cannot generalize the batch of @" +
+                                    *entry));
+    }
     auto func = module->lookupSymbol<mlir::func::FuncOp>(*entry);
     type = func.getFunctionType();
   }
@@ -455,7 +487,9 @@ int main(int argc, char **argv) {
   // They live in a static, which exit() destroys: an error after this
   // point (fail() exits) frees them too.
   static std::vector<HostTensor> args;
-  if (randomSeed >= 0) {
+  // --random-inputs: every dynamic dim `dynamicSize` (--dim-sizes).
+  auto makeRandomArgs = [&](int64_t dynamicSize) {
+    args.clear();
     for (size_t i = 0; i < numInputs; ++i) {
       kiln::TensorSignature sig;
       if (isModule) {
@@ -470,12 +504,20 @@ int main(int argc, char **argv) {
           fail("argument " + Twine(i) + ": " + toString(dtype.takeError()));
         sig = {*dtype, tensorType.getShape().vec(), ""};
       }
-      if (llvm::any_of(sig.shape, [](int64_t d) { return d < 0; }))
-        fail("argument " + Twine(i) +
-             " has a dynamic shape: give --input files instead of "
-             "--random-inputs");
+      for (int64_t &d : sig.shape) {
+        if (d >= 0)
+          continue;
+        if (dynamicSize < 0)
+          fail("argument " + Twine(i) +
+               " has a dynamic shape: give --input files instead of "
+               "--random-inputs (or --dim-sizes N,...)");
+        d = dynamicSize;
+      }
       args.push_back(randomTensor(sig, randomSeed, i));
     }
+  };
+  if (randomSeed >= 0) {
+    makeRandomArgs(dimSizes.empty() ? -1 : dimSizes.front());
   } else if (!(compileOnly && inputs.empty())) {
     // (Compiling alone needs no inputs.)
     if (inputs.size() != numInputs)
@@ -550,85 +592,93 @@ int main(int argc, char **argv) {
   // steps, from CUDA events (the copies of inputs and results excluded).
   std::vector<double> times;
   std::vector<HostTensor> results;
-  std::vector<const HostTensor *> argPointers;
-  for (const HostTensor &arg : args)
-    argPointers.push_back(&arg);
+  double medianMs = 0;
   kiln::RunProfile callProfile;
   callProfile.perCall = true;
-  for (int i = 0; i < repeat; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    kiln::RunProfile profile;
-    bool cuda = exe->getDevice() == kiln::Device::Cuda;
-    Expected<std::vector<HostTensor>> out =
-        exe->run(argPointers, cuda ? &profile : nullptr);
-    auto end = std::chrono::steady_clock::now();
-    if (!out)
-      fail(toString(out.takeError()));
-    times.push_back(
-        cuda ? profile.kernelNs / 1e6
-             : std::chrono::duration<double, std::milli>(end - start).count());
-    results = std::move(*out);
-  }
-  // The per-call timing: runs of its own after the timed ones (its clock
-  // reads do not count in their times, and the first, cold run is not
-  // among them).
-  if (profileCalls && exe->getDevice() != kiln::Device::Cuda)
-    for (int i = 0; i < repeat; ++i)
-      if (Expected<std::vector<HostTensor>> timed =
-              exe->run(argPointers, &callProfile);
-          !timed)
-        fail(toString(timed.takeError()));
-  std::sort(times.begin(), times.end());
-  double medianMs =
-      times.size() % 2
-          ? times[times.size() / 2]
-          : 0.5 * (times[times.size() / 2 - 1] + times[times.size() / 2]);
+  // One round per --dim-sizes size (the program compiled once).
+  for (size_t round = 0; round < std::max<size_t>(1, dimSizes.size());
+       ++round) {
+    times.clear();
+    if (round > 0)
+      makeRandomArgs(dimSizes[round]);
+    std::vector<const HostTensor *> argPointers;
+    for (const HostTensor &arg : args)
+      argPointers.push_back(&arg);
+    for (int i = 0; i < repeat; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      kiln::RunProfile profile;
+      bool cuda = exe->getDevice() == kiln::Device::Cuda;
+      Expected<std::vector<HostTensor>> out =
+          exe->run(argPointers, cuda ? &profile : nullptr);
+      auto end = std::chrono::steady_clock::now();
+      if (!out)
+        fail(toString(out.takeError()));
+      times.push_back(
+          cuda
+              ? profile.kernelNs / 1e6
+              : std::chrono::duration<double, std::milli>(end - start).count());
+      results = std::move(*out);
+    }
+    // The per-call timing: runs of its own after the timed ones (its clock
+    // reads do not count in their times, and the first, cold run is not
+    // among them).
+    if (profileCalls && exe->getDevice() != kiln::Device::Cuda)
+      for (int i = 0; i < repeat; ++i)
+        if (Expected<std::vector<HostTensor>> timed =
+                exe->run(argPointers, &callProfile);
+            !timed)
+          fail(toString(timed.takeError()));
+    std::sort(times.begin(), times.end());
+    medianMs =
+        times.size() % 2
+            ? times[times.size() / 2]
+            : 0.5 * (times[times.size() / 2 - 1] + times[times.size() / 2]);
 
-  if (!outputDir.empty()) {
-    if (std::error_code ec = sys::fs::create_directories(outputDir))
-      fail("cannot create '" + outputDir + "': " + ec.message());
-    for (auto [i, result] : llvm::enumerate(results)) {
-      SmallString<128> path(outputDir);
-      sys::path::append(path, "out" + std::to_string(i) + ".npy");
-      if (Error e = kiln::writeNpy(path, result))
-        fail(toString(std::move(e)));
+    if (!outputDir.empty()) {
+      if (std::error_code ec = sys::fs::create_directories(outputDir))
+        fail("cannot create '" + outputDir + "': " + ec.message());
+      for (auto [i, result] : llvm::enumerate(results)) {
+        SmallString<128> path(outputDir);
+        sys::path::append(path, "out" + std::to_string(i) + ".npy");
+        if (Error e = kiln::writeNpy(path, result))
+          fail(toString(std::move(e)));
+      }
+    }
+
+    if (printOutputs) {
+      for (auto [i, result] : llvm::enumerate(results)) {
+        outs() << "out" << i << ": " << result.getTypeString() << "\n";
+        int64_t index = 0;
+        printTensor(outs(), result, 0, index);
+        outs() << "\n";
+      }
+    }
+
+    if (checkReference) {
+      auto refFunc = referenceModule->lookupSymbol<mlir::func::FuncOp>(*entry);
+      Expected<std::vector<HostTensor>> expected =
+          kiln::reference::evaluate(refFunc, args);
+      if (!expected)
+        fail("reference interpreter: " + toString(expected.takeError()));
+      if (expected->size() != results.size())
+        fail("the reference interpreter gives " + Twine(expected->size()) +
+             " outputs, the compiled code " + Twine(results.size()));
+      std::string failures;
+      for (auto [i, got, want] : llvm::enumerate(results, *expected)) {
+        size_t before = failures.size();
+        double maxError = compareWithReference(
+            i, got, want, getVjpDepth(refFunc, *referenceModule), failures);
+        if (failures.size() == before)
+          outs() << "reference: out" << i << " " << got.getTypeString()
+                 << " matches, max abs error " << format("%.3g", maxError)
+                 << "\n";
+      }
+      if (!failures.empty()) {
+        outs().flush();
+        fail(StringRef(failures).rtrim("\n"));
+      }
     }
   }
-
-  if (printOutputs) {
-    for (auto [i, result] : llvm::enumerate(results)) {
-      outs() << "out" << i << ": " << result.getTypeString() << "\n";
-      int64_t index = 0;
-      printTensor(outs(), result, 0, index);
-      outs() << "\n";
-    }
-  }
-
-  if (checkReference) {
-    auto refFunc = referenceModule->lookupSymbol<mlir::func::FuncOp>(*entry);
-    Expected<std::vector<HostTensor>> expected =
-        kiln::reference::evaluate(refFunc, args);
-    if (!expected)
-      fail("reference interpreter: " + toString(expected.takeError()));
-    if (expected->size() != results.size())
-      fail("the reference interpreter gives " + Twine(expected->size()) +
-           " outputs, the compiled code " + Twine(results.size()));
-    std::string failures;
-    for (auto [i, got, want] : llvm::enumerate(results, *expected)) {
-      size_t before = failures.size();
-      double maxError = compareWithReference(
-          i, got, want, getVjpDepth(refFunc, *referenceModule), failures);
-      if (failures.size() == before)
-        outs() << "reference: out" << i << " " << got.getTypeString()
-               << " matches, max abs error " << format("%.3g", maxError)
-               << "\n";
-    }
-    if (!failures.empty()) {
-      outs().flush();
-      fail(StringRef(failures).rtrim("\n"));
-    }
-  }
-
   if (profileCalls)
     printCallProfile(callProfile, repeat, medianMs);
 

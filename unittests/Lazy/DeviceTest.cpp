@@ -12,6 +12,8 @@
 #include "LazyTestHelpers.h"
 #include "kiln_rt/kiln_rt_cuda.h"
 
+#include "llvm/ADT/ScopeExit.h"
+
 #include <dlfcn.h>
 
 #include <cstdlib>
@@ -93,6 +95,44 @@ TEST_F(DeviceTest, MatmulsOnTheCudaDevice) {
   EXPECT_EQ(TraceCache::global().getStats().compiles, compiles + 1);
 }
 
+// Automatic dynamic dims on the cuda device: the second batch size makes
+// the shape-generic program (its GEMM sizes computed at run time by the
+// host program), which runs every later size with no compile; each
+// result is checked by value (the stand-in cuBLAS computes).
+TEST_F(DeviceTest, NewBatchSizesOnTheCudaDeviceCompileOnce) {
+  useDriver(KILN_FAKE_CUDA_DRIVER, KILN_FAKE_CUBLAS);
+  ASSERT_FALSE(static_cast<bool>(setDevice(Device::Cuda)));
+  // w^T, stored 4x3: a structure (x w^T) no other test here runs, so the
+  // first size compiles for itself and the second the generic program.
+  std::vector<float> ws = {1, 0, 2, 1, 0, -1, 3, 1, 1, -2, 0, 1};
+  std::vector<float> wts(12);
+  for (int k = 0; k < 3; ++k)
+    for (int c = 0; c < 4; ++c)
+      wts[c * 3 + k] = ws[k * 4 + c];
+  Tensor wt = input({4, 3}, wts);
+  TraceCacheStats before = TraceCache::global().getStats();
+  const std::vector<int64_t> batches = {5, 9, 1, 17, 2, 64, 3};
+  for (int64_t batch : batches) {
+    std::vector<float> xs(batch * 3);
+    for (size_t i = 0; i < xs.size(); ++i)
+      xs[i] = static_cast<float>(static_cast<int64_t>(i % 11) - 5);
+    Tensor y = matmul(input({batch, 3}, xs), wt, false, true);
+    std::vector<float> want(batch * 4, 0.0f);
+    for (int64_t r = 0; r < batch; ++r)
+      for (int64_t c = 0; c < 4; ++c)
+        for (int64_t k = 0; k < 3; ++k)
+          want[r * 4 + c] += xs[r * 3 + k] * ws[k * 4 + c];
+    ASSERT_FALSE(static_cast<bool>(sync({y})));
+    EXPECT_EQ(y.getShape().vec(), (std::vector<int64_t>{batch, 4}));
+    EXPECT_EQ(values(y), want) << "batch " << batch;
+  }
+  TraceCacheStats after = TraceCache::global().getStats();
+  EXPECT_EQ(after.compiles - before.compiles, 2);
+  EXPECT_EQ(after.genericCompiles - before.genericCompiles, 1);
+  EXPECT_EQ(after.genericHits - before.genericHits,
+            static_cast<int64_t>(batches.size()) - 2);
+}
+
 /// One SGD step of a tanh layer, materialized at once: a GEMM, fused
 /// kernels, the gradient's GEMM and the update. `batch` picks the program
 /// (a new batch size compiles and loads a new one).
@@ -123,6 +163,10 @@ struct FaultPoint {
 // crash), and the next step in the same process succeeds.
 TEST_F(DeviceTest, FaultsInATrainingStep) {
   useDriver(KILN_FAKE_CUDA_DRIVER, KILN_FAKE_CUBLAS);
+  // Each new batch size compiles and loads a program of its own (not the
+  // shape-generic one, which would load once).
+  setenv("KILN_DYNAMIC", "0", 1);
+  auto restore = llvm::make_scope_exit([] { unsetenv("KILN_DYNAMIC"); });
   ASSERT_FALSE(static_cast<bool>(setDevice(Device::Cuda)));
   Tensor w = input({3, 2}, {0.1f, -0.2f, 0.3f, 0.2f, -0.1f, 0.05f});
   ASSERT_FALSE(static_cast<bool>(trainStep(w, 4)));

@@ -18,9 +18,12 @@ namespace kiln {
 using namespace mlir;
 
 /// Whether `type` is one block of memory in row-major order (its offset may
-/// be anything): dims of size 1 take any stride. Only the outermost dim may
-/// be dynamic (a batch): inner dynamic sizes leave the strides unknown.
+/// be anything): dims of size 1 take any stride. An identity layout is,
+/// whatever its sizes; otherwise only the outermost dim may be dynamic (a
+/// batch): inner dynamic sizes leave the strides unknown.
 static bool isContiguous(MemRefType type) {
+  if (type.getLayout().isIdentity())
+    return true;
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(type.getStridesAndOffset(strides, offset)))

@@ -46,3 +46,27 @@ func.func @bias_grad(%x: tensor<?x4xf32>, %b: tensor<4xf32>, %u: tensor<?xf32>, 
       -> (tensor<?x4xf32>, tensor<4xf32>, tensor<?xf32>)
   return %g#0, %g#1, %g#2 : tensor<?x4xf32>, tensor<4xf32>, tensor<?xf32>
 }
+
+// -----
+
+// A slice of part of a dynamic dim: its gradient is the cotangent padded
+// with zeros before it (static) and after it, as many rows as the primal
+// has beyond the slice's end, counted at run time.
+// CHECK-LABEL: func.func @rows_grad
+// CHECK-SAME: (%[[X:.+]]: tensor<?x4xf32>, %[[CT:.+]]: tensor<2x4xf32>)
+// CHECK-DAG: %[[C3:.+]] = arith.constant 3 : index
+// CHECK-DAG: %[[ZERO:.+]] = kiln.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[BEFORE:.+]] = kiln.constant dense<0.000000e+00> : tensor<1x4xf32>
+// CHECK-DAG: %[[N:.+]] = tensor.dim %[[X]], %{{.+}} : tensor<?x4xf32>
+// CHECK: %[[M:.+]] = arith.subi %[[N]], %[[C3]] : index
+// CHECK: %[[AFTER:.+]] = kiln.broadcast_in_dim %[[ZERO]] sizes(%[[M]]), dims = [] : tensor<f32> -> tensor<?x4xf32>
+// CHECK: %[[G:.+]] = kiln.concat %[[BEFORE]], %[[CT]], %[[AFTER]] dim = 0 : tensor<1x4xf32>, tensor<2x4xf32>, tensor<?x4xf32> -> tensor<?x4xf32>
+// CHECK: return %[[G]]
+func.func private @rows(%x: tensor<?x4xf32>) -> tensor<2x4xf32> {
+  %h = kiln.slice %x, offsets = [1, 0], sizes = [2, 4] : tensor<?x4xf32> -> tensor<2x4xf32>
+  return %h : tensor<2x4xf32>
+}
+func.func @rows_grad(%x: tensor<?x4xf32>, %ct: tensor<2x4xf32>) -> tensor<?x4xf32> {
+  %g = kiln.vjp @rows(%x, %ct) wrt [0] : (tensor<?x4xf32>, tensor<2x4xf32>) -> tensor<?x4xf32>
+  return %g : tensor<?x4xf32>
+}

@@ -84,4 +84,63 @@ def KilnFuse : Pass<"kiln-fuse", "mlir::ModuleOp"> {
   ];
 }
 
+def KilnGeneralizeBatch : Pass<"kiln-generalize-batch", "mlir::ModuleOp"> {
+  let summary = "Make a static entry's batch dim dynamic, with every dim "
+                "that follows it";
+  let description = [{
+    The batch is dim 0 of the entry's first argument of rank >= 1 (or of
+    argument `arg`); its size is the batch size. The entry is replaced by a
+    shape-generic function of the same name that computes what the static
+    one computed, for any batch size.
+
+    A shape analysis runs to a fixed point. A result dim is dynamic where
+    the operand dims it comes from are. Where an op needs two sizes equal
+    (elementwise operands, a matmul's contraction or batch, a concat's
+    other dims, a vjp's cotangents and its callee's results) and only one
+    is dynamic, the other is forced dynamic: an argument's dim becomes
+    dynamic, an op passes the force on to the operand dims it comes from,
+    and a splat constant or a broadcast's new (or size-1) dim takes the
+    batch size as a `sizes` operand (`tensor.dim` of the first dynamic
+    argument). Only dims of the batch's size are forced. A slice that takes
+    a dynamic dim whole keeps it (`sizes` -1); a slice of part of it is
+    static. Callees of `kiln.vjp` and `func.call` are analyzed with their
+    operands' dynamic dims and cloned (`@f_batch0`, ...); a callee that
+    needs more of its arguments dynamic forces them at the call.
+
+    What cannot follow the batch is an error that names the op: a
+    non-splat constant of the batch's size, a slice of part of the batch
+    that meets the batch, a reshape that splits or merges it with other
+    dims, a dim of another size that would have to follow it.
+
+    ```mlir
+    // Before: the batch is 4.
+    func.func @f(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+      %bb = kiln.broadcast_in_dim %b, dims = [1] : tensor<8xf32> -> tensor<4x8xf32>
+      %y = kiln.add %x, %bb : tensor<4x8xf32>
+      return %y : tensor<4x8xf32>
+    }
+    // After:
+    func.func @f(%x: tensor<?x8xf32>, %b: tensor<8xf32>) -> tensor<?x8xf32> {
+      %n = tensor.dim %x, %c0 : tensor<?x8xf32>
+      %bb = kiln.broadcast_in_dim %b sizes(%n), dims = [1] : tensor<8xf32> -> tensor<?x8xf32>
+      %y = kiln.add %x, %bb : tensor<?x8xf32>
+      return %y : tensor<?x8xf32>
+    }
+    ```
+
+    The static original stays, as `@f_static`, only where other functions
+    call it. Tests use the pass to re-run static programs at other batch
+    sizes (`kiln-run --generalize-batch --dim-sizes 1,3,7`).
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"\"\"",
+           "the function to generalize (default: every public function)">,
+    Option<"arg", "arg", "int64_t", /*default=*/"-1",
+           "the argument whose dim 0 is the batch (default: the first of "
+           "rank >= 1)">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 #endif // KILN_DIALECT_KILN_TRANSFORMS_PASSES_TD

@@ -2,6 +2,7 @@
 
 #include "AutodiffInternals.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -78,13 +79,13 @@ static SmallVector<int64_t> getSlicedDims(ArrayRef<int64_t> shape,
   return dims;
 }
 
-Value AdjointBuilder::padSlice(Location loc, RankedTensorType type,
+Value AdjointBuilder::padSlice(Location loc, Value v,
                                const SliceContribution &part) {
+  auto type = cast<RankedTensorType>(v.getType());
   Value current = part.ct;
   for (int64_t d : getSlicedDims(type.getShape(), part.offsets, part.sizes)) {
     auto currentType = cast<RankedTensorType>(current.getType());
     int64_t offset = part.offsets[d];
-    int64_t after = type.getDimSize(d) - offset - part.sizes[d];
     SmallVector<Value> pieces;
     auto gap = [&](int64_t size) {
       SmallVector<int64_t> shape(currentType.getShape());
@@ -94,8 +95,35 @@ Value AdjointBuilder::padSlice(Location loc, RankedTensorType type,
     if (offset > 0)
       gap(offset);
     pieces.push_back(current);
-    if (after > 0)
+    if (type.isDynamicDim(d)) {
+      // Part of a dynamic dim: the zeros after it are as many as the primal
+      // has beyond the slice's end, counted at run time.
+      Value end =
+          arith::ConstantIndexOp::create(builder, loc, offset + part.sizes[d]);
+      Value after = arith::SubIOp::create(
+          builder, loc, tensor::DimOp::create(builder, loc, v, d), end);
+      SmallVector<int64_t> shape(currentType.getShape());
+      shape[d] = ShapedType::kDynamic;
+      auto gapType = currentType.clone(shape);
+      auto elementType = cast<FloatType>(type.getElementType());
+      auto scalarType = RankedTensorType::get({}, elementType);
+      Value scalar = ConstantOp::create(
+          builder, loc, scalarType,
+          DenseElementsAttr::get(scalarType, FloatAttr::get(elementType, 0.0)));
+      SmallVector<Value> sizes;
+      for (int64_t i = 0; i < gapType.getRank(); ++i)
+        if (gapType.isDynamicDim(i))
+          sizes.push_back(i == d
+                              ? after
+                              : tensor::DimOp::create(builder, loc, current, i)
+                                    .getResult());
+      pieces.push_back(
+          BroadcastInDimOp::create(builder, loc, gapType, scalar, sizes,
+                                   builder.getDenseI64ArrayAttr({})));
+    } else if (int64_t after = type.getDimSize(d) - offset - part.sizes[d];
+               after > 0) {
       gap(after);
+    }
     SmallVector<int64_t> shape(currentType.getShape());
     shape[d] = type.getDimSize(d);
     current = ConcatOp::create(builder, loc, currentType.clone(shape), pieces,
@@ -107,12 +135,12 @@ Value AdjointBuilder::padSlice(Location loc, RankedTensorType type,
 FailureOr<Value> AdjointBuilder::joinSlices(Value v, Location loc,
                                             ArrayRef<SliceContribution> parts) {
   auto type = cast<RankedTensorType>(v.getType());
-  // Pieces are placed at static offsets: the sliced dims must be static (a
-  // dynamic dim is only ever taken whole).
+  // Parts of a dynamic dim are padded one by one (the zeros after each
+  // counted at run time), then summed.
+  bool slicesDynamicDim = false;
   for (const SliceContribution &part : parts)
     for (int64_t d : getSlicedDims(type.getShape(), part.offsets, part.sizes))
-      if (type.isDynamicDim(d))
-        return failure();
+      slicesDynamicDim |= type.isDynamicDim(d);
 
   // Chunks along one dim that do not overlap: one concat, zeros only in the
   // gaps.
@@ -127,7 +155,7 @@ FailureOr<Value> AdjointBuilder::joinSlices(Value v, Location loc,
     }
     commonDim = dims.front();
   }
-  if (singleDim && commonDim) {
+  if (singleDim && commonDim && !slicesDynamicDim) {
     int64_t d = *commonDim;
     SmallVector<SliceContribution> sorted(parts);
     llvm::stable_sort(sorted, [&](const auto &a, const auto &b) {
@@ -165,7 +193,7 @@ FailureOr<Value> AdjointBuilder::joinSlices(Value v, Location loc,
   // Otherwise pad each part to the full shape and sum.
   Value sum;
   for (const SliceContribution &part : parts) {
-    Value padded = padSlice(loc, type, part);
+    Value padded = padSlice(loc, v, part);
     sum = sum ? AddOp::create(builder, loc, sum, padded).getResult() : padded;
   }
   return sum;

@@ -210,21 +210,13 @@ FailureOr<func::FuncOp> Expander::flatten(VjpOp vjp, func::FuncOp callee) {
       if (!isa<RankedTensorType>(type))
         return fail("cannot differentiate '" + op.getName().getStringRef() +
                     "': its results are not tensors");
-    // Adjoints of parts are placed at static offsets: a dynamic dim can be
-    // taken whole, not cut.
+    // The adjoints of a concat's parts are slices at static offsets.
     if (auto concat = dyn_cast<ConcatOp>(op))
       for (Value input : concat.getInputs())
         if (cast<RankedTensorType>(input.getType())
                 .isDynamicDim(concat.getDim()))
           return fail("cannot differentiate 'kiln.concat' along a dynamic "
                       "dim: its parts' offsets are not static");
-    if (auto slice = dyn_cast<SliceOp>(op)) {
-      RankedTensorType type = slice.getOperand().getType();
-      for (auto [d, size] : llvm::enumerate(slice.getSizes()))
-        if (type.isDynamicDim(d) && size >= 0)
-          return fail("cannot differentiate 'kiln.slice' of part of a "
-                      "dynamic dim: its gradient's padding is not static");
-    }
   }
   for (Type type : scratch.getFunctionType().getInputs())
     if (!isa<RankedTensorType>(type))

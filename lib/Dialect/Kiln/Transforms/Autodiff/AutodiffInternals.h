@@ -114,8 +114,7 @@ private:
   };
   mlir::FailureOr<Value> joinSlices(Value v, Location loc,
                                     ArrayRef<SliceContribution> parts);
-  Value padSlice(Location loc, RankedTensorType type,
-                 const SliceContribution &part);
+  Value padSlice(Location loc, Value v, const SliceContribution &part);
 
   OpBuilder &builder;
   const ActivityAnalysis &activity;
