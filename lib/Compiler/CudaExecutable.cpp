@@ -1,6 +1,7 @@
 //===- CudaExecutable.cpp - a kiln function compiled for a GPU ------------===//
 
 #include "Compiler/CudaExecutable.h"
+#include "Compiler/DeviceTensor.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln_rt/kiln_rt_cuda.h"
@@ -18,13 +19,6 @@ using namespace kiln;
 
 static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
-/// The runtime's message for a failed call.
-static llvm::Error runtimeError(kiln_rt_status status) {
-  std::string why = kiln_rt_cuda_last_error();
-  return makeError(why.empty() ? std::string(kiln_rt_status_string(status))
-                               : why);
 }
 
 llvm::Expected<CudaTarget>
@@ -149,13 +143,13 @@ kiln::runCudaProgram(kiln_rt_program *program, llvm::StringRef ptx,
                      llvm::ArrayRef<TensorSignature> outputs,
                      RunProfile *profile) {
   if (kiln_rt_status status = kiln_rt_cuda_init())
-    return runtimeError(status);
+    return getCudaError(status);
   if (kiln_rt_status status =
           kiln_rt_program_load_cuda(program, ptx.data(), ptx.size()))
     return getRuntimeProgramError(status);
 
   auto check = [](kiln_rt_status status) -> llvm::Error {
-    return status == KILN_RT_OK ? llvm::Error::success() : runtimeError(status);
+    return status == KILN_RT_OK ? llvm::Error::success() : getCudaError(status);
   };
   // The inputs, then the results.
   RunBuffers buffers;
@@ -195,5 +189,54 @@ kiln::runCudaProgram(kiln_rt_program *program, llvm::StringRef ptx,
       return std::move(e);
   if (llvm::Error e = check(kiln_rt_cuda_synchronize()))
     return std::move(e);
+  return results;
+}
+
+llvm::Expected<std::vector<std::shared_ptr<const DeviceValue>>>
+CudaExecutable::runOnDevice(llvm::ArrayRef<const DeviceValue *> args,
+                            RunProfile *profile) const {
+  std::vector<ArgumentType> types;
+  std::vector<llvm::ArrayRef<int64_t>> shapes;
+  for (auto [i, arg] : llvm::enumerate(args)) {
+    if (!arg || !arg->isAlive())
+      return makeError("input " + llvm::Twine(i) + " of @" + entryName +
+                       " is not on the cuda device (the cuda runtime shut "
+                       "down since it was)");
+    types.push_back({arg->getDType(), arg->getShape()});
+    shapes.push_back(arg->getShape());
+  }
+  if (llvm::Error e = checkArgumentTypes(entryName, inputs, types))
+    return std::move(e);
+  if (kiln_rt_status status = kiln_rt_cuda_init())
+    return getCudaError(status);
+  if (kiln_rt_status status =
+          kiln_rt_program_load_cuda(program.get(), ptx.data(), ptx.size()))
+    return getRuntimeProgramError(status);
+  llvm::Expected<std::vector<llvm::SmallVector<int64_t, 4>>> resultShapes =
+      getProgramResultShapes(program.get(), outputs, shapes);
+  if (!resultShapes)
+    return resultShapes.takeError();
+  std::vector<std::shared_ptr<const DeviceValue>> results;
+  std::vector<void *> pointers;
+  for (const DeviceValue *arg : args)
+    pointers.push_back(arg->getAddress());
+  for (auto [output, shape] : llvm::zip(outputs, *resultShapes)) {
+    llvm::Expected<std::shared_ptr<const CudaDeviceTensor>> result =
+        CudaDeviceTensor::allocate(output.dtype, shape);
+    if (!result)
+      return result.takeError();
+    pointers.push_back((*result)->getAddress());
+    results.push_back(std::move(*result));
+  }
+  std::vector<int64_t> inputDims = getInputDims(program.get(), shapes);
+  RuntimeProfile runtimeProfile(profile);
+  if (kiln_rt_status status = kiln_rt_program_run_cuda(
+          program.get(), pointers.data(), pointers.size(),
+          inputDims.empty() ? nullptr : inputDims.data(), nullptr,
+          runtimeProfile.get()))
+    return getRuntimeProgramError(status);
+  // Errors of the queued work surface here, with the run's.
+  if (kiln_rt_status status = kiln_rt_cuda_synchronize())
+    return getCudaError(status);
   return results;
 }

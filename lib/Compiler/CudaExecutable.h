@@ -67,6 +67,12 @@ public:
   run(llvm::ArrayRef<const HostTensor *> args,
       RunProfile *profile = nullptr) const override;
 
+  /// Runs the steps on values on the device: no copies, and the results
+  /// stay there (CudaDeviceTensor).
+  llvm::Expected<std::vector<std::shared_ptr<const DeviceValue>>>
+  runOnDevice(llvm::ArrayRef<const DeviceValue *> args,
+              RunProfile *profile = nullptr) const override;
+
 private:
   CudaExecutable() : Executable(Device::Cuda) {}
 

@@ -176,22 +176,29 @@ kiln::createResults(StringRef entryName,
   return results;
 }
 
-llvm::Error kiln::checkArguments(StringRef entryName,
-                                 llvm::ArrayRef<TensorSignature> inputs,
-                                 llvm::ArrayRef<const HostTensor *> args) {
+llvm::Error kiln::checkArgumentTypes(StringRef entryName,
+                                     llvm::ArrayRef<TensorSignature> inputs,
+                                     llvm::ArrayRef<ArgumentType> args) {
   if (args.size() != inputs.size())
     return makeError("@" + entryName + " takes " + llvm::Twine(inputs.size()) +
                      " inputs, got " + llvm::Twine(args.size()));
   for (auto [i, arg, sig] : llvm::enumerate(args, inputs)) {
-    bool ok = arg->getDType() == sig.dtype &&
-              arg->getRank() == static_cast<int64_t>(sig.shape.size());
+    bool ok = arg.dtype == sig.dtype && arg.shape.size() == sig.shape.size();
     for (size_t d = 0; ok && d < sig.shape.size(); ++d)
-      ok = ShapedType::isDynamic(sig.shape[d]) ||
-           sig.shape[d] == arg->getShape()[d];
+      ok = ShapedType::isDynamic(sig.shape[d]) || sig.shape[d] == arg.shape[d];
     if (!ok)
       return makeError("input " + llvm::Twine(i) + " is " +
-                       arg->getTypeString() + " but @" + entryName +
-                       " expects " + sig.typeString);
+                       getTensorTypeString(arg.dtype, arg.shape) + " but @" +
+                       entryName + " expects " + sig.typeString);
   }
   return llvm::Error::success();
+}
+
+llvm::Error kiln::checkArguments(StringRef entryName,
+                                 llvm::ArrayRef<TensorSignature> inputs,
+                                 llvm::ArrayRef<const HostTensor *> args) {
+  std::vector<ArgumentType> types;
+  for (const HostTensor *arg : args)
+    types.push_back({arg->getDType(), arg->getShape()});
+  return checkArgumentTypes(entryName, inputs, types);
 }

@@ -57,6 +57,14 @@ llvm::Expected<PreparedEntry> prepareEntry(mlir::ModuleOp module,
 llvm::Error checkArguments(llvm::StringRef entryName,
                            llvm::ArrayRef<TensorSignature> inputs,
                            llvm::ArrayRef<const HostTensor *> args);
+/// As above, for arguments of these dtypes and shapes (on a device).
+struct ArgumentType {
+  DType dtype;
+  llvm::ArrayRef<int64_t> shape;
+};
+llvm::Error checkArgumentTypes(llvm::StringRef entryName,
+                               llvm::ArrayRef<TensorSignature> inputs,
+                               llvm::ArrayRef<ArgumentType> args);
 
 /// Runs `pm` on `module`; the first error diagnostic becomes the Error. The
 /// result is verified even when the passes were not each verified.

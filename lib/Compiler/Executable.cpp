@@ -113,6 +113,14 @@ Executable::run(llvm::ArrayRef<HostTensor> args, RunProfile *profile) const {
   return run(pointers, profile);
 }
 
+llvm::Expected<std::vector<std::shared_ptr<const DeviceValue>>>
+Executable::runOnDevice(llvm::ArrayRef<const DeviceValue *>,
+                        RunProfile *) const {
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "@" + entryName + " was compiled for the cpu: it runs on host tensors");
+}
+
 void RunProfile::addCall(llvm::StringRef name, double ns) {
   // Few distinct callees: a linear search keeps the first-called order.
   auto it = llvm::find_if(calls, [&](const Call &c) { return c.name == name; });

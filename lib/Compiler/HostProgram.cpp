@@ -694,20 +694,29 @@ llvm::Error kiln::getRuntimeProgramError(kiln_rt_status status) {
 
 std::vector<int64_t>
 kiln::getInputDims(const kiln_rt_program *program,
-                   llvm::ArrayRef<const HostTensor *> inputs) {
+                   llvm::ArrayRef<llvm::ArrayRef<int64_t>> inputShapes) {
   std::vector<int64_t> dims;
   if (!kiln_rt_program_is_dynamic(program))
     return dims;
-  for (const HostTensor *input : inputs)
-    llvm::append_range(dims, input->getShape());
+  for (llvm::ArrayRef<int64_t> shape : inputShapes)
+    llvm::append_range(dims, shape);
   return dims;
 }
 
-llvm::Expected<std::vector<HostTensor>>
-kiln::createProgramResults(const kiln_rt_program *program,
-                           llvm::ArrayRef<TensorSignature> outputs,
-                           llvm::ArrayRef<const HostTensor *> inputs) {
-  std::vector<int64_t> inputDims = getInputDims(program, inputs);
+std::vector<int64_t>
+kiln::getInputDims(const kiln_rt_program *program,
+                   llvm::ArrayRef<const HostTensor *> inputs) {
+  std::vector<llvm::ArrayRef<int64_t>> shapes;
+  for (const HostTensor *input : inputs)
+    shapes.push_back(input->getShape());
+  return getInputDims(program, shapes);
+}
+
+llvm::Expected<std::vector<llvm::SmallVector<int64_t, 4>>>
+kiln::getProgramResultShapes(
+    const kiln_rt_program *program, llvm::ArrayRef<TensorSignature> outputs,
+    llvm::ArrayRef<llvm::ArrayRef<int64_t>> inputShapes) {
+  std::vector<int64_t> inputDims = getInputDims(program, inputShapes);
   std::vector<int64_t> resultDims;
   if (!inputDims.empty()) {
     size_t count = 0;
@@ -718,16 +727,34 @@ kiln::createProgramResults(const kiln_rt_program *program,
             program, inputDims.data(), resultDims.data()))
       return getRuntimeProgramError(status);
   }
-  std::vector<HostTensor> results;
+  std::vector<llvm::SmallVector<int64_t, 4>> shapes;
   size_t next = 0;
   for (const TensorSignature &output : outputs) {
     llvm::ArrayRef<int64_t> shape = output.shape;
     if (!inputDims.empty())
       shape = llvm::ArrayRef(resultDims).slice(next, output.shape.size());
     next += output.shape.size();
+    shapes.emplace_back(shape.begin(), shape.end());
+  }
+  return shapes;
+}
+
+llvm::Expected<std::vector<HostTensor>>
+kiln::createProgramResults(const kiln_rt_program *program,
+                           llvm::ArrayRef<TensorSignature> outputs,
+                           llvm::ArrayRef<const HostTensor *> inputs) {
+  std::vector<llvm::ArrayRef<int64_t>> inputShapes;
+  for (const HostTensor *input : inputs)
+    inputShapes.push_back(input->getShape());
+  llvm::Expected<std::vector<llvm::SmallVector<int64_t, 4>>> shapes =
+      getProgramResultShapes(program, outputs, inputShapes);
+  if (!shapes)
+    return shapes.takeError();
+  std::vector<HostTensor> results;
+  for (auto [output, shape] : llvm::zip(outputs, *shapes)) {
     // The entry writes every element of its results.
-    llvm::Expected<HostTensor> result =
-        HostTensor::createUninitialized(output.dtype, shape);
+    llvm::Expected<HostTensor> result = HostTensor::createUninitialized(
+        output.dtype, std::vector<int64_t>(shape.begin(), shape.end()));
     if (!result)
       return result.takeError();
     results.push_back(std::move(*result));

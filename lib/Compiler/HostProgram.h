@@ -156,6 +156,17 @@ llvm::Error getRuntimeProgramError(kiln_rt_status status);
 /// takes them; empty for a static program.
 std::vector<int64_t> getInputDims(const kiln_rt_program *program,
                                   llvm::ArrayRef<const HostTensor *> inputs);
+std::vector<int64_t>
+getInputDims(const kiln_rt_program *program,
+             llvm::ArrayRef<llvm::ArrayRef<int64_t>> inputShapes);
+
+/// The shapes of a run's results: the `outputs`', their dynamic dims as
+/// the program computes them from the inputs' (whose checks fail with the
+/// op's message).
+llvm::Expected<std::vector<llvm::SmallVector<int64_t, 4>>>
+getProgramResultShapes(const kiln_rt_program *program,
+                       llvm::ArrayRef<TensorSignature> outputs,
+                       llvm::ArrayRef<llvm::ArrayRef<int64_t>> inputShapes);
 
 /// Uninitialized results of a run of `program` on `inputs`: of the
 /// `outputs`' shapes, their dynamic dims as the program computes them from

@@ -4,6 +4,7 @@
 #define KILN_LIB_LAZY_RUNS_H
 
 #include "kiln/Compiler/Executable.h"
+#include "kiln/Trace/Trace.h"
 
 namespace kiln::detail {
 
@@ -12,6 +13,16 @@ namespace kiln::detail {
 llvm::Expected<std::vector<HostTensor>>
 runCounted(const Executable &executable,
            llvm::ArrayRef<const HostTensor *> args);
+
+/// As above, on values on the device (a CUDA executable).
+llvm::Expected<std::vector<std::shared_ptr<const DeviceValue>>>
+runCountedOnDevice(const Executable &executable,
+                   llvm::ArrayRef<const DeviceValue *> args);
+
+/// `node`'s value on the CUDA device: its device copy, or its host value
+/// uploaded now and kept with the node.
+llvm::Expected<std::shared_ptr<const DeviceValue>>
+getOnDevice(const TraceNode &node);
 
 /// Counts one replayed step in metrics().
 void countReplay();

@@ -2,11 +2,13 @@
 
 #include "kiln/Lazy/Tensor.h"
 #include "Compiler/CompileCache.h"
+#include "Compiler/DeviceTensor.h"
 #include "Compiler/TraceCache.h"
 #include "Runs.h"
 #include "kiln/Lazy/Jit.h"
 
 #include "kiln_rt/kiln_rt.h"
+#include "kiln_rt/kiln_rt_cuda.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/Twine.h"
@@ -513,18 +515,26 @@ Metrics kiln::metrics() {
   kiln_rt_host_stats host;
   kiln_rt_host_get_stats(&host);
   m.liveBytes = host.live_bytes;
+  kiln_rt_cuda_transfer_stats transfers;
+  kiln_rt_cuda_get_transfer_stats(&transfers);
+  m.h2dBytes = transfers.host_to_device_bytes;
+  m.d2hBytes = transfers.device_to_host_bytes;
+  kiln_rt_cuda_memory_stats device;
+  kiln_rt_cuda_get_memory_stats(&device);
+  m.deviceLiveBytes = device.live_bytes;
   return m;
 }
 
-llvm::Expected<std::vector<HostTensor>>
-kiln::detail::runCounted(const Executable &executable,
-                         ArrayRef<const HostTensor *> args) {
+/// Runs `run` (with a profile when kernel timing is on), counting the run,
+/// its time and its kernels in metrics().
+template <typename Results>
+static llvm::Expected<Results>
+countRun(llvm::function_ref<llvm::Expected<Results>(RunProfile *)> run) {
   RunCounters &counters = getRunCounters();
   RunProfile profile;
   bool timeKernels = counters.timeKernels.load(std::memory_order_relaxed);
   auto start = std::chrono::steady_clock::now();
-  llvm::Expected<std::vector<HostTensor>> results =
-      executable.run(args, timeKernels ? &profile : nullptr);
+  llvm::Expected<Results> results = run(timeKernels ? &profile : nullptr);
   if (!results)
     return results.takeError();
   std::lock_guard<std::mutex> lock(counters.mutex);
@@ -535,6 +545,44 @@ kiln::detail::runCounted(const Executable &executable,
                         std::chrono::steady_clock::now() - start)
                         .count();
   return results;
+}
+
+llvm::Expected<std::vector<HostTensor>>
+kiln::detail::runCounted(const Executable &executable,
+                         ArrayRef<const HostTensor *> args) {
+  return countRun<std::vector<HostTensor>>(
+      [&](RunProfile *profile) { return executable.run(args, profile); });
+}
+
+llvm::Expected<std::vector<std::shared_ptr<const DeviceValue>>>
+kiln::detail::runCountedOnDevice(const Executable &executable,
+                                 ArrayRef<const DeviceValue *> args) {
+  return countRun<std::vector<std::shared_ptr<const DeviceValue>>>(
+      [&](RunProfile *profile) {
+        return executable.runOnDevice(args, profile);
+      });
+}
+
+llvm::Expected<std::shared_ptr<const DeviceValue>>
+kiln::detail::getOnDevice(const TraceNode &node) {
+  std::shared_ptr<const DeviceValue> value = node.getDeviceData();
+  if (value && value->isAlive())
+    return value;
+  // Host data goes to the device once; the copy stays with the node for
+  // every later program.
+  llvm::Expected<std::shared_ptr<const HostTensor>> host = node.getHostData();
+  if (!host)
+    return host.takeError();
+  if (!*host)
+    return makeError("a tensor without a value reaches the tensors asked "
+                     "for");
+  llvm::Expected<std::shared_ptr<const CudaDeviceTensor>> uploaded =
+      CudaDeviceTensor::upload(**host);
+  if (!uploaded)
+    return uploaded.takeError();
+  if (llvm::Error e = node.setDeviceData(*uploaded))
+    return std::move(e);
+  return node.getDeviceData();
 }
 
 void kiln::detail::countReplay() {
@@ -549,28 +597,55 @@ llvm::Error kiln::sync(ArrayRef<Tensor> tensors) {
   for (const Tensor &t : tensors) {
     if (!t.ok())
       return makeError(t.getError());
-    if (!t.getNode()->getData() && seen.insert(t.getNode().get()).second)
+    if (!t.getNode()->hasValue() && seen.insert(t.getNode().get()).second)
       outputs.push_back(t.getNode());
   }
   if (outputs.empty())
     return llvm::Error::success();
   TraceProgram program = TraceProgram::extract(outputs);
-  std::vector<std::shared_ptr<const HostTensor>> inputs;
-  std::vector<const HostTensor *> args;
-  for (int32_t p : program.parameters) {
-    std::shared_ptr<const HostTensor> data = program.entries[p].node->getData();
-    if (!data)
-      return makeError("a parameter without data reaches the tensors asked "
-                       "for");
-    args.push_back(data.get());
-    inputs.push_back(std::move(data));
-  }
   if (llvm::Error e = checkDevice())
     return e;
   llvm::Expected<std::shared_ptr<const Executable>> exe =
       TraceCache::global().get(program, getDevice());
   if (!exe)
     return exe.takeError();
+  if ((*exe)->getDevice() == Device::Cuda) {
+    // On the device: its values passed by address, host values uploaded
+    // (once per node), and the results kept there.
+    std::vector<std::shared_ptr<const DeviceValue>> inputs;
+    std::vector<const DeviceValue *> args;
+    for (int32_t p : program.parameters) {
+      llvm::Expected<std::shared_ptr<const DeviceValue>> value =
+          detail::getOnDevice(*program.entries[p].node);
+      if (!value)
+        return value.takeError();
+      args.push_back(value->get());
+      inputs.push_back(std::move(*value));
+    }
+    llvm::Expected<std::vector<std::shared_ptr<const DeviceValue>>> results =
+        detail::runCountedOnDevice(**exe, args);
+    if (!results)
+      return results.takeError();
+    for (auto [node, result] : llvm::zip(outputs, *results))
+      if (llvm::Error e = node->setDeviceData(std::move(result)))
+        return e;
+    StepRecorder::noteProgram(program, *exe, outputs);
+    return llvm::Error::success();
+  }
+  // On the host: a value on the device is copied back (once per node).
+  std::vector<std::shared_ptr<const HostTensor>> inputs;
+  std::vector<const HostTensor *> args;
+  for (int32_t p : program.parameters) {
+    llvm::Expected<std::shared_ptr<const HostTensor>> data =
+        program.entries[p].node->getHostData();
+    if (!data)
+      return data.takeError();
+    if (!*data)
+      return makeError("a parameter without data reaches the tensors asked "
+                       "for");
+    args.push_back(data->get());
+    inputs.push_back(std::move(*data));
+  }
   llvm::Expected<std::vector<HostTensor>> results =
       detail::runCounted(**exe, args);
   if (!results)
@@ -590,11 +665,12 @@ void kiln::setExplainMisses(bool enabled) {
 llvm::Expected<std::shared_ptr<const HostTensor>> Tensor::materialize() const {
   if (llvm::Error e = sync({*this}))
     return std::move(e);
-  return node->getData();
+  return node->getHostData();
 }
 
 llvm::Expected<HostTensor> Tensor::toHost() const {
-  if (llvm::Error e = sync({*this}))
-    return std::move(e);
-  return HostTensor(*node->getData());
+  llvm::Expected<std::shared_ptr<const HostTensor>> data = materialize();
+  if (!data)
+    return data.takeError();
+  return HostTensor(**data);
 }

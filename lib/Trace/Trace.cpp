@@ -182,15 +182,73 @@ NodeRef TraceNode::parameter(std::shared_ptr<const HostTensor> data,
   NodeRef node = make(TraceOp::Parameter, data->getDType(), data->getShape(),
                       {}, {}, 0, nullptr, recorded);
   node->data = std::move(data);
+  node->hasHost.store(true, std::memory_order_release);
   node->hasData.store(true, std::memory_order_release);
   return node;
 }
 
+DeviceValue::~DeviceValue() = default;
+
 std::shared_ptr<const HostTensor> TraceNode::getData() const {
-  if (hasData.load(std::memory_order_acquire))
+  if (hasHost.load(std::memory_order_acquire))
+    return data;
+  if (!hasDevice.load(std::memory_order_acquire))
+    return nullptr;
+  llvm::Expected<std::shared_ptr<const HostTensor>> host = getHostData();
+  if (!host) {
+    llvm::consumeError(host.takeError());
+    return nullptr;
+  }
+  return *host;
+}
+
+llvm::Expected<std::shared_ptr<const HostTensor>>
+TraceNode::getHostData() const {
+  if (hasHost.load(std::memory_order_acquire))
     return data;
   std::lock_guard<std::mutex> lock(dataMutex);
+  if (data || !device)
+    return data;
+  // Copied once, under the lock: a second reader waits for the first.
+  llvm::Expected<HostTensor> host = device->download();
+  if (!host)
+    return host.takeError();
+  data = std::make_shared<const HostTensor>(std::move(*host));
+  hasHost.store(true, std::memory_order_release);
   return data;
+}
+
+std::shared_ptr<const DeviceValue> TraceNode::getDeviceData() const {
+  // Under the lock: a copy lost with its runtime is replaced.
+  std::lock_guard<std::mutex> lock(dataMutex);
+  return device;
+}
+
+llvm::Error
+TraceNode::setDeviceData(std::shared_ptr<const DeviceValue> value) const {
+  if (!value || value->getDType() != dtype || value->getShape() != getShape())
+    return opError(
+        op,
+        "a device value of type " +
+            (value ? getTensorTypeString(value->getDType(), value->getShape())
+                   : std::string("(none)")) +
+            " cannot be the result " + getTensorTypeString(dtype, getShape()));
+  llvm::SmallVector<NodeRef, 2> released;
+  {
+    std::lock_guard<std::mutex> lock(dataMutex);
+    if (device && device->isAlive())
+      return llvm::Error::success();
+    std::shared_ptr<const DeviceValue> lost = std::move(device);
+    device = std::move(value);
+    hasDevice.store(true, std::memory_order_release);
+    if (!hasData.load(std::memory_order_relaxed)) {
+      hasData.store(true, std::memory_order_release);
+      released = std::move(operands);
+      operands.clear();
+    }
+  }
+  // Released outside the lock (the destructor walks long chains).
+  return llvm::Error::success();
 }
 
 llvm::Error TraceNode::setData(std::shared_ptr<const HostTensor> value) const {
@@ -207,6 +265,7 @@ llvm::Error TraceNode::setData(std::shared_ptr<const HostTensor> value) const {
     if (hasData.load(std::memory_order_relaxed))
       return llvm::Error::success();
     data = std::move(value);
+    hasHost.store(true, std::memory_order_release);
     hasData.store(true, std::memory_order_release);
     released = std::move(operands);
     operands.clear();
@@ -220,7 +279,7 @@ bool TraceNode::isLeafOrGetOperands(
   if (op == TraceOp::Parameter || hasData.load(std::memory_order_acquire))
     return true;
   std::lock_guard<std::mutex> lock(dataMutex);
-  if (data)
+  if (data || device)
     return true;
   result.append(operands.begin(), operands.end());
   return false;

@@ -58,7 +58,7 @@ llvm::DenseSet<const TraceNode *> collectReachable(const NodeRef &root) {
 bool hasPending() {
   for (const std::weak_ptr<const TraceNode> &weak : getPending())
     if (NodeRef node = weak.lock())
-      if (!node->getData())
+      if (!node->hasValue())
         return true;
   return false;
 }
@@ -143,7 +143,7 @@ void kiln::python::backward(PyTensor &output, nb::handle gradient,
 }
 
 void kiln::python::markPending(const Tensor &t) {
-  if (t.ok() && !t.getNode()->getData())
+  if (t.ok() && !t.getNode()->hasValue())
     getPending().push_back(t.getNode());
 }
 
@@ -151,7 +151,7 @@ void kiln::python::materialize(llvm::ArrayRef<Tensor> tensors) {
   std::vector<Tensor> all(tensors.begin(), tensors.end());
   for (const std::weak_ptr<const TraceNode> &weak : getPending())
     if (NodeRef node = weak.lock())
-      if (!node->getData())
+      if (!node->hasValue())
         all.push_back(Tensor::make(node));
   getPending().clear();
   llvm::Error error = [&] {
@@ -170,14 +170,19 @@ std::shared_ptr<const HostTensor> kiln::python::materializedValue(PyTensor &t) {
   // compiler folds away).
   noteValueRead();
   // (A value already computed has no recipe left to keep.)
-  Tensor &read = t.requiresGrad && !t.isLeaf && !t.value.getNode()->getData()
+  Tensor &read = t.requiresGrad && !t.isLeaf && !t.value.getNode()->hasValue()
                      ? t.snapshot
                      : t.value;
   if (&read == &t.snapshot && !t.snapshot.ok())
     t.snapshot = reshape(t.value, t.value.getShape());
-  if (!read.getNode()->getData())
+  if (!read.getNode()->hasValue())
     materialize({read});
-  return read.getNode()->getData();
+  // A value on the device is copied to the host once.
+  llvm::Expected<std::shared_ptr<const HostTensor>> host =
+      read.getNode()->getHostData();
+  if (!host)
+    fail(llvm::toString(host.takeError()));
+  return *host;
 }
 
 void kiln::python::bindAutograd(nb::module_ &m) {

@@ -274,6 +274,9 @@ nb::dict metricsFunction() {
   d["kernel_ms"] = m.kernelMs;
   d["kernel_launches"] = m.kernelLaunches;
   d["live_bytes"] = m.liveBytes;
+  d["h2d_bytes"] = m.h2dBytes;
+  d["d2h_bytes"] = m.d2hBytes;
+  d["device_live_bytes"] = m.deviceLiveBytes;
   d["disk_hits"] = m.diskHits;
   d["disk_misses"] = m.diskMisses;
   d["disk_writes"] = m.diskWrites;

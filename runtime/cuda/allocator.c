@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,8 +100,17 @@ kiln_rt_status kiln_rt_cuda_malloc(size_t bytes, void **device_ptr) {
       status = KILN_CUDA_CALL(cuMemAlloc_v2, (&b.ptr, size));
     }
     if (status != KILN_RT_OK) {
+      uint64_t in_use = stats.live_bytes;
       pthread_mutex_unlock(&memory_mutex);
-      return status;
+      if (status != KILN_RT_OUT_OF_MEMORY)
+        return status;
+      /* The cache was given back already: say what was asked and held. */
+      char why[256];
+      snprintf(why, sizeof why, "%s", kiln_rt_cuda_last_error());
+      return kiln_cuda_fail(status,
+                            "out of device memory: %zu bytes requested, %llu "
+                            "bytes in use (%s)",
+                            bytes, (unsigned long long)in_use, why);
     }
     ++stats.misses;
   }

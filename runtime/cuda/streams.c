@@ -7,6 +7,7 @@
 
 #include "driver.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 
 static CUstream handle_of(kiln_rt_cuda_stream *stream) {
@@ -68,6 +69,17 @@ static kiln_rt_status enter_copy(const char *api, const void *dst,
   return KILN_RT_OK;
 }
 
+static _Atomic uint64_t h2d_bytes, d2h_bytes, h2d_copies, d2h_copies;
+
+void kiln_rt_cuda_get_transfer_stats(kiln_rt_cuda_transfer_stats *stats) {
+  if (!stats)
+    return;
+  stats->host_to_device_bytes = atomic_load(&h2d_bytes);
+  stats->device_to_host_bytes = atomic_load(&d2h_bytes);
+  stats->host_to_device_copies = atomic_load(&h2d_copies);
+  stats->device_to_host_copies = atomic_load(&d2h_copies);
+}
+
 kiln_rt_status kiln_rt_cuda_copy_to_device(void *device_dst,
                                            const void *host_src, size_t bytes,
                                            kiln_rt_cuda_stream *stream) {
@@ -75,6 +87,8 @@ kiln_rt_status kiln_rt_cuda_copy_to_device(void *device_dst,
       enter_copy("kiln_rt_cuda_copy_to_device", device_dst, host_src, bytes);
   if (status != KILN_RT_OK || bytes == 0)
     return status;
+  atomic_fetch_add(&h2d_bytes, bytes);
+  atomic_fetch_add(&h2d_copies, 1);
   return KILN_CUDA_CALL(
       cuMemcpyHtoDAsync_v2,
       (device_address(device_dst), host_src, bytes, handle_of(stream)));
@@ -87,6 +101,8 @@ kiln_rt_status kiln_rt_cuda_copy_to_host(void *host_dst, const void *device_src,
       enter_copy("kiln_rt_cuda_copy_to_host", host_dst, device_src, bytes);
   if (status != KILN_RT_OK || bytes == 0)
     return status;
+  atomic_fetch_add(&d2h_bytes, bytes);
+  atomic_fetch_add(&d2h_copies, 1);
   return KILN_CUDA_CALL(
       cuMemcpyDtoHAsync_v2,
       (host_dst, device_address(device_src), bytes, handle_of(stream)));
@@ -182,6 +198,16 @@ kiln_rt_status kiln_rt_cuda_event_record(kiln_rt_cuda_event *event,
     return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
                           "kiln_rt_cuda_event_record: event is NULL");
   return KILN_CUDA_CALL(cuEventRecord, (event->handle, handle_of(stream)));
+}
+
+kiln_rt_status kiln_rt_cuda_event_synchronize(kiln_rt_cuda_event *event) {
+  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_event_synchronize");
+  if (status != KILN_RT_OK)
+    return status;
+  if (!event)
+    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
+                          "kiln_rt_cuda_event_synchronize: event is NULL");
+  return KILN_CUDA_CALL(cuEventSynchronize, (event->handle));
 }
 
 kiln_rt_status kiln_rt_cuda_event_elapsed_ms(kiln_rt_cuda_event *start,

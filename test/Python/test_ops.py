@@ -294,7 +294,8 @@ def test_sync_computes_several_in_one_program(rng):
 def test_metrics_keys():
     m = kiln.metrics()
     for key in ["traced_ops", "compiles", "cache_hits", "cache_misses",
-                "compile_ms", "run_ms", "live_bytes"]:
+                "compile_ms", "run_ms", "live_bytes", "h2d_bytes",
+                "d2h_bytes", "device_live_bytes"]:
         assert key in m
 
 

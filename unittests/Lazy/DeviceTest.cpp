@@ -133,6 +133,110 @@ TEST_F(DeviceTest, NewBatchSizesOnTheCudaDeviceCompileOnce) {
             static_cast<int64_t>(batches.size()) - 2);
 }
 
+/// A 4x4 permutation that moves row i to row (i + shift) % 4 when it
+/// multiplies from the left.
+static std::vector<float> shiftRows(int shift) {
+  std::vector<float> p(16, 0.0f);
+  for (int i = 0; i < 4; ++i)
+    p[((i + shift) % 4) * 4 + i] = 1.0f;
+  return p;
+}
+
+// Tensors stay on the device: a training-style loop (w <- p_t w, a new
+// host batch p_t each step; matmuls only, which the stand-in cuBLAS
+// computes) uploads w once, then only each step's batch, and copies
+// nothing back until w is read, once. Device memory stays flat over
+// 10,000 steps, and the result equals the CPU's.
+TEST_F(DeviceTest, TensorsStayOnTheDevice) {
+  useDriver(KILN_FAKE_CUDA_DRIVER, KILN_FAKE_CUBLAS);
+  auto run = [](Device device, int steps, bool checkBytes) {
+    EXPECT_FALSE(static_cast<bool>(setDevice(device)));
+    std::vector<float> w0(16);
+    for (int i = 0; i < 16; ++i)
+      w0[i] = static_cast<float>(i) - 5.5f;
+    Tensor w = input({4, 4}, w0);
+    uint64_t flatLive = 0;
+    for (int step = 0; step < steps; ++step) {
+      Tensor batch = input({4, 4}, shiftRows(step % 3 + 1));
+      Metrics before = metrics();
+      w = matmul(batch, w);
+      if (llvm::Error e = sync({w})) {
+        ADD_FAILURE() << llvm::toString(std::move(e));
+        return std::vector<float>();
+      }
+      Metrics after = metrics();
+      if (checkBytes) {
+        // Step 0 uploads w and the batch, later steps the batch alone.
+        EXPECT_EQ(after.h2dBytes - before.h2dBytes, step ? 64u : 128u)
+            << "step " << step;
+        EXPECT_EQ(after.d2hBytes, before.d2hBytes) << "step " << step;
+        if (step == 10)
+          flatLive = after.deviceLiveBytes;
+        if (step > 10 && after.deviceLiveBytes != flatLive) {
+          ADD_FAILURE() << "device live bytes grew at step " << step << ": "
+                        << flatLive << " -> " << after.deviceLiveBytes;
+          return std::vector<float>();
+        }
+      }
+    }
+    Metrics before = metrics();
+    std::vector<float> got = values(w);
+    EXPECT_EQ(values(w), got);
+    if (checkBytes)
+      EXPECT_EQ(metrics().d2hBytes - before.d2hBytes, 64u)
+          << "reading w twice copies it back once";
+    return got;
+  };
+  const int steps = 10000;
+  std::vector<float> onCuda = run(Device::Cuda, steps, true);
+  std::vector<float> onCpu = run(Device::Cpu, 100, false);
+  // 10,000 steps shift the rows as 100 do (modulo 4, the same shifts).
+  ASSERT_EQ(steps % 12, 100 % 12);
+  EXPECT_EQ(onCuda, onCpu);
+}
+
+// Out of device memory: the allocator gives its cached blocks back and
+// tries again; when that fails too, the error names the size asked for
+// and the bytes in use.
+TEST_F(DeviceTest, OutOfDeviceMemory) {
+  useDriver(KILN_FAKE_CUDA_DRIVER, KILN_FAKE_CUBLAS);
+  ASSERT_FALSE(static_cast<bool>(setDevice(Device::Cuda)));
+  Tensor a = input({8, 8}, std::vector<float>(64, 1.0f));
+  {
+    // A result that dies leaves its block in the cache.
+    Tensor dropped = matmul(a, a);
+    ASSERT_FALSE(static_cast<bool>(sync({dropped})));
+  }
+  kiln_rt_cuda_memory_stats memory;
+  kiln_rt_cuda_get_memory_stats(&memory);
+  ASSERT_GT(memory.cached_bytes, 0u);
+  // The next cuMemAlloc fails (the upload of `big`, a size no cached
+  // block has): the allocator empties its cache and tries again, which
+  // succeeds, so the step does.
+  setenv("FAKE_CUDA_FAIL", "cuMemAlloc_v2", 1);
+  setenv("FAKE_CUDA_FAIL_COUNT", "1", 1);
+  Tensor big = input({300, 300}, std::vector<float>(90000, 0.5f));
+  Tensor product = matmul(big, big);
+  llvm::Error retried = sync({product});
+  EXPECT_FALSE(static_cast<bool>(retried))
+      << llvm::toString(std::move(retried));
+  EXPECT_EQ(values(product)[0], 75.0f);
+  // Every allocation fails: a clear error, and no crash.
+  setenv("FAKE_CUDA_FAIL_COUNT", "1000000", 1);
+  Tensor other = input({100, 100}, std::vector<float>(10000, 1.0f));
+  llvm::Error error = sync({matmul(other, other)});
+  unsetenv("FAKE_CUDA_FAIL");
+  unsetenv("FAKE_CUDA_FAIL_COUNT");
+  ASSERT_TRUE(static_cast<bool>(error));
+  std::string message = llvm::toString(std::move(error));
+  EXPECT_NE(message.find("out of device memory: 40000 bytes requested, "),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("bytes in use"), std::string::npos) << message;
+  // The device works again afterwards.
+  EXPECT_EQ(values(matmul(other, other))[0], 100.0f);
+}
+
 /// One SGD step of a tanh layer, materialized at once: a GEMM, fused
 /// kernels, the gradient's GEMM and the update. `batch` picks the program
 /// (a new batch size compiles and loads a new one).
@@ -200,7 +304,8 @@ TEST_F(DeviceTest, FaultsInATrainingStep) {
             << " failing";
         std::string message = llvm::toString(std::move(error));
         EXPECT_NE(message.find(name[1].str()), std::string::npos)
-            << "the error does not name " << name[1] << ": " << message;
+            << "the error does not name " << name[1] << ": " << message
+            << " (stderr: " << said << ")";
         EXPECT_EQ(message.find('\n'), std::string::npos)
             << "not one line: " << message;
         // The next step, in the same process, works.

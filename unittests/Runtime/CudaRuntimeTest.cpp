@@ -156,7 +156,9 @@ TEST_F(CudaRuntimeTest, FailingDriverCallsAreNamed) {
   void *ptr = nullptr;
   EXPECT_EQ(kiln_rt_cuda_malloc(100, &ptr), KILN_RT_OUT_OF_MEMORY);
   EXPECT_EQ(lastError(),
-            "cuMemAlloc_v2: CUDA_ERROR_OUT_OF_MEMORY (out of memory)");
+            "out of device memory: 100 bytes requested, 0 bytes in use "
+            "(cuMemAlloc_v2: CUDA_ERROR_OUT_OF_MEMORY (out of "
+            "memory))");
   EXPECT_EQ(ptr, nullptr);
 
   setenv("FAKE_CUDA_FAIL", "cuLaunchKernel", 1);

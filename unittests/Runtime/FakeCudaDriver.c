@@ -271,16 +271,22 @@ static int is_device_pointer(unsigned long long ptr) {
       return 1;
   return 0;
 }
+/* Bytes copied in each direction so far (what crossed "PCIe"). */
+static unsigned long long h2d_bytes, d2h_bytes;
+unsigned long long fake_cuda_h2d_bytes(void) { return h2d_bytes; }
+unsigned long long fake_cuda_d2h_bytes(void) { return d2h_bytes; }
 CUresult cuMemcpyHtoDAsync_v2(unsigned long long dst, const void *src,
                               size_t bytes, void *stream) {
   FAKE_ENTRY(cuMemcpyHtoDAsync_v2);
   memcpy((void *)(size_t)dst, src, bytes);
+  h2d_bytes += bytes;
   return 0;
 }
 CUresult cuMemcpyDtoHAsync_v2(void *dst, unsigned long long src, size_t bytes,
                               void *stream) {
   FAKE_ENTRY(cuMemcpyDtoHAsync_v2);
   memcpy(dst, (void *)(size_t)src, bytes);
+  d2h_bytes += bytes;
   return 0;
 }
 CUresult cuMemcpyDtoDAsync_v2(unsigned long long dst, unsigned long long src,

@@ -128,6 +128,8 @@ struct RunProfile {
 llvm::Expected<std::string> findEntry(mlir::ModuleOp module,
                                       llvm::StringRef name);
 
+class DeviceValue;
+
 class Executable {
 public:
   virtual ~Executable();
@@ -166,6 +168,14 @@ public:
   /// As above, on tensors held by the caller.
   llvm::Expected<std::vector<HostTensor>>
   run(llvm::ArrayRef<HostTensor> args, RunProfile *profile = nullptr) const;
+
+  /// Runs the function on values already in its device's memory (CUDA):
+  /// the arguments are passed by address, with no copy, and the results
+  /// are allocated there and stay there. Fails for a CPU executable, and
+  /// for arguments of another signature or lost with their runtime.
+  virtual llvm::Expected<std::vector<std::shared_ptr<const DeviceValue>>>
+  runOnDevice(llvm::ArrayRef<const DeviceValue *> args,
+              RunProfile *profile = nullptr) const;
 
 protected:
   explicit Executable(Device device) : device(device) {}

@@ -97,6 +97,10 @@ struct Metrics {
   /// Bytes of host memory held by the runtime's allocator now (tensor data
   /// and the buffer cache's blocks).
   uint64_t liveBytes = 0;
+  /// The CUDA device: bytes copied from the host to the device and back
+  /// (every copy of the process), and bytes of device memory held now
+  /// (tensors on the device; not the caching allocator's free blocks).
+  uint64_t h2dBytes = 0, d2hBytes = 0, deviceLiveBytes = 0;
   /// The compile cache on disk (every compile of the process): entries
   /// loaded instead of compiled, lookups that missed, entries written,
   /// evicted and found corrupt, and the bytes read and written.

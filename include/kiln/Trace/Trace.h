@@ -89,6 +89,34 @@ inline llvm::StringRef getTraceOpName(TraceOp op) {
 int64_t getNumTracedNodes();
 
 class TraceNode;
+
+/// A node's value in device memory (a CUDA buffer): its dtype, shape and
+/// address. The compiler's device tensors implement it (and free the
+/// buffer when the last holder lets go); the trace holds it, and copies it
+/// to the host when asked.
+class DeviceValue {
+public:
+  DeviceValue(DType dtype, llvm::ArrayRef<int64_t> shape, void *address,
+              size_t bytes)
+      : dtype(dtype), shape(shape), address(address), bytes(bytes) {}
+  virtual ~DeviceValue();
+  DType getDType() const { return dtype; }
+  llvm::ArrayRef<int64_t> getShape() const { return shape; }
+  void *getAddress() const { return address; }
+  size_t getByteSize() const { return bytes; }
+  /// The value in host memory: waits for the work that computes it, and
+  /// fails with that work's error, if it failed.
+  virtual llvm::Expected<HostTensor> download() const = 0;
+  /// Whether the memory still holds the value (a device runtime that shut
+  /// down took its memory with it).
+  virtual bool isAlive() const { return true; }
+
+private:
+  DType dtype;
+  llvm::SmallVector<int64_t, 4> shape;
+  void *address;
+  size_t bytes;
+};
 using NodeRef = std::shared_ptr<const TraceNode>;
 struct TraceProgram;
 
@@ -132,9 +160,22 @@ public:
   }
   int64_t getNumElements() const;
 
-  /// The node's value: a parameter's data, or what a run computed. Null
-  /// until known. Thread-safe.
+  /// Whether the node's value is known (on the host, the device or both).
+  bool hasValue() const { return hasData.load(std::memory_order_acquire); }
+  /// The node's value on the host: a parameter's data, or what a run
+  /// computed. Null until known. A value known only on the device is
+  /// copied to the host (once; the copy is kept); null when that fails
+  /// (getHostData says why). Thread-safe.
   std::shared_ptr<const HostTensor> getData() const;
+  llvm::Expected<std::shared_ptr<const HostTensor>> getHostData() const;
+  /// The node's value on the device, when it is there. Thread-safe.
+  std::shared_ptr<const DeviceValue> getDeviceData() const;
+  /// Stores the node's value on the device: as its value when it has none
+  /// (as setData), or as the device copy of its host value (an upload, kept
+  /// for every later program; one lost with its runtime is replaced).
+  /// Fails when `value` does not have the node's dtype and shape.
+  /// Thread-safe.
+  llvm::Error setDeviceData(std::shared_ptr<const DeviceValue> value) const;
   /// Stores the node's value once computed; fails when `data` does not
   /// have the node's dtype and shape. The node then lets go of its
   /// operands: no program needs them through it any more, and a long
@@ -216,9 +257,13 @@ private:
   mutable std::atomic<uint64_t> dynamicMarks{0};
   mutable std::mutex dataMutex;
   mutable std::shared_ptr<const HostTensor> data;
-  /// Set (release) once `data` is stored; `data` never changes after, so
-  /// readers that see it set (acquire) read `data` without the lock.
+  mutable std::shared_ptr<const DeviceValue> device;
+  /// Set (release) once a value (`data` or `device`) is stored.
   mutable std::atomic<bool> hasData{false};
+  /// Set (release) once `data` is stored; it never changes after, so
+  /// readers that see it set (acquire) read it without the lock. (`device`
+  /// is read under the lock: a copy lost with its runtime is replaced.)
+  mutable std::atomic<bool> hasHost{false}, hasDevice{false};
 };
 
 /// The nodes some outputs need, ready to import and run.

@@ -101,6 +101,16 @@ typedef struct kiln_rt_cuda_memory_stats {
 } kiln_rt_cuda_memory_stats;
 void kiln_rt_cuda_get_memory_stats(kiln_rt_cuda_memory_stats *stats);
 
+/* Bytes copied between host and device since the process started (or the
+ * counters were reset), by the copies below, whatever their outcome. */
+typedef struct kiln_rt_cuda_transfer_stats {
+  uint64_t host_to_device_bytes;
+  uint64_t device_to_host_bytes;
+  uint64_t host_to_device_copies;
+  uint64_t device_to_host_copies;
+} kiln_rt_cuda_transfer_stats;
+void kiln_rt_cuda_get_transfer_stats(kiln_rt_cuda_transfer_stats *stats);
+
 /* --- Streams, copies, launches, events ----------------------------------- */
 
 typedef struct kiln_rt_cuda_stream kiln_rt_cuda_stream;
@@ -133,11 +143,14 @@ kiln_rt_status kiln_rt_cuda_launch(kiln_rt_cuda_function *function,
                                    unsigned shared_bytes,
                                    kiln_rt_cuda_stream *stream, void **params);
 
-/* Events, for timing kernels. */
+/* Events, for timing kernels and for waiting on the work before them. */
 kiln_rt_status kiln_rt_cuda_event_create(kiln_rt_cuda_event **event);
 kiln_rt_status kiln_rt_cuda_event_destroy(kiln_rt_cuda_event *event);
 kiln_rt_status kiln_rt_cuda_event_record(kiln_rt_cuda_event *event,
                                          kiln_rt_cuda_stream *stream);
+/* Waits for the work queued before `event` was recorded; fails with that
+ * work's error (a kernel's, which the launch could not report). */
+kiln_rt_status kiln_rt_cuda_event_synchronize(kiln_rt_cuda_event *event);
 /* Milliseconds from `start` to `end`, waiting for `end`. */
 kiln_rt_status kiln_rt_cuda_event_elapsed_ms(kiln_rt_cuda_event *start,
                                              kiln_rt_cuda_event *end,
