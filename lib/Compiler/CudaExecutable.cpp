@@ -1,6 +1,7 @@
 //===- CudaExecutable.cpp - a kiln function compiled for a GPU ------------===//
 
 #include "Compiler/CudaExecutable.h"
+#include "Compiler/DeviceQueue.h"
 #include "Compiler/DeviceTensor.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Pipelines/Pipelines.h"
@@ -194,7 +195,7 @@ kiln::runCudaProgram(kiln_rt_program *program, llvm::StringRef ptx,
 
 llvm::Expected<std::vector<std::shared_ptr<const DeviceValue>>>
 CudaExecutable::runOnDevice(llvm::ArrayRef<const DeviceValue *> args,
-                            RunProfile *profile) const {
+                            RunProfile *profile, llvm::StringRef label) const {
   std::vector<ArgumentType> types;
   std::vector<llvm::ArrayRef<int64_t>> shapes;
   for (auto [i, arg] : llvm::enumerate(args)) {
@@ -235,8 +236,10 @@ CudaExecutable::runOnDevice(llvm::ArrayRef<const DeviceValue *> args,
           inputDims.empty() ? nullptr : inputDims.data(), nullptr,
           runtimeProfile.get()))
     return getRuntimeProgramError(status);
-  // Errors of the queued work surface here, with the run's.
-  if (kiln_rt_status status = kiln_rt_cuda_synchronize())
-    return getCudaError(status);
+  // Not waited for: a read of a result waits (and reports the error of
+  // the work, named by `label`).
+  if (llvm::Error e =
+          noteQueuedRun(label.empty() ? "@" + entryName : label.str()))
+    return std::move(e);
   return results;
 }

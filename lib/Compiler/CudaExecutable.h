@@ -67,11 +67,13 @@ public:
   run(llvm::ArrayRef<const HostTensor *> args,
       RunProfile *profile = nullptr) const override;
 
-  /// Runs the steps on values on the device: no copies, and the results
-  /// stay there (CudaDeviceTensor).
+  /// Queues the steps on values on the device and returns: no copies, the
+  /// results stay there (CudaDeviceTensor), and the run is waited for
+  /// where a result is read (DeviceQueue.h).
   llvm::Expected<std::vector<std::shared_ptr<const DeviceValue>>>
   runOnDevice(llvm::ArrayRef<const DeviceValue *> args,
-              RunProfile *profile = nullptr) const override;
+              RunProfile *profile = nullptr,
+              llvm::StringRef label = {}) const override;
 
 private:
   CudaExecutable() : Executable(Device::Cuda) {}

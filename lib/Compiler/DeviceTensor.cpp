@@ -1,6 +1,7 @@
 //===- DeviceTensor.cpp - tensors in CUDA device memory -------------------===//
 
 #include "Compiler/DeviceTensor.h"
+#include "Compiler/DeviceQueue.h"
 #include "kiln_rt/kiln_rt_cuda.h"
 
 using namespace kiln;
@@ -65,7 +66,8 @@ llvm::Expected<HostTensor> CudaDeviceTensor::download() const {
     if (kiln_rt_status status = kiln_rt_cuda_copy_to_host(
             host->getData(), getAddress(), getByteSize(), nullptr))
       return getCudaError(status);
-  if (kiln_rt_status status = kiln_rt_cuda_synchronize())
-    return getCudaError(status);
+  // After the runs that compute it (and any queued before them).
+  if (llvm::Error e = waitForDevice())
+    return std::move(e);
   return host;
 }

@@ -114,8 +114,8 @@ Executable::run(llvm::ArrayRef<HostTensor> args, RunProfile *profile) const {
 }
 
 llvm::Expected<std::vector<std::shared_ptr<const DeviceValue>>>
-Executable::runOnDevice(llvm::ArrayRef<const DeviceValue *>,
-                        RunProfile *) const {
+Executable::runOnDevice(llvm::ArrayRef<const DeviceValue *>, RunProfile *,
+                        llvm::StringRef) const {
   return llvm::createStringError(
       llvm::inconvertibleErrorCode(),
       "@" + entryName + " was compiled for the cpu: it runs on host tensors");

@@ -136,21 +136,55 @@ StepRecorder::capture(ArrayRef<NodeRef> inputs,
 // CapturedStep
 //===----------------------------------------------------------------------===//
 
-/// Whether `args` have the dtypes and ranks of `signature`, and its static
-/// dims.
+/// Whether arguments of these dtypes and shapes have the dtypes and ranks
+/// of `signature`, and its static dims.
 static bool fitsSignature(ArrayRef<TensorSignature> signature,
-                          ArrayRef<const HostTensor *> args) {
-  if (signature.size() != args.size())
+                          ArrayRef<DType> dtypes,
+                          ArrayRef<ArrayRef<int64_t>> shapes) {
+  if (signature.size() != dtypes.size())
     return false;
-  for (auto [sig, arg] : llvm::zip(signature, args)) {
-    if (!arg || arg->getDType() != sig.dtype ||
-        arg->getShape().size() != sig.shape.size())
+  for (auto [sig, dtype, shape] : llvm::zip(signature, dtypes, shapes)) {
+    if (dtype != sig.dtype || shape.size() != sig.shape.size())
       return false;
-    for (auto [want, have] : llvm::zip(sig.shape, arg->getShape()))
+    for (auto [want, have] : llvm::zip(sig.shape, shape))
       if (want >= 0 && want != have)
         return false;
   }
   return true;
+}
+
+/// A value in a replay: on the host, or on the cuda device.
+struct ReplayValue {
+  std::shared_ptr<const HostTensor> host;
+  std::shared_ptr<const DeviceValue> device;
+  DType getDType() const {
+    return device ? device->getDType() : host->getDType();
+  }
+  ArrayRef<int64_t> getShape() const {
+    return device ? device->getShape() : host->getShape();
+  }
+};
+
+/// `node`'s value where the step runs: its host data, or (on the device)
+/// its device copy, uploaded now if it has none.
+static llvm::Expected<ReplayValue> getReplayValue(const TraceNode &node,
+                                                  bool onDevice) {
+  ReplayValue value;
+  if (onDevice) {
+    llvm::Expected<std::shared_ptr<const DeviceValue>> device =
+        detail::getOnDevice(node);
+    if (!device)
+      return device.takeError();
+    value.device = std::move(*device);
+    return value;
+  }
+  llvm::Expected<std::shared_ptr<const HostTensor>> host = node.getHostData();
+  if (!host)
+    return host.takeError();
+  if (!*host)
+    return makeError("replay: an input without a value");
+  value.host = std::move(*host);
+  return value;
 }
 
 llvm::Expected<std::optional<std::vector<Tensor>>>
@@ -182,49 +216,85 @@ CapturedStep::replay(ArrayRef<NodeRef> inputs, bool otherSizes) const {
 
   // Read inputs not computed yet (replaced by a recorded expression since
   // the last call) are computed first, together.
-  std::vector<std::shared_ptr<const HostTensor>> inputData(inputs.size());
   std::vector<Tensor> uncomputed;
   for (size_t i = 0; i < inputs.size(); ++i)
-    if (inputIsRead[i] && !(inputData[i] = inputs[i]->getData()))
+    if (inputIsRead[i] && !inputs[i]->hasValue())
       uncomputed.push_back(Tensor::make(inputs[i]));
-  if (!uncomputed.empty()) {
+  if (!uncomputed.empty())
     if (llvm::Error e = sync(uncomputed))
       return std::move(e);
-    for (size_t i = 0; i < inputs.size(); ++i)
-      if (inputIsRead[i] && !inputData[i])
-        inputData[i] = inputs[i]->getData();
+  // On the cuda device, values stay there: inputs and baked data are
+  // uploaded once per node, results are kept on the device.
+  bool onDevice = device == Device::Cuda;
+  std::vector<ReplayValue> inputValues(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputIsRead[i])
+      continue;
+    llvm::Expected<ReplayValue> value = getReplayValue(*inputs[i], onDevice);
+    if (!value)
+      return value.takeError();
+    inputValues[i] = std::move(*value);
   }
 
-  std::vector<std::vector<std::shared_ptr<const HostTensor>>> results(
-      programs.size());
-  llvm::SmallVector<const HostTensor *, 16> args;
+  std::vector<std::vector<ReplayValue>> results(programs.size());
+  std::vector<ReplayValue> args;
+  llvm::SmallVector<DType, 16> dtypes;
+  llvm::SmallVector<ArrayRef<int64_t>, 16> shapes;
   for (auto [p, program] : llvm::enumerate(programs)) {
     args.clear();
     for (const Source &source : program.parameters) {
       switch (source.kind) {
       case Source::Input:
-        args.push_back(inputData[source.index].get());
+        args.push_back(inputValues[source.index]);
         break;
       case Source::Result:
-        args.push_back(results[source.program][source.index].get());
+        args.push_back(results[source.program][source.index]);
         break;
-      case Source::Baked:
-        args.push_back(source.baked->getData().get());
+      case Source::Baked: {
+        llvm::Expected<ReplayValue> value =
+            getReplayValue(*source.baked, onDevice);
+        if (!value)
+          return value.takeError();
+        args.push_back(std::move(*value));
         break;
+      }
       }
     }
     // At other sizes, a program whose arguments do not fit (a static one)
     // means recording: nothing was changed but new tensors.
-    if (otherSizes && !fitsSignature(program.executable->getInputs(), args))
+    dtypes.clear();
+    shapes.clear();
+    for (const ReplayValue &arg : args) {
+      dtypes.push_back(arg.getDType());
+      shapes.push_back(arg.getShape());
+    }
+    if (otherSizes &&
+        !fitsSignature(program.executable->getInputs(), dtypes, shapes))
       return std::nullopt;
+    if (onDevice) {
+      llvm::SmallVector<const DeviceValue *, 16> pointers;
+      for (const ReplayValue &arg : args)
+        pointers.push_back(arg.device.get());
+      llvm::Expected<std::vector<std::shared_ptr<const DeviceValue>>> ran =
+          detail::runCountedOnDevice(*program.executable, pointers,
+                                     "a replayed step's program " +
+                                         std::to_string(p));
+      if (!ran)
+        return ran.takeError();
+      for (std::shared_ptr<const DeviceValue> &result : *ran)
+        results[p].push_back({nullptr, std::move(result)});
+      continue;
+    }
+    llvm::SmallVector<const HostTensor *, 16> pointers;
+    for (const ReplayValue &arg : args)
+      pointers.push_back(arg.host.get());
     llvm::Expected<std::vector<HostTensor>> ran =
-        detail::runCounted(*program.executable, args);
+        detail::runCounted(*program.executable, pointers);
     if (!ran)
       return ran.takeError();
-    results[p].reserve(ran->size());
     for (HostTensor &result : *ran)
       results[p].push_back(
-          std::make_shared<const HostTensor>(std::move(result)));
+          {std::make_shared<const HostTensor>(std::move(result)), nullptr});
   }
 
   std::vector<Tensor> values;
@@ -234,10 +304,14 @@ CapturedStep::replay(ArrayRef<NodeRef> inputs, bool otherSizes) const {
     case Source::Input:
       values.push_back(Tensor::make(inputs[source.index]));
       break;
-    case Source::Result:
-      values.push_back(Tensor::make(TraceNode::parameter(
-          results[source.program][source.index], /*recorded=*/false)));
+    case Source::Result: {
+      const ReplayValue &result = results[source.program][source.index];
+      values.push_back(Tensor::make(
+          result.device
+              ? TraceNode::parameter(result.device, /*recorded=*/false)
+              : TraceNode::parameter(result.host, /*recorded=*/false)));
       break;
+    }
     case Source::Baked:
       values.push_back(Tensor::make(source.baked));
       break;

@@ -14,10 +14,12 @@ llvm::Expected<std::vector<HostTensor>>
 runCounted(const Executable &executable,
            llvm::ArrayRef<const HostTensor *> args);
 
-/// As above, on values on the device (a CUDA executable).
+/// As above, on values on the device (a CUDA executable): queued, its
+/// work's errors reported where a result is read, after `label`.
 llvm::Expected<std::vector<std::shared_ptr<const DeviceValue>>>
 runCountedOnDevice(const Executable &executable,
-                   llvm::ArrayRef<const DeviceValue *> args);
+                   llvm::ArrayRef<const DeviceValue *> args,
+                   llvm::StringRef label);
 
 /// `node`'s value on the CUDA device: its device copy, or its host value
 /// uploaded now and kept with the node.

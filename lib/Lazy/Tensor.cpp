@@ -2,6 +2,7 @@
 
 #include "kiln/Lazy/Tensor.h"
 #include "Compiler/CompileCache.h"
+#include "Compiler/DeviceQueue.h"
 #include "Compiler/DeviceTensor.h"
 #include "Compiler/TraceCache.h"
 #include "Runs.h"
@@ -556,12 +557,15 @@ kiln::detail::runCounted(const Executable &executable,
 
 llvm::Expected<std::vector<std::shared_ptr<const DeviceValue>>>
 kiln::detail::runCountedOnDevice(const Executable &executable,
-                                 ArrayRef<const DeviceValue *> args) {
+                                 ArrayRef<const DeviceValue *> args,
+                                 llvm::StringRef label) {
   return countRun<std::vector<std::shared_ptr<const DeviceValue>>>(
       [&](RunProfile *profile) {
-        return executable.runOnDevice(args, profile);
+        return executable.runOnDevice(args, profile, label);
       });
 }
+
+llvm::Error kiln::synchronize() { return waitForDevice(); }
 
 llvm::Expected<std::shared_ptr<const DeviceValue>>
 kiln::detail::getOnDevice(const TraceNode &node) {
@@ -622,8 +626,15 @@ llvm::Error kiln::sync(ArrayRef<Tensor> tensors) {
       args.push_back(value->get());
       inputs.push_back(std::move(*value));
     }
+    // Queued: an error of its work is reported where a result is read,
+    // naming the program.
+    std::string label = "the cuda program computing " +
+                        program.describe(program.outputs.front());
+    if (program.outputs.size() > 1)
+      label += " (and " + std::to_string(program.outputs.size() - 1) +
+               " more results)";
     llvm::Expected<std::vector<std::shared_ptr<const DeviceValue>>> results =
-        detail::runCountedOnDevice(**exe, args);
+        detail::runCountedOnDevice(**exe, args, label);
     if (!results)
       return results.takeError();
     for (auto [node, result] : llvm::zip(outputs, *results))

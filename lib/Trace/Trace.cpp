@@ -187,6 +187,16 @@ NodeRef TraceNode::parameter(std::shared_ptr<const HostTensor> data,
   return node;
 }
 
+NodeRef TraceNode::parameter(std::shared_ptr<const DeviceValue> value,
+                             bool recorded) {
+  NodeRef node = make(TraceOp::Parameter, value->getDType(), value->getShape(),
+                      {}, {}, 0, nullptr, recorded);
+  node->device = std::move(value);
+  node->hasDevice.store(true, std::memory_order_release);
+  node->hasData.store(true, std::memory_order_release);
+  return node;
+}
+
 DeviceValue::~DeviceValue() = default;
 
 std::shared_ptr<const HostTensor> TraceNode::getData() const {

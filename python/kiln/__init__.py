@@ -51,6 +51,7 @@ from ._C import (
     sqrt,
     stack,
     sync,
+    synchronize,
     tanh,
     tensor,
     where,
@@ -114,5 +115,5 @@ __all__ = [
     "metrics", "minimum",
     "ones", "optim", "power", "relu", "rsqrt", "run", "set_device",
     "set_kernel_timing", "sigmoid", "sin", "softmax", "split", "sqrt",
-    "stack", "sync", "tanh", "tensor", "where", "zeros",
+    "stack", "sync", "synchronize", "tanh", "tensor", "where", "zeros",
 ]

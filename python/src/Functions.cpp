@@ -290,6 +290,15 @@ nb::dict metricsFunction() {
   return d;
 }
 
+void synchronizeFunction() {
+  llvm::Error error = [] {
+    nb::gil_scoped_release noGil; // the device may take a while
+    return synchronize();
+  }();
+  if (error)
+    throw nb::value_error(llvm::toString(std::move(error)).c_str());
+}
+
 void setDeviceFunction(const std::string &name) {
   llvm::Expected<Device> device = parseDevice(name);
   if (!device)
@@ -341,6 +350,10 @@ void kiln::python::bindFunctions(nb::module_ &m) {
         "Marks dim `dim` of `x` dynamic: a program that reads `x` compiles "
         "shape-generic in it from its first size (without marks, at its "
         "second size).");
+  m.def("synchronize", &synchronizeFunction,
+        "Waits for the work queued on the device (a step on the cuda device "
+        "returns once queued); raises the error of a program whose work "
+        "failed, naming it.");
   m.def("metrics", &metricsFunction);
   m.def("set_device", &setDeviceFunction, nb::arg("device"));
   m.def("get_device", [] { return getDeviceName(getDevice()).str(); });

@@ -8,8 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Compiler/DeviceQueue.h"
 #include "Compiler/TraceCache.h"
 #include "LazyTestHelpers.h"
+#include "kiln/Lazy/Jit.h"
 #include "kiln_rt/kiln_rt_cuda.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -193,6 +195,102 @@ TEST_F(DeviceTest, TensorsStayOnTheDevice) {
   // 10,000 steps shift the rows as 100 do (modulo 4, the same shifts).
   ASSERT_EQ(steps % 12, 100 % 12);
   EXPECT_EQ(onCuda, onCpu);
+}
+
+/// The stand-in driver's count of calls that made the host wait.
+static long deviceWaits() {
+  void *library = dlopen(KILN_FAKE_CUDA_DRIVER, RTLD_NOW | RTLD_NOLOAD);
+  auto waits = reinterpret_cast<long (*)()>(
+      library ? dlsym(library, "fake_cuda_waits") : nullptr);
+  return waits ? waits() : -1;
+}
+
+// Steps are queued, not waited for: the host goes on to record the next
+// one; only a read of a result (or kiln::synchronize) waits.
+TEST_F(DeviceTest, StepsDoNotWaitForTheDevice) {
+  useDriver(KILN_FAKE_CUDA_DRIVER, KILN_FAKE_CUBLAS);
+  ASSERT_FALSE(static_cast<bool>(setDevice(Device::Cuda)));
+  ASSERT_FALSE(static_cast<bool>(synchronize()));
+  Tensor w = input({4, 4}, shiftRows(0));
+  long before = deviceWaits();
+  ASSERT_GE(before, 0);
+  for (int step = 0; step < 2 * static_cast<int>(kMaxQueuedRuns) / 3; ++step) {
+    w = matmul(input({4, 4}, shiftRows(1)), w);
+    ASSERT_FALSE(static_cast<bool>(sync({w})));
+  }
+  EXPECT_EQ(deviceWaits(), before) << "a step waited for the device";
+  EXPECT_EQ(values(w), shiftRows(2 * static_cast<int>(kMaxQueuedRuns) / 3));
+  EXPECT_GT(deviceWaits(), before) << "the read did not wait";
+  long afterRead = deviceWaits();
+  ASSERT_FALSE(static_cast<bool>(synchronize()));
+  EXPECT_GT(deviceWaits(), afterRead);
+}
+
+// An error of a step's work that its launch could not report (the device
+// faults while running it) reaches the next read, naming the program and
+// the failing call; the device works again afterwards.
+TEST_F(DeviceTest, AnErrorOfQueuedWorkReachesTheRead) {
+  useDriver(KILN_FAKE_CUDA_DRIVER, KILN_FAKE_CUBLAS);
+  ASSERT_FALSE(static_cast<bool>(setDevice(Device::Cuda)));
+  ASSERT_FALSE(static_cast<bool>(synchronize()));
+  Tensor a = input({3, 3}, std::vector<float>(9, 1.0f));
+  Tensor product = matmul(a, a, true, false);
+  ASSERT_FALSE(static_cast<bool>(sync({product})));
+  // The device reports the fault when the host waits for the run.
+  setenv("FAKE_CUDA_FAIL", "cuEventSynchronize", 1);
+  setenv("FAKE_CUDA_FAIL_COUNT", "1", 1);
+  setenv("FAKE_CUDA_FAIL_CODE", "700", 1);
+  llvm::Expected<HostTensor> read = product.toHost();
+  unsetenv("FAKE_CUDA_FAIL");
+  unsetenv("FAKE_CUDA_FAIL_COUNT");
+  unsetenv("FAKE_CUDA_FAIL_CODE");
+  ASSERT_FALSE(static_cast<bool>(read));
+  std::string message = llvm::toString(read.takeError());
+  EXPECT_NE(message.find("the cuda program computing kiln.matmul [1, 0]"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("cuEventSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  EXPECT_EQ(values(matmul(a, a)), std::vector<float>(9, 3.0f));
+}
+
+// A kiln::Jit replay on the cuda device keeps its values there too: after
+// the recorded calls, each replay uploads only its batch, copies nothing
+// back, and runs without recording; the result equals the CPU's.
+TEST_F(DeviceTest, JitReplaysStayOnTheDevice) {
+  useDriver(KILN_FAKE_CUDA_DRIVER, KILN_FAKE_CUBLAS);
+  auto train = [](Device device, bool checkBytes) {
+    EXPECT_FALSE(static_cast<bool>(setDevice(device)));
+    Jit step([](llvm::ArrayRef<Tensor> in) {
+      return std::vector<Tensor>{matmul(in[1], in[0])};
+    });
+    std::vector<float> w0(16);
+    for (int i = 0; i < 16; ++i)
+      w0[i] = static_cast<float>(i) * 0.5f - 3.0f;
+    Tensor w = input({4, 4}, w0);
+    for (int s = 0; s < 30; ++s) {
+      Tensor batch = input({4, 4}, shiftRows(s % 3 + 1));
+      Metrics before = metrics();
+      llvm::Expected<std::vector<Tensor>> out = step({w, batch});
+      if (!out) {
+        ADD_FAILURE() << llvm::toString(out.takeError());
+        return std::vector<float>();
+      }
+      Metrics after = metrics();
+      if (checkBytes && s >= 2) {
+        EXPECT_EQ(after.h2dBytes - before.h2dBytes, 64u) << "step " << s;
+        EXPECT_EQ(after.d2hBytes, before.d2hBytes) << "step " << s;
+        EXPECT_EQ(after.tracedOps, before.tracedOps) << "step " << s;
+      }
+      w = (*out)[0];
+    }
+    EXPECT_EQ(step.getNumReplays(), 28);
+    return values(w);
+  };
+  std::vector<float> onCuda = train(Device::Cuda, true);
+  EXPECT_EQ(onCuda, train(Device::Cpu, false));
 }
 
 // Out of device memory: the allocator gives its cached blocks back and

@@ -185,8 +185,12 @@ CUresult cuCtxSetCurrent(void *context) {
   FAKE_ENTRY(cuCtxSetCurrent);
   return context == &context_object ? 0 : 201;
 }
+/* Calls that make the host wait for the device, so far. */
+static long waits;
+long fake_cuda_waits(void) { return waits; }
 CUresult cuCtxSynchronize(void) {
   FAKE_ENTRY(cuCtxSynchronize);
+  ++waits;
   return 0;
 }
 
@@ -311,6 +315,7 @@ CUresult cuStreamCreate(void **stream, unsigned flags) {
 CUresult cuStreamDestroy_v2(void *stream) { return 0; }
 CUresult cuStreamSynchronize(void *stream) {
   FAKE_ENTRY(cuStreamSynchronize);
+  ++waits;
   return 0;
 }
 
@@ -373,6 +378,7 @@ CUresult cuEventRecord(void *event, void *stream) {
 }
 CUresult cuEventSynchronize(void *event) {
   FAKE_ENTRY(cuEventSynchronize);
+  ++waits;
   return 0;
 }
 CUresult cuEventElapsedTime_v2(float *ms, void *start, void *end) {

@@ -171,11 +171,14 @@ public:
 
   /// Runs the function on values already in its device's memory (CUDA):
   /// the arguments are passed by address, with no copy, and the results
-  /// are allocated there and stay there. Fails for a CPU executable, and
-  /// for arguments of another signature or lost with their runtime.
+  /// are allocated there and stay there. The run is queued, not waited
+  /// for: reading a result (DeviceValue::download) or kiln::synchronize()
+  /// waits, and reports an error of the run's work there, after `label`
+  /// (by default "@entry"). Fails for a CPU executable, and for arguments
+  /// of another signature or lost with their runtime.
   virtual llvm::Expected<std::vector<std::shared_ptr<const DeviceValue>>>
   runOnDevice(llvm::ArrayRef<const DeviceValue *> args,
-              RunProfile *profile = nullptr) const;
+              RunProfile *profile = nullptr, llvm::StringRef label = {}) const;
 
 protected:
   explicit Executable(Device device) : device(device) {}

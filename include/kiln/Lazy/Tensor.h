@@ -81,6 +81,12 @@ private:
 /// executable (one compile on a cache miss, one run).
 llvm::Error sync(llvm::ArrayRef<Tensor> tensors);
 
+/// Waits for the work queued on the device (programs on the cuda device
+/// return once queued; reading a result waits for its work). Fails with
+/// the error of the first program whose work failed, naming it; later
+/// queued work is dropped with it.
+llvm::Error synchronize();
+
 /// What the lazy tensors have done in this process.
 struct Metrics {
   int64_t tracedOps = 0; // nodes recorded (data included, replays' not)

@@ -195,6 +195,10 @@ public:
   /// step's result) is not counted in getNumTracedNodes().
   static NodeRef parameter(std::shared_ptr<const HostTensor> data,
                            bool recorded = true);
+  /// A parameter whose value is on the device (a replayed step's result on
+  /// the cuda device).
+  static NodeRef parameter(std::shared_ptr<const DeviceValue> value,
+                           bool recorded = true);
   static llvm::Expected<NodeRef>
   constant(DType dtype, llvm::ArrayRef<int64_t> shape, double value);
   /// The float elementwise ops, unary or binary (operands of one type);
