@@ -461,7 +461,13 @@ struct RunCounters {
   std::atomic<bool> timeKernels{false};
 };
 RunCounters &getRunCounters() {
-  static RunCounters *counters = new RunCounters();
+  static RunCounters *counters = [] {
+    auto *made = new RunCounters();
+    // KILN_KERNEL_TIMING=1 starts with kernel timing on (setKernelTiming).
+    const char *timing = std::getenv("KILN_KERNEL_TIMING");
+    made->timeKernels = timing && llvm::StringRef(timing) == "1";
+    return made;
+  }();
   return *counters;
 }
 } // namespace

@@ -128,7 +128,8 @@ Metrics metrics();
 /// every dim without marks). Fails for a dim out of range or past 63.
 llvm::Error markDynamic(const Tensor &t, int64_t dim);
 /// Times every kernel launch from now on (off by default: it costs two
-/// clock reads per launch), for Metrics::kernelMs.
+/// clock reads per launch, and on the GPU a wait for each run), for
+/// Metrics::kernelMs. KILN_KERNEL_TIMING=1 turns it on from the start.
 void setKernelTiming(bool enabled);
 /// Says on stderr why each trace-cache miss missed: the first entry where
 /// the program differs from the closest cached one (as KILN_EXPLAIN_MISS=1).
