@@ -228,6 +228,18 @@ TraceNode::getHostData() const {
   return data;
 }
 
+llvm::Error
+TraceNode::checkResultType(const char *what, std::optional<DType> valueType,
+                           std::optional<ArrayRef<int64_t>> shape) const {
+  if (valueType && *valueType == dtype && shape && *shape == getShape())
+    return llvm::Error::success();
+  return opError(op, std::string(what) + " of type " +
+                         (valueType ? getTensorTypeString(*valueType, *shape)
+                                    : std::string("(none)")) +
+                         " cannot be the result " +
+                         getTensorTypeString(dtype, getShape()));
+}
+
 std::shared_ptr<const DeviceValue> TraceNode::getDeviceData() const {
   // Under the lock: a copy lost with its runtime is replaced.
   std::lock_guard<std::mutex> lock(dataMutex);
@@ -236,13 +248,11 @@ std::shared_ptr<const DeviceValue> TraceNode::getDeviceData() const {
 
 llvm::Error
 TraceNode::setDeviceData(std::shared_ptr<const DeviceValue> value) const {
-  if (!value || value->getDType() != dtype || value->getShape() != getShape())
-    return opError(
-        op,
-        "a device value of type " +
-            (value ? getTensorTypeString(value->getDType(), value->getShape())
-                   : std::string("(none)")) +
-            " cannot be the result " + getTensorTypeString(dtype, getShape()));
+  if (!value)
+    return checkResultType("a device value", std::nullopt, std::nullopt);
+  if (llvm::Error e = checkResultType("a device value", value->getDType(),
+                                      value->getShape()))
+    return e;
   llvm::SmallVector<NodeRef, 2> released;
   {
     std::lock_guard<std::mutex> lock(dataMutex);
@@ -262,13 +272,11 @@ TraceNode::setDeviceData(std::shared_ptr<const DeviceValue> value) const {
 }
 
 llvm::Error TraceNode::setData(std::shared_ptr<const HostTensor> value) const {
-  if (!value || value->getDType() != dtype || value->getShape() != getShape())
-    return opError(
-        op,
-        "a value of type " +
-            (value ? getTensorTypeString(value->getDType(), value->getShape())
-                   : std::string("(none)")) +
-            " cannot be the result " + getTensorTypeString(dtype, getShape()));
+  if (!value)
+    return checkResultType("a value", std::nullopt, std::nullopt);
+  if (llvm::Error e =
+          checkResultType("a value", value->getDType(), value->getShape()))
+    return e;
   llvm::SmallVector<NodeRef, 2> released;
   {
     std::lock_guard<std::mutex> lock(dataMutex);

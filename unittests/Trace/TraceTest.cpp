@@ -258,6 +258,23 @@ TEST(TraceTest, ComputedValuesBecomeParameters) {
             "kiln.exp: a value of type tensor<3xf32> cannot be the result "
             "tensor<2xf32>");
 
+  // So must a device value (a device copy of the node's host value).
+  struct FakeDeviceValue final : DeviceValue {
+    using DeviceValue::DeviceValue;
+    llvm::Expected<HostTensor> download() const override {
+      return HostTensor(getDType(), getShape());
+    }
+  };
+  llvm::Error wrongDevice = e->setDeviceData(std::make_shared<FakeDeviceValue>(
+      DType::F64, std::vector<int64_t>{2}, nullptr, 16));
+  EXPECT_EQ(llvm::toString(std::move(wrongDevice)),
+            "kiln.exp: a device value of type tensor<2xf64> cannot be the "
+            "result tensor<2xf32>");
+  EXPECT_EQ(llvm::toString(e->setDeviceData(nullptr)),
+            "kiln.exp: a device value of type (none) cannot be the result "
+            "tensor<2xf32>");
+  EXPECT_EQ(e->getDeviceData(), nullptr);
+
   // A value is stored once: a second (another thread's computation of the
   // same node) leaves the first in place.
   auto again =

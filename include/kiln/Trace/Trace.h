@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace kiln {
@@ -243,6 +244,12 @@ public:
       llvm::ArrayRef<NodeRef> cotangents);
 
 private:
+  /// Success when a value of `valueType` and `shape` (none: no value) can
+  /// be the node's; else an error naming `what` and both types.
+  llvm::Error
+  checkResultType(const char *what, std::optional<DType> valueType,
+                  std::optional<llvm::ArrayRef<int64_t>> shape) const;
+
   static NodeRef make(TraceOp op, DType dtype, llvm::ArrayRef<int64_t> shape,
                       llvm::ArrayRef<NodeRef> operands,
                       llvm::ArrayRef<int64_t> attrs = {}, double scalar = 0,
