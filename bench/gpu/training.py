@@ -18,6 +18,8 @@ Per step, in the steady state (after the first steps):
   host_overhead_ms  wall_ms - gpu_ms;
   launches       kernels and BLAS calls (kiln's metrics; the profiler's
                  kernel count);
+  graph_launches CUDA graph launches (kiln's metrics: 1 where the step is
+                 replayed as one graph), and graph_captures over the run;
   h2d_bytes, d2h_bytes  bytes over PCIe (kiln's metrics, from two run
                  lengths' difference; PyTorch: the batch the loop copies,
                  and the losses it reads).
@@ -90,6 +92,8 @@ def bench_kiln(tool, steps, env):
         "gpu_ms": gpu_ms,
         "host_overhead_ms": wall_ms - gpu_ms,
         "launches": timed["kernel_launches"] / long,
+        "graph_launches": (b["graph_launches"] - a["graph_launches"]) / per,
+        "graph_captures": b["graph_captures"],
         "h2d_bytes": (b["h2d_bytes"] - a["h2d_bytes"]) / per,
         "d2h_bytes": (b["d2h_bytes"] - a["d2h_bytes"]) / per,
         "first_step_h2d_bytes": a["h2d_bytes"] -

@@ -231,10 +231,10 @@ CudaExecutable::runOnDevice(llvm::ArrayRef<const DeviceValue *> args,
   }
   std::vector<int64_t> inputDims = getInputDims(program.get(), shapes);
   RuntimeProfile runtimeProfile(profile);
-  if (kiln_rt_status status = kiln_rt_program_run_cuda(
-          program.get(), pointers.data(), pointers.size(),
-          inputDims.empty() ? nullptr : inputDims.data(), nullptr,
-          runtimeProfile.get()))
+  std::call_once(graphsOnce,
+                 [&] { graphs = std::make_unique<CudaGraphs>(program.get()); });
+  if (kiln_rt_status status = graphs->run(pointers.data(), pointers.size(),
+                                          inputDims, runtimeProfile.get()))
     return getRuntimeProgramError(status);
   // Not waited for: a read of a result waits (and reports the error of
   // the work, named by `label`).

@@ -13,10 +13,12 @@
 #ifndef KILN_COMPILER_CUDAEXECUTABLE_H
 #define KILN_COMPILER_CUDAEXECUTABLE_H
 
+#include "Compiler/CudaGraphs.h"
 #include "Compiler/Entry.h"
 #include "Compiler/HostProgram.h"
 
 #include <memory>
+#include <mutex>
 
 namespace kiln {
 
@@ -69,7 +71,8 @@ public:
 
   /// Queues the steps on values on the device and returns: no copies, the
   /// results stay there (CudaDeviceTensor), and the run is waited for
-  /// where a result is read (DeviceQueue.h).
+  /// where a result is read (DeviceQueue.h). Replays a CUDA graph of the
+  /// steps where graphs pay (CudaGraphs.h).
   llvm::Expected<std::vector<std::shared_ptr<const DeviceValue>>>
   runOnDevice(llvm::ArrayRef<const DeviceValue *> args,
               RunProfile *profile = nullptr,
@@ -82,6 +85,10 @@ private:
   /// The steps, as the runtime runs them; it loads the PTX and uploads the
   /// constants once per session of the CUDA runtime.
   RuntimeProgram program;
+  /// Its runs on the device as graph replays (CudaGraphs.h); made on the
+  /// first, and destroyed before the program.
+  mutable std::once_flag graphsOnce;
+  mutable std::unique_ptr<CudaGraphs> graphs;
 };
 
 } // namespace kiln

@@ -17,6 +17,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 
 using namespace kiln;
@@ -529,6 +530,10 @@ Metrics kiln::metrics() {
   kiln_rt_cuda_memory_stats device;
   kiln_rt_cuda_get_memory_stats(&device);
   m.deviceLiveBytes = device.live_bytes;
+  kiln_rt_cuda_graph_stats graphs;
+  kiln_rt_cuda_get_graph_stats(&graphs);
+  m.graphLaunches = graphs.launches;
+  m.graphCaptures = graphs.captures;
   return m;
 }
 
@@ -573,6 +578,32 @@ kiln::detail::runCountedOnDevice(const Executable &executable,
 
 llvm::Error kiln::synchronize() { return waitForDevice(); }
 
+/// Uploads a one-element tensor once per value: a step's scalars (a
+/// learning rate, 1/N) are new nodes at every step, but the same values,
+/// and device values are never written once made.
+static llvm::Expected<std::shared_ptr<const CudaDeviceTensor>>
+uploadScalar(const HostTensor &host) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const CudaDeviceTensor>> cache;
+  std::string key(static_cast<const char *>(host.getData()),
+                  host.getByteSize());
+  key += static_cast<char>(host.getDType());
+  for (int64_t dim : host.getShape())
+    key += "," + std::to_string(dim);
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = cache.find(key);
+  if (found != cache.end() && found->second->isAlive())
+    return found->second;
+  llvm::Expected<std::shared_ptr<const CudaDeviceTensor>> uploaded =
+      CudaDeviceTensor::upload(host);
+  if (!uploaded)
+    return uploaded.takeError();
+  if (cache.size() >= 1024) // bounded: programs with many distinct scalars
+    cache.clear();
+  cache[key] = *uploaded;
+  return uploaded;
+}
+
 llvm::Expected<std::shared_ptr<const DeviceValue>>
 kiln::detail::getOnDevice(const TraceNode &node) {
   std::shared_ptr<const DeviceValue> value = node.getDeviceData();
@@ -587,7 +618,8 @@ kiln::detail::getOnDevice(const TraceNode &node) {
     return makeError("a tensor without a value reaches the tensors asked "
                      "for");
   llvm::Expected<std::shared_ptr<const CudaDeviceTensor>> uploaded =
-      CudaDeviceTensor::upload(**host);
+      (*host)->getNumElements() == 1 ? uploadScalar(**host)
+                                     : CudaDeviceTensor::upload(**host);
   if (!uploaded)
     return uploaded.takeError();
   if (llvm::Error e = node.setDeviceData(*uploaded))

@@ -277,6 +277,8 @@ nb::dict metricsFunction() {
   d["h2d_bytes"] = m.h2dBytes;
   d["d2h_bytes"] = m.d2hBytes;
   d["device_live_bytes"] = m.deviceLiveBytes;
+  d["graph_launches"] = m.graphLaunches;
+  d["graph_captures"] = m.graphCaptures;
   d["disk_hits"] = m.diskHits;
   d["disk_misses"] = m.diskMisses;
   d["disk_writes"] = m.diskWrites;

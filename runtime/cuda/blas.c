@@ -139,7 +139,7 @@ kiln_rt_status kiln_rt_cuda_gemm(kiln_rt_cuda_dtype dtype, int trans_a,
   status = load();
   if (status == KILN_RT_OK)
     status = KILN_CUBLAS_CALL(cublasSetStream_v2,
-                              (handle, stream ? stream->handle : NULL));
+                              (handle, kiln_cuda_stream_handle(stream)));
   /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T. */
   int op_a = trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
   int op_b = trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;

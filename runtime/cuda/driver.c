@@ -31,6 +31,11 @@ static char init_error[512];
 static CUdevice device;
 static int device_ordinal;
 static CUcontext context;
+static CUstream runtime_stream;
+
+CUstream kiln_cuda_stream_handle(kiln_rt_cuda_stream *stream) {
+  return stream ? stream->handle : runtime_stream;
+}
 
 static _Thread_local char last_error[1024];
 static _Thread_local unsigned current_generation;
@@ -169,7 +174,11 @@ static kiln_rt_status load_and_initialize(void) {
   KILN_CUDA_RETURN_IF_ERROR(cuDeviceGet, (&device, device_ordinal));
   KILN_CUDA_RETURN_IF_ERROR(cuDevicePrimaryCtxRetain, (&context, device));
   kiln_rt_status status = KILN_CUDA_CALL(cuCtxSetCurrent, (context));
+  if (status == KILN_RT_OK)
+    status = KILN_CUDA_CALL(cuStreamCreate,
+                            (&runtime_stream, CU_STREAM_NON_BLOCKING));
   if (status != KILN_RT_OK) {
+    runtime_stream = NULL;
     kiln_cuda.cuDevicePrimaryCtxRelease_v2(device);
     return status;
   }
@@ -215,12 +224,14 @@ void kiln_rt_cuda_shutdown(void) {
     kiln_cuda_release_blas();
     kiln_cuda_unload_modules();
     kiln_cuda_release_memory();
+    kiln_cuda.cuStreamDestroy_v2(runtime_stream);
     kiln_cuda.cuDevicePrimaryCtxRelease_v2(device);
   }
   atomic_store(&initialized, 0);
   atomic_fetch_add(&generation, 1);
   init_failed = 0;
   context = NULL;
+  runtime_stream = NULL;
   unload_library();
   pthread_mutex_unlock(&init_mutex);
 }

@@ -21,6 +21,28 @@ typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphNode_st *CUgraphNode;
+typedef struct CUgraphExec_st *CUgraphExec;
+
+/* cuda.h's CUDA_KERNEL_NODE_PARAMS (its _v2 layout). */
+typedef struct CUDA_KERNEL_NODE_PARAMS {
+  CUfunction func;
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  void **kernelParams;
+  void **extra;
+  void *kern; /* CUkernel: used only where func is NULL */
+  CUcontext ctx;
+} CUDA_KERNEL_NODE_PARAMS;
+
+/* cuda.h's CUgraphExecUpdateResultInfo. */
+typedef struct CUgraphExecUpdateResultInfo {
+  int result;
+  CUgraphNode errorNode;
+  CUgraphNode errorFromNode;
+} CUgraphExecUpdateResultInfo;
 
 enum {
   CUDA_SUCCESS = 0,
@@ -50,6 +72,8 @@ enum {
 };
 
 enum { CU_STREAM_NON_BLOCKING = 1 };
+enum { CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1 };
+enum { CU_STREAM_CAPTURE_STATUS_ACTIVE = 1 };
 
 /* The entry points, each named as libcuda exports it. */
 #include "driver_functions.h"
@@ -107,6 +131,11 @@ kiln_rt_status kiln_cuda_check(CUresult result, const char *call);
     if (kiln_cuda_status_ != KILN_RT_OK)                                       \
       return kiln_cuda_status_;                                                \
   } while (0)
+
+/* The driver stream of `stream`; NULL stands for the runtime's own stream,
+ * created with the context, on which all of kiln's work is ordered (the
+ * legacy default stream cannot be captured into a graph). */
+CUstream kiln_cuda_stream_handle(kiln_rt_cuda_stream *stream);
 
 /* Helpers of kiln_rt_cuda_shutdown, in the files that own the state. */
 void kiln_cuda_unload_modules(void);

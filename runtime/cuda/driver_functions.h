@@ -45,6 +45,20 @@
   X(cuEventDestroy_v2, CUresult, (CUevent))                                    \
   X(cuEventRecord, CUresult, (CUevent, CUstream))                              \
   X(cuEventSynchronize, CUresult, (CUevent))                                   \
-  X(cuEventElapsedTime_v2, CUresult, (float *, CUevent, CUevent))
+  X(cuEventElapsedTime_v2, CUresult, (float *, CUevent, CUevent))              \
+  X(cuStreamBeginCapture_v2, CUresult, (CUstream, int))                        \
+  X(cuStreamEndCapture, CUresult, (CUstream, CUgraph *))                       \
+  X(cuStreamGetCaptureInfo_v3, CUresult,                                       \
+    (CUstream, int *, unsigned long long *, CUgraph *, const CUgraphNode **,   \
+     const void **, size_t *))                                                 \
+  X(cuGraphInstantiateWithFlags, CUresult,                                     \
+    (CUgraphExec *, CUgraph, unsigned long long))                              \
+  X(cuGraphLaunch, CUresult, (CUgraphExec, CUstream))                          \
+  X(cuGraphExecKernelNodeSetParams_v2, CUresult,                               \
+    (CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS *))               \
+  X(cuGraphExecUpdate_v2, CUresult,                                            \
+    (CUgraphExec, CUgraph, CUgraphExecUpdateResultInfo *))                     \
+  X(cuGraphExecDestroy, CUresult, (CUgraphExec))                               \
+  X(cuGraphDestroy, CUresult, (CUgraph))
 
 #endif /* KILN_RT_CUDA_DRIVER_FUNCTIONS_H */

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 static CUstream handle_of(kiln_rt_cuda_stream *stream) {
-  return stream ? stream->handle : NULL;
+  return kiln_cuda_stream_handle(stream);
 }
 
 static CUdeviceptr device_address(const void *ptr) {

@@ -723,6 +723,13 @@ const char *kiln_rt_program_kernel_name(const kiln_rt_program *program,
 size_t kiln_rt_program_num_runtime_functions(const kiln_rt_program *program) {
   return program->num_runtime_functions;
 }
+size_t kiln_rt_program_num_calls(const kiln_rt_program *program) {
+  size_t calls = 0;
+  for (size_t s = 0; s < program->num_steps; ++s)
+    calls += program->steps[s].kind == KILN_STEP_LAUNCH ||
+             program->steps[s].kind == KILN_STEP_RUNTIME_CALL;
+  return calls;
+}
 int kiln_rt_program_has_launches(const kiln_rt_program *program) {
   return program->has_launches;
 }

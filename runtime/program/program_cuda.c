@@ -232,14 +232,11 @@ done:
   return status;
 }
 
-kiln_rt_status kiln_rt_program_run_cuda(const kiln_rt_program *program,
-                                        void *const *buffers, size_t count,
-                                        const int64_t *input_dims,
-                                        kiln_rt_cuda_stream *stream,
-                                        kiln_rt_profile *profile) {
+kiln_rt_status kiln_program_check_loaded_cuda(const kiln_rt_program *program,
+                                              void *const *buffers,
+                                              size_t count, const char *api) {
   if (!program || (count && !buffers))
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_program_run_cuda: null argument");
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT, "%s: null argument", api);
   if (!program->cuda_checked || program->cuda_session == 0 ||
       program->cuda_session != kiln_rt_cuda_session())
     return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
@@ -249,6 +246,19 @@ kiln_rt_status kiln_rt_program_run_cuda(const kiln_rt_program *program,
     return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
                         "the program takes %d buffers, %zu given",
                         program->num_arguments, count);
+  return KILN_RT_OK;
+}
+
+kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
+                                         void *const *buffers, size_t count,
+                                         const int64_t *input_dims,
+                                         kiln_rt_cuda_stream *stream,
+                                         kiln_rt_profile *profile,
+                                         kiln_graph_pass *pass) {
+  kiln_rt_status checked = kiln_program_check_loaded_cuda(
+      program, buffers, count, "kiln_rt_program_run_cuda");
+  if (checked != KILN_RT_OK)
+    return checked;
   size_t slots = (size_t)program->num_slots, views = program->max_views;
   size_t words = program->max_launch_words;
   size_t view_dims = views * 2 * (size_t)program->max_rank;
@@ -303,15 +313,25 @@ kiln_rt_status kiln_rt_program_run_cuda(const kiln_rt_program *program,
     switch (step->kind) {
     case KILN_STEP_ALLOC: {
       int64_t bytes = kiln_operand(sizes.registers, step->bytes);
-      status = kiln_rt_cuda_malloc((size_t)bytes, &base[step->slot]);
-      if (status != KILN_RT_OK)
-        goto failed;
-      owned[step->slot] = 1;
+      if (pass) { /* the graph's own temporaries */
+        status =
+            kiln_graph_pass_alloc(pass, step->slot, bytes, &base[step->slot]);
+        if (status != KILN_RT_OK)
+          goto cleanup; /* its error is set */
+      } else {
+        status = kiln_rt_cuda_malloc((size_t)bytes, &base[step->slot]);
+        if (status != KILN_RT_OK)
+          goto failed;
+      }
+      owned[step->slot] = !pass;
       sizes.slot_bytes[step->slot] = bytes;
       break;
     }
     case KILN_STEP_FREE:
-      status = kiln_rt_cuda_free(base[step->slot]);
+      if (pass)
+        kiln_graph_pass_free(pass, step->slot);
+      else
+        status = kiln_rt_cuda_free(base[step->slot]);
       base[step->slot] = NULL;
       owned[step->slot] = 0;
       sizes.slot_bytes[step->slot] = -1;
@@ -333,6 +353,12 @@ kiln_rt_status kiln_rt_program_run_cuda(const kiln_rt_program *program,
         elements *= from->sizes[d];
       if (elements == 0)
         break;
+      if (pass) {
+        kiln_graph_pass_baked(pass, from->slot);
+        kiln_graph_pass_baked(pass, to->slot);
+        if (!kiln_graph_pass_queues(pass))
+          break;
+      }
       status = kiln_rt_cuda_copy_device(
           kiln_view_address(base[to->slot], to),
           kiln_view_address(base[from->slot], from),
@@ -357,7 +383,7 @@ kiln_rt_status kiln_rt_program_run_cuda(const kiln_rt_program *program,
         grid[i] = (uint32_t)size;
       }
       /* A grid over no elements launches nothing. */
-      if (empty)
+      if (empty || (pass && !kiln_graph_pass_queues(pass)))
         break;
       size_t n = 0;
       for (uint32_t i = 0; i < step->num_views; ++i) {
@@ -375,6 +401,12 @@ kiln_rt_status kiln_rt_program_run_cuda(const kiln_rt_program *program,
                                    step->block, 0, stream, params);
       if (status != KILN_RT_OK)
         goto failed;
+      if (pass) {
+        status =
+            kiln_graph_pass_launched(pass, step, grid, values, n, v, stream);
+        if (status != KILN_RT_OK)
+          goto cleanup; /* its error is set */
+      }
       if (profile)
         ++profile->calls;
       break;
@@ -388,6 +420,11 @@ kiln_rt_status kiln_rt_program_run_cuda(const kiln_rt_program *program,
         if (status != KILN_RT_OK)
           goto cleanup;
         g = &dynamic;
+      }
+      if (pass) {
+        kiln_graph_pass_product(pass, v);
+        if (!kiln_graph_pass_queues(pass))
+          break;
       }
       status = kiln_rt_cuda_gemm(
           (kiln_rt_cuda_dtype)g->dtype, g->trans_a, g->trans_b, g->m, g->n,
@@ -427,4 +464,13 @@ cleanup:
   kiln_rt_cuda_event_destroy(end);
   free(block);
   return status;
+}
+
+kiln_rt_status kiln_rt_program_run_cuda(const kiln_rt_program *program,
+                                        void *const *buffers, size_t count,
+                                        const int64_t *input_dims,
+                                        kiln_rt_cuda_stream *stream,
+                                        kiln_rt_profile *profile) {
+  return kiln_program_execute_cuda(program, buffers, count, input_dims, stream,
+                                   profile, NULL);
 }

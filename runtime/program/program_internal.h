@@ -168,6 +168,47 @@ kiln_rt_status kiln_program_resolve_step(const kiln_rt_program *program,
 /* The scratch a run needs for its sizes, in int64s. */
 size_t kiln_program_sizes_words(const kiln_rt_program *program);
 
+/* A pass of the CUDA executor that builds a graph (program_graph.c): it
+ * plans the graph's temporaries without queueing any work, or captures the
+ * work. Its hooks set the runtime's error on failure. */
+typedef struct kiln_graph_pass kiln_graph_pass;
+/* Whether the pass queues work (captures), or only plans. */
+int kiln_graph_pass_queues(const kiln_graph_pass *pass);
+/* A temporary of `bytes` for `slot`, from the graph's own memory. */
+kiln_rt_status kiln_graph_pass_alloc(kiln_graph_pass *pass, int32_t slot,
+                                     int64_t bytes, void **address);
+/* `slot`'s temporary is dead: a later one may reuse its memory. */
+void kiln_graph_pass_free(kiln_graph_pass *pass, int32_t slot);
+/* A copy or a product reads or writes `slot`: its address is baked into
+ * the graph where the runtime cannot update it. */
+void kiln_graph_pass_baked(kiln_graph_pass *pass, int32_t slot);
+/* A product on `views` (A, B, C): baked, as a copy's. */
+void kiln_graph_pass_product(kiln_graph_pass *pass,
+                             const kiln_view *const *views);
+/* `step` was launched with `grid` and the parameter words `values` (`n`),
+ * on `views`: the kernel node the capture added. */
+kiln_rt_status kiln_graph_pass_launched(kiln_graph_pass *pass,
+                                        const kiln_step *step,
+                                        const uint32_t grid[3],
+                                        const uint64_t *values, size_t n,
+                                        const kiln_view *const *views,
+                                        kiln_rt_cuda_stream *stream);
+
+/* Checks that `program` is loaded in this session and takes `count`
+ * buffers; an error names `api`. */
+kiln_rt_status kiln_program_check_loaded_cuda(const kiln_rt_program *program,
+                                              void *const *buffers,
+                                              size_t count, const char *api);
+
+/* Queues `program`'s steps on `stream` (kiln_rt_program_run_cuda); with a
+ * `pass`, for a graph instead, taking temporaries from it. */
+kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
+                                         void *const *buffers, size_t count,
+                                         const int64_t *input_dims,
+                                         kiln_rt_cuda_stream *stream,
+                                         kiln_rt_profile *profile,
+                                         kiln_graph_pass *pass);
+
 /* Frees what program_cuda.c holds for `program`. */
 void kiln_program_release_cuda(kiln_rt_program *program);
 

@@ -8,6 +8,12 @@
  * memory), every time or FAKE_CUDA_FAIL_COUNT times. A PTX text is accepted if
  * it has ".version"; its kernels are the names after ".entry".
  *
+ * Graphs: a capturing stream records its launches, copies and memsets (and
+ * the stand-in cuBLAS's products, through fake_cuda_capture_host) as
+ * nodes; a graph launch replays them in order, each launch through the
+ * same parameter checks as a direct one. Calls that a real driver refuses
+ * during a capture (allocation, frees, waits) fail and invalidate it.
+ *
  * Real GPUs are tested through the device tool (lit feature `cuda`).
  *
  *===----------------------------------------------------------------------===*/
@@ -26,6 +32,8 @@ typedef int CUresult;
  * calls at exit ("fake-cuda: N calls"); fake_cuda_calls() is the count so
  * far. */
 static long calls;
+/* Streams capturing now (any refuses the calls a capture cannot hold). */
+static int capturing_streams;
 /* The count so far, for faults at a point of a run in the same process. */
 long fake_cuda_calls(void) { return calls; }
 static void print_calls(void) {
@@ -40,7 +48,8 @@ static int fails_at(const char *name) {
     if (count && *count == '1')
       atexit(print_calls);
   }
-  return fake_fails_at(&calls, "FAKE_CUDA_FAIL_AT", "fake-cuda", name);
+  return fake_fails_at(&calls, "FAKE_CUDA_FAIL_AT", "fake-cuda", name,
+                       capturing_streams > 0);
 }
 
 /* FAKE_CUDA_FAIL_COUNT=N: fail only the next N calls (read when set). */
@@ -70,6 +79,87 @@ static CUresult failure(void) {
 #define FAKE_ENTRY(name)                                                       \
   if (fails(#name))                                                            \
   return failure()
+
+/* --- Capture state ------------------------------------------------------ */
+
+enum { NODE_KERNEL, NODE_COPY, NODE_MEMSET, NODE_HOST };
+enum { COPY_H2D, COPY_D2H, COPY_D2D };
+#define MAX_PARAMS 512
+
+typedef struct fake_node {
+  int kind, index;
+  /* kernel */
+  void *function;
+  unsigned dims[6];
+  int param_count;
+  unsigned long long words[MAX_PARAMS]; /* each parameter, by value */
+  /* copy, memset */
+  int direction;
+  void *dst;
+  const void *src;
+  size_t bytes;
+  unsigned char value;
+  /* host */
+  void (*fn)(void *);
+  void *data; /* owned: each graph and exec has its copy */
+  size_t data_bytes;
+} fake_node;
+
+/* A copy of `node`, with its own host data. */
+static fake_node *clone_node(const fake_node *node) {
+  fake_node *copy = malloc(sizeof(*copy));
+  memcpy(copy, node, sizeof(*copy));
+  if (node->kind == NODE_HOST) {
+    copy->data = malloc(node->data_bytes);
+    memcpy(copy->data, node->data, node->data_bytes);
+  }
+  return copy;
+}
+static void free_node(fake_node *node) {
+  if (node->kind == NODE_HOST)
+    free(node->data);
+  free(node);
+}
+
+typedef struct fake_graph {
+  fake_node **nodes;
+  int count, capacity;
+} fake_graph;
+
+typedef struct fake_stream {
+  fake_graph *capture; /* while capturing */
+  int invalidated;
+  unsigned long long id;
+} fake_stream;
+
+static fake_stream legacy_stream;
+static fake_stream *stream_of(void *stream) {
+  return stream ? (fake_stream *)stream : &legacy_stream;
+}
+static fake_node *add_node(void *stream, int kind) {
+  fake_graph *graph = stream_of(stream)->capture;
+  if (graph->count == graph->capacity) {
+    graph->capacity = graph->capacity ? 2 * graph->capacity : 16;
+    graph->nodes = realloc(graph->nodes, graph->capacity * sizeof(void *));
+  }
+  fake_node *node = calloc(1, sizeof(*node));
+  node->kind = kind;
+  node->index = graph->count;
+  graph->nodes[graph->count++] = node;
+  return node;
+}
+
+static int is_capturing(void *stream) {
+  return stream_of(stream)->capture != NULL;
+}
+/* For the stand-in cuBLAS. */
+int fake_cuda_is_capturing(void *stream) { return is_capturing(stream); }
+
+/* A call that a capture cannot hold fails (900). */
+static int refused_in_capture(void) { return capturing_streams > 0; }
+#define FAKE_NOT_IN_CAPTURE()                                                  \
+  if (refused_in_capture())                                                    \
+  return 900 /* CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED */
 
 CUresult cuGetErrorName(CUresult error, const char **name) {
   switch (error) {
@@ -190,6 +280,7 @@ static long waits;
 long fake_cuda_waits(void) { return waits; }
 CUresult cuCtxSynchronize(void) {
   FAKE_ENTRY(cuCtxSynchronize);
+  FAKE_NOT_IN_CAPTURE();
   ++waits;
   return 0;
 }
@@ -245,6 +336,7 @@ int fake_cuda_allocations;
 
 CUresult cuMemAlloc_v2(unsigned long long *ptr, size_t bytes) {
   FAKE_ENTRY(cuMemAlloc_v2);
+  FAKE_NOT_IN_CAPTURE();
   void *p = malloc(bytes);
   if (!p)
     return 2;
@@ -260,6 +352,7 @@ CUresult cuMemAlloc_v2(unsigned long long *ptr, size_t bytes) {
 }
 CUresult cuMemFree_v2(unsigned long long ptr) {
   FAKE_ENTRY(cuMemFree_v2);
+  FAKE_NOT_IN_CAPTURE();
   for (int i = 0; i < MAX_BLOCKS; ++i)
     if (blocks[i].ptr == ptr)
       blocks[i].ptr = 0;
@@ -275,46 +368,91 @@ static int is_device_pointer(unsigned long long ptr) {
       return 1;
   return 0;
 }
+/* For tests that tell device addresses from other parameter words. */
+int fake_cuda_is_device_pointer(unsigned long long ptr) {
+  return is_device_pointer(ptr);
+}
 /* Bytes copied in each direction so far (what crossed "PCIe"). */
 static unsigned long long h2d_bytes, d2h_bytes;
 unsigned long long fake_cuda_h2d_bytes(void) { return h2d_bytes; }
 unsigned long long fake_cuda_d2h_bytes(void) { return d2h_bytes; }
+static void copy(int direction, void *dst, const void *src, size_t bytes) {
+  memmove(dst, src, bytes);
+  if (direction == COPY_H2D)
+    h2d_bytes += bytes;
+  else if (direction == COPY_D2H)
+    d2h_bytes += bytes;
+}
+static CUresult queue_copy(int direction, void *dst, const void *src,
+                           size_t bytes, void *stream) {
+  if (!is_capturing(stream)) {
+    copy(direction, dst, src, bytes);
+    return 0;
+  }
+  fake_node *node = add_node(stream, NODE_COPY);
+  node->direction = direction;
+  node->dst = dst;
+  node->src = src;
+  node->bytes = bytes;
+  return 0;
+}
 CUresult cuMemcpyHtoDAsync_v2(unsigned long long dst, const void *src,
                               size_t bytes, void *stream) {
   FAKE_ENTRY(cuMemcpyHtoDAsync_v2);
-  memcpy((void *)(size_t)dst, src, bytes);
-  h2d_bytes += bytes;
-  return 0;
+  return queue_copy(COPY_H2D, (void *)(size_t)dst, src, bytes, stream);
 }
 CUresult cuMemcpyDtoHAsync_v2(void *dst, unsigned long long src, size_t bytes,
                               void *stream) {
   FAKE_ENTRY(cuMemcpyDtoHAsync_v2);
-  memcpy(dst, (void *)(size_t)src, bytes);
-  d2h_bytes += bytes;
-  return 0;
+  return queue_copy(COPY_D2H, dst, (void *)(size_t)src, bytes, stream);
 }
 CUresult cuMemcpyDtoDAsync_v2(unsigned long long dst, unsigned long long src,
                               size_t bytes, void *stream) {
   FAKE_ENTRY(cuMemcpyDtoDAsync_v2);
-  memmove((void *)(size_t)dst, (void *)(size_t)src, bytes);
-  return 0;
+  return queue_copy(COPY_D2D, (void *)(size_t)dst, (void *)(size_t)src, bytes,
+                    stream);
 }
 CUresult cuMemsetD8Async(unsigned long long dst, unsigned char value,
                          size_t bytes, void *stream) {
   FAKE_ENTRY(cuMemsetD8Async);
-  memset((void *)(size_t)dst, value, bytes);
+  if (!is_capturing(stream)) {
+    memset((void *)(size_t)dst, value, bytes);
+    return 0;
+  }
+  fake_node *node = add_node(stream, NODE_MEMSET);
+  node->dst = (void *)(size_t)dst;
+  node->bytes = bytes;
+  node->value = value;
   return 0;
 }
 
-static int stream_object;
+/* Host work queued on `stream` (the stand-in cuBLAS's products): recorded
+ * with a copy of `data` when it captures (1), else left to the caller
+ * (0). */
+int fake_cuda_capture_host(void *stream, void (*fn)(void *), const void *data,
+                           size_t bytes) {
+  if (!is_capturing(stream))
+    return 0;
+  fake_node *node = add_node(stream, NODE_HOST);
+  node->fn = fn;
+  node->data = malloc(bytes);
+  memcpy(node->data, data, bytes);
+  node->data_bytes = bytes;
+  return 1;
+}
+
 CUresult cuStreamCreate(void **stream, unsigned flags) {
   FAKE_ENTRY(cuStreamCreate);
-  *stream = &stream_object;
+  *stream = calloc(1, sizeof(fake_stream));
   return 0;
 }
-CUresult cuStreamDestroy_v2(void *stream) { return 0; }
+CUresult cuStreamDestroy_v2(void *stream) {
+  free(stream);
+  return 0;
+}
 CUresult cuStreamSynchronize(void *stream) {
   FAKE_ENTRY(cuStreamSynchronize);
+  FAKE_NOT_IN_CAPTURE();
   ++waits;
   return 0;
 }
@@ -322,41 +460,300 @@ CUresult cuStreamSynchronize(void *stream) {
 /* The last launch: grid, block, and how many parameters it had. */
 unsigned fake_cuda_last_launch[6];
 int fake_cuda_last_param_count;
+/* Kernels run: by a direct launch, or by a graph launch's kernel nodes. */
 int fake_cuda_launches;
-/* A launch's parameters are checked against the kernel's PTX signature:
- * each `.ptr` parameter must point into device memory allocated here, or be
- * null (an empty buffer has no memory; a real device accepts it for a
- * kernel that reads none of it). A packing error in the caller fails the
- * launch: CUDA_ERROR_INVALID_VALUE.
- * A PTX without parameter lines (the unit tests') takes any parameters. */
-CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
-                        unsigned bx, unsigned by, unsigned bz, unsigned shared,
-                        void *stream, void **params, void **extra) {
-  FAKE_ENTRY(cuLaunchKernel);
-  unsigned dims[6] = {gx, gy, gz, bx, by, bz};
-  memcpy(fake_cuda_last_launch, dims, sizeof(dims));
-  ++fake_cuda_launches;
+int fake_cuda_graph_kernel_launches;
+
+/* FAKE launch log (fake_cuda_log_launches): each kernel run, direct or from
+ * a graph, with its parameter words, for comparing the two. */
+typedef struct fake_logged_launch {
+  const char *function;
+  int count;
+  unsigned long long words[MAX_PARAMS];
+} fake_logged_launch;
+static fake_logged_launch *launch_log;
+static int log_count, log_capacity, logging;
+void fake_cuda_log_launches(int on) {
+  logging = on;
+  log_count = 0;
+}
+int fake_cuda_logged_launches(void) { return log_count; }
+/* The `i`th logged launch: its function's PTX from ".entry", and words. */
+const char *fake_cuda_logged_launch(int i, const unsigned long long **words,
+                                    int *count) {
+  *words = launch_log[i].words;
+  *count = launch_log[i].count;
+  return launch_log[i].function;
+}
+
+/* The kernel's parameters from its PTX signature: how many, and for each
+ * whether it is a pointer and its bytes. A PTX without parameter lines
+ * (the unit tests') takes any parameters: -1. */
+static int signature_of(void *function, int *pointer, int *bytes) {
   const char *signature = strchr((const char *)function, '(');
   const char *end = signature ? strchr(signature, ')') : NULL;
   int count = 0;
   for (const char *line = signature; line && end && line < end;) {
     const char *param = strstr(line, ".param");
-    if (!param || param > end)
+    if (!param || param > end || count == MAX_PARAMS)
       break;
-    if (!params)
-      return 1;
     const char *next = strchr(param, '\n');
-    int pointer = strstr(param, ".ptr") && strstr(param, ".ptr") < next;
-    if (pointer) {
-      unsigned long long value;
-      memcpy(&value, params[count], sizeof(value));
-      if (value != 0 && !is_device_pointer(value))
-        return 1;
-    }
+    if (!next)
+      next = end;
+    const char *b32 = strstr(param, "32 ");
+    pointer[count] = strstr(param, ".ptr") && strstr(param, ".ptr") < next;
+    bytes[count] = b32 && b32 < next ? 4 : 8;
     ++count;
-    line = next ? next + 1 : end;
+    line = next + 1;
   }
+  return signature ? count : -1;
+}
+
+/* A launch's parameters are checked against the kernel's PTX signature:
+ * each `.ptr` parameter must point into device memory allocated here, or be
+ * null (an empty buffer has no memory; a real device accepts it for a
+ * kernel that reads none of it). A packing error in the caller fails the
+ * launch: CUDA_ERROR_INVALID_VALUE. */
+static CUresult run_kernel(void *function, const unsigned dims[6], int count,
+                           const int *pointer,
+                           const unsigned long long *words) {
+  memcpy(fake_cuda_last_launch, dims, sizeof(fake_cuda_last_launch));
+  for (int i = 0; i < count; ++i)
+    if (pointer[i] && words[i] != 0 && !is_device_pointer(words[i]))
+      return 1;
   fake_cuda_last_param_count = count;
+  if (logging) {
+    if (log_count == log_capacity) {
+      log_capacity = log_capacity ? 2 * log_capacity : 64;
+      launch_log = realloc(launch_log, log_capacity * sizeof(*launch_log));
+    }
+    fake_logged_launch *entry = &launch_log[log_count++];
+    entry->function = function;
+    entry->count = count;
+    memcpy(entry->words, words, count * sizeof(*words));
+  }
+  return 0;
+}
+
+/* Reads the parameters `params` points to, by the kernel's signature. */
+static CUresult read_params(void *function, void **params, int *count,
+                            int *pointer, unsigned long long *words) {
+  int bytes[MAX_PARAMS];
+  *count = signature_of(function, pointer, bytes);
+  if (*count < 0) {
+    *count = 0;
+    return 0;
+  }
+  if (*count > 0 && !params)
+    return 1;
+  for (int i = 0; i < *count; ++i) {
+    words[i] = 0;
+    memcpy(&words[i], params[i], (size_t)bytes[i]);
+  }
+  return 0;
+}
+
+CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
+                        unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                        void *stream, void **params, void **extra) {
+  FAKE_ENTRY(cuLaunchKernel);
+  unsigned dims[6] = {gx, gy, gz, bx, by, bz};
+  int pointer[MAX_PARAMS], count = 0;
+  unsigned long long words[MAX_PARAMS];
+  if (read_params(function, params, &count, pointer, words))
+    return 1;
+  if (is_capturing(stream)) {
+    fake_node *node = add_node(stream, NODE_KERNEL);
+    node->function = function;
+    memcpy(node->dims, dims, sizeof(dims));
+    node->param_count = count;
+    memcpy(node->words, words, count * sizeof(*words));
+    return 0;
+  }
+  ++fake_cuda_launches;
+  return run_kernel(function, dims, count, pointer, words);
+}
+
+/* --- Graphs ------------------------------------------------------------- */
+
+static unsigned long long next_capture_id = 1;
+/* Graphs launched so far. */
+int fake_cuda_graph_launches;
+
+CUresult cuStreamBeginCapture_v2(void *stream, int mode) {
+  FAKE_ENTRY(cuStreamBeginCapture_v2);
+  if (!stream || is_capturing(stream))
+    return 900; /* the legacy stream cannot capture; nor twice */
+  fake_stream *s = stream_of(stream);
+  s->capture = calloc(1, sizeof(fake_graph));
+  s->invalidated = 0;
+  s->id = next_capture_id++;
+  ++capturing_streams;
+  return 0;
+}
+
+static void destroy_graph(fake_graph *graph) {
+  if (!graph)
+    return;
+  for (int i = 0; i < graph->count; ++i)
+    free_node(graph->nodes[i]);
+  free(graph->nodes);
+  free(graph);
+}
+
+CUresult cuStreamEndCapture(void *stream, void **graph) {
+  /* Failing or not, the capture ends. */
+  int failed = fails("cuStreamEndCapture");
+  fake_stream *s = stream_of(stream);
+  if (!s->capture)
+    return 1;
+  --capturing_streams;
+  fake_graph *captured = s->capture;
+  s->capture = NULL;
+  if (s->invalidated || failed) {
+    destroy_graph(captured);
+    *graph = NULL;
+    return failed ? failure() : 901; /* CUDA_ERROR_STREAM_CAPTURE_INVALIDATED */
+  }
+  *graph = captured;
+  return 0;
+}
+
+CUresult cuStreamGetCaptureInfo_v3(void *stream, int *status,
+                                   unsigned long long *id, void **graph,
+                                   void *const **dependencies,
+                                   const void **edges, size_t *count) {
+  FAKE_ENTRY(cuStreamGetCaptureInfo_v3);
+  fake_stream *s = stream_of(stream);
+  *status = s->capture ? (s->invalidated ? 2 : 1) : 0;
+  if (id)
+    *id = s->capture ? s->id : 0;
+  if (graph)
+    *graph = s->capture;
+  if (edges)
+    *edges = NULL;
+  int nodes = s->capture ? s->capture->count : 0;
+  if (dependencies)
+    *dependencies = nodes ? (void *const *)&s->capture->nodes[nodes - 1] : NULL;
+  if (count)
+    *count = nodes ? 1 : 0;
+  return 0;
+}
+
+/* An instantiated graph: its own copy of the nodes. */
+typedef struct fake_exec {
+  fake_graph nodes;
+} fake_exec;
+
+int fake_cuda_graphs_instantiated;
+CUresult cuGraphInstantiateWithFlags(void **exec, void *graph,
+                                     unsigned long long flags) {
+  FAKE_ENTRY(cuGraphInstantiateWithFlags);
+  fake_graph *g = graph;
+  fake_exec *e = calloc(1, sizeof(*e));
+  e->nodes.count = e->nodes.capacity = g->count;
+  e->nodes.nodes = calloc(g->count ? g->count : 1, sizeof(void *));
+  for (int i = 0; i < g->count; ++i)
+    e->nodes.nodes[i] = clone_node(g->nodes[i]);
+  *exec = e;
+  ++fake_cuda_graphs_instantiated;
+  return 0;
+}
+
+CUresult cuGraphLaunch(void *exec, void *stream) {
+  FAKE_ENTRY(cuGraphLaunch);
+  if (is_capturing(stream))
+    return 900;
+  fake_exec *e = exec;
+  ++fake_cuda_graph_launches;
+  for (int i = 0; i < e->nodes.count; ++i) {
+    fake_node *node = e->nodes.nodes[i];
+    switch (node->kind) {
+    case NODE_KERNEL: {
+      int pointer[MAX_PARAMS], bytes[MAX_PARAMS];
+      int count = signature_of(node->function, pointer, bytes);
+      if (count >= 0 && count != node->param_count)
+        return 1;
+      ++fake_cuda_graph_kernel_launches;
+      if (count >= 0 &&
+          run_kernel(node->function, node->dims, count, pointer, node->words))
+        return 1;
+      break;
+    }
+    case NODE_COPY:
+      copy(node->direction, node->dst, node->src, node->bytes);
+      break;
+    case NODE_MEMSET:
+      memset(node->dst, node->value, node->bytes);
+      break;
+    case NODE_HOST:
+      node->fn(node->data);
+      break;
+    }
+  }
+  return 0;
+}
+
+CUresult cuGraphExecKernelNodeSetParams_v2(void *exec, void *node,
+                                           const void *update) {
+  FAKE_ENTRY(cuGraphExecKernelNodeSetParams_v2);
+  /* The layout of CUDA_KERNEL_NODE_PARAMS. */
+  const struct {
+    void *func;
+    unsigned dims[6];
+    unsigned shared;
+    void **params;
+    void **extra;
+    void *kern;
+    void *ctx;
+  } *p = update;
+  fake_exec *e = exec;
+  fake_node *original = node;
+  if (original->index >= e->nodes.count ||
+      e->nodes.nodes[original->index]->kind != NODE_KERNEL ||
+      p->func != e->nodes.nodes[original->index]->function)
+    return 1;
+  fake_node *target = e->nodes.nodes[original->index];
+  int pointer[MAX_PARAMS], count = 0;
+  if (read_params(p->func, p->params, &count, pointer, target->words))
+    return 1;
+  target->param_count = count;
+  memcpy(target->dims, p->dims, sizeof(target->dims));
+  return 0;
+}
+
+CUresult cuGraphExecUpdate_v2(void *exec, void *graph, void *info) {
+  FAKE_ENTRY(cuGraphExecUpdate_v2);
+  fake_exec *e = exec;
+  fake_graph *g = graph;
+  int *result = info; /* CUgraphExecUpdateResultInfo's first field */
+  int same = g->count == e->nodes.count;
+  for (int i = 0; same && i < g->count; ++i)
+    same = g->nodes[i]->kind == e->nodes.nodes[i]->kind &&
+           g->nodes[i]->function == e->nodes.nodes[i]->function;
+  if (!same) {
+    *result = 2; /* CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED */
+    return 910;
+  }
+  for (int i = 0; i < g->count; ++i) {
+    free_node(e->nodes.nodes[i]);
+    e->nodes.nodes[i] = clone_node(g->nodes[i]);
+  }
+  *result = 0;
+  return 0;
+}
+
+CUresult cuGraphExecDestroy(void *exec) {
+  fake_exec *e = exec;
+  for (int i = 0; i < e->nodes.count; ++i)
+    free_node(e->nodes.nodes[i]);
+  free(e->nodes.nodes);
+  free(e);
+  return 0;
+}
+
+CUresult cuGraphDestroy(void *graph) {
+  destroy_graph(graph);
   return 0;
 }
 
@@ -378,6 +775,7 @@ CUresult cuEventRecord(void *event, void *stream) {
 }
 CUresult cuEventSynchronize(void *event) {
   FAKE_ENTRY(cuEventSynchronize);
+  FAKE_NOT_IN_CAPTURE();
   ++waits;
   return 0;
 }

@@ -116,7 +116,9 @@ void kiln_rt_cuda_get_transfer_stats(kiln_rt_cuda_transfer_stats *stats);
 typedef struct kiln_rt_cuda_stream kiln_rt_cuda_stream;
 typedef struct kiln_rt_cuda_event kiln_rt_cuda_event;
 
-/* A non-blocking stream. NULL stands for the default stream below. */
+/* A non-blocking stream. NULL stands for the runtime's own stream, created
+ * at init: every call given NULL is ordered on it (copies, launches,
+ * products, events, graphs). */
 kiln_rt_status kiln_rt_cuda_stream_create(kiln_rt_cuda_stream **stream);
 kiln_rt_status kiln_rt_cuda_stream_destroy(kiln_rt_cuda_stream *stream);
 kiln_rt_status kiln_rt_cuda_stream_synchronize(kiln_rt_cuda_stream *stream);
@@ -158,6 +160,54 @@ kiln_rt_status kiln_rt_cuda_event_elapsed_ms(kiln_rt_cuda_event *start,
 
 /* Waits for all work on the device. */
 kiln_rt_status kiln_rt_cuda_synchronize(void);
+
+/* --- Graphs -------------------------------------------------------------- */
+
+/* A CUDA graph of the work captured from a stream, instantiated: replayed
+ * with one launch, its kernel nodes' parameters updatable in place. */
+typedef struct kiln_rt_cuda_graph kiln_rt_cuda_graph;
+/* A node of a captured graph (owned by it). */
+typedef struct kiln_rt_cuda_graph_node kiln_rt_cuda_graph_node;
+
+/* Starts capturing the work later queued on `stream` by this thread into a
+ * graph instead of running it. Calls that would wait for the device, or
+ * allocate, fail while a capture is open. */
+kiln_rt_status kiln_rt_cuda_capture_begin(kiln_rt_cuda_stream *stream);
+/* The node that the last work queued on capturing `stream` added (a
+ * launch's kernel node). */
+kiln_rt_status kiln_rt_cuda_capture_last_node(kiln_rt_cuda_stream *stream,
+                                              kiln_rt_cuda_graph_node **node);
+/* Ends the capture and instantiates its graph into `*graph`; when
+ * `failed` is not KILN_RT_OK, only ends the capture (discarding it) and
+ * returns `failed`, keeping its error. */
+kiln_rt_status kiln_rt_cuda_capture_end(kiln_rt_cuda_stream *stream,
+                                        kiln_rt_status failed,
+                                        kiln_rt_cuda_graph **graph);
+/* Sets the parameters of captured kernel node `node` of `graph` for its
+ * next launches (the function, grid and block as captured). */
+kiln_rt_status kiln_rt_cuda_graph_set_kernel_params(
+    kiln_rt_cuda_graph *graph, kiln_rt_cuda_graph_node *node,
+    kiln_rt_cuda_function *function, const unsigned grid[3],
+    const unsigned block[3], void **params);
+/* Gives `graph` the parameters of `recaptured` (a capture of the same
+ * work, in the same order, with other buffers) without instantiating again;
+ * `graph`'s nodes stay its handles. Destroys `recaptured` either way. A
+ * failure leaves `graph` unusable. */
+kiln_rt_status kiln_rt_cuda_graph_update(kiln_rt_cuda_graph *graph,
+                                         kiln_rt_cuda_graph *recaptured);
+/* Queues one run of `graph` on `stream`. */
+kiln_rt_status kiln_rt_cuda_graph_launch(kiln_rt_cuda_graph *graph,
+                                         kiln_rt_cuda_stream *stream);
+/* Frees `graph` (NULL is a no-op); a launch already queued still runs. */
+void kiln_rt_cuda_graph_destroy(kiln_rt_cuda_graph *graph);
+
+typedef struct kiln_rt_cuda_graph_stats {
+  uint64_t captures;      /* graphs instantiated */
+  uint64_t launches;      /* graph launches */
+  uint64_t node_updates;  /* kernel nodes given new parameters */
+  uint64_t graph_updates; /* whole graphs updated from a new capture */
+} kiln_rt_cuda_graph_stats;
+void kiln_rt_cuda_get_graph_stats(kiln_rt_cuda_graph_stats *stats);
 
 /* --- Matrix products (cuBLAS) -------------------------------------------- */
 

@@ -58,6 +58,8 @@ const char *kiln_rt_program_kernel_name(const kiln_rt_program *program,
                                         size_t index);
 /* The runtime functions (BLAS) the steps call. */
 size_t kiln_rt_program_num_runtime_functions(const kiln_rt_program *program);
+/* The steps that launch a kernel or call a runtime function (a product). */
+size_t kiln_rt_program_num_calls(const kiln_rt_program *program);
 /* Whether a step launches GPU kernels (a CUDA program). */
 int kiln_rt_program_has_launches(const kiln_rt_program *program);
 /* Whether a step calls a CPU kernel (a CPU program). */
@@ -115,6 +117,54 @@ kiln_rt_status kiln_rt_program_run_cuda(const kiln_rt_program *program,
                                         const int64_t *input_dims,
                                         kiln_rt_cuda_stream *stream,
                                         kiln_rt_profile *profile);
+
+/* A loaded program's steps for one set of input dims, captured into a CUDA
+ * graph: every launch, copy and product of a run in one graph launch. The
+ * graph owns the run's temporaries (stream-ordered reuse inside it, kept
+ * between replays), so that their addresses never change. */
+typedef struct kiln_rt_program_graph kiln_rt_program_graph;
+
+/* Captures `program`'s run on `buffers` and `input_dims` (as for
+ * kiln_rt_program_run_cuda) on `stream` into `*graph`, and queues that
+ * run. Run the program directly once first: libraries such as cuBLAS
+ * set themselves up on their first call, which a capture cannot hold.
+ * With a `sibling` (a graph of the same program and input dims, replayed
+ * on the same stream), the two share their temporaries; else the graph
+ * allocates its own. */
+kiln_rt_status kiln_rt_program_capture_cuda(const kiln_rt_program *program,
+                                            void *const *buffers, size_t count,
+                                            const int64_t *input_dims,
+                                            kiln_rt_cuda_stream *stream,
+                                            kiln_rt_program_graph *sibling,
+                                            kiln_rt_program_graph **graph);
+
+/* Whether a run of `graph` on `buffers` needs no new capture: every buffer
+ * that a copy or a product takes is where it was captured. */
+int kiln_rt_program_graph_fits(const kiln_rt_program_graph *graph,
+                               void *const *buffers, size_t count);
+
+/* Queues one run of `graph` on `buffers` (same count and input dims as
+ * captured; other addresses are allowed): a kernel node that takes a
+ * moved buffer gets its new parameters in place; a copy or a product of
+ * one has it baked in, and the run is captured again and the graph
+ * updated from that capture. With a profile, as kiln_rt_program_run_cuda.
+ * On failure nothing was queued; a graph that failed to update fails every
+ * later run (destroy it, and capture again or run directly). Not
+ * thread-safe for one graph. */
+kiln_rt_status kiln_rt_program_graph_run(kiln_rt_program_graph *graph,
+                                         void *const *buffers, size_t count,
+                                         const int64_t *input_dims,
+                                         kiln_rt_cuda_stream *stream,
+                                         kiln_rt_profile *profile);
+
+/* The kernel launches and products a replay of `graph` runs. */
+size_t kiln_rt_program_graph_calls(const kiln_rt_program_graph *graph);
+/* The runs of `graph` that captured it again. */
+size_t kiln_rt_program_graph_recaptures(const kiln_rt_program_graph *graph);
+
+/* Frees `graph` and gives its temporaries back (stream-ordered, so a
+ * queued replay still finds them); NULL is a no-op. */
+void kiln_rt_program_graph_destroy(kiln_rt_program_graph *graph);
 
 #ifdef __cplusplus
 }

@@ -71,4 +71,14 @@ TEST(CudaDeclarationsTest, EveryEntryPointMatchesTheToolkitHeaders) {
               kiln.size(), notes.c_str());
 }
 
+TEST(CudaDeclarationsTest, StructsPassedToTheDriverMatchTheToolkitLayout) {
+  Layout kiln = getKilnLayouts(), toolkit = getToolkitLayouts();
+  ASSERT_EQ(kiln.size(), toolkit.size());
+  for (size_t i = 0; i < kiln.size(); ++i) {
+    ASSERT_EQ(kiln[i].first, toolkit[i].first);
+    EXPECT_EQ(kiln[i].second, toolkit[i].second)
+        << kiln[i].first << ": kiln's size or offset differs from cuda.h's";
+  }
+}
+
 } // namespace

@@ -2,6 +2,8 @@
 
 #include "Signature.h"
 
+#include <cstddef>
+
 #include <cublas_v2.h>
 #include <cuda.h>
 
@@ -20,4 +22,8 @@ std::vector<kiln::test::Signature> kiln::test::getToolkitSignatures() {
   KILN_CUBLAS_FUNCTIONS(KILN_SIGNATURE)
 #undef KILN_SIGNATURE
   return all;
+}
+
+kiln::test::Layout kiln::test::getToolkitLayouts() {
+  KILN_LAYOUT_OF(CUDA_KERNEL_NODE_PARAMS, CUgraphExecUpdateResultInfo)
 }

@@ -2,6 +2,8 @@
 
 #include "Signature.h"
 
+#include <cstddef>
+
 #include "cuda/driver.h"
 
 // blas.c's own types for the cuBLAS list.
@@ -17,4 +19,8 @@ std::vector<kiln::test::Signature> kiln::test::getKilnSignatures() {
   KILN_CUBLAS_FUNCTIONS(KILN_SIGNATURE)
 #undef KILN_SIGNATURE
   return all;
+}
+
+kiln::test::Layout kiln::test::getKilnLayouts() {
+  KILN_LAYOUT_OF(CUDA_KERNEL_NODE_PARAMS, CUgraphExecUpdateResultInfo)
 }

@@ -50,6 +50,34 @@ template <typename R, typename... A> struct SignatureOf<R (*)(A...)> {
 std::vector<Signature> getKilnSignatures();
 std::vector<Signature> getToolkitSignatures();
 
+/// The sizes and field offsets of the structs the runtime passes to the
+/// driver, as "STRUCT.FIELD" (offset) and "STRUCT" (size), in one order.
+using Layout = std::vector<std::pair<std::string, size_t>>;
+Layout getKilnLayouts();
+Layout getToolkitLayouts();
+
+#define KILN_LAYOUT_OF(KERNEL_PARAMS, UPDATE_INFO)                             \
+  Layout layouts;                                                              \
+  layouts.emplace_back("CUDA_KERNEL_NODE_PARAMS", sizeof(KERNEL_PARAMS));      \
+  for (auto [name, offset] :                                                   \
+       std::initializer_list<std::pair<const char *, size_t>>{                 \
+           {"func", offsetof(KERNEL_PARAMS, func)},                            \
+           {"gridDimX", offsetof(KERNEL_PARAMS, gridDimX)},                    \
+           {"blockDimZ", offsetof(KERNEL_PARAMS, blockDimZ)},                  \
+           {"sharedMemBytes", offsetof(KERNEL_PARAMS, sharedMemBytes)},        \
+           {"kernelParams", offsetof(KERNEL_PARAMS, kernelParams)},            \
+           {"extra", offsetof(KERNEL_PARAMS, extra)},                          \
+           {"kern", offsetof(KERNEL_PARAMS, kern)},                            \
+           {"ctx", offsetof(KERNEL_PARAMS, ctx)}})                             \
+    layouts.emplace_back(std::string("CUDA_KERNEL_NODE_PARAMS.") + name,       \
+                         offset);                                              \
+  layouts.emplace_back("CUgraphExecUpdateResultInfo", sizeof(UPDATE_INFO));    \
+  layouts.emplace_back("CUgraphExecUpdateResultInfo.errorNode",                \
+                       offsetof(UPDATE_INFO, errorNode));                      \
+  layouts.emplace_back("CUgraphExecUpdateResultInfo.errorFromNode",            \
+                       offsetof(UPDATE_INFO, errorFromNode));                  \
+  return layouts;
+
 } // namespace kiln::test
 
 #endif // KILN_UNITTESTS_RUNTIME_SIGNATURE_H

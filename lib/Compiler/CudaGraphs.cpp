@@ -1,0 +1,137 @@
+//===- CudaGraphs.cpp - when a CUDA executable replays a graph ------------===//
+
+#include "Compiler/CudaGraphs.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace kiln;
+
+namespace {
+
+/// Graphs for every program with a launch (=1), none (=0), or those with
+/// kGraphMinCalls or more (unset).
+size_t getMinCalls() {
+  const char *setting = std::getenv("KILN_CUDA_GRAPHS");
+  if (setting && std::strcmp(setting, "0") == 0)
+    return SIZE_MAX;
+  if (setting && std::strcmp(setting, "1") == 0)
+    return 1;
+  return kGraphMinCalls;
+}
+
+/// The most input dims one executable keeps graphs for.
+constexpr size_t kMaxDims = 8;
+/// Every this many graph runs of one set of dims, they go back to direct
+/// runs if more than half of those runs found no graph that fit.
+constexpr size_t kMissWindow = 16;
+
+} // namespace
+
+CudaGraphs::CudaGraphs(const kiln_rt_program *program)
+    : program(program),
+      enabled(kiln_rt_program_num_calls(program) >= getMinCalls()) {}
+
+CudaGraphs::~CudaGraphs() {
+  for (auto &[dims, entry] : entries)
+    clear(entry);
+}
+
+void CudaGraphs::clear(Entry &entry) {
+  for (Graph &graph : entry.graphs)
+    kiln_rt_program_graph_destroy(graph.graph);
+  entry.graphs.clear();
+}
+
+void CudaGraphs::evictOldest() {
+  auto oldest = entries.end();
+  for (auto it = entries.begin(); it != entries.end(); ++it)
+    if (oldest == entries.end() || it->second.lastUse < oldest->second.lastUse)
+      oldest = it;
+  if (oldest == entries.end())
+    return;
+  clear(oldest->second);
+  entries.erase(oldest);
+}
+
+bool CudaGraphs::tryGraph(Entry &entry, void *const *buffers, size_t count,
+                          const int64_t *dims, kiln_rt_profile *profile,
+                          kiln_rt_status &status) {
+  // A shutdown of the runtime took the graphs' handles.
+  if (!entry.graphs.empty() && entry.session != kiln_rt_cuda_session()) {
+    clear(entry);
+    entry.warm = false;
+  }
+  if (entry.direct)
+    return false;
+  if (!entry.warm) {
+    entry.warm = true; // this first run of these dims sets libraries up
+    return false;
+  }
+  auto goDirect = [&] {
+    clear(entry);
+    entry.direct = true;
+    return false; // nothing was queued: the direct run does the work
+  };
+  Graph *chosen = nullptr;
+  for (Graph &graph : entry.graphs)
+    if (kiln_rt_program_graph_fits(graph.graph, buffers, count))
+      chosen = &graph;
+  bool miss = !chosen;
+  if (!chosen && entry.graphs.size() < kGraphsPerDims) {
+    kiln_rt_program_graph *graph = nullptr;
+    status = kiln_rt_program_capture_cuda(
+        program, buffers, count, dims, nullptr,
+        entry.graphs.empty() ? nullptr : entry.graphs.front().graph, &graph);
+    if (status != KILN_RT_OK)
+      return goDirect(); // a driver or library that cannot capture it
+    entry.session = kiln_rt_cuda_session();
+    entry.graphs.push_back({graph, ++clock});
+    // The capture queued this run (unprofiled: it is the capture's cost).
+  } else {
+    if (!chosen) { // captured again and updated: the least recently used
+      chosen = &entry.graphs.front();
+      for (Graph &graph : entry.graphs)
+        if (graph.lastUse < chosen->lastUse)
+          chosen = &graph;
+    }
+    chosen->lastUse = ++clock;
+    status = kiln_rt_program_graph_run(chosen->graph, buffers, count, dims,
+                                       nullptr, profile);
+    if (status != KILN_RT_OK)
+      return goDirect();
+  }
+  entry.windowMisses += miss;
+  if (++entry.windowRuns == kMissWindow) {
+    bool mostlyMissed = 2 * entry.windowMisses > entry.windowRuns;
+    entry.windowRuns = entry.windowMisses = 0;
+    if (mostlyMissed) {
+      clear(entry); // after this run, which is queued: stream-ordered
+      entry.direct = true;
+    }
+  }
+  return true;
+}
+
+kiln_rt_status CudaGraphs::run(void *const *buffers, size_t count,
+                               llvm::ArrayRef<int64_t> inputDims,
+                               kiln_rt_profile *profile) {
+  const int64_t *dims = inputDims.empty() ? nullptr : inputDims.data();
+  if (enabled) {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::vector<int64_t> key(inputDims.begin(), inputDims.end());
+    auto found = entries.find(key);
+    if (found == entries.end()) {
+      if (entries.size() >= kMaxDims)
+        evictOldest();
+      found = entries.emplace(std::move(key), Entry()).first;
+    }
+    Entry &entry = found->second;
+    entry.lastUse = ++clock;
+    kiln_rt_status status = KILN_RT_OK;
+    if (tryGraph(entry, buffers, count, dims, profile, status))
+      return status;
+  }
+  return kiln_rt_program_run_cuda(program, buffers, count, dims, nullptr,
+                                  profile);
+}

@@ -1,0 +1,186 @@
+/*===- graphs.c - CUDA graphs: capture, instantiate, update, launch -------===*
+ *
+ * A graph is captured from the stream its work is queued on, instantiated
+ * once, and replayed with one cuGraphLaunch. Between replays a kernel
+ * node's parameters can be set in place; work whose parameters live where
+ * the runtime cannot reach them (cuBLAS's) is captured again and the
+ * instantiated graph updated from that capture.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "driver.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+struct kiln_rt_cuda_graph {
+  CUgraph graph; /* what was captured: its nodes are the handles given out */
+  CUgraphExec exec;
+  uint64_t session; /* a shutdown took the handles of older ones */
+};
+
+static _Atomic uint64_t captures, launches, node_updates, graph_updates;
+
+void kiln_rt_cuda_get_graph_stats(kiln_rt_cuda_graph_stats *stats) {
+  if (!stats)
+    return;
+  stats->captures = atomic_load(&captures);
+  stats->launches = atomic_load(&launches);
+  stats->node_updates = atomic_load(&node_updates);
+  stats->graph_updates = atomic_load(&graph_updates);
+}
+
+kiln_rt_status kiln_rt_cuda_capture_begin(kiln_rt_cuda_stream *stream) {
+  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_capture_begin");
+  if (status != KILN_RT_OK)
+    return status;
+  return KILN_CUDA_CALL(
+      cuStreamBeginCapture_v2,
+      (kiln_cuda_stream_handle(stream), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+}
+
+kiln_rt_status kiln_rt_cuda_capture_last_node(kiln_rt_cuda_stream *stream,
+                                              kiln_rt_cuda_graph_node **node) {
+  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_capture_last_node");
+  if (status != KILN_RT_OK)
+    return status;
+  if (!node)
+    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
+                          "kiln_rt_cuda_capture_last_node: node is NULL");
+  int capturing = 0;
+  unsigned long long id = 0;
+  CUgraph graph = NULL;
+  const CUgraphNode *dependencies = NULL;
+  const void *edges = NULL;
+  size_t count = 0;
+  KILN_CUDA_RETURN_IF_ERROR(cuStreamGetCaptureInfo_v3,
+                            (kiln_cuda_stream_handle(stream), &capturing, &id,
+                             &graph, &dependencies, &edges, &count));
+  /* Work queued in order on one stream leaves exactly one dependency: the
+   * node it added last. */
+  if (capturing != CU_STREAM_CAPTURE_STATUS_ACTIVE || count != 1 ||
+      !dependencies)
+    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
+                          "kiln_rt_cuda_capture_last_node: the stream is not "
+                          "capturing one chain of work (status %d, %zu "
+                          "dependencies)",
+                          capturing, count);
+  *node = (kiln_rt_cuda_graph_node *)dependencies[0];
+  return KILN_RT_OK;
+}
+
+kiln_rt_status kiln_rt_cuda_capture_end(kiln_rt_cuda_stream *stream,
+                                        kiln_rt_status failed,
+                                        kiln_rt_cuda_graph **out) {
+  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_capture_end");
+  if (status != KILN_RT_OK)
+    return failed != KILN_RT_OK ? failed : status;
+  CUgraph graph = NULL;
+  CUresult ended =
+      kiln_cuda.cuStreamEndCapture(kiln_cuda_stream_handle(stream), &graph);
+  if (failed != KILN_RT_OK || ended != CUDA_SUCCESS || !out) {
+    if (graph)
+      kiln_cuda.cuGraphDestroy(graph);
+    if (failed != KILN_RT_OK)
+      return failed;
+    if (!out)
+      return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
+                            "kiln_rt_cuda_capture_end: graph is NULL");
+    return kiln_cuda_check(ended, "cuStreamEndCapture");
+  }
+  kiln_rt_cuda_graph *result = calloc(1, sizeof(*result));
+  if (!result) {
+    kiln_cuda.cuGraphDestroy(graph);
+    return kiln_cuda_fail(KILN_RT_OUT_OF_MEMORY,
+                          "kiln_rt_cuda_capture_end: out of host memory");
+  }
+  result->graph = graph;
+  result->session = kiln_rt_cuda_session();
+  status =
+      KILN_CUDA_CALL(cuGraphInstantiateWithFlags, (&result->exec, graph, 0));
+  if (status != KILN_RT_OK) {
+    kiln_cuda.cuGraphDestroy(graph);
+    free(result);
+    return status;
+  }
+  atomic_fetch_add(&captures, 1);
+  *out = result;
+  return KILN_RT_OK;
+}
+
+kiln_rt_status kiln_rt_cuda_graph_set_kernel_params(
+    kiln_rt_cuda_graph *graph, kiln_rt_cuda_graph_node *node,
+    kiln_rt_cuda_function *function, const unsigned grid[3],
+    const unsigned block[3], void **params) {
+  kiln_rt_status status =
+      kiln_cuda_enter("kiln_rt_cuda_graph_set_kernel_params");
+  if (status != KILN_RT_OK)
+    return status;
+  if (!graph || !node || !function || !grid || !block)
+    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
+                          "kiln_rt_cuda_graph_set_kernel_params: needs a "
+                          "graph, a node, a function, a grid and a block");
+  CUDA_KERNEL_NODE_PARAMS update = {0};
+  update.func = function->handle;
+  update.gridDimX = grid[0];
+  update.gridDimY = grid[1];
+  update.gridDimZ = grid[2];
+  update.blockDimX = block[0];
+  update.blockDimY = block[1];
+  update.blockDimZ = block[2];
+  update.kernelParams = params;
+  status = KILN_CUDA_CALL(cuGraphExecKernelNodeSetParams_v2,
+                          (graph->exec, (CUgraphNode)node, &update));
+  if (status != KILN_RT_OK)
+    return kiln_cuda_append(status, " (kernel \"%s\")", function->name);
+  atomic_fetch_add(&node_updates, 1);
+  return KILN_RT_OK;
+}
+
+kiln_rt_status kiln_rt_cuda_graph_update(kiln_rt_cuda_graph *graph,
+                                         kiln_rt_cuda_graph *recaptured) {
+  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_graph_update");
+  if (status == KILN_RT_OK && (!graph || !recaptured))
+    status = kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
+                            "kiln_rt_cuda_graph_update: needs two graphs");
+  if (status == KILN_RT_OK) {
+    CUgraphExecUpdateResultInfo info = {0};
+    status = KILN_CUDA_CALL(cuGraphExecUpdate_v2,
+                            (graph->exec, recaptured->graph, &info));
+    if (status != KILN_RT_OK)
+      kiln_cuda_append(status, " (update result %d)", info.result);
+    else
+      atomic_fetch_add(&graph_updates, 1);
+  }
+  kiln_rt_cuda_graph_destroy(recaptured);
+  return status;
+}
+
+kiln_rt_status kiln_rt_cuda_graph_launch(kiln_rt_cuda_graph *graph,
+                                         kiln_rt_cuda_stream *stream) {
+  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_graph_launch");
+  if (status != KILN_RT_OK)
+    return status;
+  if (!graph)
+    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
+                          "kiln_rt_cuda_graph_launch: graph is NULL");
+  status = KILN_CUDA_CALL(cuGraphLaunch,
+                          (graph->exec, kiln_cuda_stream_handle(stream)));
+  if (status == KILN_RT_OK)
+    atomic_fetch_add(&launches, 1);
+  return status;
+}
+
+void kiln_rt_cuda_graph_destroy(kiln_rt_cuda_graph *graph) {
+  if (!graph)
+    return;
+  /* After a shutdown the driver took the handles with the context. */
+  if (graph->session == kiln_rt_cuda_session() &&
+      kiln_cuda_enter("kiln_rt_cuda_graph_destroy") == KILN_RT_OK) {
+    if (graph->exec)
+      kiln_cuda.cuGraphExecDestroy(graph->exec);
+    if (graph->graph)
+      kiln_cuda.cuGraphDestroy(graph->graph);
+  }
+  free(graph);
+}
