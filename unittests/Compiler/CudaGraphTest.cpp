@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Compiler/CudaGraphs.h"
 #include "Compiler/DeviceTensor.h"
 #include "KilnTestContext.h"
 #include "kiln/Compiler/Executable.h"
@@ -152,8 +153,8 @@ protected:
   }
 };
 
-// Runs on changing buffers (six sets of inputs, more than the graphs one
-// set of dims keeps; new results each run):
+// Runs on changing buffers (ten sets of inputs, more than the
+// kGraphsPerDims graphs one set of dims keeps; new results each run):
 // every replay launches what the direct run launches, on its own run's
 // buffers, and from the third run on each run is one graph launch and no
 // direct kernel launch.
@@ -162,7 +163,7 @@ TEST_F(CudaGraphTest, ReplaysLaunchWhatDirectRunsLaunch) {
   auto graphed = compile(kLayer, "1");
   ASSERT_TRUE(direct && graphed);
   std::vector<std::vector<Value>> sets;
-  for (int s = 0; s < 6; ++s)
+  for (int s = 0; s < 10; ++s)
     sets.push_back(
         {upload({8, 4}, s), upload({4, 4}, 0.5 * s), upload({8, 4}, 1.0 - s)});
   auto *graphLaunches = fakeSymbol<int>("fake_cuda_graph_launches");
@@ -170,7 +171,8 @@ TEST_F(CudaGraphTest, ReplaysLaunchWhatDirectRunsLaunch) {
   ASSERT_TRUE(graphLaunches && directLaunches);
   // The set of each run: repeats, alternations, and a set the graphs have
   // not seen, so that nodes are updated and products captured again.
-  const int order[] = {0, 0, 1, 0, 1, 2, 2, 0, 1, 2, 1, 1, 3, 4, 5, 0, 5};
+  const int order[] = {0, 0, 1, 0, 1, 2, 2, 0, 1, 2, 1,
+                       1, 3, 4, 5, 6, 7, 8, 9, 0, 5, 9};
   for (auto [run, s] : llvm::enumerate(order)) {
     std::vector<Value> directResults, graphResults;
     std::vector<std::string> want = runLogged(*direct, sets[s], directResults);
@@ -183,6 +185,7 @@ TEST_F(CudaGraphTest, ReplaysLaunchWhatDirectRunsLaunch) {
       EXPECT_EQ(*directLaunches, directBefore) << "run " << run;
     }
   }
+  static_assert(kGraphsPerDims < 10, "the runs must capture again");
   kiln_rt_cuda_graph_stats stats;
   kiln_rt_cuda_get_graph_stats(&stats);
   EXPECT_GT(stats.node_updates, 0u);
