@@ -185,7 +185,8 @@ int main(int argc, char **argv) {
       "live_bytes %llu, disk_hits %lld, disk_misses %lld, "
       "mlir_contexts %lld, h2d_bytes %llu, d2h_bytes %llu, "
       "device_live_bytes %llu, kernel_ms %.3f, kernel_launches "
-      "%lld, graph_launches %llu, graph_captures %llu\n",
+      "%lld, graph_launches %llu, graph_captures %llu, "
+      "graph_node_updates %llu\n",
       (long long)(end.tracedOps - start.tracedOps),
       (long long)(end.compiles - start.compiles),
       (long long)(end.cacheHits - start.cacheHits),
@@ -200,7 +201,8 @@ int main(int argc, char **argv) {
       (unsigned long long)end.deviceLiveBytes, end.kernelMs - start.kernelMs,
       (long long)(end.kernelLaunches - start.kernelLaunches),
       (unsigned long long)(end.graphLaunches - start.graphLaunches),
-      (unsigned long long)(end.graphCaptures - start.graphCaptures));
+      (unsigned long long)(end.graphCaptures - start.graphCaptures),
+      (unsigned long long)(end.graphNodeUpdates - start.graphNodeUpdates));
   // It falls slowly at first, then fast: to below half by step 200.
   bool fell = steps < 20 || (lastLoss < firstLoss &&
                              (steps < 200 || lastLoss < 0.5 * firstLoss));

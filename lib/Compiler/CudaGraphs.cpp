@@ -73,12 +73,20 @@ bool CudaGraphs::tryGraph(Entry &entry, void *const *buffers, size_t count,
     entry.direct = true;
     return false; // nothing was queued: the direct run does the work
   };
+  // The graph that fits with the fewest kernel nodes to update.
   Graph *chosen = nullptr;
-  for (Graph &graph : entry.graphs)
-    if (kiln_rt_program_graph_fits(graph.graph, buffers, count))
+  size_t fewest = SIZE_MAX;
+  for (Graph &graph : entry.graphs) {
+    size_t moved = kiln_rt_program_graph_moved(graph.graph, buffers, count);
+    if (moved < fewest) {
+      fewest = moved;
       chosen = &graph;
+    }
+  }
   bool miss = !chosen;
-  if (!chosen && entry.graphs.size() < kGraphsPerDims) {
+  // Buffers that repeat with a period of up to kGraphsPerDims runs each
+  // get a graph of their own, which then runs with no update at all.
+  if ((!chosen || fewest > 0) && entry.graphs.size() < kGraphsPerDims) {
     kiln_rt_program_graph *graph = nullptr;
     status = kiln_rt_program_capture_cuda(
         program, buffers, count, dims, nullptr,

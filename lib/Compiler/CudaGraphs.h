@@ -14,9 +14,10 @@
 // periods (6 for weights of periods 2 and 3). A set of input dims keeps up
 // to kGraphsPerDims graphs, sharing one set of temporaries (they run in
 // stream order), and replays the one whose products' buffers are where it
-// captured them. When none is, the
-// least recently used is captured again and updated. Dims whose runs mostly
-// miss, or whose graph fails, go back to direct runs. KILN_CUDA_GRAPHS=0
+// captured them and whose kernel nodes need the fewest updates (a new graph
+// is captured, while there is room, for buffers no graph has seen). When none
+// is, the least recently used is captured again and updated. Dims whose runs
+// mostly miss, or whose graph fails, go back to direct runs. KILN_CUDA_GRAPHS=0
 // turns graphs off; =1 uses them for every program with a launch.
 //
 //===----------------------------------------------------------------------===//
@@ -34,11 +35,14 @@
 
 namespace kiln {
 
-/// The fewest launches and products that make a program a graph: below
-/// it, one graph launch saves less host time than an update of its
-/// moved buffers and the capture cost. Measured on the stand-in driver
-/// (bench/gpu/graph_overhead.py).
-constexpr size_t kGraphMinCalls = 4;
+/// The fewest launches and products that make a program a graph. A
+/// program of one launch replaces it with one graph launch: nothing saved,
+/// and the graph holds its temporaries. From two on, a replay's host time
+/// is flat (0.6 us of kiln's, plus the driver's graph launch) where direct
+/// runs grow by about 1 us of kiln's, plus the driver's launch, per call
+/// (bench/gpu/graph_overhead.py on the stand-in driver,
+/// bench/results/gpu-graph-overhead-stand-in.json).
+constexpr size_t kGraphMinCalls = 2;
 
 /// The graphs one set of input dims keeps: each costs the host a copy of
 /// the graph, not device memory.

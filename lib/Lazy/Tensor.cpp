@@ -534,6 +534,7 @@ Metrics kiln::metrics() {
   kiln_rt_cuda_get_graph_stats(&graphs);
   m.graphLaunches = graphs.launches;
   m.graphCaptures = graphs.captures;
+  m.graphNodeUpdates = graphs.node_updates;
   return m;
 }
 

@@ -279,6 +279,7 @@ nb::dict metricsFunction() {
   d["device_live_bytes"] = m.deviceLiveBytes;
   d["graph_launches"] = m.graphLaunches;
   d["graph_captures"] = m.graphCaptures;
+  d["graph_node_updates"] = m.graphNodeUpdates;
   d["disk_hits"] = m.diskHits;
   d["disk_misses"] = m.diskMisses;
   d["disk_writes"] = m.diskWrites;

@@ -385,14 +385,18 @@ kiln_rt_status kiln_rt_program_capture_cuda(const kiln_rt_program *program,
   return KILN_RT_OK;
 }
 
-int kiln_rt_program_graph_fits(const kiln_rt_program_graph *graph,
-                               void *const *buffers, size_t count) {
+size_t kiln_rt_program_graph_moved(const kiln_rt_program_graph *graph,
+                                   void *const *buffers, size_t count) {
   if (!graph || count != (size_t)graph->program->num_arguments)
-    return 0;
+    return SIZE_MAX;
+  size_t moved = 0;
   for (size_t i = 0; i < count; ++i)
-    if (graph->baked[i] && buffers[i] != graph->arguments[i])
-      return 0;
-  return 1;
+    if (buffers[i] != graph->arguments[i]) {
+      if (graph->baked[i])
+        return SIZE_MAX;
+      ++moved;
+    }
+  return moved;
 }
 
 /* Gives the kernel nodes that take a moved buffer their new parameters. */

@@ -65,3 +65,42 @@ def test_tensors_stay_on_the_device():
         w = np.roll(np.eye(4, dtype=np.float32), step % 3 + 1, axis=0) @ w
     np.testing.assert_array_equal(np.array(result["value"]), w)
     assert result["again"] == result["value"]
+
+
+# A kiln.jit step of two products (w <- p w q), replayed on the cuda device:
+# each replay is one CUDA graph launch, uploads only its batch, and
+# computes what numpy computes (the stand-in cuBLAS computes products).
+JIT_PROGRAM = r"""
+import json, numpy as np, kiln
+kiln.set_device("cuda")
+q = kiln.tensor(np.roll(np.eye(4, dtype=np.float32), 1, axis=1))
+w = kiln.tensor(np.arange(16, dtype=np.float32).reshape(4, 4) - 5.5)
+
+@kiln.jit
+def step(w, p):
+    return kiln.matmul(kiln.matmul(p, w), q)
+
+steps = []
+for s in range(24):
+    p = kiln.tensor(np.roll(np.eye(4, dtype=np.float32), s % 3 + 1, axis=0))
+    before = kiln.metrics()
+    w = step(w, p)
+    after = kiln.metrics()
+    steps.append([after["graph_launches"] - before["graph_launches"],
+                  after["h2d_bytes"] - before["h2d_bytes"],
+                  after["traced_ops"] - before["traced_ops"]])
+print(json.dumps({"steps": steps, "value": w.numpy().tolist()}))
+"""
+
+
+def test_a_jit_replay_is_one_graph_launch():
+    result = run_on_stand_in(JIT_PROGRAM)
+    # From the 10th call on: replayed (nothing recorded), one graph launch,
+    # the 64-byte batch uploaded.
+    assert all(step == [1, 64, 0] for step in result["steps"][10:]), \
+        result["steps"]
+    w = np.arange(16, dtype=np.float32).reshape(4, 4) - 5.5
+    q = np.roll(np.eye(4, dtype=np.float32), 1, axis=1)
+    for s in range(24):
+        w = np.roll(np.eye(4, dtype=np.float32), s % 3 + 1, axis=0) @ w @ q
+    np.testing.assert_array_equal(np.array(result["value"]), w)

@@ -295,7 +295,8 @@ def test_metrics_keys():
     m = kiln.metrics()
     for key in ["traced_ops", "compiles", "cache_hits", "cache_misses",
                 "compile_ms", "run_ms", "live_bytes", "h2d_bytes",
-                "d2h_bytes", "device_live_bytes"]:
+                "d2h_bytes", "device_live_bytes", "graph_launches",
+                "graph_captures", "graph_node_updates"]:
         assert key in m
 
 

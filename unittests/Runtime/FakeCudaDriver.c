@@ -14,6 +14,10 @@
  * same parameter checks as a direct one. Calls that a real driver refuses
  * during a capture (allocation, frees, waits) fail and invalidate it.
  *
+ * FAKE_CUDA_TIMING=1 (for timing the runtime's host side, e.g.
+ * bench/gpu/graph_overhead.py): a graph launch only counts, as a real one
+ * only queues; the stand-in cuBLAS computes nothing.
+ *
  * Real GPUs are tested through the device tool (lit feature `cuda`).
  *
  *===----------------------------------------------------------------------===*/
@@ -660,12 +664,24 @@ CUresult cuGraphInstantiateWithFlags(void **exec, void *graph,
   return 0;
 }
 
+/* FAKE_CUDA_TIMING=1: the stand-ins do no work that a real device would. */
+int fake_cuda_timing(void) {
+  static int timing = -1;
+  if (timing < 0) {
+    const char *setting = getenv("FAKE_CUDA_TIMING");
+    timing = setting && *setting == '1';
+  }
+  return timing;
+}
+
 CUresult cuGraphLaunch(void *exec, void *stream) {
   FAKE_ENTRY(cuGraphLaunch);
   if (is_capturing(stream))
     return 900;
   fake_exec *e = exec;
   ++fake_cuda_graph_launches;
+  if (fake_cuda_timing())
+    return 0;
   for (int i = 0; i < e->nodes.count; ++i) {
     fake_node *node = e->nodes.nodes[i];
     switch (node->kind) {

@@ -107,10 +107,10 @@ struct Metrics {
   /// (every copy of the process), and bytes of device memory held now
   /// (tensors on the device; not the caching allocator's free blocks).
   uint64_t h2dBytes = 0, d2hBytes = 0, deviceLiveBytes = 0;
-  /// The CUDA device's graphs (every graph of the process): launches, and
+  /// The CUDA device's graphs (every graph of the process): launches,
   /// captures (new graphs, and graphs captured again because a product's
-  /// buffer moved).
-  uint64_t graphLaunches = 0, graphCaptures = 0;
+  /// buffer moved), and kernel nodes given new buffers in place.
+  uint64_t graphLaunches = 0, graphCaptures = 0, graphNodeUpdates = 0;
   /// The compile cache on disk (every compile of the process): entries
   /// loaded instead of compiled, lookups that missed, entries written,
   /// evicted and found corrupt, and the bytes read and written.

@@ -138,10 +138,11 @@ kiln_rt_status kiln_rt_program_capture_cuda(const kiln_rt_program *program,
                                             kiln_rt_program_graph *sibling,
                                             kiln_rt_program_graph **graph);
 
-/* Whether a run of `graph` on `buffers` needs no new capture: every buffer
- * that a copy or a product takes is where it was captured. */
-int kiln_rt_program_graph_fits(const kiln_rt_program_graph *graph,
-                               void *const *buffers, size_t count);
+/* How many of `buffers` a run of `graph` on them finds moved since its last
+ * run (each costs its kernel nodes an update), or SIZE_MAX where it needs
+ * a new capture: a buffer that a copy or a product takes moved. */
+size_t kiln_rt_program_graph_moved(const kiln_rt_program_graph *graph,
+                                   void *const *buffers, size_t count);
 
 /* Queues one run of `graph` on `buffers` (same count and input dims as
  * captured; other addresses are allowed): a kernel node that takes a
