@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MetricsLine.h"
 #include "kiln/Lazy/Tensor.h"
 
 #include <chrono>
@@ -179,30 +180,7 @@ int main(int argc, char **argv) {
               steps > 1 ? (steps - 1) / steadySeconds : 0.0,
               steps > 1 ? (steps - 1) * batch * seqLength / steadySeconds : 0.0,
               firstStepMs);
-  std::printf(
-      "metrics: traced_ops %lld, compiles %lld, cache_hits %lld, "
-      "cache_misses %lld, compile_ms %.1f, runs %lld, run_ms %.1f, "
-      "live_bytes %llu, disk_hits %lld, disk_misses %lld, "
-      "mlir_contexts %lld, h2d_bytes %llu, d2h_bytes %llu, "
-      "device_live_bytes %llu, kernel_ms %.3f, kernel_launches "
-      "%lld, graph_launches %llu, graph_captures %llu, "
-      "graph_node_updates %llu\n",
-      (long long)(end.tracedOps - start.tracedOps),
-      (long long)(end.compiles - start.compiles),
-      (long long)(end.cacheHits - start.cacheHits),
-      (long long)(end.cacheMisses - start.cacheMisses),
-      end.compileMs - start.compileMs, (long long)(end.runs - start.runs),
-      end.runMs - start.runMs, (unsigned long long)end.liveBytes,
-      (long long)(end.diskHits - start.diskHits),
-      (long long)(end.diskMisses - start.diskMisses),
-      (long long)end.mlirContexts,
-      (unsigned long long)(end.h2dBytes - start.h2dBytes),
-      (unsigned long long)(end.d2hBytes - start.d2hBytes),
-      (unsigned long long)end.deviceLiveBytes, end.kernelMs - start.kernelMs,
-      (long long)(end.kernelLaunches - start.kernelLaunches),
-      (unsigned long long)(end.graphLaunches - start.graphLaunches),
-      (unsigned long long)(end.graphCaptures - start.graphCaptures),
-      (unsigned long long)(end.graphNodeUpdates - start.graphNodeUpdates));
+  printMetricsLine(start, end);
   // It falls slowly at first, then fast: to below half by step 200.
   bool fell = steps < 20 || (lastLoss < firstLoss &&
                              (steps < 200 || lastLoss < 0.5 * firstLoss));

@@ -8,10 +8,12 @@
 #   info        nvidia-smi and the driver kiln's runtime finds
 #   examples    every examples/*.mlir on the GPU against the reference
 #   integration every CPU Integration test's checked command on the GPU
-#   train       the lazy API's LSTM training example on the GPU
+#   train       the lazy API's LSTM and GPT-block training examples on the GPU
 #   fuzz        kiln-fuzz-diff --backends cuda (random programs)
 #   sanitize    the integration commands under compute-sanitizer's tools
 #   bench       bench/gpu/run.py against PyTorch eager and torch.compile
+#   training    bench/gpu/training.py (both lazy training steps against
+#               PyTorch eager and torch.compile) and bench/gpu/graph_overhead.py
 # Each step's output goes to LOG_DIR/STEP.log; a summary line per step to
 # stdout. Exits 1 if any step failed. Each step stops after STEP_TIMEOUT
 # seconds (default 900); FUZZ_PROGRAMS programs are fuzzed (default 300);
@@ -21,7 +23,7 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 LOGS="${1:-$HERE/logs}"
 shift || true
 STEPS=("$@")
-[ ${#STEPS[@]} -gt 0 ] || STEPS=(info examples integration train fuzz bench)
+[ ${#STEPS[@]} -gt 0 ] || STEPS=(info examples integration train fuzz bench training)
 mkdir -p "$LOGS"
 PY="${PYTHON:-python3}"
 KR="$HERE/bin/kiln-run"
@@ -71,7 +73,9 @@ step_sanitize() {
 }
 step_train() {
   [ -x "$HERE/bin/kiln-lstm-train" ] || { echo "no kiln-lstm-train in the bundle"; return 1; }
-  KILN_DEVICE=cuda "$HERE/bin/kiln-lstm-train"
+  KILN_DEVICE=cuda "$HERE/bin/kiln-lstm-train" || return 1
+  [ -x "$HERE/bin/kiln-gpt-train" ] || { echo "no kiln-gpt-train in the bundle"; return 1; }
+  KILN_DEVICE=cuda "$HERE/bin/kiln-gpt-train"
 }
 # FUZZ_PROGRAMS programs from seed 15 on, in JOBS shards side by side.
 step_fuzz() {
@@ -90,6 +94,13 @@ step_fuzz() {
 }
 step_bench() {
   "$PY" "$HERE/bench/gpu/run.py" --kiln-run "$KR" --out "$LOGS/gpu-bench.json"
+}
+# The lazy training steps (CUDA graphs) against PyTorch eager and
+# torch.compile, and the host time per run with and without graphs.
+step_training() {
+  "$PY" "$HERE/bench/gpu/training.py" --kiln-lstm-train "$HERE/bin/kiln-lstm-train" \
+    --kiln-gpt-train "$HERE/bin/kiln-gpt-train" --out "$LOGS/gpu-training.json" || return 1
+  "$PY" "$HERE/bench/gpu/graph_overhead.py" --kiln-run "$KR" --out "$LOGS/gpu-graph-overhead.json"
 }
 
 for step in "${STEPS[@]}"; do

@@ -10,7 +10,7 @@
 # MLIR code it uses (about 30 MiB packed with kiln-lstm-train, against about 60 MiB with
 # libLLVM.so and libMLIR.so):
 #   cmake -S . -B build-static -G Ninja -DKILN_STATIC=ON
-#   ninja -C build-static kiln-run kiln-lstm-train kiln-fuzz-diff kiln_runtime
+#   ninja -C build-static kiln-run kiln-lstm-train kiln-gpt-train kiln-fuzz-diff kiln_runtime
 #   scripts/pack-gpu.sh build-static kiln-gpu.tar.xz
 #
 # On the GPU machine:
@@ -77,7 +77,7 @@ launcher kiln-run
 # The lazy API's example (KILN_DEVICE=cuda trains on the GPU), where built
 # statically like kiln-run (it then needs no other library).
 # The differential fuzzer likewise (--backends cuda checks the GPU).
-for tool in kiln-lstm-train kiln-fuzz-diff; do
+for tool in kiln-lstm-train kiln-gpt-train kiln-fuzz-diff; do
   if [ -x "$BUILD/bin/$tool" ] && ! ldd "$BUILD/bin/$tool" | grep -q libMLIR; then
     cp "$BUILD/bin/$tool" "$K/bin/$tool.bin"
     strip "$K/bin/$tool.bin" 2>/dev/null || true

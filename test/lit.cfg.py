@@ -35,7 +35,7 @@ config.environment["ASAN_OPTIONS"] = ":".join(
     filter(None, ["allow_user_poisoning=0", os.environ.get("ASAN_OPTIONS")]))
 
 tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
-tools = ["kiln-opt", "kiln-run", "kiln-compile", "kiln-bench-trace", "kiln-lstm-train", "kiln-fuzz-diff",
+tools = ["kiln-opt", "kiln-run", "kiln-compile", "kiln-bench-trace", "kiln-lstm-train", "kiln-gpt-train", "kiln-fuzz-diff",
          "kiln-fuzz-parse", "kiln-fuzz-npy", "kiln-fuzz-trace", "llvm-as"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -90,12 +90,12 @@ bool CudaGraphs::tryGraph(Entry &entry, void *const *buffers, size_t count,
     kiln_rt_program_graph *graph = nullptr;
     status = kiln_rt_program_capture_cuda(
         program, buffers, count, dims, nullptr,
-        entry.graphs.empty() ? nullptr : entry.graphs.front().graph, &graph);
+        entry.graphs.empty() ? nullptr : entry.graphs.front().graph, profile,
+        &graph);
     if (status != KILN_RT_OK)
       return goDirect(); // a driver or library that cannot capture it
     entry.session = kiln_rt_cuda_session();
-    entry.graphs.push_back({graph, ++clock});
-    // The capture queued this run (unprofiled: it is the capture's cost).
+    entry.graphs.push_back({graph, ++clock}); // the capture queued this run
   } else {
     if (!chosen) { // captured again and updated: the least recently used
       chosen = &entry.graphs.front();

@@ -232,6 +232,34 @@ done:
   return status;
 }
 
+kiln_rt_status kiln_device_timer_start(kiln_device_timer *timer,
+                                       kiln_rt_cuda_stream *stream) {
+  kiln_rt_status status = kiln_rt_cuda_event_create(&timer->start);
+  if (status == KILN_RT_OK)
+    status = kiln_rt_cuda_event_create(&timer->end);
+  if (status == KILN_RT_OK)
+    status = kiln_rt_cuda_event_record(timer->start, stream);
+  return status;
+}
+
+kiln_rt_status kiln_device_timer_stop(kiln_device_timer *timer,
+                                      kiln_rt_cuda_stream *stream,
+                                      kiln_rt_profile *profile) {
+  float ms = 0;
+  kiln_rt_status status = kiln_rt_cuda_event_record(timer->end, stream);
+  if (status == KILN_RT_OK)
+    status = kiln_rt_cuda_event_elapsed_ms(timer->start, timer->end, &ms);
+  if (status == KILN_RT_OK)
+    profile->ns += (double)ms * 1e6;
+  return status;
+}
+
+void kiln_device_timer_release(kiln_device_timer *timer) {
+  kiln_rt_cuda_event_destroy(timer->start);
+  kiln_rt_cuda_event_destroy(timer->end);
+  timer->start = timer->end = NULL;
+}
+
 kiln_rt_status kiln_program_check_loaded_cuda(const kiln_rt_program *program,
                                               void *const *buffers,
                                               size_t count, const char *api) {
@@ -284,17 +312,13 @@ kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
     base[i] = buffers[i];
   for (size_t i = 0; i < program->num_constants; ++i)
     base[program->constants[i].slot] = program->cuda_constants[i];
-  kiln_rt_cuda_event *start = NULL, *end = NULL;
+  kiln_device_timer timer = {NULL, NULL};
   /* Errors of the program's sizes are the runtime's, not CUDA's. */
   kiln_rt_status status = kiln_program_begin(program, input_dims, &sizes);
   if (status != KILN_RT_OK)
     goto cleanup;
   if (profile) {
-    status = kiln_rt_cuda_event_create(&start);
-    if (status == KILN_RT_OK)
-      status = kiln_rt_cuda_event_create(&end);
-    if (status == KILN_RT_OK)
-      status = kiln_rt_cuda_event_record(start, stream);
+    status = kiln_device_timer_start(&timer, stream);
     if (status != KILN_RT_OK)
       goto failed;
   }
@@ -445,13 +469,9 @@ kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
     }
   }
   if (profile) {
-    float ms = 0;
-    status = kiln_rt_cuda_event_record(end, stream);
-    if (status == KILN_RT_OK)
-      status = kiln_rt_cuda_event_elapsed_ms(start, end, &ms);
+    status = kiln_device_timer_stop(&timer, stream, profile);
     if (status != KILN_RT_OK)
       goto failed;
-    profile->ns += (double)ms * 1e6;
   }
   goto cleanup;
 failed:
@@ -460,8 +480,7 @@ cleanup:
   for (size_t i = 0; i < slots; ++i)
     if (owned[i])
       kiln_rt_cuda_free(base[i]);
-  kiln_rt_cuda_event_destroy(start);
-  kiln_rt_cuda_event_destroy(end);
+  kiln_device_timer_release(&timer);
   free(block);
   return status;
 }

@@ -321,11 +321,31 @@ static kiln_rt_status plan_memory(kiln_rt_program_graph *graph,
   return KILN_RT_OK;
 }
 
+/* Queues one run of `graph`; with a profile, times it on the device. */
+static kiln_rt_status launch(kiln_rt_program_graph *graph,
+                             kiln_rt_cuda_stream *stream,
+                             kiln_rt_profile *profile) {
+  kiln_device_timer timer = {NULL, NULL};
+  kiln_rt_status status =
+      profile ? kiln_device_timer_start(&timer, stream) : KILN_RT_OK;
+  if (status == KILN_RT_OK)
+    status = kiln_rt_cuda_graph_launch(graph->graph, stream);
+  if (status == KILN_RT_OK && profile) {
+    status = kiln_device_timer_stop(&timer, stream, profile);
+    profile->calls += kiln_rt_program_graph_calls(graph);
+  }
+  if (status != KILN_RT_OK)
+    status = kiln_rt_fail(status, "%s", kiln_rt_cuda_last_error());
+  kiln_device_timer_release(&timer);
+  return status;
+}
+
 kiln_rt_status kiln_rt_program_capture_cuda(const kiln_rt_program *program,
                                             void *const *buffers, size_t count,
                                             const int64_t *input_dims,
                                             kiln_rt_cuda_stream *stream,
                                             kiln_rt_program_graph *sibling,
+                                            kiln_rt_profile *profile,
                                             kiln_rt_program_graph **out) {
   kiln_rt_status status = kiln_program_check_loaded_cuda(
       program, buffers, count, "kiln_rt_program_capture_cuda");
@@ -372,11 +392,8 @@ kiln_rt_status kiln_rt_program_capture_cuda(const kiln_rt_program *program,
   }
   if (status == KILN_RT_OK)
     status = run_pass(graph, PASS_CAPTURE, buffers, input_dims, stream, NULL);
-  if (status == KILN_RT_OK) {
-    status = kiln_rt_cuda_graph_launch(graph->graph, stream);
-    if (status != KILN_RT_OK)
-      status = kiln_rt_fail(status, "%s", kiln_rt_cuda_last_error());
-  }
+  if (status == KILN_RT_OK)
+    status = launch(graph, stream, profile);
   if (status != KILN_RT_OK) {
     kiln_rt_program_graph_destroy(graph);
     return status;
@@ -481,29 +498,5 @@ kiln_rt_status kiln_rt_program_graph_run(kiln_rt_program_graph *graph,
     }
   }
   memcpy(graph->arguments, buffers, count * sizeof(void *));
-  kiln_rt_cuda_event *start = NULL, *end = NULL;
-  if (profile) {
-    status = kiln_rt_cuda_event_create(&start);
-    if (status == KILN_RT_OK)
-      status = kiln_rt_cuda_event_create(&end);
-    if (status == KILN_RT_OK)
-      status = kiln_rt_cuda_event_record(start, stream);
-  }
-  if (status == KILN_RT_OK)
-    status = kiln_rt_cuda_graph_launch(graph->graph, stream);
-  if (status == KILN_RT_OK && profile) {
-    float ms = 0;
-    status = kiln_rt_cuda_event_record(end, stream);
-    if (status == KILN_RT_OK)
-      status = kiln_rt_cuda_event_elapsed_ms(start, end, &ms);
-    if (status == KILN_RT_OK) {
-      profile->calls += kiln_rt_program_graph_calls(graph);
-      profile->ns += (double)ms * 1e6;
-    }
-  }
-  if (status != KILN_RT_OK)
-    status = kiln_rt_fail(status, "%s", kiln_rt_cuda_last_error());
-  kiln_rt_cuda_event_destroy(start);
-  kiln_rt_cuda_event_destroy(end);
-  return status;
+  return launch(graph, stream, profile);
 }

@@ -194,6 +194,19 @@ kiln_rt_status kiln_graph_pass_launched(kiln_graph_pass *pass,
                                         const kiln_view *const *views,
                                         kiln_rt_cuda_stream *stream);
 
+/* A run's device time, between two events on its stream (program_cuda.c):
+ * start records the first; stop records the second, waits for it and adds
+ * the time to the profile's ns; release frees both (either may be NULL). */
+typedef struct kiln_device_timer {
+  kiln_rt_cuda_event *start, *end;
+} kiln_device_timer;
+kiln_rt_status kiln_device_timer_start(kiln_device_timer *timer,
+                                       kiln_rt_cuda_stream *stream);
+kiln_rt_status kiln_device_timer_stop(kiln_device_timer *timer,
+                                      kiln_rt_cuda_stream *stream,
+                                      kiln_rt_profile *profile);
+void kiln_device_timer_release(kiln_device_timer *timer);
+
 /* Checks that `program` is loaded in this session and takes `count`
  * buffers; an error names `api`. */
 kiln_rt_status kiln_program_check_loaded_cuda(const kiln_rt_program *program,

@@ -764,13 +764,13 @@ int main(int argc, char **argv) {
     if (exe->getDevice() == kiln::Device::Cuda)
       outs() << ", \"h2d_bytes\": " << transfers.host_to_device_bytes
              << ", \"d2h_bytes\": " << transfers.device_to_host_bytes;
+    outs() << ", \"run_ms\": " << format("%.4f", medianMs);
     // Kept on the device (a compiled .mlir): the host's share of a run.
     if (hostUs >= 0)
       outs() << ", \"host_us\": " << format("%.2f", hostUs)
              << ", \"graph_launches_per_run\": "
              << format("%.2f", graphLaunchesPerRun);
-    outs() << ", \"run_ms\": " << format("%.4f", medianMs)
-           << ", \"repeat\": " << repeat
+    outs() << ", \"repeat\": " << repeat
            << ", \"fusion_groups\": " << stats.fusionGroups
            << ", \"unique_kernels\": " << stats.uniqueKernels
            << ", \"kernel_launches\": " << stats.kernelLaunches

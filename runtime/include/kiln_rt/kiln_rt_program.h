@@ -126,16 +126,17 @@ typedef struct kiln_rt_program_graph kiln_rt_program_graph;
 
 /* Captures `program`'s run on `buffers` and `input_dims` (as for
  * kiln_rt_program_run_cuda) on `stream` into `*graph`, and queues that
- * run. Run the program directly once first: libraries such as cuBLAS
- * set themselves up on their first call, which a capture cannot hold.
- * With a `sibling` (a graph of the same program and input dims, replayed
- * on the same stream), the two share their temporaries; else the graph
- * allocates its own. */
+ * run (with a profile, timed on the device as a replay is). Run the program
+ * directly once first: libraries such as cuBLAS set themselves up on their
+ * first call, which a capture cannot hold. With a `sibling` (a graph of the
+ * same program and input dims, replayed on the same stream), the two share
+ * their temporaries; else the graph allocates its own. */
 kiln_rt_status kiln_rt_program_capture_cuda(const kiln_rt_program *program,
                                             void *const *buffers, size_t count,
                                             const int64_t *input_dims,
                                             kiln_rt_cuda_stream *stream,
                                             kiln_rt_program_graph *sibling,
+                                            kiln_rt_profile *profile,
                                             kiln_rt_program_graph **graph);
 
 /* How many of `buffers` a run of `graph` on them finds moved since its last
