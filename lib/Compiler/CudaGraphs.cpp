@@ -30,7 +30,8 @@ constexpr size_t kMissWindow = 16;
 
 CudaGraphs::CudaGraphs(const kiln_rt_program *program)
     : program(program),
-      enabled(kiln_rt_program_num_calls(program) >= getMinCalls()) {}
+      enabled(kiln_rt_program_num_calls(program) >= getMinCalls() &&
+              kiln_rt_cuda_graphs_available()) {}
 
 CudaGraphs::~CudaGraphs() {
   for (auto &[dims, entry] : entries)
@@ -57,10 +58,12 @@ void CudaGraphs::evictOldest() {
 bool CudaGraphs::tryGraph(Entry &entry, void *const *buffers, size_t count,
                           const int64_t *dims, kiln_rt_profile *profile,
                           kiln_rt_status &status) {
-  // A shutdown of the runtime took the graphs' handles.
-  if (!entry.graphs.empty() && entry.session != kiln_rt_cuda_session()) {
+  // A shutdown of the runtime took the graphs' handles, and the libraries
+  // set up by the warm-up run: start again.
+  if (entry.session != kiln_rt_cuda_session()) {
     clear(entry);
-    entry.warm = false;
+    entry = Entry();
+    entry.session = kiln_rt_cuda_session();
   }
   if (entry.direct)
     return false;
@@ -89,13 +92,12 @@ bool CudaGraphs::tryGraph(Entry &entry, void *const *buffers, size_t count,
   if ((!chosen || fewest > 0) && entry.graphs.size() < kGraphsPerDims) {
     kiln_rt_program_graph *graph = nullptr;
     status = kiln_rt_program_capture_cuda(
-        program, buffers, count, dims, nullptr,
-        entry.graphs.empty() ? nullptr : entry.graphs.front().graph, profile,
-        &graph);
+        program, buffers, count, dims,
+        entry.graphs.empty() ? nullptr : entry.graphs.front().graph, &graph);
     if (status != KILN_RT_OK)
       return goDirect(); // a driver or library that cannot capture it
-    entry.session = kiln_rt_cuda_session();
-    entry.graphs.push_back({graph, ++clock}); // the capture queued this run
+    entry.graphs.push_back({graph, 0});
+    chosen = &entry.graphs.back();
   } else {
     if (!chosen) { // captured again and updated: the least recently used
       chosen = &entry.graphs.front();
@@ -103,11 +105,18 @@ bool CudaGraphs::tryGraph(Entry &entry, void *const *buffers, size_t count,
         if (graph.lastUse < chosen->lastUse)
           chosen = &graph;
     }
-    chosen->lastUse = ++clock;
-    status = kiln_rt_program_graph_run(chosen->graph, buffers, count, dims,
-                                       nullptr, profile);
+    status = kiln_rt_program_graph_prepare(chosen->graph, buffers, count, dims);
     if (status != KILN_RT_OK)
-      return goDirect();
+      return goDirect(); // e.g. a recapture whose topology changed
+  }
+  chosen->lastUse = ++clock;
+  status = kiln_rt_program_graph_launch(chosen->graph, nullptr, profile);
+  if (status != KILN_RT_OK) {
+    // The run may be queued (a timed run fails at its wait): no second,
+    // direct run; the error is the step's.
+    clear(entry);
+    entry.direct = true;
+    return true;
   }
   entry.windowMisses += miss;
   if (++entry.windowRuns == kMissWindow) {

@@ -158,6 +158,21 @@ static kiln_rt_status load_and_initialize(void) {
                           #name);
   KILN_CUDA_DRIVER_FUNCTIONS(KILN_CUDA_RESOLVE)
 #undef KILN_CUDA_RESOLVE
+  /* Graphs where the driver has them all. */
+  kiln_cuda.has_graphs = 1;
+#define KILN_CUDA_RESOLVE_OPTIONAL(name, result, params)                       \
+  *(void **)(&kiln_cuda.name) = dlsym(library, #name);
+  KILN_CUDA_GRAPH_FUNCTIONS(KILN_CUDA_RESOLVE_OPTIONAL)
+#undef KILN_CUDA_RESOLVE_OPTIONAL
+  if (!kiln_cuda.cuStreamGetCaptureInfo_v3)
+    *(void **)(&kiln_cuda.cuStreamGetCaptureInfo_v2) =
+        dlsym(library, "cuStreamGetCaptureInfo_v2");
+#define KILN_CUDA_CHECK_OPTIONAL(name, result, params)                         \
+  if (!kiln_cuda.name && (strcmp(#name, "cuStreamGetCaptureInfo_v3") != 0 ||   \
+                          !kiln_cuda.cuStreamGetCaptureInfo_v2))               \
+    kiln_cuda.has_graphs = 0;
+  KILN_CUDA_GRAPH_FUNCTIONS(KILN_CUDA_CHECK_OPTIONAL)
+#undef KILN_CUDA_CHECK_OPTIONAL
 
   KILN_CUDA_RETURN_IF_ERROR(cuInit, (0));
   int count = 0;
@@ -221,6 +236,7 @@ void kiln_rt_cuda_shutdown(void) {
   if (atomic_load(&initialized) &&
       kiln_cuda_enter("kiln_rt_cuda_shutdown") == KILN_RT_OK) {
     kiln_cuda.cuCtxSynchronize();
+    kiln_cuda_release_graphs();
     kiln_cuda_release_blas();
     kiln_cuda_unload_modules();
     kiln_cuda_release_memory();

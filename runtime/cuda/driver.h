@@ -81,7 +81,14 @@ enum { CU_STREAM_CAPTURE_STATUS_ACTIVE = 1 };
 typedef struct kiln_cuda_driver {
 #define KILN_CUDA_DECLARE(name, result, params) result(*name) params;
   KILN_CUDA_DRIVER_FUNCTIONS(KILN_CUDA_DECLARE)
+  KILN_CUDA_GRAPH_FUNCTIONS(KILN_CUDA_DECLARE)
 #undef KILN_CUDA_DECLARE
+  /* cuStreamGetCaptureInfo_v2 (CUDA 11.3 to 12.2 drivers), where _v3 is
+   * missing: _v3's arguments less the edge data. */
+  CUresult (*cuStreamGetCaptureInfo_v2)(CUstream, int *, unsigned long long *,
+                                        CUgraph *, const CUgraphNode **,
+                                        size_t *);
+  int has_graphs; /* every graph entry point resolved */
 } kiln_cuda_driver;
 
 /* The handles behind the public opaque types. */
@@ -138,6 +145,7 @@ kiln_rt_status kiln_cuda_check(CUresult result, const char *call);
 CUstream kiln_cuda_stream_handle(kiln_rt_cuda_stream *stream);
 
 /* Helpers of kiln_rt_cuda_shutdown, in the files that own the state. */
+void kiln_cuda_release_graphs(void);
 void kiln_cuda_unload_modules(void);
 void kiln_cuda_release_memory(void);
 void kiln_cuda_release_blas(void);

@@ -45,7 +45,13 @@
   X(cuEventDestroy_v2, CUresult, (CUevent))                                    \
   X(cuEventRecord, CUresult, (CUevent, CUstream))                              \
   X(cuEventSynchronize, CUresult, (CUevent))                                   \
-  X(cuEventElapsedTime_v2, CUresult, (float *, CUevent, CUevent))              \
+  X(cuEventElapsedTime_v2, CUresult, (float *, CUevent, CUevent))
+
+/* The graph entry points: optional (kiln_rt_cuda_graphs_available), so that
+ * a driver without them still runs everything directly. cuda.h maps
+ * cuStreamGetCaptureInfo to _v3 since CUDA 12.3; drivers before it export
+ * _v2, the same call without the edge data, which driver.c adapts. */
+#define KILN_CUDA_GRAPH_FUNCTIONS(X)                                           \
   X(cuStreamBeginCapture_v2, CUresult, (CUstream, int))                        \
   X(cuStreamEndCapture, CUresult, (CUstream, CUgraph *))                       \
   X(cuStreamGetCaptureInfo_v3, CUresult,                                       \

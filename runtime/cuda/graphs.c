@@ -10,6 +10,7 @@
 
 #include "driver.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -17,7 +18,67 @@ struct kiln_rt_cuda_graph {
   CUgraph graph; /* what was captured: its nodes are the handles given out */
   CUgraphExec exec;
   uint64_t session; /* a shutdown took the handles of older ones */
+  /* The live graphs, which a shutdown destroys (a CUgraph is not the
+   * context's, and would leak). */
+  struct kiln_rt_cuda_graph *previous, *next;
 };
+
+static pthread_mutex_t live_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct kiln_rt_cuda_graph *live;
+
+static void link_live(kiln_rt_cuda_graph *graph) {
+  pthread_mutex_lock(&live_mutex);
+  graph->next = live;
+  if (live)
+    live->previous = graph;
+  live = graph;
+  pthread_mutex_unlock(&live_mutex);
+}
+
+/* Unlinks `graph` and destroys its driver objects, if it still has them. */
+static void release(kiln_rt_cuda_graph *graph) {
+  pthread_mutex_lock(&live_mutex);
+  if (graph->previous)
+    graph->previous->next = graph->next;
+  else if (live == graph)
+    live = graph->next;
+  if (graph->next)
+    graph->next->previous = graph->previous;
+  graph->previous = graph->next = NULL;
+  if (graph->exec)
+    kiln_cuda.cuGraphExecDestroy(graph->exec);
+  if (graph->graph)
+    kiln_cuda.cuGraphDestroy(graph->graph);
+  graph->exec = NULL;
+  graph->graph = NULL;
+  pthread_mutex_unlock(&live_mutex);
+}
+
+void kiln_cuda_release_graphs(void) {
+  while (live)
+    release(live); /* the handles stay, empty, with their owners */
+}
+
+int kiln_rt_cuda_graphs_available(void) {
+  return kiln_cuda_enter("kiln_rt_cuda_graphs_available") == KILN_RT_OK &&
+         kiln_cuda.has_graphs;
+}
+
+/* Enters the runtime for `api` on a graph of this session. */
+static kiln_rt_status enter_graph(const char *api,
+                                  const kiln_rt_cuda_graph *graph) {
+  kiln_rt_status status = kiln_cuda_enter(api);
+  if (status != KILN_RT_OK)
+    return status;
+  if (!graph)
+    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT, "%s: graph is NULL", api);
+  if (graph->session != kiln_rt_cuda_session() || !graph->exec)
+    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
+                          "%s: the graph is from an earlier session of the "
+                          "CUDA runtime",
+                          api);
+  return KILN_RT_OK;
+}
 
 static _Atomic uint64_t captures, launches, node_updates, graph_updates;
 
@@ -34,6 +95,10 @@ kiln_rt_status kiln_rt_cuda_capture_begin(kiln_rt_cuda_stream *stream) {
   kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_capture_begin");
   if (status != KILN_RT_OK)
     return status;
+  if (!kiln_cuda.has_graphs)
+    return kiln_cuda_fail(KILN_RT_UNAVAILABLE,
+                          "kiln_rt_cuda_capture_begin: the driver has no "
+                          "graphs (CUDA 11.3 or later)");
   return KILN_CUDA_CALL(
       cuStreamBeginCapture_v2,
       (kiln_cuda_stream_handle(stream), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
@@ -53,9 +118,14 @@ kiln_rt_status kiln_rt_cuda_capture_last_node(kiln_rt_cuda_stream *stream,
   const CUgraphNode *dependencies = NULL;
   const void *edges = NULL;
   size_t count = 0;
-  KILN_CUDA_RETURN_IF_ERROR(cuStreamGetCaptureInfo_v3,
-                            (kiln_cuda_stream_handle(stream), &capturing, &id,
-                             &graph, &dependencies, &edges, &count));
+  if (kiln_cuda.cuStreamGetCaptureInfo_v3)
+    KILN_CUDA_RETURN_IF_ERROR(cuStreamGetCaptureInfo_v3,
+                              (kiln_cuda_stream_handle(stream), &capturing, &id,
+                               &graph, &dependencies, &edges, &count));
+  else
+    KILN_CUDA_RETURN_IF_ERROR(cuStreamGetCaptureInfo_v2,
+                              (kiln_cuda_stream_handle(stream), &capturing, &id,
+                               &graph, &dependencies, &count));
   /* Work queued in order on one stream leaves exactly one dependency: the
    * node it added last. */
   if (capturing != CU_STREAM_CAPTURE_STATUS_ACTIVE || count != 1 ||
@@ -113,10 +183,10 @@ kiln_rt_status kiln_rt_cuda_graph_set_kernel_params(
     kiln_rt_cuda_function *function, const unsigned grid[3],
     const unsigned block[3], void **params) {
   kiln_rt_status status =
-      kiln_cuda_enter("kiln_rt_cuda_graph_set_kernel_params");
+      enter_graph("kiln_rt_cuda_graph_set_kernel_params", graph);
   if (status != KILN_RT_OK)
     return status;
-  if (!graph || !node || !function || !grid || !block)
+  if (!node || !function || !grid || !block)
     return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
                           "kiln_rt_cuda_graph_set_kernel_params: needs a "
                           "graph, a node, a function, a grid and a block");
@@ -139,10 +209,14 @@ kiln_rt_status kiln_rt_cuda_graph_set_kernel_params(
 
 kiln_rt_status kiln_rt_cuda_graph_update(kiln_rt_cuda_graph *graph,
                                          kiln_rt_cuda_graph *recaptured) {
-  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_graph_update");
-  if (status == KILN_RT_OK && (!graph || !recaptured))
+  kiln_rt_status status = enter_graph("kiln_rt_cuda_graph_update", graph);
+  if (status == KILN_RT_OK && (!recaptured || recaptured == graph ||
+                               recaptured->session != graph->session))
     status = kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
-                            "kiln_rt_cuda_graph_update: needs two graphs");
+                            "kiln_rt_cuda_graph_update: needs another graph "
+                            "of this session");
+  if (recaptured == graph)
+    return status; /* never destroy the graph being updated */
   if (status == KILN_RT_OK) {
     CUgraphExecUpdateResultInfo info = {0};
     status = KILN_CUDA_CALL(cuGraphExecUpdate_v2,
@@ -158,12 +232,9 @@ kiln_rt_status kiln_rt_cuda_graph_update(kiln_rt_cuda_graph *graph,
 
 kiln_rt_status kiln_rt_cuda_graph_launch(kiln_rt_cuda_graph *graph,
                                          kiln_rt_cuda_stream *stream) {
-  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_graph_launch");
+  kiln_rt_status status = enter_graph("kiln_rt_cuda_graph_launch", graph);
   if (status != KILN_RT_OK)
     return status;
-  if (!graph)
-    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
-                          "kiln_rt_cuda_graph_launch: graph is NULL");
   status = KILN_CUDA_CALL(cuGraphLaunch,
                           (graph->exec, kiln_cuda_stream_handle(stream)));
   if (status == KILN_RT_OK)
@@ -174,13 +245,9 @@ kiln_rt_status kiln_rt_cuda_graph_launch(kiln_rt_cuda_graph *graph,
 void kiln_rt_cuda_graph_destroy(kiln_rt_cuda_graph *graph) {
   if (!graph)
     return;
-  /* After a shutdown the driver took the handles with the context. */
+  /* A shutdown destroyed the driver objects of older sessions' graphs. */
   if (graph->session == kiln_rt_cuda_session() &&
-      kiln_cuda_enter("kiln_rt_cuda_graph_destroy") == KILN_RT_OK) {
-    if (graph->exec)
-      kiln_cuda.cuGraphExecDestroy(graph->exec);
-    if (graph->graph)
-      kiln_cuda.cuGraphDestroy(graph->graph);
-  }
+      kiln_cuda_enter("kiln_rt_cuda_graph_destroy") == KILN_RT_OK)
+    release(graph);
   free(graph);
 }

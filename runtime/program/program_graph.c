@@ -187,11 +187,11 @@ kiln_rt_status kiln_graph_pass_launched(kiln_graph_pass *pass,
   kiln_rt_cuda_graph_node *node = NULL;
   if (pass->mode == PASS_RECAPTURE) {
     /* The same work in the same order: only the words may differ. */
-    kiln_graph_launch *launch = &graph->launches[index];
-    if (index >= graph->num_launches || launch->step != step ||
-        launch->num_words != n)
+    if (index >= graph->num_launches || graph->launches[index].step != step ||
+        graph->launches[index].num_words != n)
       return kiln_rt_fail(KILN_RT_INTERNAL,
                           "a graph's second capture differs from its first");
+    kiln_graph_launch *launch = &graph->launches[index];
     memcpy(&graph->words[launch->first_word], values, n * sizeof(uint64_t));
     return KILN_RT_OK;
   }
@@ -228,14 +228,16 @@ kiln_rt_status kiln_graph_pass_launched(kiln_graph_pass *pass,
 }
 
 /* A pass of the executor over `graph`'s program on `buffers`; a capture
- * ends in `graph->graph` (PASS_CAPTURE) or in `*recaptured`. */
+ * ends in `graph->graph` (PASS_CAPTURE) or in `*recaptured`. A capture
+ * runs on a stream of its own: it records whatever any thread queues on
+ * its stream, and needs no order, as it executes nothing. */
 static kiln_rt_status run_pass(kiln_rt_program_graph *graph,
                                kiln_pass_mode mode, void *const *buffers,
                                const int64_t *input_dims,
-                               kiln_rt_cuda_stream *stream,
                                kiln_rt_cuda_graph **recaptured) {
   const kiln_rt_program *program = graph->program;
   kiln_graph_pass pass = {graph, mode, 0, 0, NULL, 0, NULL};
+  kiln_rt_cuda_stream *stream = NULL;
   kiln_rt_status status = KILN_RT_OK;
   if (mode == PASS_PLAN) {
     pass.slot_block =
@@ -243,7 +245,12 @@ static kiln_rt_status run_pass(kiln_rt_program_graph *graph,
     if (!pass.slot_block)
       return out_of_memory();
   } else {
-    status = kiln_rt_cuda_capture_begin(stream);
+    status = kiln_rt_cuda_stream_create(&stream);
+    if (status == KILN_RT_OK) {
+      status = kiln_rt_cuda_capture_begin(stream);
+      if (status != KILN_RT_OK)
+        kiln_rt_cuda_stream_destroy(stream);
+    }
     if (status != KILN_RT_OK)
       return kiln_rt_fail(status, "%s", kiln_rt_cuda_last_error());
   }
@@ -264,6 +271,7 @@ static kiln_rt_status run_pass(kiln_rt_program_graph *graph,
     kiln_rt_status ended = kiln_rt_cuda_capture_end(stream, status, out);
     if (status == KILN_RT_OK && ended != KILN_RT_OK)
       status = kiln_rt_fail(ended, "%s", kiln_rt_cuda_last_error());
+    kiln_rt_cuda_stream_destroy(stream);
   }
   free(pass.busy);
   free(pass.slot_block);
@@ -296,16 +304,14 @@ size_t kiln_rt_program_graph_recaptures(const kiln_rt_program_graph *graph) {
 /* Plans and allocates `graph`'s own temporaries. */
 static kiln_rt_status plan_memory(kiln_rt_program_graph *graph,
                                   void *const *buffers,
-                                  const int64_t *input_dims,
-                                  kiln_rt_cuda_stream *stream) {
+                                  const int64_t *input_dims) {
   graph->memory = calloc(1, sizeof(kiln_graph_memory));
   if (!graph->memory)
     return out_of_memory();
   kiln_graph_memory *memory = graph->memory;
   memory->references = 1;
   memory->session = graph->session;
-  kiln_rt_status status =
-      run_pass(graph, PASS_PLAN, buffers, input_dims, stream, NULL);
+  kiln_rt_status status = run_pass(graph, PASS_PLAN, buffers, input_dims, NULL);
   if (status != KILN_RT_OK)
     return status;
   memory->blocks =
@@ -321,10 +327,15 @@ static kiln_rt_status plan_memory(kiln_rt_program_graph *graph,
   return KILN_RT_OK;
 }
 
-/* Queues one run of `graph`; with a profile, times it on the device. */
-static kiln_rt_status launch(kiln_rt_program_graph *graph,
-                             kiln_rt_cuda_stream *stream,
-                             kiln_rt_profile *profile) {
+kiln_rt_status kiln_rt_program_graph_launch(kiln_rt_program_graph *graph,
+                                            kiln_rt_cuda_stream *stream,
+                                            kiln_rt_profile *profile) {
+  if (!graph)
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "kiln_rt_program_graph_launch: graph is NULL");
+  if (graph->broken)
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "the graph failed to update and cannot run");
   kiln_device_timer timer = {NULL, NULL};
   kiln_rt_status status =
       profile ? kiln_device_timer_start(&timer, stream) : KILN_RT_OK;
@@ -343,9 +354,7 @@ static kiln_rt_status launch(kiln_rt_program_graph *graph,
 kiln_rt_status kiln_rt_program_capture_cuda(const kiln_rt_program *program,
                                             void *const *buffers, size_t count,
                                             const int64_t *input_dims,
-                                            kiln_rt_cuda_stream *stream,
                                             kiln_rt_program_graph *sibling,
-                                            kiln_rt_profile *profile,
                                             kiln_rt_program_graph **out) {
   kiln_rt_status status = kiln_program_check_loaded_cuda(
       program, buffers, count, "kiln_rt_program_capture_cuda");
@@ -383,17 +392,16 @@ kiln_rt_status kiln_rt_program_capture_cuda(const kiln_rt_program *program,
     kiln_rt_program_graph_destroy(graph);
     return out_of_memory();
   }
-  memcpy(graph->arguments, buffers, count * sizeof(void *));
+  if (count)
+    memcpy(graph->arguments, buffers, count * sizeof(void *));
   if (sibling) {
     graph->memory = sibling->memory;
     ++graph->memory->references;
   } else {
-    status = plan_memory(graph, buffers, input_dims, stream);
+    status = plan_memory(graph, buffers, input_dims);
   }
   if (status == KILN_RT_OK)
-    status = run_pass(graph, PASS_CAPTURE, buffers, input_dims, stream, NULL);
-  if (status == KILN_RT_OK)
-    status = launch(graph, stream, profile);
+    status = run_pass(graph, PASS_CAPTURE, buffers, input_dims, NULL);
   if (status != KILN_RT_OK) {
     kiln_rt_program_graph_destroy(graph);
     return status;
@@ -446,17 +454,15 @@ static kiln_rt_status update_nodes(kiln_rt_program_graph *graph,
   return KILN_RT_OK;
 }
 
-kiln_rt_status kiln_rt_program_graph_run(kiln_rt_program_graph *graph,
-                                         void *const *buffers, size_t count,
-                                         const int64_t *input_dims,
-                                         kiln_rt_cuda_stream *stream,
-                                         kiln_rt_profile *profile) {
+kiln_rt_status kiln_rt_program_graph_prepare(kiln_rt_program_graph *graph,
+                                             void *const *buffers, size_t count,
+                                             const int64_t *input_dims) {
   if (!graph)
     return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_program_graph_run: graph is NULL");
+                        "kiln_rt_program_graph_prepare: graph is NULL");
   const kiln_rt_program *program = graph->program;
   kiln_rt_status status = kiln_program_check_loaded_cuda(
-      program, buffers, count, "kiln_rt_program_graph_run");
+      program, buffers, count, "kiln_rt_program_graph_prepare");
   if (status != KILN_RT_OK)
     return status;
   if (graph->session != program->cuda_session)
@@ -477,8 +483,7 @@ kiln_rt_status kiln_rt_program_graph_run(kiln_rt_program_graph *graph,
     recapture |= graph->baked[i] && buffers[i] != graph->arguments[i];
   if (recapture) {
     kiln_rt_cuda_graph *recaptured = NULL;
-    status = run_pass(graph, PASS_RECAPTURE, buffers, input_dims, stream,
-                      &recaptured);
+    status = run_pass(graph, PASS_RECAPTURE, buffers, input_dims, &recaptured);
     if (status != KILN_RT_OK) {
       /* The records may hold the half-captured words. */
       graph->broken = 1;
@@ -497,6 +502,19 @@ kiln_rt_status kiln_rt_program_graph_run(kiln_rt_program_graph *graph,
       return status;
     }
   }
-  memcpy(graph->arguments, buffers, count * sizeof(void *));
-  return launch(graph, stream, profile);
+  if (count)
+    memcpy(graph->arguments, buffers, count * sizeof(void *));
+  return KILN_RT_OK;
+}
+
+kiln_rt_status kiln_rt_program_graph_run(kiln_rt_program_graph *graph,
+                                         void *const *buffers, size_t count,
+                                         const int64_t *input_dims,
+                                         kiln_rt_cuda_stream *stream,
+                                         kiln_rt_profile *profile) {
+  kiln_rt_status status =
+      kiln_rt_program_graph_prepare(graph, buffers, count, input_dims);
+  return status != KILN_RT_OK
+             ? status
+             : kiln_rt_program_graph_launch(graph, stream, profile);
 }

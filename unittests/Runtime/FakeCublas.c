@@ -48,8 +48,8 @@ cublasStatus_t cublasDestroy_v2(void *handle) {
   return 0;
 }
 cublasStatus_t cublasSetStream_v2(void *handle, void *stream) {
+  current_stream = stream; /* first: a failure reports this stream's capture */
   FAKE_ENTRY(cublasSetStream_v2);
-  current_stream = stream;
   return 0;
 }
 

@@ -169,9 +169,14 @@ typedef struct kiln_rt_cuda_graph kiln_rt_cuda_graph;
 /* A node of a captured graph (owned by it). */
 typedef struct kiln_rt_cuda_graph_node kiln_rt_cuda_graph_node;
 
-/* Starts capturing the work later queued on `stream` by this thread into a
- * graph instead of running it. Calls that would wait for the device, or
- * allocate, fail while a capture is open. */
+/* Whether the driver has the graph entry points (CUDA 11.3 or later); the
+ * runtime starts without them, and runs everything directly. */
+int kiln_rt_cuda_graphs_available(void);
+
+/* Starts capturing the work later queued on `stream` into a graph instead
+ * of running it: all of it, whichever thread queues it, so capture on a
+ * stream of your own. Calls of this thread that would wait for the device,
+ * or allocate, fail while a capture is open. */
 kiln_rt_status kiln_rt_cuda_capture_begin(kiln_rt_cuda_stream *stream);
 /* The node that the last work queued on capturing `stream` added (a
  * launch's kernel node). */
@@ -198,7 +203,9 @@ kiln_rt_status kiln_rt_cuda_graph_update(kiln_rt_cuda_graph *graph,
 /* Queues one run of `graph` on `stream`. */
 kiln_rt_status kiln_rt_cuda_graph_launch(kiln_rt_cuda_graph *graph,
                                          kiln_rt_cuda_stream *stream);
-/* Frees `graph` (NULL is a no-op); a launch already queued still runs. */
+/* Frees `graph` (NULL is a no-op); a launch already queued still runs. A
+ * shutdown destroys the driver's side of every graph: later calls on one
+ * fail, and only this frees it. */
 void kiln_rt_cuda_graph_destroy(kiln_rt_cuda_graph *graph);
 
 typedef struct kiln_rt_cuda_graph_stats {

@@ -125,18 +125,16 @@ kiln_rt_status kiln_rt_program_run_cuda(const kiln_rt_program *program,
 typedef struct kiln_rt_program_graph kiln_rt_program_graph;
 
 /* Captures `program`'s run on `buffers` and `input_dims` (as for
- * kiln_rt_program_run_cuda) on `stream` into `*graph`, and queues that
- * run (with a profile, timed on the device as a replay is). Run the program
- * directly once first: libraries such as cuBLAS set themselves up on their
- * first call, which a capture cannot hold. With a `sibling` (a graph of the
- * same program and input dims, replayed on the same stream), the two share
+ * kiln_rt_program_run_cuda) into `*graph`, on a stream of its own; queues
+ * nothing (kiln_rt_program_graph_launch runs it). Run the program directly
+ * once first: libraries such as cuBLAS set themselves up on their first
+ * call, which a capture cannot hold. With a `sibling` (a graph of the same
+ * program and input dims, launched on the same stream), the two share
  * their temporaries; else the graph allocates its own. */
 kiln_rt_status kiln_rt_program_capture_cuda(const kiln_rt_program *program,
                                             void *const *buffers, size_t count,
                                             const int64_t *input_dims,
-                                            kiln_rt_cuda_stream *stream,
                                             kiln_rt_program_graph *sibling,
-                                            kiln_rt_profile *profile,
                                             kiln_rt_program_graph **graph);
 
 /* How many of `buffers` a run of `graph` on them finds moved since its last
@@ -145,14 +143,22 @@ kiln_rt_status kiln_rt_program_capture_cuda(const kiln_rt_program *program,
 size_t kiln_rt_program_graph_moved(const kiln_rt_program_graph *graph,
                                    void *const *buffers, size_t count);
 
-/* Queues one run of `graph` on `buffers` (same count and input dims as
- * captured; other addresses are allowed): a kernel node that takes a
- * moved buffer gets its new parameters in place; a copy or a product of
- * one has it baked in, and the run is captured again and the graph
- * updated from that capture. With a profile, as kiln_rt_program_run_cuda.
- * On failure nothing was queued; a graph that failed to update fails every
- * later run (destroy it, and capture again or run directly). Not
- * thread-safe for one graph. */
+/* Readies `graph` for a run on `buffers` (same count and input dims as
+ * captured; other addresses are allowed), queueing nothing: a kernel node
+ * that takes a moved buffer gets its new parameters in place; a copy or a
+ * product of one has it baked in, and the run is captured again and the
+ * graph updated from that capture. A graph that failed to update fails
+ * every later call (destroy it, and capture again or run directly). */
+kiln_rt_status kiln_rt_program_graph_prepare(kiln_rt_program_graph *graph,
+                                             void *const *buffers, size_t count,
+                                             const int64_t *input_dims);
+/* Queues one run of `graph` as last prepared, on `stream`; with a profile,
+ * as kiln_rt_program_run_cuda. */
+kiln_rt_status kiln_rt_program_graph_launch(kiln_rt_program_graph *graph,
+                                            kiln_rt_cuda_stream *stream,
+                                            kiln_rt_profile *profile);
+/* Prepare, then launch. Not thread-safe for one graph (nor are the two
+ * above). */
 kiln_rt_status kiln_rt_program_graph_run(kiln_rt_program_graph *graph,
                                          void *const *buffers, size_t count,
                                          const int64_t *input_dims,

@@ -19,6 +19,7 @@ std::vector<kiln::test::Signature> kiln::test::getToolkitSignatures() {
   all.push_back(                                                               \
       SignatureOf<decltype(&name)>::get(#name, KILN_EXPANDED_NAME(name)));
   KILN_CUDA_DRIVER_FUNCTIONS(KILN_SIGNATURE)
+  KILN_CUDA_GRAPH_FUNCTIONS(KILN_SIGNATURE)
   KILN_CUBLAS_FUNCTIONS(KILN_SIGNATURE)
 #undef KILN_SIGNATURE
   return all;

@@ -16,6 +16,7 @@ std::vector<kiln::test::Signature> kiln::test::getKilnSignatures() {
 #define KILN_SIGNATURE(name, result, params)                                   \
   all.push_back(SignatureOf<result(*) params>::get(#name, #name));
   KILN_CUDA_DRIVER_FUNCTIONS(KILN_SIGNATURE)
+  KILN_CUDA_GRAPH_FUNCTIONS(KILN_SIGNATURE)
   KILN_CUBLAS_FUNCTIONS(KILN_SIGNATURE)
 #undef KILN_SIGNATURE
   return all;
