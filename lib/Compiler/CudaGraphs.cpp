@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <set>
 
 using namespace kiln;
 
@@ -22,6 +23,17 @@ size_t getMinCalls() {
 
 /// The most input dims one executable keeps graphs for.
 constexpr size_t kMaxDims = 8;
+/// Every executable's graphs, for giving their temporaries back when device
+/// memory runs out.
+struct Registry {
+  std::mutex mutex;
+  std::set<CudaGraphs *> all;
+};
+Registry &getRegistry() {
+  static Registry *registry = new Registry; // outlives static executables
+  return *registry;
+}
+
 /// Every this many graph runs of one set of dims, they go back to direct
 /// runs if more than half of those runs found no graph that fit.
 constexpr size_t kMissWindow = 16;
@@ -31,11 +43,38 @@ constexpr size_t kMissWindow = 16;
 CudaGraphs::CudaGraphs(const kiln_rt_program *program)
     : program(program),
       enabled(kiln_rt_program_num_calls(program) >= getMinCalls() &&
-              kiln_rt_cuda_graphs_available()) {}
+              kiln_rt_cuda_graphs_available()) {
+  static std::once_flag hooked;
+  std::call_once(hooked, [] {
+    kiln_rt_cuda_set_memory_pressure_hook(&CudaGraphs::releaseAll);
+  });
+  Registry &registry = getRegistry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  registry.all.insert(this);
+}
 
 CudaGraphs::~CudaGraphs() {
+  {
+    Registry &registry = getRegistry();
+    std::lock_guard<std::mutex> lock(registry.mutex);
+    registry.all.erase(this);
+  }
   for (auto &[dims, entry] : entries)
     clear(entry);
+}
+
+void CudaGraphs::releaseAll() {
+  Registry &registry = getRegistry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  for (CudaGraphs *graphs : registry.all) {
+    // One that is running (capturing, perhaps the allocation that ran out)
+    // keeps its graphs: never wait for it here.
+    std::unique_lock<std::mutex> busy(graphs->mutex, std::try_to_lock);
+    if (!busy.owns_lock())
+      continue;
+    for (auto &[dims, entry] : graphs->entries)
+      clear(entry); // captured again when these dims next run
+  }
 }
 
 void CudaGraphs::clear(Entry &entry) {

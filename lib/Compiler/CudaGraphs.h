@@ -17,8 +17,10 @@
 // captured them and whose kernel nodes need the fewest updates (a new graph
 // is captured, while there is room, for buffers no graph has seen). When none
 // is, the least recently used is captured again and updated. Dims whose runs
-// mostly miss, or whose graph fails, go back to direct runs. KILN_CUDA_GRAPHS=0
-// turns graphs off; =1 uses them for every program with a launch.
+// mostly miss, or whose graph fails, go back to direct runs. When device
+// memory runs out, every graph not running is destroyed first (releaseAll)
+// and captured again later. KILN_CUDA_GRAPHS=0 turns graphs off; =1 uses
+// them for every program with a launch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,6 +64,11 @@ public:
   kiln_rt_status run(void *const *buffers, size_t count,
                      llvm::ArrayRef<int64_t> inputDims,
                      kiln_rt_profile *profile);
+
+  /// Destroys the graphs of every executable not running now, giving their
+  /// temporaries back: the runtime's hook when device memory runs out.
+  /// They are captured again when their dims next run.
+  static void releaseAll();
 
 private:
   struct Graph {

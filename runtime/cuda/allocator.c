@@ -12,6 +12,7 @@
 #include "driver.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,12 @@ static block take(block_list *list, size_t i) {
   return b;
 }
 
+static _Atomic(void (*)(void)) pressure_hook;
+
+void kiln_rt_cuda_set_memory_pressure_hook(void (*hook)(void)) {
+  atomic_store(&pressure_hook, hook);
+}
+
 /* Gives the cached blocks back to the driver; memory_mutex held. */
 static void release_cached(void) {
   for (size_t i = 0; i < cached.count; ++i)
@@ -95,6 +102,14 @@ kiln_rt_status kiln_rt_cuda_malloc(size_t bytes, void **device_ptr) {
     }
   if (!found) {
     status = KILN_CUDA_CALL(cuMemAlloc_v2, (&b.ptr, size));
+    void (*hook)(void) = atomic_load(&pressure_hook);
+    if (status == KILN_RT_OUT_OF_MEMORY && hook) {
+      /* Memory held for speed only (graphs' temporaries) goes back to the
+       * cache first; the hook frees, so it runs without the mutex. */
+      pthread_mutex_unlock(&memory_mutex);
+      hook();
+      pthread_mutex_lock(&memory_mutex);
+    }
     if (status == KILN_RT_OUT_OF_MEMORY && cached.count > 0) {
       release_cached();
       status = KILN_CUDA_CALL(cuMemAlloc_v2, (&b.ptr, size));

@@ -158,4 +158,46 @@ TEST_F(LazyGraphTest, AJitReplayIsOneGraphLaunch) {
   EXPECT_GE(step.getNumReplays(), 28);
 }
 
+// Graphs hold their temporaries for speed only: when a device allocation
+// runs out of memory, every graph not running gives them back before the
+// allocator tries again, and the step after captures again.
+TEST_F(LazyGraphTest, GraphsGiveTheirMemoryBackWhenTheDeviceRunsOut) {
+  useDriver(KILN_FAKE_CUDA_DRIVER, KILN_FAKE_CUBLAS);
+  ASSERT_FALSE(static_cast<bool>(setDevice(Device::Cuda)));
+  Tensor w1 = weightsOf(6, 8, 0.1f), w2 = weightsOf(8, 3, 0.2f);
+  auto step = [&](int s) {
+    Tensor y = matmul(tanh(matmul(batchOf(16, 6, s), w1)), w2);
+    std::vector<Tensor> grads = grad({sum(y * y, {0, 1})}, {w1, w2});
+    Tensor next1 = w1 - grads[0] * 0.01, next2 = w2 - grads[1] * 0.01;
+    ASSERT_FALSE(static_cast<bool>(sync({next1, next2})));
+    w1 = next1;
+    w2 = next2;
+  };
+  for (int s = 0; s < 12; ++s)
+    step(s);
+  ASSERT_FALSE(static_cast<bool>(synchronize()));
+  uint64_t withGraphs = metrics().deviceLiveBytes;
+  // The next new allocation fails once: the graphs go, the cache is given
+  // back, and the allocation succeeds.
+  setenv("FAKE_CUDA_FAIL", "cuMemAlloc_v2", 1);
+  setenv("FAKE_CUDA_FAIL_COUNT", "1", 1);
+  Tensor big = input({300, 300}, std::vector<float>(90000, 0.5f));
+  llvm::Error error = sync({matmul(big, big)});
+  unsetenv("FAKE_CUDA_FAIL");
+  unsetenv("FAKE_CUDA_FAIL_COUNT");
+  ASSERT_FALSE(static_cast<bool>(error)) << llvm::toString(std::move(error));
+  big = Tensor();
+  ASSERT_FALSE(static_cast<bool>(synchronize()));
+  EXPECT_LT(metrics().deviceLiveBytes, withGraphs)
+      << "the graphs' temporaries are still held";
+  // The training step captures again, and is one graph launch again.
+  uint64_t captures = countNow().captures;
+  for (int s = 12; s < 24; ++s)
+    step(s);
+  EXPECT_GT(countNow().captures, captures);
+  StepCounts before = countNow();
+  step(24);
+  EXPECT_EQ(countNow().graphLaunches - before.graphLaunches, 1u);
+}
+
 } // namespace

@@ -91,6 +91,10 @@ kiln_rt_status kiln_rt_cuda_malloc(size_t bytes, void **device_ptr);
 kiln_rt_status kiln_rt_cuda_free(void *device_ptr);
 /* Gives every cached block back to the driver. */
 kiln_rt_status kiln_rt_cuda_trim(void);
+/* Called when a device allocation fails for want of memory, before the
+ * cache is given back and the allocation tried again: `hook` frees what is
+ * held for speed only (kiln_rt_cuda_free, which it may call). NULL: none. */
+void kiln_rt_cuda_set_memory_pressure_hook(void (*hook)(void));
 
 typedef struct kiln_rt_cuda_memory_stats {
   uint64_t live_bytes; /* handed out, not freed (size-class bytes) */
