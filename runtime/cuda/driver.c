@@ -238,6 +238,7 @@ void kiln_rt_cuda_shutdown(void) {
     kiln_cuda.cuCtxSynchronize();
     kiln_cuda_release_graphs();
     kiln_cuda_release_blas();
+    kiln_cuda_release_capture_streams();
     kiln_cuda_unload_modules();
     kiln_cuda_release_memory();
     kiln_cuda.cuStreamDestroy_v2(runtime_stream);

@@ -146,6 +146,7 @@ CUstream kiln_cuda_stream_handle(kiln_rt_cuda_stream *stream);
 
 /* Helpers of kiln_rt_cuda_shutdown, in the files that own the state. */
 void kiln_cuda_release_graphs(void);
+void kiln_cuda_release_capture_streams(void); /* after release_blas */
 void kiln_cuda_unload_modules(void);
 void kiln_cuda_release_memory(void);
 void kiln_cuda_release_blas(void);

@@ -59,6 +59,60 @@ void kiln_cuda_release_graphs(void) {
     release(live); /* the handles stay, empty, with their owners */
 }
 
+/* Each thread's capture stream, made on its first capture and kept until
+ * the shutdown: a stream that cuBLAS's handle was last set to is never
+ * destroyed while the handle lives. */
+typedef struct capture_stream {
+  kiln_rt_cuda_stream *stream;
+  struct capture_stream *next;
+} capture_stream;
+static capture_stream *capture_streams; /* under live_mutex */
+static _Thread_local kiln_rt_cuda_stream *thread_capture_stream;
+static _Thread_local uint64_t thread_capture_session;
+
+kiln_rt_status kiln_rt_cuda_capture_stream(kiln_rt_cuda_stream **out) {
+  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_capture_stream");
+  if (status != KILN_RT_OK)
+    return status;
+  if (!out)
+    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
+                          "kiln_rt_cuda_capture_stream: stream is NULL");
+  uint64_t session = kiln_rt_cuda_session();
+  if (thread_capture_stream && thread_capture_session == session) {
+    *out = thread_capture_stream;
+    return KILN_RT_OK;
+  }
+  capture_stream *entry = calloc(1, sizeof(*entry));
+  if (!entry)
+    return kiln_cuda_fail(KILN_RT_OUT_OF_MEMORY,
+                          "kiln_rt_cuda_capture_stream: out of host memory");
+  status = kiln_rt_cuda_stream_create(&entry->stream);
+  if (status != KILN_RT_OK) {
+    free(entry);
+    return status;
+  }
+  pthread_mutex_lock(&live_mutex);
+  entry->next = capture_streams;
+  capture_streams = entry;
+  pthread_mutex_unlock(&live_mutex);
+  thread_capture_stream = entry->stream;
+  thread_capture_session = session;
+  *out = entry->stream;
+  return KILN_RT_OK;
+}
+
+void kiln_cuda_release_capture_streams(void) {
+  pthread_mutex_lock(&live_mutex);
+  while (capture_streams) {
+    capture_stream *entry = capture_streams;
+    capture_streams = entry->next;
+    kiln_cuda.cuStreamDestroy_v2(entry->stream->handle);
+    free(entry->stream);
+    free(entry);
+  }
+  pthread_mutex_unlock(&live_mutex);
+}
+
 int kiln_rt_cuda_graphs_available(void) {
   return kiln_cuda_enter("kiln_rt_cuda_graphs_available") == KILN_RT_OK &&
          kiln_cuda.has_graphs;
@@ -173,6 +227,7 @@ kiln_rt_status kiln_rt_cuda_capture_end(kiln_rt_cuda_stream *stream,
     free(result);
     return status;
   }
+  link_live(result);
   atomic_fetch_add(&captures, 1);
   *out = result;
   return KILN_RT_OK;

@@ -229,8 +229,8 @@ kiln_rt_status kiln_graph_pass_launched(kiln_graph_pass *pass,
 
 /* A pass of the executor over `graph`'s program on `buffers`; a capture
  * ends in `graph->graph` (PASS_CAPTURE) or in `*recaptured`. A capture
- * runs on a stream of its own: it records whatever any thread queues on
- * its stream, and needs no order, as it executes nothing. */
+ * runs on this thread's capture stream: it records whatever any thread
+ * queues on its stream, and needs no order, as it executes nothing. */
 static kiln_rt_status run_pass(kiln_rt_program_graph *graph,
                                kiln_pass_mode mode, void *const *buffers,
                                const int64_t *input_dims,
@@ -245,12 +245,9 @@ static kiln_rt_status run_pass(kiln_rt_program_graph *graph,
     if (!pass.slot_block)
       return out_of_memory();
   } else {
-    status = kiln_rt_cuda_stream_create(&stream);
-    if (status == KILN_RT_OK) {
+    status = kiln_rt_cuda_capture_stream(&stream);
+    if (status == KILN_RT_OK)
       status = kiln_rt_cuda_capture_begin(stream);
-      if (status != KILN_RT_OK)
-        kiln_rt_cuda_stream_destroy(stream);
-    }
     if (status != KILN_RT_OK)
       return kiln_rt_fail(status, "%s", kiln_rt_cuda_last_error());
   }
@@ -271,7 +268,6 @@ static kiln_rt_status run_pass(kiln_rt_program_graph *graph,
     kiln_rt_status ended = kiln_rt_cuda_capture_end(stream, status, out);
     if (status == KILN_RT_OK && ended != KILN_RT_OK)
       status = kiln_rt_fail(ended, "%s", kiln_rt_cuda_last_error());
-    kiln_rt_cuda_stream_destroy(stream);
   }
   free(pass.busy);
   free(pass.slot_block);

@@ -39,12 +39,14 @@ static int fails(const char *name) {
   return 13
 
 cublasStatus_t cublasCreate_v2(void **handle) {
+  current_stream = NULL; /* a new handle is on the default stream */
   FAKE_ENTRY(cublasCreate_v2);
   *handle = &handle_object;
   return 0;
 }
 cublasStatus_t cublasDestroy_v2(void *handle) {
   FAKE_ENTRY(cublasDestroy_v2);
+  current_stream = NULL; /* its stream may go next */
   return 0;
 }
 cublasStatus_t cublasSetStream_v2(void *handle, void *stream) {

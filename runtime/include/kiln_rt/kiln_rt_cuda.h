@@ -177,6 +177,10 @@ typedef struct kiln_rt_cuda_graph_node kiln_rt_cuda_graph_node;
  * runtime starts without them, and runs everything directly. */
 int kiln_rt_cuda_graphs_available(void);
 
+/* This thread's stream for captures, made on its first call and kept until
+ * the shutdown (owned by the runtime: never destroy it). */
+kiln_rt_status kiln_rt_cuda_capture_stream(kiln_rt_cuda_stream **stream);
+
 /* Starts capturing the work later queued on `stream` into a graph instead
  * of running it: all of it, whichever thread queues it, so capture on a
  * stream of your own. Calls of this thread that would wait for the device,
