@@ -474,10 +474,7 @@ kiln_rt_status kiln_rt_program_graph_prepare(kiln_rt_program_graph *graph,
               program->num_input_dims * sizeof(int64_t))))
     return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
                         "the graph was captured for other input dims");
-  int recapture = 0;
-  for (size_t i = 0; i < count; ++i)
-    recapture |= graph->baked[i] && buffers[i] != graph->arguments[i];
-  if (recapture) {
+  if (kiln_rt_program_graph_moved(graph, buffers, count) == SIZE_MAX) {
     kiln_rt_cuda_graph *recaptured = NULL;
     status = run_pass(graph, PASS_RECAPTURE, buffers, input_dims, &recaptured);
     if (status != KILN_RT_OK) {
