@@ -52,6 +52,7 @@ endif()
 # compiler's facade (Executable, Device), HostTensor and .npy, and the
 # runtime's C headers.
 install(FILES
+  ${PROJECT_SOURCE_DIR}/include/kiln/Lazy/Distributed.h
   ${PROJECT_SOURCE_DIR}/include/kiln/Lazy/Jit.h
   ${PROJECT_SOURCE_DIR}/include/kiln/Lazy/Tensor.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln/Lazy)

@@ -13,14 +13,25 @@
 // learn to read it from context, and its loss falls from log(vocab) = 2.77
 // toward log(3) / 8 = 0.14.
 //
-// Usage: kiln-lstm-train [STEPS] (default 300). Prints the loss as it
-// trains, the throughput and kiln::metrics(); exits non-zero if the loss
-// did not fall (below half its first value, given 200 steps or more).
+// Usage: kiln-lstm-train [STEPS] [--data-parallel] [--save-weights DIR]
+// (STEPS defaults to 300). Prints the loss as it trains, the throughput and
+// kiln::metrics(); exits non-zero if the loss did not fall (below half its
+// first value, given 200 steps or more).
+//
+// --data-parallel: under an MPI launcher (mpirun -np N), each of the N
+// ranks takes its 1/N of every batch of 32 sequences (all ranks draw the
+// same batches), and the ranks average their gradients
+// (kiln::distributed::averageGradients) before the update: the weights stay
+// those of one process training on the whole batch. The loss printed is
+// the ranks' mean, the whole batch's. Rank 0 alone prints.
+// --save-weights DIR: writes the final weights to DIR/<name>.npy (rank 0).
 //
 //===----------------------------------------------------------------------===//
 
 #include "MetricsLine.h"
+#include "kiln/Lazy/Distributed.h"
 #include "kiln/Lazy/Tensor.h"
+#include "kiln/Support/Npy.h"
 
 #include <chrono>
 #include <cmath>
@@ -34,8 +45,11 @@ using namespace kiln;
 
 namespace {
 
-constexpr int64_t vocab = 16, batch = 32, seqLength = 8, embedding = 16,
+constexpr int64_t vocab = 16, globalBatch = 32, seqLength = 8, embedding = 16,
                   hidden = 64;
+/// The sequences of a batch this process trains on: all of them, or its
+/// rank's share under --data-parallel.
+int64_t batch = globalBatch;
 constexpr double learningRate = 1.0;
 
 /// The model's weights: token embeddings, the LSTM's gate weights, and the
@@ -43,6 +57,8 @@ constexpr double learningRate = 1.0;
 struct Model {
   Tensor embed, wx, wh, bias, wout, bout;
 
+  static constexpr const char *names[] = {"embed", "wx",   "wh",
+                                          "bias",  "wout", "bout"};
   std::vector<Tensor> all() const { return {embed, wx, wh, bias, wout, bout}; }
   void set(const std::vector<Tensor> &w) {
     embed = w[0], wx = w[1], wh = w[2], bias = w[3], wout = w[4], bout = w[5];
@@ -60,18 +76,22 @@ Tensor uniform(std::mt19937 &rng, std::vector<int64_t> shape, double scale) {
 /// One batch: per position, the tokens one-hot ([batch, vocab]); the
 /// targets are the next position's tokens. A sequence is its start, its
 /// stride (1 to 3), then start + stride, start + 2 stride, ... (mod vocab).
-std::vector<HostTensor> makeBatch(std::mt19937 &rng) {
+/// Every rank draws the whole batch, and keeps sequences [first, first +
+/// batch).
+std::vector<HostTensor> makeBatch(std::mt19937 &rng, int64_t first) {
   std::uniform_int_distribution<int64_t> token(0, vocab - 1), stride(1, 3);
   std::vector<HostTensor> positions;
   for (int64_t t = 0; t <= seqLength; ++t)
     positions.emplace_back(DType::F32, std::vector<int64_t>{batch, vocab});
-  for (int64_t b = 0; b < batch; ++b) {
+  for (int64_t b = 0; b < globalBatch; ++b) {
     int64_t start = token(rng), step = stride(rng);
+    if (b < first || b >= first + batch)
+      continue;
     for (int64_t t = 0; t <= seqLength; ++t) {
       int64_t value = t == 0   ? start
                       : t == 1 ? step
                                : (start + (t - 1) * step) % vocab;
-      positions[t].setFromDouble(b * vocab + value, 1.0);
+      positions[t].setFromDouble((b - first) * vocab + value, 1.0);
     }
   }
   return positions;
@@ -114,8 +134,46 @@ int fail(const std::string &message) {
 
 int main(int argc, char **argv) {
   int64_t steps = 300;
-  if (argc > 2 || (argc == 2 && (steps = std::atoll(argv[1])) < 1))
-    return fail("usage: kiln-lstm-train [STEPS >= 1]");
+  bool dataParallel = false;
+  std::string saveWeights;
+  bool sawSteps = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--data-parallel")
+      dataParallel = true;
+    else if (arg == "--save-weights" && i + 1 < argc)
+      saveWeights = argv[++i];
+    else if (!sawSteps && !arg.empty() && arg[0] != '-' &&
+             (steps = std::atoll(arg.c_str())) >= 1)
+      sawSteps = true;
+    else
+      return fail("usage: kiln-lstm-train [STEPS >= 1] [--data-parallel] "
+                  "[--save-weights DIR]");
+  }
+  int rank = 0, ranks = 1;
+  if (dataParallel) {
+    if (llvm::Error e = distributed::init())
+      return fail(llvm::toString(std::move(e)));
+    rank = distributed::rank();
+    ranks = distributed::size();
+    if (globalBatch % ranks != 0)
+      return fail("--data-parallel: " + std::to_string(ranks) +
+                  " ranks do not split a batch of " +
+                  std::to_string(globalBatch) + " evenly");
+    batch = globalBatch / ranks;
+  }
+  // Only rank 0 prints.
+  if (rank != 0 && !std::freopen("/dev/null", "w", stdout))
+    return fail("cannot silence rank " + std::to_string(rank));
+  // Leaves the job on every exit path (MPI_Abort after a failed collective,
+  // so that the peers do not wait on this rank).
+  struct Finalize {
+    bool active;
+    ~Finalize() {
+      if (active)
+        distributed::finalize();
+    }
+  } finalize{dataParallel};
 
   std::mt19937 rng(7);
   Model model{uniform(rng, {vocab, embedding}, 0.5),
@@ -134,17 +192,26 @@ int main(int argc, char **argv) {
 
   std::printf("kiln-lstm-train: vocab %lld, batch %lld, %lld steps of "
               "sequence, embedding %lld, hidden %lld, %lld SGD steps\n",
-              (long long)vocab, (long long)batch, (long long)seqLength,
+              (long long)vocab, (long long)globalBatch, (long long)seqLength,
               (long long)embedding, (long long)hidden, (long long)steps);
+  if (dataParallel)
+    std::printf("data parallel: %d ranks (%s), %lld sequences each\n", ranks,
+                distributed::backend(), (long long)batch);
   Metrics start = metrics();
   auto begin = std::chrono::steady_clock::now();
   double firstLoss = 0, lastLoss = 0, firstStepMs = 0;
   for (int64_t s = 0; s < steps; ++s) {
     auto stepStart = std::chrono::steady_clock::now();
-    std::vector<HostTensor> tokens = makeBatch(rng);
+    std::vector<HostTensor> tokens = makeBatch(rng, rank * batch);
     Tensor l = loss(model, tokens);
     std::vector<Tensor> weights = model.all();
     std::vector<Tensor> grads = grad({l}, weights);
+    if (dataParallel) {
+      // Each rank's loss is its shard's mean: the mean of the ranks'
+      // gradients is the whole batch's.
+      grads = distributed::averageGradients(grads);
+      l = allReduce(l, Reduction::Mean);
+    }
     std::vector<Tensor> updated;
     for (size_t i = 0; i < weights.size(); ++i)
       updated.push_back(weights[i] - learningRate * grads[i]);
@@ -181,6 +248,23 @@ int main(int argc, char **argv) {
               steps > 1 ? (steps - 1) * batch * seqLength / steadySeconds : 0.0,
               firstStepMs);
   printMetricsLine(start, end);
+  if (dataParallel) {
+    distributed::Stats counts = distributed::stats();
+    std::printf("collectives: %llu, %llu bytes, %.1f ms waiting\n",
+                (unsigned long long)counts.collectives,
+                (unsigned long long)counts.bytes, counts.waitMs);
+  }
+  if (!saveWeights.empty() && rank == 0) {
+    std::vector<Tensor> weights = model.all();
+    for (size_t i = 0; i < weights.size(); ++i) {
+      llvm::Expected<HostTensor> value = weights[i].toHost();
+      if (!value)
+        return fail(llvm::toString(value.takeError()));
+      if (llvm::Error e =
+              writeNpy(saveWeights + "/" + Model::names[i] + ".npy", *value))
+        return fail(llvm::toString(std::move(e)));
+    }
+  }
   // It falls slowly at first, then fast: to below half by step 200.
   bool fell = steps < 20 || (lastLoss < firstLoss &&
                              (steps < 200 || lastLoss < 0.5 * firstLoss));

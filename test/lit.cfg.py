@@ -56,6 +56,35 @@ if shutil.which(config.host_python):
 if config.kiln_python_module.upper() in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("python-module")
 
+# OpenMPI's launcher and library (CI installs openmpi-bin libopenmpi-dev):
+# the data-parallel tests run ranks under `%mpirun -np N`. As root (CI's
+# containers), mpirun needs --allow-run-as-root; --oversubscribe lets N
+# exceed the cores.
+mpirun = shutil.which("mpirun")
+if mpirun:
+    import ctypes
+    try:
+        ctypes.CDLL("libmpi.so.40")
+        flags = " --oversubscribe"
+        if os.geteuid() == 0:
+            flags += " --allow-run-as-root"
+        config.available_features.add("mpi")
+        config.substitutions.append(("%mpirun", mpirun + flags))
+        # OpenMPI under root in a container: no ptrace-based shared memory
+        # checks, and no warnings about a missing high-speed network.
+        # In a sanitized build: OpenMPI's allocations that it keeps until
+        # exit are not kiln's leaks.
+        config.environment["LSAN_OPTIONS"] = ":".join(filter(None, [
+            "suppressions=" + os.path.join(config.test_source_root,
+                                           "Distributed", "lsan-mpi.supp"),
+            os.environ.get("LSAN_OPTIONS")]))
+        for name, value in [("OMPI_MCA_btl_vader_single_copy_mechanism", "none"),
+                            ("OMPI_MCA_btl", "self,vader,tcp"),
+                            ("OMPI_MCA_rmaps_base_oversubscribe", "1")]:
+            config.environment[name] = value
+    except OSError:
+        pass
+
 # The GPU suite runs only where a CUDA driver and device are visible.
 if os.path.exists("/dev/nvidiactl") or os.path.exists("/dev/nvidia0"):
     config.available_features.add("cuda")

@@ -322,6 +322,23 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
             exe->compileKernels(module, pipelineOptions, options, lap))
       return std::move(e);
   } else {
+    // Collectives are steps of the runtime's executor only.
+    bool collectives =
+        llvm::any_of(module.getOps<func::FuncOp>(), [](func::FuncOp f) {
+          StringRef name = f.getSymName();
+          return f.isExternal() &&
+                 (name.starts_with("kiln_rt_all_reduce_") ||
+                  name.starts_with("kiln_rt_all_gather_") ||
+                  name.starts_with("kiln_rt_reduce_scatter_"));
+        });
+    if (collectives)
+      return makeError(
+          "@" + exe->entryName +
+          ": collectives run only in a host program, which this entry "
+          "cannot be (" +
+          (program ? std::string("host code compilation was asked for")
+                   : llvm::toString(program.takeError())) +
+          ")");
     if (!program)
       llvm::consumeError(program.takeError());
     if (llvm::Error e =

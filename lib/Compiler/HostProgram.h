@@ -81,7 +81,8 @@ public:
 
   /// Kernel: a CPU kernel call; Launch: a GPU kernel launch
   /// (gpu.launch_func); Index: a size from others; Check: sizes that must
-  /// agree.
+  /// agree; Collective: a collective across ranks (callee: its
+  /// kiln_rt_dist_kind, op: its reduction, lhs: its dim, rhs: its group).
   enum class StepKind {
     Alloc,
     Free,
@@ -90,7 +91,8 @@ public:
     Copy,
     Launch,
     Index,
-    Check
+    Check,
+    Collective
   };
   /// The runtime's KILN_INDEX_* and KILN_CHECK_* (program_internal.h).
   enum class IndexOp : uint8_t {
@@ -129,6 +131,8 @@ public:
   int32_t getNumSlots() const { return numSlots; }
   /// Whether a step launches GPU kernels.
   bool hasLaunches() const;
+  /// Whether a step is a collective across ranks.
+  bool hasCollectives() const;
 
 private:
   friend class HostProgramBuilder;

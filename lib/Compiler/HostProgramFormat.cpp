@@ -31,7 +31,7 @@ using namespace kiln;
 namespace {
 
 constexpr llvm::StringLiteral kMagic = "KILNHP";
-constexpr uint16_t kVersion = 2;
+constexpr uint16_t kVersion = 3;
 
 } // namespace
 

@@ -199,6 +199,16 @@ Value TraceImporter::importNode(OpBuilder &b, const TraceNode &node,
   case TraceOp::MatMul:
     return MatmulOp::create(b, loc, type, operands[0], operands[1],
                             attrs[0] != 0, attrs[1] != 0);
+  case TraceOp::AllReduce:
+    return AllReduceOp::create(b, loc,
+                               static_cast<CollectiveReduction>(attrs[0]),
+                               operands[0], attrs[1]);
+  case TraceOp::AllGather:
+    return AllGatherOp::create(b, loc, type, operands[0], attrs[0], attrs[1]);
+  case TraceOp::ReduceScatter:
+    return ReduceScatterOp::create(b, loc, type,
+                                   static_cast<CollectiveReduction>(attrs[0]),
+                                   operands[0], attrs[1], attrs[2]);
   case TraceOp::Vjp: {
     // Stands for its first result; VjpResult picks the others.
     const TraceProgram &callee = *node.getCallee();

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Reference/Interpreter.h"
+#include "Reference/RankGroup.h"
 #include "Support/ElementTypes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
@@ -19,21 +20,17 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <thread>
 
 using namespace mlir;
 using namespace kiln;
 using kiln::DType;
 using kiln::HostTensor;
 
+using kiln::reference::Buffer;
+using kiln::reference::RankGroup;
+
 namespace {
-
-struct Buffer {
-  DType dtype = DType::F32;
-  std::vector<int64_t> shape;
-  std::vector<double> data;
-
-  int64_t size() const { return static_cast<int64_t>(data.size()); }
-};
 
 llvm::Error evalError(Operation *op, const llvm::Twine &message) {
   std::string name = op ? op->getName().getStringRef().str() : "reference";
@@ -89,7 +86,11 @@ void roundBuffer(Buffer &b) {
 
 class Interpreter {
 public:
-  explicit Interpreter(ModuleOp module) : symbols(module) {}
+  /// With a `group`, the interpreter is rank `rank` of it; alone, its
+  /// collectives are those of one rank.
+  explicit Interpreter(ModuleOp module, RankGroup *group = nullptr,
+                       int rank = 0)
+      : symbols(module), group(group), rank(rank) {}
 
   llvm::Expected<std::vector<Buffer>> call(func::FuncOp func,
                                            std::vector<Buffer> args, int depth);
@@ -101,8 +102,16 @@ private:
   evalOp(Operation *op, std::vector<const Buffer *> operands, int depth);
   llvm::Expected<std::vector<Buffer>>
   evalVjp(VjpOp op, std::vector<const Buffer *> operands, int depth);
+  llvm::Expected<Buffer> evalCollective(Operation *op, const Buffer &in);
+  /// The sum of every rank's `value` (alone: `value`).
+  llvm::Expected<double> sumOverRanks(double value);
+  /// Whether `func` or a function it calls or differentiates runs a
+  /// collective.
+  bool reachesCollective(func::FuncOp func);
 
   SymbolTable symbols;
+  RankGroup *group;
+  int rank;
   /// Whether op results are rounded to their element type. Finite
   /// differences turn it off: rounding noise divided by the step would
   /// swamp the derivative.
@@ -405,6 +414,8 @@ Interpreter::evalOp(Operation *op, std::vector<const Buffer *> in, int depth) {
         return single(evalReduce(r.getDims(), *in[0], /*isMax=*/true));
       })
       .Case([&](MatmulOp m) { return single(evalMatmul(m, *in[0], *in[1])); })
+      .Case<AllReduceOp, AllGatherOp, ReduceScatterOp>(
+          [&](Operation *c) { return single(evalCollective(c, *in[0])); })
       .Case([&](FusionGroupOp group) -> llvm::Expected<std::vector<Buffer>> {
         llvm::DenseMap<Value, Buffer> env;
         for (auto [arg, value] : llvm::zip(group.getBody().getArguments(), in))
@@ -429,6 +440,87 @@ Interpreter::evalOp(Operation *op, std::vector<const Buffer *> in, int depth) {
       .Default([&](Operation *) -> llvm::Expected<std::vector<Buffer>> {
         return evalError(op, "not supported by the reference interpreter");
       });
+}
+
+/// A collective: alone, over one rank; in a group, at its rendezvous.
+llvm::Expected<Buffer> Interpreter::evalCollective(Operation *op,
+                                                   const Buffer &in) {
+  CollectiveAttributes attributes = *getCollectiveAttributes(op);
+  int64_t reduction = attributes.reduction, dim = attributes.dim,
+          groupId = attributes.group;
+  if (groupId != 0)
+    return evalError(op, "group " + llvm::Twine(groupId) +
+                             " is not a communicator (only 0, the world)");
+  StringRef kind = op->getName().getStringRef();
+  auto combine = [&](ArrayRef<const Buffer *> operands) {
+    return kiln::reference::combineCollective(kind, reduction, dim, operands);
+  };
+  llvm::Expected<Buffer> result = [&]() -> llvm::Expected<Buffer> {
+    if (!group) {
+      const Buffer *alone[] = {&in};
+      llvm::Expected<std::vector<Buffer>> results = combine(alone);
+      if (!results)
+        return results.takeError();
+      return std::move(results->front());
+    }
+    std::string description;
+    llvm::raw_string_ostream os(description);
+    os << kind << " " << reduction << " dim " << dim << " group " << groupId
+       << " of " << op->getOperand(0).getType();
+    return group->exchange(rank, description, in, combine);
+  }();
+  if (!result)
+    return evalError(op, llvm::toString(result.takeError()));
+  // The ranks are known only now: the result type must agree.
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (!type.isDynamicDim(d) && type.getDimSize(d) != result->shape[d])
+      return evalError(op, "the result is " + llvm::Twine(result->shape[d]) +
+                               " at dim " + llvm::Twine(d) + " over " +
+                               llvm::Twine(group ? group->size() : 1) +
+                               " rank(s), not " +
+                               llvm::Twine(type.getDimSize(d)));
+  return result;
+}
+
+bool Interpreter::reachesCollective(func::FuncOp func) {
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  llvm::SmallVector<func::FuncOp> work = {func};
+  while (!work.empty()) {
+    func::FuncOp next = work.pop_back_val();
+    if (!next || !seen.insert(next).second)
+      continue;
+    bool found = false;
+    next.walk([&](Operation *op) {
+      if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp>(op))
+        found = true;
+      else if (auto call = dyn_cast<func::CallOp>(op))
+        work.push_back(symbols.lookup<func::FuncOp>(call.getCallee()));
+      else if (auto vjp = dyn_cast<VjpOp>(op))
+        work.push_back(symbols.lookup<func::FuncOp>(vjp.getCallee()));
+    });
+    if (found)
+      return true;
+  }
+  return false;
+}
+
+llvm::Expected<double> Interpreter::sumOverRanks(double value) {
+  if (!group)
+    return value;
+  Buffer mine;
+  mine.dtype = DType::F64;
+  mine.shape = {1};
+  mine.data = {value};
+  llvm::Expected<Buffer> sum =
+      group->exchange(rank, "the finite differences' objective", mine,
+                      [](ArrayRef<const Buffer *> operands) {
+                        return kiln::reference::combineCollective(
+                            "kiln.all_reduce", 0, 0, operands);
+                      });
+  if (!sum)
+    return sum.takeError();
+  return sum->data[0];
 }
 
 /// The vjp by central finite differences of the callee, evaluated in
@@ -457,8 +549,16 @@ Interpreter::evalVjp(VjpOp op, std::vector<const Buffer *> in, int depth) {
     --differencing;
   });
 
+  // With collectives in the callee over several ranks, the function
+  // differentiated is every rank's objective summed, of every rank's
+  // inputs: each rank's elements are perturbed in turn (the owner's alone)
+  // while every rank evaluates the callee, in step.
+  bool overRanks = group && group->size() > 1 && reachesCollective(callee);
+  int owners = overRanks ? group->size() : 1;
+
   // <cotangents, f(args)>, summed over every float result.
-  auto objective = [&](std::vector<Buffer> point) -> llvm::Expected<double> {
+  auto localObjective =
+      [&](std::vector<Buffer> point) -> llvm::Expected<double> {
     llvm::Expected<std::vector<Buffer>> outs =
         call(callee, std::move(point), depth + 1);
     if (!outs)
@@ -473,6 +573,12 @@ Interpreter::evalVjp(VjpOp op, std::vector<const Buffer *> in, int depth) {
     }
     return total;
   };
+  auto objective = [&](std::vector<Buffer> point) -> llvm::Expected<double> {
+    llvm::Expected<double> local = localObjective(std::move(point));
+    if (!local || !overRanks)
+      return local;
+    return sumOverRanks(*local);
+  };
 
   // A callee that differentiates (or calls) itself is only as smooth as
   // those inner differences: the narrow step's estimate carries their
@@ -485,50 +591,56 @@ Interpreter::evalVjp(VjpOp op, std::vector<const Buffer *> in, int depth) {
   std::vector<Buffer> grads;
   for (int64_t index : op.getWrt()) {
     Buffer grad = makeBuffer(args[index].dtype, args[index].shape);
-    for (int64_t e = 0; e < grad.size(); ++e) {
-      double x = args[index].data[e];
-      // The central difference with step `h`.
-      auto central = [&](double h) -> llvm::Expected<double> {
-        std::vector<Buffer> plus = args, minus = args;
-        plus[index].data[e] = x + h;
-        minus[index].data[e] = x - h;
-        llvm::Expected<double> up = objective(std::move(plus));
-        if (!up)
-          return up.takeError();
-        llvm::Expected<double> down = objective(std::move(minus));
-        if (!down)
-          return down.takeError();
-        return (*up - *down) / (2 * h);
-      };
-      auto richardson = [&](double h) -> llvm::Expected<double> {
-        llvm::Expected<double> coarse = central(h);
-        if (!coarse)
-          return coarse.takeError();
-        llvm::Expected<double> fine = central(h / 2);
-        if (!fine)
-          return fine.takeError();
-        return (4 * *fine - *coarse) / 3;
-      };
-      double scale = std::max(1.0, std::fabs(x));
-      llvm::Expected<double> wide = richardson(1e-3 * scale);
-      if (!wide)
-        return wide.takeError();
-      // Inside an outer difference (a gradient of a gradient) the inner one
-      // must be a smooth function of the point: the wide step only.
-      if (differencing > 1) {
-        grad.data[e] = *wide;
-        continue;
+    for (int owner = 0; owner < owners; ++owner)
+      for (int64_t e = 0; e < grad.size(); ++e) {
+        bool mine = !overRanks || owner == rank;
+        double x = args[index].data[e];
+        // The central difference with step `h`.
+        auto central = [&](double h) -> llvm::Expected<double> {
+          std::vector<Buffer> plus = args, minus = args;
+          if (mine) {
+            plus[index].data[e] = x + h;
+            minus[index].data[e] = x - h;
+          }
+          llvm::Expected<double> up = objective(std::move(plus));
+          if (!up)
+            return up.takeError();
+          llvm::Expected<double> down = objective(std::move(minus));
+          if (!down)
+            return down.takeError();
+          return (*up - *down) / (2 * h);
+        };
+        auto richardson = [&](double h) -> llvm::Expected<double> {
+          llvm::Expected<double> coarse = central(h);
+          if (!coarse)
+            return coarse.takeError();
+          llvm::Expected<double> fine = central(h / 2);
+          if (!fine)
+            return fine.takeError();
+          return (4 * *fine - *coarse) / 3;
+        };
+        double scale = std::max(1.0, std::fabs(x));
+        llvm::Expected<double> wide = richardson(1e-3 * scale);
+        if (!wide)
+          return wide.takeError();
+        // Inside an outer difference (a gradient of a gradient) the inner one
+        // must be a smooth function of the point: the wide step only.
+        if (differencing > 1) {
+          if (mine)
+            grad.data[e] = *wide;
+          continue;
+        }
+        llvm::Expected<double> narrow = richardson(1e-5 * scale);
+        if (!narrow)
+          return narrow.takeError();
+        // Where the two disagree, a kink (relu, max, a select's predicate) is
+        // within the wide step: the narrow step, which did not cross it, is
+        // the derivative there.
+        double agree = (noisyCallee ? 1e-5 : 1e-8) *
+                       std::max({1.0, std::fabs(*wide), std::fabs(*narrow)});
+        if (mine)
+          grad.data[e] = std::fabs(*wide - *narrow) <= agree ? *wide : *narrow;
       }
-      llvm::Expected<double> narrow = richardson(1e-5 * scale);
-      if (!narrow)
-        return narrow.takeError();
-      // Where the two disagree, a kink (relu, max, a select's predicate) is
-      // within the wide step: the narrow step, which did not cross it, is
-      // the derivative there.
-      double agree = (noisyCallee ? 1e-5 : 1e-8) *
-                     std::max({1.0, std::fabs(*wide), std::fabs(*narrow)});
-      grad.data[e] = std::fabs(*wide - *narrow) <= agree ? *wide : *narrow;
-    }
     grads.push_back(std::move(grad));
   }
   return grads;
@@ -585,10 +697,9 @@ Interpreter::call(func::FuncOp func, std::vector<Buffer> args, int depth) {
   return results;
 }
 
-} // namespace
-
-llvm::Expected<std::vector<HostTensor>>
-kiln::reference::evaluate(func::FuncOp func, ArrayRef<HostTensor> inputs) {
+/// `inputs` as the interpreter's arguments of `func`.
+llvm::Expected<std::vector<Buffer>> toArguments(func::FuncOp func,
+                                                ArrayRef<HostTensor> inputs) {
   FunctionType type = func.getFunctionType();
   if (inputs.size() != type.getNumInputs())
     return evalError(func, "@" + func.getSymName() + " takes " +
@@ -604,20 +715,80 @@ kiln::reference::evaluate(func::FuncOp func, ArrayRef<HostTensor> inputs) {
       b.data[j] = input.getAsDouble(j);
     args.push_back(std::move(b));
   }
-  auto module = func->getParentOfType<ModuleOp>();
-  if (!module)
-    return evalError(func, "function is not inside a module");
-  Interpreter interpreter(module);
-  llvm::Expected<std::vector<Buffer>> results =
-      interpreter.call(func, std::move(args), 0);
-  if (!results)
-    return results.takeError();
+  return args;
+}
+
+std::vector<HostTensor> toHostTensors(std::vector<Buffer> &results) {
   std::vector<HostTensor> outputs;
-  for (Buffer &b : *results) {
+  for (Buffer &b : results) {
     HostTensor t(b.dtype, b.shape);
     for (int64_t j = 0; j < b.size(); ++j)
       t.setFromDouble(j, b.data[j]);
     outputs.push_back(std::move(t));
   }
   return outputs;
+}
+
+} // namespace
+
+llvm::Expected<std::vector<std::vector<HostTensor>>>
+kiln::reference::evaluateRanks(
+    func::FuncOp func, ArrayRef<std::vector<HostTensor>> perRankInputs) {
+  int ranks = static_cast<int>(perRankInputs.size());
+  if (ranks < 1)
+    return evalError(func, "a group needs at least one rank");
+  auto module = func->getParentOfType<ModuleOp>();
+  if (!module)
+    return evalError(func, "function is not inside a module");
+  RankGroup group(ranks);
+  std::vector<std::optional<llvm::Expected<std::vector<Buffer>>>> outcomes(
+      ranks);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < ranks; ++r)
+    threads.emplace_back([&, r] {
+      llvm::Expected<std::vector<Buffer>> args =
+          toArguments(func, perRankInputs[r]);
+      if (!args) {
+        outcomes[r].emplace(args.takeError());
+      } else {
+        Interpreter interpreter(module, &group, r);
+        outcomes[r].emplace(interpreter.call(func, std::move(*args), 0));
+      }
+      group.leave(r);
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  std::vector<std::vector<HostTensor>> results;
+  llvm::Error errors = llvm::Error::success();
+  for (int r = 0; r < ranks; ++r) {
+    llvm::Expected<std::vector<Buffer>> &outcome = *outcomes[r];
+    if (!outcome) {
+      errors = llvm::joinErrors(
+          std::move(errors),
+          llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                  "rank " + std::to_string(r) + ": " +
+                                      llvm::toString(outcome.takeError())));
+      continue;
+    }
+    results.push_back(toHostTensors(*outcome));
+  }
+  if (errors)
+    return std::move(errors);
+  return results;
+}
+
+llvm::Expected<std::vector<HostTensor>>
+kiln::reference::evaluate(func::FuncOp func, ArrayRef<HostTensor> inputs) {
+  llvm::Expected<std::vector<Buffer>> args = toArguments(func, inputs);
+  if (!args)
+    return args.takeError();
+  auto module = func->getParentOfType<ModuleOp>();
+  if (!module)
+    return evalError(func, "function is not inside a module");
+  Interpreter interpreter(module);
+  llvm::Expected<std::vector<Buffer>> results =
+      interpreter.call(func, std::move(*args), 0);
+  if (!results)
+    return results.takeError();
+  return toHostTensors(*results);
 }

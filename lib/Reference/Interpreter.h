@@ -26,6 +26,15 @@ namespace kiln::reference {
 llvm::Expected<std::vector<HostTensor>>
 evaluate(mlir::func::FuncOp func, llvm::ArrayRef<HostTensor> inputs);
 
+/// Evaluates `func` as a group of ranks, one per entry of `perRankInputs`,
+/// each on a thread of its own: the collectives combine the ranks' values
+/// (group 0 is all of them), and kiln.vjp of a function with collectives
+/// differentiates the sum over the ranks of their objectives. Fails, naming
+/// the ranks, where one fails or the ranks run different collectives.
+llvm::Expected<std::vector<std::vector<HostTensor>>>
+evaluateRanks(mlir::func::FuncOp func,
+              llvm::ArrayRef<std::vector<HostTensor>> perRankInputs);
+
 } // namespace kiln::reference
 
 #endif // KILN_REFERENCE_INTERPRETER_H

@@ -532,6 +532,44 @@ llvm::Expected<NodeRef> TraceNode::matmul(const NodeRef &lhs,
               {transposeA ? 1 : 0, transposeB ? 1 : 0});
 }
 
+llvm::Expected<NodeRef> TraceNode::collective(TraceOp op,
+                                              const NodeRef &operand,
+                                              int64_t reduction, int64_t dim,
+                                              int64_t group, int64_t ranks) {
+  if (op != TraceOp::AllReduce && op != TraceOp::AllGather &&
+      op != TraceOp::ReduceScatter)
+    return opError(op, "not a collective");
+  if (!isFloat(operand->getDType()))
+    return opError(op, "needs a float operand, got " + typeString(operand));
+  if (reduction < 0 || reduction > 2)
+    return opError(op, "reduction " + llvm::Twine(reduction) +
+                           " is none of sum (0), mean (1), max (2)");
+  if (group < 0)
+    return opError(op,
+                   "group " + llvm::Twine(group) + " is not a communicator");
+  if (ranks < 1)
+    return opError(op, "a group of " + llvm::Twine(ranks) + " ranks");
+  if (op == TraceOp::AllReduce)
+    return make(op, operand->getDType(), operand->getShape(), {operand},
+                {reduction, group});
+  int64_t rank = operand->getShape().size();
+  if (dim < 0 || dim >= rank)
+    return opError(op, "dim " + llvm::Twine(dim) + " is not a dim of " +
+                           typeString(operand));
+  llvm::SmallVector<int64_t, 4> shape(operand->getShape());
+  if (op == TraceOp::AllGather) {
+    shape[dim] *= ranks;
+    return make(op, operand->getDType(), shape, {operand}, {dim, group});
+  }
+  if (shape[dim] % ranks != 0)
+    return opError(op, typeString(operand) + " does not split into " +
+                           llvm::Twine(ranks) + " equal parts along dim " +
+                           llvm::Twine(dim));
+  shape[dim] /= ranks;
+  return make(op, operand->getDType(), shape, {operand},
+              {reduction, dim, group});
+}
+
 /// What `entry` contributes to its program: op, attributes, type, payload
 /// and operand positions (so that x + x and x + y differ). A parameter is
 /// its type only, whatever computed its value.

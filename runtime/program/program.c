@@ -32,17 +32,17 @@
 #include "../common/error.h"
 #include "../common/reader.h"
 #include "kiln_rt/kiln_rt_blas.h"
+#include "kiln_rt/kiln_rt_dist.h"
 #include "program_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-enum { KILN_PROGRAM_VERSION = 2 };
+enum { KILN_PROGRAM_VERSION = 3 };
 /* Larger counts are corrupt, not programs (an unrolled network has
  * thousands of steps, not billions). */
 #define KILN_MAX_COUNT (UINT64_C(1) << 28)
-#define KILN_MAX_RANK 16
 
 static kiln_rt_status corrupt(const char *what) {
   return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT, "corrupt host program: %s",
@@ -115,6 +115,7 @@ void kiln_rt_program_destroy(kiln_rt_program *program) {
     free(program->runtime_names ? program->runtime_names[i] : NULL);
   free(program->kernel_names);
   free(program->runtime_names);
+  free((void *)program->ranks_checked);
   for (size_t i = 0; i < program->num_constants; ++i)
     free(program->constants[i].data);
   free(program->constants);
@@ -204,7 +205,7 @@ static kiln_rt_status read_steps(kiln_reader *r, kiln_rt_program *p,
       FAIL("truncated step");
     if (kind == KILN_STEP_CHECK && !kiln_read_string(r, &step->message))
       FAIL("truncated step");
-    if (kind > KILN_STEP_CHECK ||
+    if (kind > KILN_STEP_COLLECTIVE ||
         !kiln_read_count(r, &num_views, KILN_MAX_COUNT))
       FAIL("bad step");
     step->kind = kind;
@@ -336,6 +337,18 @@ static kiln_rt_status read_steps(kiln_reader *r, kiln_rt_program *p,
       if (step->op > KILN_CHECK_AT_MOST || num_views != 0)
         FAIL("a bad check");
       break;
+    case KILN_STEP_COLLECTIVE:
+      if (step->callee < 0 || step->callee > KILN_RT_DIST_REDUCE_SCATTER ||
+          step->op > KILN_RT_DIST_MAX || num_views != 2 || step->lhs < 0 ||
+          step->rhs < 0 || step_views[0].rank != step_views[1].rank ||
+          step_views[0].element_bytes != step_views[1].element_bytes ||
+          (step_views[0].element_bytes != 4 &&
+           step_views[0].element_bytes != 8) ||
+          (step->callee != KILN_RT_DIST_ALL_REDUCE &&
+           (uint64_t)step->lhs >= step_views[0].rank))
+        FAIL("a bad collective");
+      p->has_collectives = 1;
+      break;
     }
   }
   if (in_prologue) {
@@ -424,6 +437,18 @@ kiln_rt_status kiln_rt_program_create(const void *bytes, size_t size,
                         "corrupt host program: format version %u, expected %u",
                         (unsigned)version, (unsigned)KILN_PROGRAM_VERSION);
   kiln_rt_program *p = calloc(1, sizeof(kiln_rt_program));
+  if (p) {
+    /* FNV-1a: the ranks of a job compare it before their collectives. */
+    uint64_t hash = 14695981039346656037ull;
+    for (size_t i = 0; i < size; ++i)
+      hash = (hash ^ ((const unsigned char *)bytes)[i]) * 1099511628211ull;
+    p->hash = hash;
+    p->ranks_checked = calloc(1, sizeof(*p->ranks_checked));
+  }
+  if (p && !p->ranks_checked) {
+    free(p);
+    p = NULL;
+  }
   if (!p)
     return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
   pthread_mutex_init(&p->cuda_mutex, NULL);
@@ -789,8 +814,8 @@ kiln_rt_status kiln_rt_program_bind_cpu(kiln_rt_program *program,
 
 /* Copies a strided view into another of the same sizes, element by element
  * over the innermost dim (a memmove when both are contiguous there). */
-static void copy_view(const kiln_view *from, char *from_base,
-                      const kiln_view *to, char *to_base) {
+void kiln_program_copy_view(const kiln_view *from, char *from_base,
+                            const kiln_view *to, char *to_base) {
   int64_t bytes = from->element_bytes;
   uint32_t rank = from->rank;
   if (rank == 0) {
@@ -1017,12 +1042,20 @@ kiln_rt_status kiln_rt_program_run_cpu(const kiln_rt_program *program,
       }
       if (profile && profile->on_call)
         start = now_ns();
-      copy_view(v[0], base[v[0]->slot], v[1], base[v[1]->slot]);
+      kiln_program_copy_view(v[0], base[v[0]->slot], v[1], base[v[1]->slot]);
       if (profile && profile->on_call)
         profile->on_call(profile->context, "copy", now_ns() - start);
       break;
     case KILN_STEP_LAUNCH:
       /* bind_cpu refuses programs with launches. */
+      break;
+    case KILN_STEP_COLLECTIVE:
+      if (profile)
+        start = now_ns();
+      status = kiln_program_collective(program, step, v[0], base[v[0]->slot],
+                                       v[1], base[v[1]->slot], input_dims);
+      if (profile)
+        record_call(profile, "collective", start);
       break;
     }
   }

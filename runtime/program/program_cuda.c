@@ -21,17 +21,6 @@ static kiln_rt_status cuda_failed(kiln_rt_status status) {
                       why && why[0] ? why : kiln_rt_status_string(status));
 }
 
-/* Whether `view` is dense and row-major: a copy of it is one memcpy. */
-static int is_dense(const kiln_view *view) {
-  int64_t stride = 1;
-  for (uint32_t d = view->rank; d-- > 0;) {
-    if (view->sizes[d] != 1 && view->strides[d] != stride)
-      return 0;
-    stride *= view->sizes[d];
-  }
-  return 1;
-}
-
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
 /* The leading dim of a matrix view as cuBLAS needs it, and whether the view
@@ -126,6 +115,10 @@ kiln_rt_status kiln_rt_program_check_cuda(kiln_rt_program *program) {
     if (step->kind == KILN_STEP_KERNEL)
       status = kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
                             "the cuda backend cannot run a host kernel call");
+    else if (step->kind == KILN_STEP_COLLECTIVE)
+      status = kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                            "the cuda backend does not run collectives yet "
+                            "(NCCL): run them on the cpu backend");
     else if (step->dynamic)
       continue; /* its views are known, and checked, at run time */
     else if (step->kind == KILN_STEP_RUNTIME_CALL) {
@@ -135,7 +128,8 @@ kiln_rt_status kiln_rt_program_check_cuda(kiln_rt_program *program) {
       status = get_gemm(program->runtime_names[step->callee], views,
                         step->num_views, &gemms[s]);
     } else if (step->kind == KILN_STEP_COPY &&
-               (!is_dense(&step->views[0]) || !is_dense(&step->views[1])))
+               (!kiln_view_is_dense(&step->views[0]) ||
+                !kiln_view_is_dense(&step->views[1])))
       status = kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
                             "the cuda backend does not copy strided views yet");
   }
@@ -365,7 +359,7 @@ kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
     case KILN_STEP_COPY: {
       const kiln_view *from = v[0], *to = v[1];
       if (step->dynamic &&
-          (!is_dense(from) || !is_dense(to) ||
+          (!kiln_view_is_dense(from) || !kiln_view_is_dense(to) ||
            memcmp(from->sizes, to->sizes, from->rank * sizeof(int64_t)))) {
         status = kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
                               "the cuda backend copies dense views of equal "

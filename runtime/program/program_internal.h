@@ -16,6 +16,10 @@ enum {
   KILN_STEP_LAUNCH = 5, /* a GPU kernel launch */
   KILN_STEP_INDEX = 6,  /* a size computed from other sizes */
   KILN_STEP_CHECK = 7,  /* sizes that must agree */
+  /* A collective across ranks (kiln_rt_dist): callee is its
+   * kiln_rt_dist_kind, op its reduction, lhs its dim, rhs its group; the
+   * views are its operand and its result. */
+  KILN_STEP_COLLECTIVE = 8,
 };
 
 /* Index steps: register = lhs op rhs, on sizes (checked for overflow). */
@@ -43,6 +47,9 @@ enum { KILN_PASS_POINTER = 0, KILN_PASS_DESCRIPTOR = 1 };
 static inline int64_t kiln_operand(const int64_t *registers, int64_t operand) {
   return operand >= 0 ? operand : registers[-1 - operand];
 }
+
+/* The largest rank of a view. */
+#define KILN_MAX_RANK 16
 
 /* The largest rank of a runtime call's memref (rank-4 batched GEMMs). */
 #define KILN_MAX_CALL_RANK 4
@@ -113,7 +120,12 @@ struct kiln_rt_program {
   int64_t *dims;             /* every view's sizes and strides */
   uint32_t max_views;        /* the most views of one step */
   uint32_t max_launch_words; /* the most parameter words of one launch */
-  int has_launches, has_host_kernels;
+  int has_launches, has_host_kernels, has_collectives;
+  /* FNV-1a of the program's bytes: what every rank must run alike. */
+  uint64_t hash;
+  /* Whether the ranks agreed on `hash` (a static program checks once):
+   * its own allocation, so that a run of a const program can set it. */
+  _Atomic int *ranks_checked;
 
   /* CPU: bound entry points. */
   kiln_rt_kernel_entry *kernel_entries;
@@ -129,6 +141,30 @@ struct kiln_rt_program {
   kiln_rt_cuda_function **cuda_functions;
   void **cuda_constants;
 };
+
+/* Runs a collective step on resolved views of buffers at `in_base` and
+ * `out_base` (program_dist.c), checking the ranks run one program first;
+ * `input_dims` as the run got them (part of what the ranks compare). */
+kiln_rt_status kiln_program_collective(const kiln_rt_program *program,
+                                       const kiln_step *step,
+                                       const kiln_view *in, char *in_base,
+                                       const kiln_view *out, char *out_base,
+                                       const int64_t *input_dims);
+
+/* Copies a strided view into another of the same sizes (program.c). */
+void kiln_program_copy_view(const kiln_view *from, char *from_base,
+                            const kiln_view *to, char *to_base);
+
+/* Whether `view` is dense and row-major: one memcpy copies it. */
+static inline int kiln_view_is_dense(const kiln_view *view) {
+  int64_t stride = 1;
+  for (uint32_t d = view->rank; d-- > 0;) {
+    if (view->sizes[d] != 1 && view->strides[d] != stride)
+      return 0;
+    stride *= view->sizes[d];
+  }
+  return 1;
+}
 
 /* The address of `view`'s first element in a buffer at `base` (NULL stays
  * NULL: an empty buffer may have none). */

@@ -136,6 +136,34 @@ llvm::StringMap<Sample> getWrittenSamples() {
       return %m : tensor<5x5xf64>
     })",
       {0, 1});
+  // Collectives over one rank (the CPU run's world, and the interpreter's
+  // alone); CollectiveTest.cpp checks them over several ranks.
+  add("kiln.all_reduce", R"(
+    func.func @f(%x: tensor<3x5xf64>) -> tensor<3x5xf64> {
+      %s = kiln.sin %x : tensor<3x5xf64>
+      %r = kiln.all_reduce mean, %s group = 0 : tensor<3x5xf64>
+      %m = kiln.all_reduce max, %r group = 0 : tensor<3x5xf64>
+      %y = kiln.mul %m, %x : tensor<3x5xf64>
+      return %y : tensor<3x5xf64>
+    })",
+      {0});
+  add("kiln.all_gather", R"(
+    func.func @f(%x: tensor<3x5xf64>) -> tensor<3x5xf64> {
+      %s = kiln.sin %x : tensor<3x5xf64>
+      %g = kiln.all_gather %s dim = 1 group = 0 : tensor<3x5xf64> -> tensor<3x5xf64>
+      %y = kiln.mul %g, %x : tensor<3x5xf64>
+      return %y : tensor<3x5xf64>
+    })",
+      {0});
+  add("kiln.reduce_scatter", R"(
+    func.func @f(%x: tensor<3x5xf64>) -> tensor<3x5xf64> {
+      %s = kiln.sin %x : tensor<3x5xf64>
+      %r = kiln.reduce_scatter mean, %s dim = 0 group = 0 : tensor<3x5xf64> -> tensor<3x5xf64>
+      %t = kiln.reduce_scatter sum, %r dim = 1 group = 0 : tensor<3x5xf64> -> tensor<3x5xf64>
+      %y = kiln.mul %t, %x : tensor<3x5xf64>
+      return %y : tensor<3x5xf64>
+    })",
+      {0});
   // A gradient inside the function: its VJP is a second derivative.
   add("kiln.vjp", R"(
     func.func @g(%x: tensor<3x5xf64>) -> tensor<3x5xf64> {

@@ -229,6 +229,15 @@ public:
                                         llvm::ArrayRef<int64_t> dims);
   static llvm::Expected<NodeRef> matmul(const NodeRef &lhs, const NodeRef &rhs,
                                         bool transposeA, bool transposeB);
+  /// A collective over the `ranks` ranks of communicator `group`:
+  /// AllReduce (attrs {reduction, group}), AllGather ({dim, group}: the
+  /// result is `ranks` times the operand at `dim`) or ReduceScatter
+  /// ({reduction, dim, group}: the operand's size at `dim` must be a
+  /// multiple of `ranks`). `reduction` is kiln::Reduction's value (0 sum,
+  /// 1 mean, 2 max); `dim` is ignored by AllReduce.
+  static llvm::Expected<NodeRef> collective(TraceOp op, const NodeRef &operand,
+                                            int64_t reduction, int64_t dim,
+                                            int64_t group, int64_t ranks);
   /// The gradients of `outputs` with respect to `inputs`, weighted by
   /// `cotangents` (one per output, of its type): one VjpResult node per
   /// input, of its type, recorded as one kiln.vjp.

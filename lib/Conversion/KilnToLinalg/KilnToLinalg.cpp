@@ -2,7 +2,8 @@
 //
 // Inlines fusion groups in place (each group's ops become one kernel after
 // linalg elementwise fusion), then lowers every kiln op with the patterns of
-// Elementwise.cpp, Shape.cpp, Reduction.cpp and Linear.cpp.
+// Elementwise.cpp, Shape.cpp, Reduction.cpp and Linear.cpp; collectives
+// become calls of the runtime first (Collectives.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -83,6 +84,8 @@ struct KilnLowerToLinalgPass
       return signalPassFailure();
 
     IRRewriter rewriter(&getContext());
+    if (failed(lowerCollectives(rewriter, module)))
+      return signalPassFailure();
     lowerMatmulEpilogues(rewriter, module, blas);
     SmallVector<FusionGroupOp> groups;
     module.walk([&](FusionGroupOp group) { groups.push_back(group); });

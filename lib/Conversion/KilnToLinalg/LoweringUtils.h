@@ -11,6 +11,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 
 #include <functional>
@@ -36,6 +37,13 @@ void populateLinearLoweringPatterns(RewritePatternSet &patterns,
 /// Lowers each add under `root` that accumulates a matmul's product
 /// (getAccumulatedMatmul) with that matmul, as one contraction whose init
 /// is the add's other operand.
+/// Replaces every kiln.all_reduce, kiln.all_gather and kiln.reduce_scatter
+/// of `module` by a call of the runtime on buffers (Collectives.cpp).
+/// Fails, with an error on the op, for element types or dynamic dims that
+/// the runtime cannot take.
+mlir::LogicalResult lowerCollectives(mlir::RewriterBase &rewriter,
+                                     mlir::ModuleOp module);
+
 void lowerMatmulEpilogues(mlir::RewriterBase &rewriter, mlir::Operation *root,
                           bool libraryCalls);
 

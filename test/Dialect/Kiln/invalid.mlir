@@ -929,3 +929,57 @@ func.func @slice_whole_dim_offset(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = kiln.slice %x, offsets = [1], sizes = [-1] : tensor<4xf32> -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// Collectives: a group is a communicator handle, never negative.
+func.func @all_reduce_bad_group(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{group -1 is not a communicator}}
+  %0 = kiln.all_reduce sum, %x group = -1 : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Collectives: all_gather's result is a whole multiple of its operand at dim.
+func.func @all_gather_not_multiple(%x: tensor<3x4xf32>) -> tensor<3x6xf32> {
+  // expected-error @+1 {{size 6 at dim 1 is not a whole multiple of 4}}
+  %0 = kiln.all_gather %x dim = 1 group = 0 : tensor<3x4xf32> -> tensor<3x6xf32>
+  return %0 : tensor<3x6xf32>
+}
+
+// -----
+
+// Collectives: the other dims are equal.
+func.func @all_gather_other_dim(%x: tensor<3x4xf32>) -> tensor<6x8xf32> {
+  // expected-error @+1 {{operand and result differ at dim 0, which is not the collective's dim 1}}
+  %0 = kiln.all_gather %x dim = 1 group = 0 : tensor<3x4xf32> -> tensor<6x8xf32>
+  return %0 : tensor<6x8xf32>
+}
+
+// -----
+
+// Collectives: dim is a dim of the operand.
+func.func @reduce_scatter_dim(%x: tensor<8xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{dim 1 is out of range for rank 1}}
+  %0 = kiln.reduce_scatter sum, %x dim = 1 group = 0 : tensor<8xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Collectives: reduce_scatter's operand is a whole multiple of its result.
+func.func @reduce_scatter_not_multiple(%x: tensor<6xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{size 6 at dim 0 is not a whole multiple of 4}}
+  %0 = kiln.reduce_scatter mean, %x dim = 0 group = 0 : tensor<6xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Collectives: one element type.
+func.func @all_gather_types(%x: tensor<4xf32>) -> tensor<8xf64> {
+  // expected-error @+1 {{operand and result element types differ}}
+  %0 = kiln.all_gather %x dim = 0 group = 0 : tensor<4xf32> -> tensor<8xf64>
+  return %0 : tensor<8xf64>
+}

@@ -175,6 +175,77 @@ LogicalResult ConvertOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+/// The checks the collectives share: a group handle, and for all_gather
+/// and reduce_scatter a `dim` in range along which the `whole` tensor is a
+/// multiple of the `part` (the number of ranks, known only at run time),
+/// the other dims equal.
+static LogicalResult verifyCollective(Operation *op, int64_t group,
+                                      std::optional<int64_t> dim,
+                                      RankedTensorType part,
+                                      RankedTensorType whole) {
+  if (group < 0)
+    return op->emitOpError("group ") << group << " is not a communicator";
+  if (!dim)
+    return success();
+  if (part.getElementType() != whole.getElementType())
+    return op->emitOpError("operand and result element types differ");
+  if (part.getRank() != whole.getRank())
+    return op->emitOpError("operand and result ranks differ");
+  if (*dim < 0 || *dim >= part.getRank())
+    return op->emitOpError("dim ")
+           << *dim << " is out of range for rank " << part.getRank();
+  for (int64_t d = 0; d < part.getRank(); ++d) {
+    int64_t a = part.getDimSize(d), b = whole.getDimSize(d);
+    if (ShapedType::isDynamic(a) || ShapedType::isDynamic(b))
+      continue;
+    if (d != *dim && a != b)
+      return op->emitOpError("operand and result differ at dim ")
+             << d << ", which is not the collective's dim " << *dim;
+    if (d == *dim && (a == 0 ? b != 0 : b % a != 0))
+      return op->emitOpError("size ")
+             << b << " at dim " << d << " is not a whole multiple of " << a;
+  }
+  return success();
+}
+
+std::optional<CollectiveAttributes>
+kiln::getCollectiveAttributes(Operation *op) {
+  CollectiveAttributes attributes;
+  if (auto allReduce = dyn_cast<AllReduceOp>(op)) {
+    attributes.reduction = static_cast<int64_t>(allReduce.getReduction());
+    attributes.group = allReduce.getGroup();
+  } else if (auto gather = dyn_cast<AllGatherOp>(op)) {
+    attributes.dim = gather.getDim();
+    attributes.group = gather.getGroup();
+  } else if (auto scatter = dyn_cast<ReduceScatterOp>(op)) {
+    attributes.reduction = static_cast<int64_t>(scatter.getReduction());
+    attributes.dim = scatter.getDim();
+    attributes.group = scatter.getGroup();
+  } else {
+    return std::nullopt;
+  }
+  return attributes;
+}
+
+LogicalResult AllReduceOp::verify() {
+  return verifyCollective(*this, getGroup(), std::nullopt, getType(),
+                          getType());
+}
+
+LogicalResult AllGatherOp::verify() {
+  return verifyCollective(*this, getGroup(), getDim(), getOperand().getType(),
+                          getType());
+}
+
+LogicalResult ReduceScatterOp::verify() {
+  return verifyCollective(*this, getGroup(), getDim(), getType(),
+                          getOperand().getType());
+}
+
+//===----------------------------------------------------------------------===//
 // BroadcastInDimOp
 //===----------------------------------------------------------------------===//
 

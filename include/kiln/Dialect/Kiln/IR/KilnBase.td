@@ -78,6 +78,25 @@ def Kiln_CmpPredicate : I32EnumAttr<"CmpPredicate", "kiln.cmp predicate", [
 def Kiln_CmpPredicateAttr
     : EnumAttr<Kiln_Dialect, Kiln_CmpPredicate, "predicate">;
 
+// How a collective combines the ranks' tensors. Written `#kiln<reduction
+// mean>` in the generic form and `mean` in the collectives' custom forms.
+def Kiln_Reduction : I32EnumAttr<"CollectiveReduction", "collective reduction", [
+  I32EnumAttrCase<"sum", 0>,
+  I32EnumAttrCase<"mean", 1>,
+  I32EnumAttrCase<"max", 2>
+]> {
+  let cppNamespace = "::kiln";
+  let genSpecializedAttr = 0;
+}
+
+def Kiln_ReductionAttr : EnumAttr<Kiln_Dialect, Kiln_Reduction, "reduction">;
+
+// The communication between ranks: every collective reads and writes it, so
+// that no pass merges, drops or reorders collectives (every rank must run
+// the same ones in the same order).
+def Kiln_CommunicationResource
+    : Resource<"::kiln::CommunicationResource">;
+
 //===----------------------------------------------------------------------===//
 // Op base classes
 //===----------------------------------------------------------------------===//
@@ -142,3 +161,13 @@ class Kiln_ReduceOp<string mnemonic, list<Trait> traits = []>
 }
 
 #endif // KILN_DIALECT_KILN_IR_KILNBASE_TD
+
+// Collectives over the ranks of communicator `group` (0: the world). Not
+// Pure: they read and write Kiln_CommunicationResource.
+class Kiln_CollectiveOp<string mnemonic, list<Trait> traits = []>
+    : Kiln_Op<mnemonic, !listconcat(traits, [
+        MemoryEffects<[MemRead<Kiln_CommunicationResource>,
+                       MemWrite<Kiln_CommunicationResource>]>])> {
+  let results = (outs Kiln_FloatTensor:$result);
+  let hasVerifier = 1;
+}

@@ -28,6 +28,13 @@ namespace kiln {
 /// NaN propagates); kiln.reduce_max reduces with the former.
 double maximumOf(double a, double b);
 double minimumOf(double a, double b);
+
+/// What collectives read and write (their MemoryEffects), so that passes
+/// keep each one and their order.
+struct CommunicationResource
+    : mlir::SideEffects::Resource::Base<CommunicationResource> {
+  llvm::StringRef getName() override { return "kiln.communication"; }
+};
 } // namespace kiln
 
 #define GET_OP_CLASSES
@@ -43,6 +50,16 @@ std::optional<int64_t> getStaticElementCount(mlir::ShapedType type);
 /// kernel of its own; a chain of them is a weight gradient summed over the
 /// steps of an unrolled network. Null otherwise.
 MatmulOp getAccumulatedMatmul(AddOp add);
+
+/// A collective's attributes, whichever of the three it is: its reduction
+/// (CollectiveReduction's value; sum for all_gather), dim (0 for
+/// all_reduce) and group.
+struct CollectiveAttributes {
+  int64_t reduction = 0, dim = 0, group = 0;
+};
+/// Those of `op`, or none when it is no collective.
+std::optional<CollectiveAttributes>
+getCollectiveAttributes(mlir::Operation *op);
 
 /// k when `op` is a reduce_sum or reduce_max over exactly the trailing dims
 /// k..rank-1 of a statically shaped operand, with k >= 1: it reduces rows

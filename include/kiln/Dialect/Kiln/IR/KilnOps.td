@@ -380,6 +380,74 @@ def Kiln_MatmulOp : Kiln_Op<"matmul", [Pure,
 }
 
 //===----------------------------------------------------------------------===//
+// Collectives (docs/DISTRIBUTED.md)
+//===----------------------------------------------------------------------===//
+
+def Kiln_AllReduceOp : Kiln_CollectiveOp<"all_reduce",
+    [AllTypesMatch<["operand", "result"]>]> {
+  let summary = "combines a tensor across the ranks of a group";
+  let description = [{
+    Every rank of communicator `group` passes a tensor of one type; each gets
+    their elementwise `reduction` (sum, mean or max) back. Every rank runs
+    the same collectives in the same order.
+
+    ```mlir
+    %g = kiln.all_reduce mean, %x group = 0 : tensor<64x16xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_ReductionAttr:$reduction, Kiln_FloatTensor:$operand,
+                       DefaultValuedAttr<I64Attr, "0">:$group);
+  let assemblyFormat = [{
+    $reduction `,` $operand `group` `=` $group attr-dict `:` type($result)
+  }];
+  let builders = [
+    OpBuilder<(ins "::kiln::CollectiveReduction":$reduction, "::mlir::Value":$operand,
+                   CArg<"int64_t", "0">:$group), [{
+      build($_builder, $_state, operand.getType(), reduction, operand, group);
+    }]>
+  ];
+}
+
+def Kiln_AllGatherOp : Kiln_CollectiveOp<"all_gather"> {
+  let summary = "concatenates the ranks' tensors along a dim";
+  let description = [{
+    Every rank of `group` passes a tensor of one type; each gets the
+    concatenation of all of them along `dim`, in rank order. The result is
+    the operand's size at `dim` times the number of ranks, which the run
+    checks.
+
+    ```mlir
+    %w = kiln.all_gather %shard dim = 0 group = 0 : tensor<8x16xf32> -> tensor<16x16xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$operand, I64Attr:$dim,
+                       DefaultValuedAttr<I64Attr, "0">:$group);
+  let assemblyFormat = [{
+    $operand `dim` `=` $dim `group` `=` $group attr-dict `:` type($operand)
+    `->` type($result)
+  }];
+}
+
+def Kiln_ReduceScatterOp : Kiln_CollectiveOp<"reduce_scatter"> {
+  let summary = "combines the ranks' tensors and keeps one part of the result";
+  let description = [{
+    The `reduction` of the ranks' tensors, as `kiln.all_reduce`, split into
+    as many equal parts along `dim` as `group` has ranks: rank r keeps the
+    r-th part.
+
+    ```mlir
+    %s = kiln.reduce_scatter sum, %g dim = 0 group = 0 : tensor<16x16xf32> -> tensor<8x16xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_ReductionAttr:$reduction, Kiln_FloatTensor:$operand,
+                       I64Attr:$dim, DefaultValuedAttr<I64Attr, "0">:$group);
+  let assemblyFormat = [{
+    $reduction `,` $operand `dim` `=` $dim `group` `=` $group attr-dict `:`
+    type($operand) `->` type($result)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Differentiation and fusion
 //===----------------------------------------------------------------------===//
 

@@ -14,6 +14,17 @@
 // - reduce_max: the cotangent is split evenly among all elements equal to
 //   the maximum (as PyTorch's amax and JAX).
 // - pow: d/dy of x^y is taken as 0 where x <= 0 (log x is undefined there).
+// - all_reduce max: every rank whose x equals the maximum gets the whole
+//   summed cotangent (no split among tied ranks: counting them would take
+//   a second collective).
+//
+// Collectives (n ranks; the objective differentiated is every rank's,
+// summed):
+// - all_reduce sum -> all_reduce sum of ct; mean -> all_reduce mean of ct;
+//   max -> all_reduce sum of ct, kept where x == y, else 0;
+// - all_gather -> reduce_scatter sum of ct along the same dim;
+// - reduce_scatter sum -> all_gather of ct; mean -> all_gather of ct / n;
+//   max has none (a named error).
 //
 //===----------------------------------------------------------------------===//
 
@@ -340,6 +351,48 @@ LogicalResult reduceMaxRule(RuleBuilder &r, ReduceMaxOp op, Value ct) {
   return success();
 }
 
+LogicalResult allReduceRule(RuleBuilder &r, AllReduceOp op, Value ct) {
+  r.contribute(0, [&] {
+    CollectiveReduction reduction = op.getReduction();
+    Value summed = AllReduceOp::create(r.b, r.loc,
+                                       reduction == CollectiveReduction::mean
+                                           ? CollectiveReduction::mean
+                                           : CollectiveReduction::sum,
+                                       ct, op.getGroup())
+                       .getResult();
+    if (reduction != CollectiveReduction::max)
+      return summed;
+    // Every rank's cotangent flows to the ranks that hold the maximum.
+    return r.keepWhere(
+        r.compare(CmpPredicate::eq, op.getOperand(), op.getResult()), summed);
+  });
+  return success();
+}
+
+LogicalResult reduceScatterRule(RuleBuilder &r, ReduceScatterOp op, Value ct) {
+  if (op.getReduction() == CollectiveReduction::max)
+    return op.emitOpError("has no gradient: a max reduce_scatter is not "
+                          "differentiable here (use sum or mean)");
+  RankedTensorType whole = op.getOperand().getType();
+  int64_t dim = op.getDim();
+  int64_t ranks = 1;
+  if (op.getReduction() == CollectiveReduction::mean) {
+    if (whole.isDynamicDim(dim) || op.getType().isDynamicDim(dim) ||
+        op.getType().getDimSize(dim) == 0)
+      return op.emitOpError("has no gradient: a mean reduce_scatter along a "
+                            "dynamic or empty dim (its rank count is unknown)");
+    ranks = whole.getDimSize(dim) / op.getType().getDimSize(dim);
+  }
+  r.contribute(0, [&] {
+    Value gathered =
+        AllGatherOp::create(r.b, r.loc, whole, ct, dim, op.getGroup());
+    if (ranks == 1)
+      return gathered;
+    return r.mul(gathered, r.constant(gathered, 1.0 / ranks));
+  });
+  return success();
+}
+
 } // namespace
 
 LogicalResult kiln::applyVjpRule(Operation *op, ArrayRef<Value> resultAdjoints,
@@ -430,5 +483,21 @@ LogicalResult kiln::applyVjpRule(Operation *op, ArrayRef<Value> resultAdjoints,
         return success();
       })
       .Case([&](MatmulOp matmul) { return matmulRule(r, matmul, ct); })
+      .Case([&](AllReduceOp allReduce) {
+        return allReduceRule(r, allReduce, ct);
+      })
+      .Case([&](AllGatherOp gather) {
+        r.contribute(0, [&] {
+          return ReduceScatterOp::create(r.b, r.loc,
+                                         gather.getOperand().getType(),
+                                         CollectiveReduction::sum, ct,
+                                         gather.getDim(), gather.getGroup())
+              .getResult();
+        });
+        return success();
+      })
+      .Case([&](ReduceScatterOp scatter) {
+        return reduceScatterRule(r, scatter, ct);
+      })
       .Default([](Operation *) { return failure(); });
 }

@@ -1,0 +1,111 @@
+/*===- kiln_rt_dist.h - collectives across processes, C ABI ---------------===*
+ *
+ * The ranks of a data-parallel job and the collectives between them
+ * (kiln.all_reduce, kiln.all_gather, kiln.reduce_scatter). MPI is loaded
+ * at run time with dlopen (OpenMPI's libmpi.so.40, or MPICH's
+ * libmpi.so.12; KILN_MPI_LIBRARY names another): the runtime links none.
+ * A process that no MPI launcher started is a world of one rank, whose
+ * collectives copy their operand.
+ *
+ * A collective starts, then is waited for: a wait polls up to a deadline
+ * (KILN_DIST_TIMEOUT_S seconds, default 300), so a peer that died or runs
+ * another program is an error naming the call, never a hang. After such an
+ * error the world is broken: every later collective fails, and
+ * kiln_rt_dist_finalize aborts the job (MPI_Abort) rather than waiting for
+ * the peers in MPI_Finalize.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef KILN_RT_KILN_RT_DIST_H
+#define KILN_RT_KILN_RT_DIST_H
+
+#include "kiln_rt/kiln_rt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* As kiln::Reduction (the dialect's #kiln<reduction ...>). */
+typedef enum kiln_rt_dist_reduction {
+  KILN_RT_DIST_SUM = 0,
+  KILN_RT_DIST_MEAN = 1,
+  KILN_RT_DIST_MAX = 2,
+} kiln_rt_dist_reduction;
+
+typedef enum kiln_rt_dist_dtype {
+  KILN_RT_DIST_F32 = 0,
+  KILN_RT_DIST_F64 = 1,
+} kiln_rt_dist_dtype;
+
+typedef enum kiln_rt_dist_kind {
+  KILN_RT_DIST_ALL_REDUCE = 0,
+  KILN_RT_DIST_ALL_GATHER = 1,
+  KILN_RT_DIST_REDUCE_SCATTER = 2,
+} kiln_rt_dist_kind;
+
+/* Joins the job: with MPI where an MPI launcher started the process
+ * (OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK is set) or KILN_DIST=mpi,
+ * initializing MPI unless the program already did; alone otherwise
+ * (KILN_DIST=none forces that). Idempotent; thread-safe. Fails, naming the
+ * call, where MPI is needed and cannot be loaded or initialized. */
+kiln_rt_status kiln_rt_dist_init(void);
+/* This process's rank and the number of ranks; 0 and 1 before init. */
+int kiln_rt_dist_rank(void);
+int kiln_rt_dist_size(void);
+/* "mpi" or "none". */
+const char *kiln_rt_dist_backend(void);
+/* Leaves the job: MPI_Finalize where init initialized MPI, or MPI_Abort
+ * where a collective failed (the peers may be waiting on this rank). */
+void kiln_rt_dist_finalize(void);
+
+/* One collective over communicator `group` (0: the world, the only one
+ * there is for now) of a tensor viewed as [outer][inner] contiguous
+ * elements of `dtype`:
+ * - all_reduce: `output` is `input`'s shape, the reduction of every rank's;
+ * - all_gather: `output` is [outer][size * inner], rank r's `input` at
+ *   [outer][r * inner ...];
+ * - reduce_scatter: `input` is [outer][size * inner]; `output` [outer][inner]
+ *   is this rank's part of the reduction.
+ * `input` and `output` do not overlap. The buffers belong to the
+ * collective until kiln_rt_dist_wait returns. */
+typedef struct kiln_rt_dist_collective {
+  kiln_rt_dist_kind kind;
+  kiln_rt_dist_reduction reduction; /* all_reduce and reduce_scatter */
+  kiln_rt_dist_dtype dtype;
+  int64_t group;
+  int64_t outer, inner;
+  const void *input;
+  void *output;
+} kiln_rt_dist_collective;
+
+typedef struct kiln_rt_dist_request kiln_rt_dist_request;
+
+/* Starts `collective` (nonblocking MPI), into `*request`; a world of one
+ * rank finishes it at once. Fails, naming the call, on bad arguments, a
+ * broken world or an MPI error. */
+kiln_rt_status kiln_rt_dist_start(const kiln_rt_dist_collective *collective,
+                                  kiln_rt_dist_request **request);
+/* Waits for `request` up to the deadline and frees it; the output is then
+ * written. */
+kiln_rt_status kiln_rt_dist_wait(kiln_rt_dist_request *request);
+/* Start, then wait. */
+kiln_rt_status kiln_rt_dist_run(const kiln_rt_dist_collective *collective);
+
+/* Checks that every rank runs the same program before its first
+ * collective: exchanges `hash` and fails with "rank R runs another program
+ * than rank 0" where they differ. Alone, succeeds at once. */
+kiln_rt_status kiln_rt_dist_check_program(uint64_t hash, const char *what);
+
+/* Counters, for tests and benchmarks. */
+typedef struct kiln_rt_dist_stats {
+  uint64_t collectives; /* started */
+  uint64_t bytes;       /* of the operands started */
+  double wait_ns;       /* spent in kiln_rt_dist_wait */
+} kiln_rt_dist_stats;
+void kiln_rt_dist_get_stats(kiln_rt_dist_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_RT_KILN_RT_DIST_H */
