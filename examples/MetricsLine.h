@@ -8,6 +8,7 @@
 #ifndef KILN_EXAMPLES_METRICSLINE_H
 #define KILN_EXAMPLES_METRICSLINE_H
 
+#include "kiln/Lazy/Distributed.h"
 #include "kiln/Lazy/Tensor.h"
 
 #include <cstdio>
@@ -40,6 +41,23 @@ inline void printMetricsLine(const kiln::Metrics &start,
       (unsigned long long)(end.graphLaunches - start.graphLaunches),
       (unsigned long long)(end.graphCaptures - start.graphCaptures),
       (unsigned long long)(end.graphNodeUpdates - start.graphNodeUpdates));
+}
+
+/// The collectives of a data-parallel run from `start` to `end`, over
+/// `steps` steps of `seconds`: per step, and the share of the step that
+/// waited for them (the communication that no other work hid), as one line
+/// that bench/distributed parses.
+inline void printCollectivesLine(const kiln::distributed::Stats &start,
+                                 const kiln::distributed::Stats &end,
+                                 long long steps, double seconds) {
+  double perStep = steps > 0 ? 1.0 / static_cast<double>(steps) : 0.0;
+  double waitMs = end.waitMs - start.waitMs;
+  std::printf(
+      "collectives: %.1f per step, %.0f bytes per step, waiting %.3f "
+      "ms per step, %.1f%% of the step\n",
+      static_cast<double>(end.collectives - start.collectives) * perStep,
+      static_cast<double>(end.bytes - start.bytes) * perStep, waitMs * perStep,
+      seconds > 0 ? 100.0 * waitMs / (1e3 * seconds) : 0.0);
 }
 
 #endif // KILN_EXAMPLES_METRICSLINE_H

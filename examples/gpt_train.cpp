@@ -11,15 +11,22 @@
 // it (mean squared error), so the loss must fall.
 //
 // Usage: kiln-gpt-train [STEPS] [--batch B] [--seq T] [--width C]
-//                       [--heads H] [--lr LR]
+//                       [--heads H] [--lr LR] [--data-parallel]
+//                       [--bucket-kb KB]
 // (defaults 200 steps, B=4, T=32, C=64, H=4, LR=0.05). Prints the loss
 // every 50 steps, the throughput, and kiln::metrics() (MetricsLine.h);
 // exits non-zero if the loss did not fall below 0.8 of
 // its first value (given 100 steps or more).
 //
+// --data-parallel: under an MPI launcher, each rank trains on batches of
+// its own (B sequences each, so the global batch is B x ranks) and the
+// ranks average their gradients in buckets of --bucket-kb (default 25 MB)
+// before the update; the loss printed is the ranks' mean.
+//
 //===----------------------------------------------------------------------===//
 
 #include "MetricsLine.h"
+#include "kiln/Lazy/Distributed.h"
 #include "kiln/Lazy/Tensor.h"
 
 #include <chrono>
@@ -38,6 +45,8 @@ namespace {
 struct Config {
   int64_t steps = 200, batch = 4, seq = 32, width = 64, heads = 4;
   double lr = 0.05;
+  bool dataParallel = false;
+  double bucketKb = 25 * 1024;
 };
 
 /// The block's parameters, in gpt_block.py's order.
@@ -120,9 +129,13 @@ bool parse(int argc, char **argv, Config &cfg, std::string &error) {
       return true;
     };
     double number = 0;
-    if (arg == "--lr") {
-      if (!value(cfg.lr))
+    if (arg == "--lr" || arg == "--bucket-kb") {
+      if (!value(arg == "--lr" ? cfg.lr : cfg.bucketKb))
         return false;
+      continue;
+    }
+    if (arg == "--data-parallel") {
+      cfg.dataParallel = true;
       continue;
     }
     int64_t *field = arg == "--batch"   ? &cfg.batch
@@ -141,7 +154,8 @@ bool parse(int argc, char **argv, Config &cfg, std::string &error) {
     if (!end || *end || steps < 1) {
       error = "unknown argument '" + arg +
               "' (usage: kiln-gpt-train [STEPS] [--batch B] [--seq T] "
-              "[--width C] [--heads H] [--lr LR])";
+              "[--width C] [--heads H] [--lr LR] [--data-parallel] "
+              "[--bucket-kb KB])";
       return false;
     }
     cfg.steps = steps;
@@ -160,6 +174,25 @@ int main(int argc, char **argv) {
   std::string error;
   if (!parse(argc, argv, cfg, error))
     return fail(error);
+  int rank = 0, ranks = 1;
+  if (cfg.dataParallel) {
+    if (llvm::Error e = distributed::init())
+      return fail(llvm::toString(std::move(e)));
+    rank = distributed::rank();
+    ranks = distributed::size();
+    if (rank != 0 && !std::freopen("/dev/null", "w", stdout))
+      return fail("cannot silence rank " + std::to_string(rank));
+    std::printf("data parallel: %d ranks (%s), %lld sequences each\n", ranks,
+                distributed::backend(), (long long)cfg.batch);
+  }
+  // Leaves the job on every exit path (MPI_Abort after a failed collective).
+  struct Finalize {
+    bool active;
+    ~Finalize() {
+      if (active)
+        distributed::finalize();
+    }
+  } finalize{cfg.dataParallel};
   std::mt19937 rng(11);
   Block teacher = initBlock(rng, cfg.width);
   Block student = initBlock(rng, cfg.width);
@@ -170,9 +203,13 @@ int main(int argc, char **argv) {
   Tensor mask = Tensor::fromHost(std::move(maskData));
   // The teacher's outputs are data: computed once per batch, outside the
   // step (a few fixed batches, cycled).
+  // Every rank draws every rank's batches and keeps its own.
   std::vector<Tensor> inputs, targets;
-  for (int i = 0; i < 4; ++i) {
-    inputs.push_back(hostTensor(rng, {cfg.batch * cfg.seq, cfg.width}, 1.0));
+  for (int i = 0; i < 4 * ranks; ++i) {
+    Tensor input = hostTensor(rng, {cfg.batch * cfg.seq, cfg.width}, 1.0);
+    if (i % ranks != rank)
+      continue;
+    inputs.push_back(input);
     targets.push_back(block(cfg, teacher, inputs.back(), mask));
     if (llvm::Error e = sync({targets.back()}))
       return fail(llvm::toString(std::move(e)));
@@ -181,11 +218,18 @@ int main(int argc, char **argv) {
   Metrics start = metrics();
   double firstLoss = 0, lastLoss = 0;
   auto begin = std::chrono::steady_clock::now(), afterFirst = begin;
+  // The collectives after the first step (which compiles, unevenly).
+  distributed::Stats collectivesAfterFirst;
   for (int64_t step = 1; step <= cfg.steps; ++step) {
     const Tensor &x = inputs[step % inputs.size()];
     Tensor diff = block(cfg, student, x, mask) - targets[step % inputs.size()];
     Tensor loss = mean(diff * diff, {0, 1});
     std::vector<Tensor> grads = grad({loss}, student.params);
+    if (cfg.dataParallel) {
+      grads = distributed::averageGradients(
+          grads, static_cast<int64_t>(cfg.bucketKb * 1024));
+      loss = allReduce(loss, Reduction::Mean);
+    }
     std::vector<Tensor> next;
     for (size_t i = 0; i < grads.size(); ++i)
       next.push_back(student.params[i] - grads[i] * cfg.lr);
@@ -204,8 +248,10 @@ int main(int argc, char **argv) {
         firstLoss = lastLoss;
       std::printf("step %4lld  loss %.4f\n", (long long)step, lastLoss);
     }
-    if (step == 1)
+    if (step == 1) {
       afterFirst = std::chrono::steady_clock::now();
+      collectivesAfterFirst = distributed::stats();
+    }
   }
   if (llvm::Error e = synchronize())
     return fail(llvm::toString(std::move(e)));
@@ -217,6 +263,9 @@ int main(int argc, char **argv) {
               "compile included)\n",
               cfg.steps > 1 ? (cfg.steps - 1) / restS : 0.0, firstMs);
   printMetricsLine(start, metrics());
+  if (cfg.dataParallel)
+    printCollectivesLine(collectivesAfterFirst, distributed::stats(),
+                         cfg.steps - 1, restS);
   if (cfg.steps >= 100 && !(lastLoss < 0.8 * firstLoss))
     return fail("the loss did not fall as it should (from " +
                 std::to_string(firstLoss) + " to " + std::to_string(lastLoss) +

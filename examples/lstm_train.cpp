@@ -13,7 +13,8 @@
 // learn to read it from context, and its loss falls from log(vocab) = 2.77
 // toward log(3) / 8 = 0.14.
 //
-// Usage: kiln-lstm-train [STEPS] [--data-parallel] [--save-weights DIR]
+// Usage: kiln-lstm-train [STEPS] [--data-parallel] [--bucket-kb KB]
+//                        [--save-weights DIR]
 // (STEPS defaults to 300). Prints the loss as it trains, the throughput and
 // kiln::metrics(); exits non-zero if the loss did not fall (below half its
 // first value, given 200 steps or more).
@@ -23,7 +24,8 @@
 // same batches), and the ranks average their gradients
 // (kiln::distributed::averageGradients) before the update: the weights stay
 // those of one process training on the whole batch. The loss printed is
-// the ranks' mean, the whole batch's. Rank 0 alone prints.
+// the ranks' mean, the whole batch's. Rank 0 alone prints. --bucket-kb:
+// the most gradient bytes one all_reduce takes (default 25 MB).
 // --save-weights DIR: writes the final weights to DIR/<name>.npy (rank 0).
 //
 //===----------------------------------------------------------------------===//
@@ -136,6 +138,7 @@ int main(int argc, char **argv) {
   int64_t steps = 300;
   bool dataParallel = false;
   std::string saveWeights;
+  int64_t bucketBytes = 25 << 20;
   bool sawSteps = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -143,12 +146,15 @@ int main(int argc, char **argv) {
       dataParallel = true;
     else if (arg == "--save-weights" && i + 1 < argc)
       saveWeights = argv[++i];
+    else if (arg == "--bucket-kb" && i + 1 < argc &&
+             (bucketBytes = std::atoll(argv[++i]) * 1024) > 0)
+      continue;
     else if (!sawSteps && !arg.empty() && arg[0] != '-' &&
              (steps = std::atoll(arg.c_str())) >= 1)
       sawSteps = true;
     else
       return fail("usage: kiln-lstm-train [STEPS >= 1] [--data-parallel] "
-                  "[--save-weights DIR]");
+                  "[--bucket-kb KB] [--save-weights DIR]");
   }
   int rank = 0, ranks = 1;
   if (dataParallel) {
@@ -200,6 +206,8 @@ int main(int argc, char **argv) {
   Metrics start = metrics();
   auto begin = std::chrono::steady_clock::now();
   double firstLoss = 0, lastLoss = 0, firstStepMs = 0;
+  // The collectives after the first step (which compiles, unevenly).
+  distributed::Stats afterFirst;
   for (int64_t s = 0; s < steps; ++s) {
     auto stepStart = std::chrono::steady_clock::now();
     std::vector<HostTensor> tokens = makeBatch(rng, rank * batch);
@@ -209,7 +217,7 @@ int main(int argc, char **argv) {
     if (dataParallel) {
       // Each rank's loss is its shard's mean: the mean of the ranks'
       // gradients is the whole batch's.
-      grads = distributed::averageGradients(grads);
+      grads = distributed::averageGradients(grads, bucketBytes);
       l = allReduce(l, Reduction::Mean);
     }
     std::vector<Tensor> updated;
@@ -231,6 +239,7 @@ int main(int argc, char **argv) {
       std::printf("step %4lld  loss %.4f\n", (long long)s + 1, lastLoss);
     }
     if (s == 0) {
+      afterFirst = distributed::stats();
       firstLoss = lastLoss;
       firstStepMs = std::chrono::duration<double, std::milli>(
                         std::chrono::steady_clock::now() - stepStart)
@@ -248,12 +257,9 @@ int main(int argc, char **argv) {
               steps > 1 ? (steps - 1) * batch * seqLength / steadySeconds : 0.0,
               firstStepMs);
   printMetricsLine(start, end);
-  if (dataParallel) {
-    distributed::Stats counts = distributed::stats();
-    std::printf("collectives: %llu, %llu bytes, %.1f ms waiting\n",
-                (unsigned long long)counts.collectives,
-                (unsigned long long)counts.bytes, counts.waitMs);
-  }
+  if (dataParallel)
+    printCollectivesLine(afterFirst, distributed::stats(), steps - 1,
+                         steadySeconds);
   if (!saveWeights.empty() && rank == 0) {
     std::vector<Tensor> weights = model.all();
     for (size_t i = 0; i < weights.size(); ++i) {

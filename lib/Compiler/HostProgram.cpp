@@ -376,6 +376,7 @@ HostProgramBuilder::build(unsigned numInputs, const ShapeFunction *shapes) {
     if (llvm::Error e = addOp(op))
       return std::move(e);
   }
+  program.scheduleCollectives();
   return std::move(program);
 }
 

@@ -81,8 +81,10 @@ public:
 
   /// Kernel: a CPU kernel call; Launch: a GPU kernel launch
   /// (gpu.launch_func); Index: a size from others; Check: sizes that must
-  /// agree; Collective: a collective across ranks (callee: its
-  /// kiln_rt_dist_kind, op: its reduction, lhs: its dim, rhs: its group).
+  /// agree; Collective: a collective across ranks starts (callee: its
+  /// kiln_rt_dist_kind, op: its reduction, lhs: its dim, rhs: its group;
+  /// slot: its request, or -1 when it ends where it starts);
+  /// CollectiveWait: the collective of request `slot` ends.
   enum class StepKind {
     Alloc,
     Free,
@@ -92,7 +94,8 @@ public:
     Launch,
     Index,
     Check,
-    Collective
+    Collective,
+    CollectiveWait
   };
   /// The runtime's KILN_INDEX_* and KILN_CHECK_* (program_internal.h).
   enum class IndexOp : uint8_t {
@@ -133,6 +136,10 @@ public:
   bool hasLaunches() const;
   /// Whether a step is a collective across ranks.
   bool hasCollectives() const;
+  /// Splits each collective into a start and a wait, as far apart as their
+  /// buffers allow, so that the steps between overlap the communication
+  /// (CollectiveSchedule.cpp).
+  void scheduleCollectives();
 
 private:
   friend class HostProgramBuilder;

@@ -57,7 +57,7 @@ from ._C import (
     where,
     zeros,
 )
-from . import optim
+from . import distributed, optim
 from .runner import KilnRunError, find_tool, run
 
 

@@ -9,4 +9,5 @@ NB_MODULE(_C, m) {
   kiln::python::bindFunctions(m);
   kiln::python::bindAutograd(m);
   kiln::python::bindJit(m);
+  kiln::python::bindDistributed(m);
 }

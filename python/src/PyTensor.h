@@ -142,6 +142,7 @@ void bindArrays(nb::module_ &m);
 void bindFunctions(nb::module_ &m);
 void bindAutograd(nb::module_ &m);
 void bindJit(nb::module_ &m);
+void bindDistributed(nb::module_ &m);
 
 /// Whether a kiln.jit capture is recording on this thread (reads of values
 /// are then noted, for a warning).

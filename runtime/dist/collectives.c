@@ -359,6 +359,33 @@ kiln_rt_status kiln_rt_dist_wait(kiln_rt_dist_request *request) {
   return status;
 }
 
+kiln_rt_status kiln_rt_dist_progress(kiln_rt_dist_request *request) {
+  if (!request)
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "kiln_rt_dist_progress: null request");
+  if (request->done)
+    return KILN_RT_OK;
+  uint64_t status_object[16];
+  int flag = 0;
+  int code = mpi.Test(&request->handle, &flag, status_object);
+  if (code)
+    return break_world(kiln_mpi_fail(&mpi, "MPI_Test", code));
+  if (flag) {
+    finish(request);
+    request->done = 1;
+  }
+  return KILN_RT_OK;
+}
+
+int kiln_rt_dist_overlap(void) {
+  static int overlap = -1;
+  if (overlap < 0) {
+    const char *text = getenv("KILN_DIST_OVERLAP");
+    overlap = !(text && !strcmp(text, "0"));
+  }
+  return overlap;
+}
+
 kiln_rt_status kiln_rt_dist_run(const kiln_rt_dist_collective *collective) {
   kiln_rt_dist_request *request = NULL;
   kiln_rt_status status = kiln_rt_dist_start(collective, &request);

@@ -170,6 +170,8 @@ static kiln_rt_status read_steps(kiln_reader *r, kiln_rt_program *p,
   /* Each step's first view and each view's first dim, as indices. */
   size_t *first_view = calloc(count ? count : 1, sizeof(size_t));
   growable first_dim = {NULL, 0, 0, sizeof(size_t)};
+  /* Each collective request: 1 started, 2 waited for. */
+  growable requests = {NULL, 0, 0, 1};
   kiln_rt_status status = KILN_RT_OK;
   int in_prologue = 1;
   uint32_t prologue_registers = p->num_registers;
@@ -205,7 +207,7 @@ static kiln_rt_status read_steps(kiln_reader *r, kiln_rt_program *p,
       FAIL("truncated step");
     if (kind == KILN_STEP_CHECK && !kiln_read_string(r, &step->message))
       FAIL("truncated step");
-    if (kind > KILN_STEP_COLLECTIVE ||
+    if (kind > KILN_STEP_COLLECTIVE_WAIT ||
         !kiln_read_count(r, &num_views, KILN_MAX_COUNT))
       FAIL("bad step");
     step->kind = kind;
@@ -347,10 +349,32 @@ static kiln_rt_status read_steps(kiln_reader *r, kiln_rt_program *p,
           (step->callee != KILN_RT_DIST_ALL_REDUCE &&
            (uint64_t)step->lhs >= step_views[0].rank))
         FAIL("a bad collective");
+      if (step->slot >= 0) {
+        /* Requests are numbered in the order they start. */
+        char *state = grow(&requests, 1);
+        if (!state)
+          NO_MEMORY();
+        if ((uint32_t)step->slot != p->num_requests)
+          FAIL("a bad collective");
+        ((char *)requests.data)[p->num_requests++] = 1;
+      } else if (step->slot != -1) {
+        FAIL("a bad collective");
+      }
       p->has_collectives = 1;
+      break;
+    case KILN_STEP_COLLECTIVE_WAIT:
+      if (num_views != 2 || step->slot < 0 ||
+          (uint32_t)step->slot >= p->num_requests ||
+          ((char *)requests.data)[step->slot] != 1 ||
+          step_views[0].rank != step_views[1].rank)
+        FAIL("a bad wait for a collective");
+      ((char *)requests.data)[step->slot] = 2;
       break;
     }
   }
+  for (uint32_t i = 0; i < p->num_requests; ++i)
+    if (((char *)requests.data)[i] != 2)
+      FAIL("a collective never waited for");
   if (in_prologue) {
     p->prologue_steps = count;
     prologue_registers = p->num_registers;
@@ -378,6 +402,7 @@ done:
   free(dims.data);
   free(first_dim.data);
   free(first_view);
+  free(requests.data);
   return status;
 }
 
@@ -908,11 +933,15 @@ kiln_rt_status kiln_rt_program_run_cpu(const kiln_rt_program *program,
       views * sizeof(descriptor) + words * sizeof(kiln_word) +
       words * sizeof(void *) + views * sizeof(kiln_view) +
       views * sizeof(kiln_view *) + (view_dims + size_words) * sizeof(int64_t) +
-      slots * sizeof(char *) + slots * sizeof(int32_t) + sizeof(descriptor);
+      slots * sizeof(char *) + slots * sizeof(int32_t) + sizeof(descriptor) +
+      program->num_requests * sizeof(kiln_program_request *);
   char *block = malloc(scratch);
   if (!block)
     return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
-  descriptor *descriptors = (descriptor *)block;
+  /* The collectives under way, by request. */
+  kiln_program_request **requests = (kiln_program_request **)block;
+  memset(requests, 0, program->num_requests * sizeof(*requests));
+  descriptor *descriptors = (descriptor *)(requests + program->num_requests);
   kiln_word *values = (kiln_word *)(descriptors + views);
   void **packed = (void **)(values + words);
   kiln_view *resolved_views = (kiln_view *)(packed + words);
@@ -1052,13 +1081,31 @@ kiln_rt_status kiln_rt_program_run_cpu(const kiln_rt_program *program,
     case KILN_STEP_COLLECTIVE:
       if (profile)
         start = now_ns();
-      status = kiln_program_collective(program, step, v[0], base[v[0]->slot],
-                                       v[1], base[v[1]->slot], input_dims);
+      status = kiln_program_collective_start(
+          program, step, v[0], base[v[0]->slot], v[1], base[v[1]->slot],
+          input_dims, step->slot >= 0 ? &requests[step->slot] : NULL);
       if (profile)
         record_call(profile, "collective", start);
       break;
+    case KILN_STEP_COLLECTIVE_WAIT:
+      if (profile)
+        start = now_ns();
+      status = kiln_program_collective_wait(requests[step->slot], v[1],
+                                            base[v[1]->slot]);
+      requests[step->slot] = NULL;
+      if (profile)
+        record_call(profile, "collective wait", start);
+      break;
     }
+    /* Collectives under way move on only inside MPI's calls. */
+    for (uint32_t i = 0; i < program->num_requests && status == KILN_RT_OK; ++i)
+      if (requests[i])
+        status = kiln_program_collective_progress(requests[i]);
   }
+  /* A failed run ends its collectives before their buffers go back. */
+  for (uint32_t i = 0; i < program->num_requests; ++i)
+    if (requests[i])
+      (void)kiln_program_collective_wait(requests[i], NULL, NULL);
   /* What the steps allocated and did not free goes back. */
   for (size_t i = 0; i < num_allocated; ++i)
     _mlir_memref_to_llvm_free(base[allocated[i]]);

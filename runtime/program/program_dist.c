@@ -55,13 +55,35 @@ static kiln_rt_status check_ranks(const kiln_rt_program *program,
   return status;
 }
 
-kiln_rt_status kiln_program_collective(const kiln_rt_program *program,
-                                       const kiln_step *step,
-                                       const kiln_view *in, char *in_base,
-                                       const kiln_view *out, char *out_base,
-                                       const int64_t *input_dims) {
+struct kiln_program_request {
+  kiln_rt_dist_request *dist;
+  int kind;
+  /* The result, contiguous, where its view is not (copied out at the
+   * wait); the operand's contiguous copy, kept until then. */
+  char *in_copy, *out_copy;
+};
+
+static void free_request(kiln_program_request *r) {
+  free(r->in_copy);
+  free(r->out_copy);
+  free(r);
+}
+
+/* The error of a failed collective, naming it. */
+static kiln_rt_status fail_collective(kiln_rt_status status, int kind) {
+  char why[768];
+  snprintf(why, sizeof(why), "%s", kiln_rt_last_error());
+  return kiln_rt_fail(status, "%s: %s", kind_names[kind], why);
+}
+
+kiln_rt_status kiln_program_collective_start(
+    const kiln_rt_program *program, const kiln_step *step, const kiln_view *in,
+    char *in_base, const kiln_view *out, char *out_base,
+    const int64_t *input_dims, kiln_program_request **request) {
   int kind = step->callee;
   const char *name = kind_names[kind];
+  if (request)
+    *request = NULL;
   kiln_rt_status status = kiln_rt_dist_init();
   if (status)
     return status;
@@ -86,31 +108,28 @@ kiln_rt_status kiln_program_collective(const kiln_rt_program *program,
   if (status)
     return status;
 
+  kiln_program_request *r = calloc(1, sizeof(*r));
+  if (!r)
+    return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "%s: out of host memory", name);
+  r->kind = kind;
   int64_t bytes = in->element_bytes;
-  int64_t in_strides[KILN_MAX_RANK], out_strides[KILN_MAX_RANK];
-  kiln_view in_packed = contiguous_like(in, in_strides);
-  kiln_view out_packed = contiguous_like(out, out_strides);
   int64_t in_count = count_of(in, 0, in->rank);
   int64_t out_count = count_of(out, 0, out->rank);
   char *in_data = kiln_view_address(in_base, in);
   char *out_data = kiln_view_address(out_base, out);
-  char *in_copy = NULL, *out_copy = NULL;
   if (in_count && !kiln_view_is_dense(in)) {
-    in_copy = malloc((size_t)(in_count * bytes));
-    if (!in_copy)
-      return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "%s: out of host memory",
-                          name);
-    kiln_program_copy_view(in, in_base, &in_packed, in_copy);
-    in_data = in_copy;
+    int64_t strides[KILN_MAX_RANK];
+    kiln_view packed = contiguous_like(in, strides);
+    r->in_copy = malloc((size_t)(in_count * bytes));
+    if (r->in_copy)
+      kiln_program_copy_view(in, in_base, &packed, r->in_copy);
+    in_data = r->in_copy;
   }
-  if (out_count && !kiln_view_is_dense(out)) {
-    out_copy = malloc((size_t)(out_count * bytes));
-    if (!out_copy) {
-      free(in_copy);
-      return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "%s: out of host memory",
-                          name);
-    }
-    out_data = out_copy;
+  if (out_count && !kiln_view_is_dense(out))
+    out_data = r->out_copy = malloc((size_t)(out_count * bytes));
+  if ((in_count && !in_data) || (out_count && !out_data)) {
+    free_request(r);
+    return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "%s: out of host memory", name);
   }
   kiln_rt_dist_collective collective = {
       .kind = (kiln_rt_dist_kind)kind,
@@ -122,15 +141,49 @@ kiln_rt_status kiln_program_collective(const kiln_rt_program *program,
       .input = in_data,
       .output = out_data,
   };
-  status = kiln_rt_dist_run(&collective);
-  if (status == KILN_RT_OK && out_copy)
-    kiln_program_copy_view(&out_packed, out_copy, out, out_base);
-  free(in_copy);
-  free(out_copy);
+  status = kiln_rt_dist_start(&collective, &r->dist);
   if (status) {
-    char why[768];
-    snprintf(why, sizeof(why), "%s", kiln_rt_last_error());
-    return kiln_rt_fail(status, "%s: %s", name, why);
+    free_request(r);
+    return fail_collective(status, kind);
   }
+  /* Without overlap (or a wait step), it ends where it starts. */
+  if (!request || !kiln_rt_dist_overlap()) {
+    status = kiln_rt_dist_wait(r->dist);
+    r->dist = NULL;
+    if (status) {
+      free_request(r);
+      return fail_collective(status, kind);
+    }
+  }
+  if (!request)
+    return kiln_program_collective_wait(r, out, out_base);
+  *request = r;
   return KILN_RT_OK;
+}
+
+kiln_rt_status kiln_program_collective_wait(kiln_program_request *r,
+                                            const kiln_view *out,
+                                            char *out_base) {
+  if (!r)
+    return kiln_rt_fail(KILN_RT_INTERNAL, "a wait for no collective");
+  kiln_rt_status status = KILN_RT_OK;
+  if (r->dist) {
+    status = kiln_rt_dist_wait(r->dist);
+    r->dist = NULL;
+  }
+  if (status == KILN_RT_OK && out && r->out_copy) {
+    int64_t strides[KILN_MAX_RANK];
+    kiln_view packed = contiguous_like(out, strides);
+    kiln_program_copy_view(&packed, r->out_copy, out, out_base);
+  }
+  int kind = r->kind;
+  free_request(r);
+  return status ? fail_collective(status, kind) : KILN_RT_OK;
+}
+
+kiln_rt_status kiln_program_collective_progress(kiln_program_request *r) {
+  if (!r || !r->dist)
+    return KILN_RT_OK;
+  kiln_rt_status status = kiln_rt_dist_progress(r->dist);
+  return status ? fail_collective(status, r->kind) : KILN_RT_OK;
 }

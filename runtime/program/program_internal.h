@@ -16,10 +16,13 @@ enum {
   KILN_STEP_LAUNCH = 5, /* a GPU kernel launch */
   KILN_STEP_INDEX = 6,  /* a size computed from other sizes */
   KILN_STEP_CHECK = 7,  /* sizes that must agree */
-  /* A collective across ranks (kiln_rt_dist): callee is its
+  /* A collective across ranks (kiln_rt_dist) starts: callee is its
    * kiln_rt_dist_kind, op its reduction, lhs its dim, rhs its group; the
-   * views are its operand and its result. */
+   * views are its operand and its result; slot is its request, which a
+   * wait step ends (-1: none, it ends here). */
   KILN_STEP_COLLECTIVE = 8,
+  /* The collective of request `slot` ends (its views are the start's). */
+  KILN_STEP_COLLECTIVE_WAIT = 9,
 };
 
 /* Index steps: register = lhs op rhs, on sizes (checked for overflow). */
@@ -121,6 +124,7 @@ struct kiln_rt_program {
   uint32_t max_views;        /* the most views of one step */
   uint32_t max_launch_words; /* the most parameter words of one launch */
   int has_launches, has_host_kernels, has_collectives;
+  uint32_t num_requests; /* collectives started and waited for in steps */
   /* FNV-1a of the program's bytes: what every rank must run alike. */
   uint64_t hash;
   /* Whether the ranks agreed on `hash` (a static program checks once):
@@ -142,14 +146,25 @@ struct kiln_rt_program {
   void **cuda_constants;
 };
 
-/* Runs a collective step on resolved views of buffers at `in_base` and
- * `out_base` (program_dist.c), checking the ranks run one program first;
- * `input_dims` as the run got them (part of what the ranks compare). */
-kiln_rt_status kiln_program_collective(const kiln_rt_program *program,
-                                       const kiln_step *step,
-                                       const kiln_view *in, char *in_base,
-                                       const kiln_view *out, char *out_base,
-                                       const int64_t *input_dims);
+/* A collective under way (program_dist.c). */
+typedef struct kiln_program_request kiln_program_request;
+
+/* Starts a collective step on resolved views of buffers at `in_base` and
+ * `out_base`, checking that the ranks run one program first; `input_dims`
+ * as the run got them (part of what the ranks compare). With `request`
+ * NULL, waits for it too; else `*request` is under way, for
+ * kiln_program_collective_wait. */
+kiln_rt_status kiln_program_collective_start(
+    const kiln_rt_program *program, const kiln_step *step, const kiln_view *in,
+    char *in_base, const kiln_view *out, char *out_base,
+    const int64_t *input_dims, kiln_program_request **request);
+/* Ends `request` (freed), writing the result's view `out` at `out_base`.
+ * With `out` NULL (a failed run), only waits, and writes nothing. */
+kiln_rt_status kiln_program_collective_wait(kiln_program_request *request,
+                                            const kiln_view *out,
+                                            char *out_base);
+/* Lets `request` progress (MPI moves only inside its calls). */
+kiln_rt_status kiln_program_collective_progress(kiln_program_request *request);
 
 /* Copies a strided view into another of the same sizes (program.c). */
 void kiln_program_copy_view(const kiln_view *from, char *from_base,

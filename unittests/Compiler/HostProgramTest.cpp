@@ -142,6 +142,69 @@ TEST_F(HostProgramTest, LaunchesKernelsOnViewsAndCopies) {
   EXPECT_STREQ(kiln_rt_last_error(), "the program takes 2 buffers, 1 given");
 }
 
+// A collective (an all_reduce's runtime call) between independent kernels.
+constexpr const char *kCollective = R"mlir(
+    func.func private @k(memref<4xf32>, memref<4xf32>) attributes {kiln.kernel}
+    func.func private @kiln_rt_all_reduce_f32_r1(
+        memref<?xf32, strided<[?], offset: ?>>,
+        memref<?xf32, strided<[?], offset: ?>>)
+    func.func @main(%x: memref<4xf32>, %out: memref<4xf32>) {
+      %g = memref.alloc() : memref<4xf32>
+      func.call @k(%x, %g) : (memref<4xf32>, memref<4xf32>) -> ()
+      %r = memref.alloc() : memref<4xf32>
+      %t = memref.alloc() : memref<4xf32>
+      func.call @k(%x, %t) : (memref<4xf32>, memref<4xf32>) -> ()
+      %gv = memref.cast %g : memref<4xf32> to memref<?xf32, strided<[?], offset: ?>>
+      %rv = memref.cast %r : memref<4xf32> to memref<?xf32, strided<[?], offset: ?>>
+      func.call @kiln_rt_all_reduce_f32_r1(%gv, %rv)
+          {kiln.dim = 0 : i64, kiln.group = 0 : i64, kiln.reduction = 1 : i64}
+          : (memref<?xf32, strided<[?], offset: ?>>,
+             memref<?xf32, strided<[?], offset: ?>>) -> ()
+      %u = memref.alloc() : memref<4xf32>
+      func.call @k(%t, %u) : (memref<4xf32>, memref<4xf32>) -> ()
+      func.call @k(%r, %out) : (memref<4xf32>, memref<4xf32>) -> ()
+      memref.dealloc %g : memref<4xf32>
+      memref.dealloc %r : memref<4xf32>
+      memref.dealloc %t : memref<4xf32>
+      memref.dealloc %u : memref<4xf32>
+      return
+    }
+  )mlir";
+
+TEST_F(HostProgramTest, CollectivesOverlapTheStepsThatDoNotTouchThem) {
+  auto program = build(kCollective);
+  ASSERT_TRUE(static_cast<bool>(program))
+      << llvm::toString(program.takeError());
+  using Kind = HostProgram::StepKind;
+  std::vector<Kind> kinds;
+  for (const HostProgram::Step &step : program->getSteps())
+    if (step.kind != Kind::Free)
+      kinds.push_back(step.kind);
+  // The start goes up to just after the result's allocation, past the
+  // independent kernel; the wait down to the result's first use.
+  EXPECT_EQ(kinds, (std::vector<Kind>{Kind::Alloc, Kind::Kernel, Kind::Alloc,
+                                      Kind::Collective, Kind::Alloc,
+                                      Kind::Kernel, Kind::Alloc, Kind::Kernel,
+                                      Kind::CollectiveWait, Kind::Kernel}));
+  EXPECT_TRUE(program->hasCollectives());
+
+  // One rank: the collective copies; the runtime takes the request's
+  // start and wait, and runs every kernel.
+  RuntimeProgram runtime = bindRecording(*program);
+  ASSERT_TRUE(runtime);
+  std::vector<float> x(4, 0.5f), out(4, -1.0f);
+  void *buffers[] = {x.data(), out.data()};
+  launches.clear();
+  ASSERT_EQ(
+      kiln_rt_program_run_cpu(runtime.get(), buffers, 2, nullptr, nullptr),
+      KILN_RT_OK)
+      << kiln_rt_last_error();
+  ASSERT_EQ(launches.size(), 4u);
+  EXPECT_EQ(launches[0][0], x.data());
+  EXPECT_EQ(launches[3][1], out.data());
+  EXPECT_EQ(out, (std::vector<float>{1, 2, 3, 4}));
+}
+
 TEST_F(HostProgramTest, RefusesTruncatedOrCorruptBytes) {
   auto built = build(kViewsAndCopies);
   ASSERT_TRUE(static_cast<bool>(built)) << llvm::toString(built.takeError());

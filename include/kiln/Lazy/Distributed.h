@@ -4,7 +4,9 @@
 // kiln.all_gather, kiln.reduce_scatter), and the job they run in: the
 // ranks that an MPI launcher started (mpirun -np N), or this process alone.
 // Every rank must record the same collectives in the same order, on the
-// same shapes; the runtime checks that the ranks' programs agree before
+// same shapes, and compute the same tensors: a collective runs when its
+// result is computed, so a rank that never asks for a value leaves the
+// others waiting. The runtime checks that the ranks' programs agree before
 // their first collective, and a rank that stops answering is an error
 // after KILN_DIST_TIMEOUT_S seconds (default 300), not a hang.
 //

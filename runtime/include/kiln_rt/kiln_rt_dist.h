@@ -88,6 +88,14 @@ kiln_rt_status kiln_rt_dist_start(const kiln_rt_dist_collective *collective,
 /* Waits for `request` up to the deadline and frees it; the output is then
  * written. */
 kiln_rt_status kiln_rt_dist_wait(kiln_rt_dist_request *request);
+/* Lets `request` progress without waiting (MPI moves a nonblocking
+ * collective on only inside MPI calls): one MPI_Test. */
+kiln_rt_status kiln_rt_dist_progress(kiln_rt_dist_request *request);
+/* Whether a program's collectives overlap its other steps: started where
+ * their operand is ready, waited for where their result is first used.
+ * KILN_DIST_OVERLAP=0 waits for each where it starts (to measure what
+ * overlap saves). */
+int kiln_rt_dist_overlap(void);
 /* Start, then wait. */
 kiln_rt_status kiln_rt_dist_run(const kiln_rt_dist_collective *collective);
 

@@ -1,0 +1,122 @@
+"""kiln.distributed: collectives on one rank, their gradients, averaged
+gradients, and (where OpenMPI is installed) two ranks under mpirun training
+to the same weights as one process."""
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import kiln
+import kiln.distributed as dist
+from conftest import assert_close
+
+
+def test_one_rank_collectives_are_their_operand(rng):
+    dist.init()
+    assert dist.size() >= 1 and 0 <= dist.rank() < dist.size()
+    if dist.size() != 1:
+        pytest.skip("run under an MPI launcher")
+    x = rng.standard_normal((4, 6)).astype(np.float32)
+    t = kiln.tensor(x)
+    for op in ("sum", "mean", "max"):
+        assert_close(dist.all_reduce(t, op).numpy(), x)
+    assert_close(dist.all_gather(t, axis=-1).numpy(), x)
+    assert_close(dist.reduce_scatter(t, axis=0, op="mean").numpy(), x)
+
+
+def test_collectives_are_differentiable(rng):
+    x = kiln.tensor(rng.standard_normal((3, 4)), requires_grad=True)
+    y = (dist.all_reduce(kiln.tanh(x), "mean") * x).sum()
+    (g,) = kiln.grad(y, [x])
+    xs = x.numpy()
+    # One rank: d/dx (tanh(x) * x) = (1 - tanh^2) x + tanh.
+    assert_close(g.numpy(), (1 - np.tanh(xs) ** 2) * xs + np.tanh(xs))
+
+
+def test_bad_arguments_are_refused(rng):
+    t = kiln.tensor(rng.standard_normal((4,)).astype(np.float32))
+    with pytest.raises(ValueError, match="op must be 'sum', 'mean' or 'max'"):
+        dist.all_reduce(t, "min")
+    with pytest.raises(TypeError, match="kiln.Tensor"):
+        dist.all_reduce(np.ones(3))
+    with pytest.raises(ValueError, match="dim 3 is not a dim"):
+        dist.all_gather(t, axis=3)
+
+
+def test_data_parallel_averages_leaf_gradients(rng):
+    w = kiln.tensor(rng.standard_normal((5, 2)).astype(np.float32),
+                    requires_grad=True)
+    b = kiln.tensor(np.zeros(2, np.float32), requires_grad=True)
+    model = dist.DataParallel([w, b], bucket_mb=1e-5)  # a bucket per leaf
+    x = model.shard(rng.standard_normal((8, 5)).astype(np.float32))
+    assert x.shape == (8 // dist.size(), 5)
+    loss = ((kiln.tensor(x) @ w + b) ** 2).sum()
+    loss.backward()
+    before = [w.grad.numpy().copy(), b.grad.numpy().copy()]
+    model.average_gradients()
+    if dist.size() == 1:
+        assert_close(w.grad.numpy(), before[0])
+        assert_close(b.grad.numpy(), before[1])
+
+
+SCRIPT = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import kiln, kiln.distributed as dist
+
+    parallel = sys.argv[1] == "parallel"
+    rng = np.random.default_rng(3)
+    w = kiln.tensor(rng.standard_normal((6, 3)).astype(np.float32),
+                    requires_grad=True)
+    opt = kiln.optim.SGD([w], lr=0.05)
+    model = dist.DataParallel([w]) if parallel else None
+    for step in range(20):
+        x = rng.standard_normal((8, 6)).astype(np.float32)
+        y = rng.standard_normal((8, 3)).astype(np.float32)
+        if parallel:
+            x, y = model.shard(x), model.shard(y)
+        opt.zero_grad()
+        loss = ((kiln.tensor(x) @ w - kiln.tensor(y)) ** 2).mean()
+        loss.backward()
+        if parallel:
+            model.average_gradients()
+        opt.step()
+        if parallel and step == 0:
+            try:
+                model.shard(np.ones((7, 2)))
+                sys.exit("a batch of 7 split into 2 shards")
+            except ValueError as e:
+                assert "does not split into 2 equal shards" in str(e), e
+    # Every rank computes what the others compute: a rank that never asked
+    # for the weights would leave the others waiting in their collectives.
+    value = w.numpy()
+    if not parallel or dist.rank() == 0:
+        np.save(sys.argv[2], value)
+""")
+
+
+@pytest.mark.skipif(shutil.which("mpirun") is None, reason="no mpirun")
+def test_two_ranks_train_as_one_process(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(SCRIPT)
+    env = dict(os.environ, KILN_DIST_TIMEOUT_S="60",
+               OMPI_MCA_rmaps_base_oversubscribe="1",
+               OMPI_MCA_btl_vader_single_copy_mechanism="none")
+    one = subprocess.run([sys.executable, str(script), "one",
+                          str(tmp_path / "one.npy")], env=env,
+                         capture_output=True, text=True, timeout=240)
+    assert one.returncode == 0, one.stderr
+    mpirun = ["mpirun", "-np", "2", "--oversubscribe"]
+    if os.geteuid() == 0:
+        mpirun.append("--allow-run-as-root")
+    two = subprocess.run(mpirun + [sys.executable, str(script), "parallel",
+                                   str(tmp_path / "two.npy")], env=env,
+                         capture_output=True, text=True, timeout=240)
+    assert two.returncode == 0, two.stdout + two.stderr
+    assert_close(np.load(tmp_path / "two.npy"), np.load(tmp_path / "one.npy"),
+                 rtol=1e-5, atol=1e-6)
