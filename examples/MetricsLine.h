@@ -44,20 +44,20 @@ inline void printMetricsLine(const kiln::Metrics &start,
 }
 
 /// The collectives of a data-parallel run from `start` to `end`, over
-/// `steps` steps of `seconds`: per step, and the share of the step that
-/// waited for them (the communication that no other work hid), as one line
-/// that bench/distributed parses.
+/// `steps` steps of `seconds`: per step, and the share of the step spent in
+/// them (starting, moving, waiting for them: the communication that no
+/// other work hid), as one line that bench/distributed parses.
 inline void printCollectivesLine(const kiln::distributed::Stats &start,
                                  const kiln::distributed::Stats &end,
                                  long long steps, double seconds) {
   double perStep = steps > 0 ? 1.0 / static_cast<double>(steps) : 0.0;
-  double waitMs = end.waitMs - start.waitMs;
+  double busyMs = end.busyMs - start.busyMs;
   std::printf(
-      "collectives: %.1f per step, %.0f bytes per step, waiting %.3f "
-      "ms per step, %.1f%% of the step\n",
+      "collectives: %.1f per step, %.0f bytes per step, %.3f ms per step in "
+      "them, %.1f%% of the step\n",
       static_cast<double>(end.collectives - start.collectives) * perStep,
-      static_cast<double>(end.bytes - start.bytes) * perStep, waitMs * perStep,
-      seconds > 0 ? 100.0 * waitMs / (1e3 * seconds) : 0.0);
+      static_cast<double>(end.bytes - start.bytes) * perStep, busyMs * perStep,
+      seconds > 0 ? 100.0 * busyMs / (1e3 * seconds) : 0.0);
 }
 
 #endif // KILN_EXAMPLES_METRICSLINE_H

@@ -36,6 +36,7 @@ distributed::Stats distributed::stats() {
   out.collectives = counts.collectives;
   out.bytes = counts.bytes;
   out.waitMs = counts.wait_ns / 1e6;
+  out.busyMs = counts.busy_ns / 1e6;
   return out;
 }
 

@@ -59,6 +59,7 @@ void kiln::python::bindDistributed(nb::module_ &m) {
     d["collectives"] = s.collectives;
     d["bytes"] = s.bytes;
     d["wait_ms"] = s.waitMs;
+    d["busy_ms"] = s.busyMs;
     return d;
   });
   m.def(

@@ -30,7 +30,8 @@ static int use_mpi, started_mpi, rank, size = 1;
 static atomic_int broken;
 static char broken_reason[512];
 
-static atomic_uint_fast64_t stat_collectives, stat_bytes, stat_wait_ns;
+static atomic_uint_fast64_t stat_collectives, stat_bytes, stat_wait_ns,
+    stat_busy_ns;
 
 struct kiln_rt_dist_request {
   kiln_rt_dist_collective collective;
@@ -215,8 +216,8 @@ static void swap_blocks(const char *from, char *to, int64_t a, int64_t b,
       memcpy(to + (j * a + i) * block, from + (i * b + j) * block, block);
 }
 
-kiln_rt_status kiln_rt_dist_start(const kiln_rt_dist_collective *collective,
-                                  kiln_rt_dist_request **request) {
+static kiln_rt_status start(const kiln_rt_dist_collective *collective,
+                            kiln_rt_dist_request **request) {
   if (!collective || !request)
     return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
                         "kiln_rt_dist_start: null argument");
@@ -342,7 +343,7 @@ static const char *kind_name(kiln_rt_dist_kind kind) {
   }
 }
 
-kiln_rt_status kiln_rt_dist_wait(kiln_rt_dist_request *request) {
+static kiln_rt_status wait(kiln_rt_dist_request *request) {
   if (!request)
     return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
                         "kiln_rt_dist_wait: null request");
@@ -359,7 +360,7 @@ kiln_rt_status kiln_rt_dist_wait(kiln_rt_dist_request *request) {
   return status;
 }
 
-kiln_rt_status kiln_rt_dist_progress(kiln_rt_dist_request *request) {
+static kiln_rt_status progress(kiln_rt_dist_request *request) {
   if (!request)
     return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
                         "kiln_rt_dist_progress: null request");
@@ -386,6 +387,27 @@ int kiln_rt_dist_overlap(void) {
   return overlap;
 }
 
+/* The public calls: each adds its time to the busy counter. */
+#define KILN_DIST_TIMED(call)                                                  \
+  double began = now_seconds();                                                \
+  kiln_rt_status status = call;                                                \
+  atomic_fetch_add(&stat_busy_ns,                                              \
+                   (uint_fast64_t)((now_seconds() - began) * 1e9));            \
+  return status
+
+kiln_rt_status kiln_rt_dist_start(const kiln_rt_dist_collective *collective,
+                                  kiln_rt_dist_request **request) {
+  KILN_DIST_TIMED(start(collective, request));
+}
+
+kiln_rt_status kiln_rt_dist_wait(kiln_rt_dist_request *request) {
+  KILN_DIST_TIMED(wait(request));
+}
+
+kiln_rt_status kiln_rt_dist_progress(kiln_rt_dist_request *request) {
+  KILN_DIST_TIMED(progress(request));
+}
+
 kiln_rt_status kiln_rt_dist_run(const kiln_rt_dist_collective *collective) {
   kiln_rt_dist_request *request = NULL;
   kiln_rt_status status = kiln_rt_dist_start(collective, &request);
@@ -394,7 +416,7 @@ kiln_rt_status kiln_rt_dist_run(const kiln_rt_dist_collective *collective) {
   return kiln_rt_dist_wait(request);
 }
 
-kiln_rt_status kiln_rt_dist_check_program(uint64_t hash, const char *what) {
+static kiln_rt_status check_program(uint64_t hash, const char *what) {
   if (!atomic_load(&initialized))
     return kiln_rt_fail(KILN_RT_UNAVAILABLE,
                         "kiln_rt_dist: a collective before kiln_rt_dist_init");
@@ -427,10 +449,15 @@ kiln_rt_status kiln_rt_dist_check_program(uint64_t hash, const char *what) {
   return status;
 }
 
+kiln_rt_status kiln_rt_dist_check_program(uint64_t hash, const char *what) {
+  KILN_DIST_TIMED(check_program(hash, what));
+}
+
 void kiln_rt_dist_get_stats(kiln_rt_dist_stats *stats) {
   if (!stats)
     return;
   stats->collectives = atomic_load(&stat_collectives);
   stats->bytes = atomic_load(&stat_bytes);
   stats->wait_ns = (double)atomic_load(&stat_wait_ns);
+  stats->busy_ns = (double)atomic_load(&stat_busy_ns);
 }

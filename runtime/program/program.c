@@ -40,6 +40,8 @@
 #include <time.h>
 
 enum { KILN_PROGRAM_VERSION = 3 };
+/* How often a run lets its collectives under way progress, at most. */
+#define KILN_POLL_NS 20000.0
 /* Larger counts are corrupt, not programs (an unrolled network has
  * thousands of steps, not billions). */
 #define KILN_MAX_COUNT (UINT64_C(1) << 28)
@@ -959,7 +961,8 @@ kiln_rt_status kiln_rt_program_run_cpu(const kiln_rt_program *program,
   for (size_t i = 0; i < program->num_constants; ++i)
     base[program->constants[i].slot] = program->constants[i].data;
   kiln_rt_status status = kiln_program_begin(program, input_dims, &sizes);
-  double start = 0;
+  double start = 0, last_poll = 0;
+  uint32_t in_flight = 0;
   for (size_t s = program->prologue_steps;
        s < program->num_steps && status == KILN_RT_OK; ++s) {
     const kiln_step *step = &program->steps[s];
@@ -1084,6 +1087,8 @@ kiln_rt_status kiln_rt_program_run_cpu(const kiln_rt_program *program,
       status = kiln_program_collective_start(
           program, step, v[0], base[v[0]->slot], v[1], base[v[1]->slot],
           input_dims, step->slot >= 0 ? &requests[step->slot] : NULL);
+      in_flight += step->slot >= 0 && status == KILN_RT_OK;
+      last_poll = now_ns();
       if (profile)
         record_call(profile, "collective", start);
       break;
@@ -1093,14 +1098,23 @@ kiln_rt_status kiln_rt_program_run_cpu(const kiln_rt_program *program,
       status = kiln_program_collective_wait(requests[step->slot], v[1],
                                             base[v[1]->slot]);
       requests[step->slot] = NULL;
+      --in_flight;
       if (profile)
         record_call(profile, "collective wait", start);
       break;
     }
-    /* Collectives under way move on only inside MPI's calls. */
-    for (uint32_t i = 0; i < program->num_requests && status == KILN_RT_OK; ++i)
-      if (requests[i])
-        status = kiln_program_collective_progress(requests[i]);
+    /* Collectives under way move on only inside MPI's calls: one test of
+     * each every KILN_POLL_NS at most (a test costs about a microsecond). */
+    if (in_flight && status == KILN_RT_OK) {
+      double now = now_ns();
+      if (now - last_poll >= KILN_POLL_NS) {
+        last_poll = now;
+        for (uint32_t i = 0; i < program->num_requests && status == KILN_RT_OK;
+             ++i)
+          if (requests[i])
+            status = kiln_program_collective_progress(requests[i]);
+      }
+    }
   }
   /* A failed run ends its collectives before their buffers go back. */
   for (uint32_t i = 0; i < program->num_requests; ++i)

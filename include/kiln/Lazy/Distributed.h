@@ -67,7 +67,11 @@ std::vector<Tensor> averageGradients(llvm::ArrayRef<Tensor> grads,
 struct Stats {
   uint64_t collectives = 0;
   uint64_t bytes = 0;
+  /// Blocked waiting for a collective to end.
   double waitMs = 0;
+  /// In any call of the collectives (start, progress, wait, the program
+  /// check): the communication this thread did not overlap with its work.
+  double busyMs = 0;
 };
 Stats stats();
 

@@ -109,6 +109,8 @@ typedef struct kiln_rt_dist_stats {
   uint64_t collectives; /* started */
   uint64_t bytes;       /* of the operands started */
   double wait_ns;       /* spent in kiln_rt_dist_wait */
+  double busy_ns;       /* spent in any of the calls above: communication
+                           that the caller's thread did not overlap */
 } kiln_rt_dist_stats;
 void kiln_rt_dist_get_stats(kiln_rt_dist_stats *stats);
 
