@@ -11,6 +11,7 @@
 #include "kiln_rt/kiln_rt_dist.h"
 
 #include "../common/error.h"
+#include "dist_internal.h"
 #include "mpi.h"
 
 #include <limits.h>
@@ -385,6 +386,35 @@ int kiln_rt_dist_overlap(void) {
     overlap = !(text && !strcmp(text, "0"));
   }
   return overlap;
+}
+
+kiln_rt_status kiln_dist_broadcast_from_0(void *data, size_t bytes) {
+  if (!use_mpi || size == 1)
+    return KILN_RT_OK;
+  if (bytes > INT_MAX / (size_t)size)
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "kiln_rt_dist: a broadcast of %zu bytes", bytes);
+  char *all = malloc(bytes * (size_t)size);
+  if (!all)
+    return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "kiln_rt_dist: no memory");
+  kiln_mpi_handle handle = 0;
+  int code = mpi.Iallgather(data, (int)bytes, mpi.byte, all, (int)bytes,
+                            mpi.byte, mpi.comm_world, &handle);
+  kiln_rt_status status =
+      code ? break_world(kiln_mpi_fail(&mpi, "MPI_Iallgather", code))
+           : wait_handle(&handle, "the broadcast of NCCL's id");
+  if (status == KILN_RT_OK)
+    memcpy(data, all, bytes);
+  free(all);
+  return status;
+}
+
+void kiln_dist_count(const kiln_rt_dist_collective *collective, size_t count) {
+  size_t bytes = collective->dtype == KILN_RT_DIST_F64 ? 8 : 4;
+  if (collective->kind == KILN_RT_DIST_REDUCE_SCATTER)
+    count *= (size_t)size;
+  atomic_fetch_add(&stat_collectives, 1);
+  atomic_fetch_add(&stat_bytes, (uint_fast64_t)(count * bytes));
 }
 
 /* The public calls: each adds its time to the busy counter. */

@@ -789,6 +789,10 @@ int kiln_rt_program_has_host_kernels(const kiln_rt_program *program) {
   return program->has_host_kernels;
 }
 
+int kiln_rt_program_has_collectives(const kiln_rt_program *program) {
+  return program && program->has_collectives;
+}
+
 kiln_rt_status kiln_rt_program_bind_cpu(kiln_rt_program *program,
                                         const kiln_rt_kernel_entry *kernels,
                                         size_t count) {

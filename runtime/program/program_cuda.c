@@ -115,10 +115,6 @@ kiln_rt_status kiln_rt_program_check_cuda(kiln_rt_program *program) {
     if (step->kind == KILN_STEP_KERNEL)
       status = kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
                             "the cuda backend cannot run a host kernel call");
-    else if (step->kind == KILN_STEP_COLLECTIVE)
-      status = kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                            "the cuda backend does not run collectives yet "
-                            "(NCCL): run them on the cpu backend");
     else if (step->dynamic)
       continue; /* its views are known, and checked, at run time */
     else if (step->kind == KILN_STEP_RUNTIME_CALL) {
@@ -457,6 +453,26 @@ kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
         ++profile->calls;
       break;
     }
+    case KILN_STEP_COLLECTIVE:
+      /* A graph would bake NCCL's work in: programs with collectives run
+       * directly (kiln_rt_program_has_collectives). */
+      if (pass) {
+        status = kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                              "a program with collectives is not captured in "
+                              "a CUDA graph");
+        goto cleanup;
+      }
+      status = kiln_program_collective_cuda(
+          program, step, v[0], base[v[0]->slot], v[1], base[v[1]->slot],
+          input_dims, stream);
+      if (status != KILN_RT_OK)
+        goto cleanup;
+      if (profile)
+        ++profile->calls;
+      break;
+    case KILN_STEP_COLLECTIVE_WAIT:
+      /* Stream-ordered: the collective's users queue after it. */
+      break;
     case KILN_STEP_KERNEL:
       /* check_cuda refuses programs with host kernels. */
       break;

@@ -76,14 +76,14 @@ static kiln_rt_status fail_collective(kiln_rt_status status, int kind) {
   return kiln_rt_fail(status, "%s: %s", kind_names[kind], why);
 }
 
-kiln_rt_status kiln_program_collective_start(
-    const kiln_rt_program *program, const kiln_step *step, const kiln_view *in,
-    char *in_base, const kiln_view *out, char *out_base,
-    const int64_t *input_dims, kiln_program_request **request) {
+/* Checks a collective step against the ranks (its sizes, and that every
+ * rank runs this program), and describes it in `*c`, pointers aside. */
+static kiln_rt_status describe(const kiln_rt_program *program,
+                               const kiln_step *step, const kiln_view *in,
+                               const kiln_view *out, const int64_t *input_dims,
+                               kiln_rt_dist_collective *c) {
   int kind = step->callee;
   const char *name = kind_names[kind];
-  if (request)
-    *request = NULL;
   kiln_rt_status status = kiln_rt_dist_init();
   if (status)
     return status;
@@ -105,6 +105,29 @@ kiln_rt_status kiln_program_collective_start(
           (long long)whole->sizes[d], d, ranks, (long long)expected);
   }
   status = check_ranks(program, input_dims, kind);
+  if (status)
+    return status;
+  memset(c, 0, sizeof(*c));
+  c->kind = (kiln_rt_dist_kind)kind;
+  c->reduction = (kiln_rt_dist_reduction)step->op;
+  c->dtype = in->element_bytes == 8 ? KILN_RT_DIST_F64 : KILN_RT_DIST_F32;
+  c->group = step->rhs;
+  c->outer = count_of(part, 0, dim);
+  c->inner = count_of(part, dim, part->rank);
+  return KILN_RT_OK;
+}
+
+kiln_rt_status kiln_program_collective_start(
+    const kiln_rt_program *program, const kiln_step *step, const kiln_view *in,
+    char *in_base, const kiln_view *out, char *out_base,
+    const int64_t *input_dims, kiln_program_request **request) {
+  int kind = step->callee;
+  const char *name = kind_names[kind];
+  if (request)
+    *request = NULL;
+  kiln_rt_dist_collective collective;
+  kiln_rt_status status =
+      describe(program, step, in, out, input_dims, &collective);
   if (status)
     return status;
 
@@ -131,16 +154,8 @@ kiln_rt_status kiln_program_collective_start(
     free_request(r);
     return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "%s: out of host memory", name);
   }
-  kiln_rt_dist_collective collective = {
-      .kind = (kiln_rt_dist_kind)kind,
-      .reduction = (kiln_rt_dist_reduction)step->op,
-      .dtype = bytes == 8 ? KILN_RT_DIST_F64 : KILN_RT_DIST_F32,
-      .group = step->rhs,
-      .outer = count_of(part, 0, dim),
-      .inner = count_of(part, dim, part->rank),
-      .input = in_data,
-      .output = out_data,
-  };
+  collective.input = in_data;
+  collective.output = out_data;
   status = kiln_rt_dist_start(&collective, &r->dist);
   if (status) {
     free_request(r);
@@ -186,4 +201,25 @@ kiln_rt_status kiln_program_collective_progress(kiln_program_request *r) {
     return KILN_RT_OK;
   kiln_rt_status status = kiln_rt_dist_progress(r->dist);
   return status ? fail_collective(status, r->kind) : KILN_RT_OK;
+}
+
+kiln_rt_status kiln_program_collective_cuda(
+    const kiln_rt_program *program, const kiln_step *step, const kiln_view *in,
+    void *in_base, const kiln_view *out, void *out_base,
+    const int64_t *input_dims, kiln_rt_cuda_stream *stream) {
+  int kind = step->callee;
+  if (!kiln_view_is_dense(in) || !kiln_view_is_dense(out))
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "%s: the cuda backend runs collectives on dense views "
+                        "only",
+                        kind_names[kind]);
+  kiln_rt_dist_collective collective;
+  kiln_rt_status status =
+      describe(program, step, in, out, input_dims, &collective);
+  if (status)
+    return status;
+  collective.input = kiln_view_address(in_base, in);
+  collective.output = kiln_view_address(out_base, out);
+  status = kiln_rt_dist_nccl_run(&collective, stream);
+  return status ? fail_collective(status, kind) : KILN_RT_OK;
 }

@@ -165,6 +165,13 @@ kiln_rt_status kiln_program_collective_wait(kiln_program_request *request,
                                             char *out_base);
 /* Lets `request` progress (MPI moves only inside its calls). */
 kiln_rt_status kiln_program_collective_progress(kiln_program_request *request);
+/* Queues a collective step on device buffers on `stream` (NCCL): ordered
+ * after the kernels before it and before those after it, so its wait step
+ * has nothing to do. */
+kiln_rt_status kiln_program_collective_cuda(
+    const kiln_rt_program *program, const kiln_step *step, const kiln_view *in,
+    void *in_base, const kiln_view *out, void *out_base,
+    const int64_t *input_dims, kiln_rt_cuda_stream *stream);
 
 /* Copies a strided view into another of the same sizes (program.c). */
 void kiln_program_copy_view(const kiln_view *from, char *from_base,

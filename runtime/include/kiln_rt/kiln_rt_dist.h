@@ -104,6 +104,23 @@ kiln_rt_status kiln_rt_dist_run(const kiln_rt_dist_collective *collective);
  * than rank 0" where they differ. Alone, succeeds at once. */
 kiln_rt_status kiln_rt_dist_check_program(uint64_t hash, const char *what);
 
+/* --- On the GPU: NCCL ------------------------------------------------------
+ */
+
+typedef struct kiln_rt_cuda_stream kiln_rt_cuda_stream;
+
+/* Loads NCCL (libnccl.so.2; KILN_NCCL_LIBRARY names another) and makes the
+ * world's communicator, its id sent from rank 0 over MPI. Needs the CUDA
+ * runtime (kiln_rt_cuda_init). Idempotent; a failure fails every later
+ * call the same way, naming the NCCL call. */
+kiln_rt_status kiln_rt_dist_nccl_init(void);
+/* Queues `collective` on device buffers on `stream` (NULL: the runtime's
+ * stream): ncclAllReduce (a mean as ncclAvg), ncclAllGather,
+ * ncclReduceScatter. An all_gather or reduce_scatter must have outer <= 1
+ * (along the outermost dim of size > 1). */
+kiln_rt_status kiln_rt_dist_nccl_run(const kiln_rt_dist_collective *collective,
+                                     kiln_rt_cuda_stream *stream);
+
 /* Counters, for tests and benchmarks. */
 typedef struct kiln_rt_dist_stats {
   uint64_t collectives; /* started */

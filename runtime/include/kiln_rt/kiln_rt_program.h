@@ -64,6 +64,8 @@ size_t kiln_rt_program_num_calls(const kiln_rt_program *program);
 int kiln_rt_program_has_launches(const kiln_rt_program *program);
 /* Whether a step calls a CPU kernel (a CPU program). */
 int kiln_rt_program_has_host_kernels(const kiln_rt_program *program);
+/* Whether a step is a collective across ranks (kiln_rt_dist.h). */
+int kiln_rt_program_has_collectives(const kiln_rt_program *program);
 
 /* Time spent in calls, for profiles. */
 typedef struct kiln_rt_profile {

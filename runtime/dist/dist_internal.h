@@ -1,0 +1,17 @@
+/*===- dist_internal.h - what the MPI and NCCL halves share ---------------===*/
+
+#ifndef KILN_RT_DIST_INTERNAL_H
+#define KILN_RT_DIST_INTERNAL_H
+
+#include "kiln_rt/kiln_rt_dist.h"
+
+#include <stddef.h>
+
+/* Rank 0's `bytes` at `data` on every rank (over MPI, up to the deadline).
+ * Alone, `data` stays. */
+kiln_rt_status kiln_dist_broadcast_from_0(void *data, size_t bytes);
+
+/* Counts a collective of `count` elements in the statistics. */
+void kiln_dist_count(const kiln_rt_dist_collective *collective, size_t count);
+
+#endif /* KILN_RT_DIST_INTERNAL_H */
