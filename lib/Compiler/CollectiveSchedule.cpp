@@ -10,9 +10,10 @@
 //
 // A step's views do not say whether it reads or writes, so any view of
 // either buffer, or its allocation or release, is a use. Index and check
-// steps (which may define the sizes of the collective's views) and other
-// collectives are never crossed, so every rank starts its collectives in
-// the order the program has them.
+// steps (which may define the sizes of the collective's views) are never
+// crossed. Starts keep their order, and so do waits, so every rank starts
+// and ends its collectives in the order the program has them; a wait may
+// pass later starts, so several buckets are in flight at once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,48 +32,61 @@ static bool usesSlot(const HostProgram::Step &step, int32_t a, int32_t b) {
   });
 }
 
-/// Whether a collective's start or wait may move across `step` when it
-/// uses neither of its buffers.
-static bool isMovableAcross(const HostProgram::Step &step) {
+/// Whether `moving`, a collective's start or wait, may move across `other`:
+/// a step that uses neither of its buffers, and that is no index or check
+/// step. A wait never passes another wait, nor a start another start, so
+/// every rank starts and ends its collectives in the program's order; a
+/// wait may pass a later collective's start (both are then in flight).
+static bool canPass(const HostProgram::Step &moving,
+                    const HostProgram::Step &other) {
   using StepKind = HostProgram::StepKind;
-  switch (step.kind) {
+  switch (other.kind) {
   case StepKind::Alloc:
   case StepKind::Free:
   case StepKind::Kernel:
   case StepKind::RuntimeCall:
   case StepKind::Copy:
   case StepKind::Launch:
-    return true;
+    break;
+  case StepKind::Collective:
+  case StepKind::CollectiveWait:
+    if (other.kind == moving.kind)
+      return false;
+    break;
   default:
     return false;
   }
+  return !usesSlot(other, moving.views[0].slot, moving.views[1].slot);
 }
 
 void HostProgram::scheduleCollectives() {
+  // Each collective becomes a start (its slot is its request) and a wait.
   int32_t requests = 0;
   for (size_t i = 0; i < steps.size(); ++i) {
     if (steps[i].kind != StepKind::Collective || steps[i].slot >= 0)
       continue;
-    Step start = steps[i];
-    start.slot = requests++;
+    steps[i].slot = requests++;
     Step wait{StepKind::CollectiveWait};
-    wait.slot = start.slot;
-    wait.views = start.views;
-    int32_t in = start.views[0].slot, out = start.views[1].slot;
-    // The wait: before the next use of either buffer, or at the end.
-    size_t waitAt = i + 1;
-    while (waitAt < steps.size() && isMovableAcross(steps[waitAt]) &&
-           !usesSlot(steps[waitAt], in, out))
-      ++waitAt;
-    // The start: after the last use of either buffer.
-    size_t startAt = i;
-    while (startAt > 0 && isMovableAcross(steps[startAt - 1]) &&
-           !usesSlot(steps[startAt - 1], in, out))
-      --startAt;
-    steps.insert(steps.begin() + waitAt, std::move(wait));
-    steps.erase(steps.begin() + i);
-    steps.insert(steps.begin() + startAt, std::move(start));
-    // Past the wait is where the next collective is looked for.
-    i = waitAt - 1;
+    wait.slot = steps[i].slot;
+    wait.views = steps[i].views;
+    steps.insert(steps.begin() + i + 1, std::move(wait));
+    ++i;
+  }
+  // The waits go down to just before the next use of their buffers, the
+  // last one first.
+  for (size_t i = steps.size(); i-- > 0;) {
+    if (steps[i].kind != StepKind::CollectiveWait)
+      continue;
+    for (size_t j = i; j + 1 < steps.size() && canPass(steps[j], steps[j + 1]);
+         ++j)
+      std::swap(steps[j], steps[j + 1]);
+  }
+  // The starts go up to just after the last use of their buffers, the
+  // first one first.
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i].kind != StepKind::Collective || steps[i].slot < 0)
+      continue;
+    for (size_t j = i; j > 0 && canPass(steps[j], steps[j - 1]); --j)
+      std::swap(steps[j], steps[j - 1]);
   }
 }

@@ -89,6 +89,12 @@ static kiln_rt_status init_locked(void) {
   if (status)
     return status;
   int flag = 0, code;
+  if ((code = mpi.Finalized(&flag)))
+    return kiln_mpi_fail(&mpi, "MPI_Finalized", code);
+  if (flag)
+    return kiln_rt_fail(KILN_RT_UNAVAILABLE,
+                        "kiln_rt_dist_init: MPI was finalized in this process; "
+                        "it cannot join a job again");
   if ((code = mpi.Initialized(&flag)))
     return kiln_mpi_fail(&mpi, "MPI_Initialized", code);
   if (!flag) {
@@ -186,7 +192,10 @@ static kiln_rt_status check_collective(const kiln_rt_dist_collective *c) {
       (c->outer * c->inner > 0 && (!c->input || !c->output)))
     return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
                         "kiln_rt_dist: a bad collective");
-  if (c->outer > 0 && c->inner > (int64_t)INT_MAX / size / c->outer)
+  /* MPI counts are ints: an all_reduce passes its part, the others their
+   * part times the ranks. */
+  int64_t ranks = c->kind == KILN_RT_DIST_ALL_REDUCE ? 1 : size;
+  if (c->outer > 0 && c->inner > (int64_t)INT_MAX / ranks / c->outer)
     return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
                         "kiln_rt_dist: a collective of %lld x %lld elements "
                         "over %d ranks is larger than MPI's int counts",
@@ -306,6 +315,11 @@ static void free_request(kiln_rt_dist_request *r) {
 
 /* Polls `*handle` until it completes or the deadline passes. */
 static kiln_rt_status wait_handle(kiln_mpi_handle *handle, const char *what) {
+  /* After a failure the peers may never answer: no second full wait. */
+  if (atomic_load(&broken))
+    return kiln_rt_fail(KILN_RT_UNAVAILABLE,
+                        "kiln_rt_dist: an earlier collective failed (%s)",
+                        broken_reason);
   double start = now_seconds(), timeout = timeout_seconds();
   /* Room for any MPI's status object. */
   uint64_t status_object[16];
@@ -357,7 +371,11 @@ static kiln_rt_status wait(kiln_rt_dist_request *request) {
     if (status == KILN_RT_OK)
       finish(request);
   }
-  free_request(request);
+  /* A request that did not end still owns its buffers (MPI cannot cancel
+   * a collective): they stay allocated; the world is broken, and the
+   * process aborts the job when it leaves. */
+  if (status == KILN_RT_OK)
+    free_request(request);
   return status;
 }
 
@@ -403,11 +421,18 @@ kiln_rt_status kiln_dist_broadcast_from_0(void *data, size_t bytes) {
   kiln_rt_status status =
       code ? break_world(kiln_mpi_fail(&mpi, "MPI_Iallgather", code))
            : wait_handle(&handle, "the broadcast of NCCL's id");
-  if (status == KILN_RT_OK)
+  if (status == KILN_RT_OK) {
     memcpy(data, all, bytes);
-  free(all);
+    free(all); /* else MPI may still write it: kept */
+  }
   return status;
 }
+
+kiln_rt_status kiln_dist_fail(kiln_rt_status status) {
+  return break_world(status);
+}
+
+int kiln_rt_dist_broken(void) { return atomic_load(&broken); }
 
 void kiln_dist_count(const kiln_rt_dist_collective *collective, size_t count) {
   size_t bytes = collective->dtype == KILN_RT_DIST_F64 ? 8 : 4;
@@ -466,6 +491,8 @@ static kiln_rt_status check_program(uint64_t hash, const char *what) {
   kiln_rt_status status =
       code ? break_world(kiln_mpi_fail(&mpi, "MPI_Iallgather", code))
            : wait_handle(&handle, "the check of the program's hash");
+  /* A gather that did not end may still write `hashes`: kept then. */
+  int owned = code || status == KILN_RT_OK;
   for (int r = 1; status == KILN_RT_OK && r < size; ++r)
     if (hashes[r] != hashes[0])
       status = break_world(kiln_rt_fail(
@@ -475,7 +502,8 @@ static kiln_rt_status check_program(uint64_t hash, const char *what) {
           "collectives on the same shapes",
           r, (unsigned long long)hashes[r], (unsigned long long)hashes[0],
           what ? what : "a collective"));
-  free(hashes);
+  if (owned)
+    free(hashes);
   return status;
 }
 

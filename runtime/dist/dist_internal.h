@@ -11,6 +11,10 @@
  * Alone, `data` stays. */
 kiln_rt_status kiln_dist_broadcast_from_0(void *data, size_t bytes);
 
+/* Marks the world broken (a peer may wait on this rank forever), so that
+ * leaving it aborts the job; returns `status`, whose error is set. */
+kiln_rt_status kiln_dist_fail(kiln_rt_status status);
+
 /* Counts a collective of `count` elements in the statistics. */
 void kiln_dist_count(const kiln_rt_dist_collective *collective, size_t count);
 

@@ -51,10 +51,13 @@ static kiln_rt_status init_status = KILN_RT_OK;
 static char init_error[512];
 static int initialized;
 
+/* A failed NCCL call breaks the world: the peers may wait in theirs, so
+ * leaving the job aborts it. */
 static kiln_rt_status nccl_fail(const char *call, int result) {
   const char *why = nccl.GetErrorString ? nccl.GetErrorString(result) : NULL;
-  return kiln_rt_fail(KILN_RT_DEVICE_ERROR, "%s: %s (NCCL error %d)", call,
-                      why ? why : "unknown error", result);
+  return kiln_dist_fail(kiln_rt_fail(KILN_RT_DEVICE_ERROR,
+                                     "%s: %s (NCCL error %d)", call,
+                                     why ? why : "unknown error", result));
 }
 
 static kiln_rt_status load(void) {
@@ -103,14 +106,24 @@ static kiln_rt_status init_locked(void) {
   if ((status = load()))
     return status;
   int ranks = kiln_rt_dist_size(), rank = kiln_rt_dist_rank();
-  kiln_nccl_id id;
-  memset(&id, 0, sizeof(id));
-  int result = 0;
-  if (rank == 0 && (result = nccl.GetUniqueId(&id)))
-    return nccl_fail("ncclGetUniqueId", result);
-  if (ranks > 1 && (status = kiln_dist_broadcast_from_0(&id, sizeof(id))))
+  /* Rank 0 sends its id, or that it has none, so that no rank waits in
+   * ncclCommInitRank for a rank that failed. */
+  struct {
+    int result;
+    kiln_nccl_id id;
+  } message;
+  memset(&message, 0, sizeof(message));
+  if (rank == 0)
+    message.result = nccl.GetUniqueId(&message.id);
+  if (ranks > 1 &&
+      (status = kiln_dist_broadcast_from_0(&message, sizeof(message))))
     return status;
-  if ((result = nccl.CommInitRank(&world, ranks, id, rank)))
+  if (message.result)
+    return nccl_fail(rank == 0 ? "ncclGetUniqueId"
+                               : "ncclGetUniqueId (on rank 0)",
+                     message.result);
+  int result = nccl.CommInitRank(&world, ranks, message.id, rank);
+  if (result)
     return nccl_fail("ncclCommInitRank", result);
   return KILN_RT_OK;
 }

@@ -967,6 +967,7 @@ kiln_rt_status kiln_rt_program_run_cpu(const kiln_rt_program *program,
   kiln_rt_status status = kiln_program_begin(program, input_dims, &sizes);
   double start = 0, last_poll = 0;
   uint32_t in_flight = 0;
+  int run_checked = 0;
   for (size_t s = program->prologue_steps;
        s < program->num_steps && status == KILN_RT_OK; ++s) {
     const kiln_step *step = &program->steps[s];
@@ -1090,7 +1091,8 @@ kiln_rt_status kiln_rt_program_run_cpu(const kiln_rt_program *program,
         start = now_ns();
       status = kiln_program_collective_start(
           program, step, v[0], base[v[0]->slot], v[1], base[v[1]->slot],
-          input_dims, step->slot >= 0 ? &requests[step->slot] : NULL);
+          input_dims, &run_checked,
+          step->slot >= 0 ? &requests[step->slot] : NULL);
       in_flight += step->slot >= 0 && status == KILN_RT_OK;
       last_poll = now_ns();
       if (profile)
@@ -1124,6 +1126,10 @@ kiln_rt_status kiln_rt_program_run_cpu(const kiln_rt_program *program,
   for (uint32_t i = 0; i < program->num_requests; ++i)
     if (requests[i])
       (void)kiln_program_collective_wait(requests[i], NULL, NULL);
+  /* Unless one did not end: MPI may still write the run's buffers, which
+   * stay allocated (the job is aborted when this process leaves it). */
+  if (program->has_collectives && kiln_rt_dist_broken())
+    num_allocated = 0;
   /* What the steps allocated and did not free goes back. */
   for (size_t i = 0; i < num_allocated; ++i)
     _mlir_memref_to_llvm_free(base[allocated[i]]);

@@ -303,6 +303,7 @@ kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
   for (size_t i = 0; i < program->num_constants; ++i)
     base[program->constants[i].slot] = program->cuda_constants[i];
   kiln_device_timer timer = {NULL, NULL};
+  int run_checked = 0; /* the ranks' program check (program_dist.c) */
   /* Errors of the program's sizes are the runtime's, not CUDA's. */
   kiln_rt_status status = kiln_program_begin(program, input_dims, &sizes);
   if (status != KILN_RT_OK)
@@ -464,7 +465,7 @@ kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
       }
       status = kiln_program_collective_cuda(
           program, step, v[0], base[v[0]->slot], v[1], base[v[1]->slot],
-          input_dims, stream);
+          input_dims, &run_checked, stream);
       if (status != KILN_RT_OK)
         goto cleanup;
       if (profile)

@@ -40,11 +40,14 @@ static kiln_view contiguous_like(const kiln_view *view, int64_t *strides) {
   return packed;
 }
 
+/* A static program checks once; one with dynamic dims once per run (its
+ * dims are part of the hash), `*run_checked` saying whether it did. */
 static kiln_rt_status check_ranks(const kiln_rt_program *program,
-                                  const int64_t *input_dims, int kind) {
+                                  const int64_t *input_dims, int kind,
+                                  int *run_checked) {
   int dynamic =
       program->num_input_dims && input_dims && program->num_dynamic_dims;
-  if (!dynamic && atomic_load(program->ranks_checked))
+  if (dynamic ? *run_checked : atomic_load(program->ranks_checked))
     return KILN_RT_OK;
   uint64_t hash = program->hash;
   for (size_t i = 0; dynamic && i < program->num_input_dims; ++i)
@@ -52,6 +55,8 @@ static kiln_rt_status check_ranks(const kiln_rt_program *program,
   kiln_rt_status status = kiln_rt_dist_check_program(hash, kind_names[kind]);
   if (status == KILN_RT_OK && !dynamic)
     atomic_store(program->ranks_checked, 1);
+  if (status == KILN_RT_OK)
+    *run_checked = 1;
   return status;
 }
 
@@ -81,7 +86,7 @@ static kiln_rt_status fail_collective(kiln_rt_status status, int kind) {
 static kiln_rt_status describe(const kiln_rt_program *program,
                                const kiln_step *step, const kiln_view *in,
                                const kiln_view *out, const int64_t *input_dims,
-                               kiln_rt_dist_collective *c) {
+                               int *run_checked, kiln_rt_dist_collective *c) {
   int kind = step->callee;
   const char *name = kind_names[kind];
   kiln_rt_status status = kiln_rt_dist_init();
@@ -104,7 +109,7 @@ static kiln_rt_status describe(const kiln_rt_program *program,
           name, kind == KILN_RT_DIST_REDUCE_SCATTER ? "operand" : "result",
           (long long)whole->sizes[d], d, ranks, (long long)expected);
   }
-  status = check_ranks(program, input_dims, kind);
+  status = check_ranks(program, input_dims, kind, run_checked);
   if (status)
     return status;
   memset(c, 0, sizeof(*c));
@@ -120,14 +125,15 @@ static kiln_rt_status describe(const kiln_rt_program *program,
 kiln_rt_status kiln_program_collective_start(
     const kiln_rt_program *program, const kiln_step *step, const kiln_view *in,
     char *in_base, const kiln_view *out, char *out_base,
-    const int64_t *input_dims, kiln_program_request **request) {
+    const int64_t *input_dims, int *run_checked,
+    kiln_program_request **request) {
   int kind = step->callee;
   const char *name = kind_names[kind];
   if (request)
     *request = NULL;
   kiln_rt_dist_collective collective;
   kiln_rt_status status =
-      describe(program, step, in, out, input_dims, &collective);
+      describe(program, step, in, out, input_dims, run_checked, &collective);
   if (status)
     return status;
 
@@ -165,10 +171,8 @@ kiln_rt_status kiln_program_collective_start(
   if (!request || !kiln_rt_dist_overlap()) {
     status = kiln_rt_dist_wait(r->dist);
     r->dist = NULL;
-    if (status) {
-      free_request(r);
+    if (status) /* its copies may still be MPI's: kept */
       return fail_collective(status, kind);
-    }
   }
   if (!request)
     return kiln_program_collective_wait(r, out, out_base);
@@ -192,7 +196,9 @@ kiln_rt_status kiln_program_collective_wait(kiln_program_request *r,
     kiln_program_copy_view(&packed, r->out_copy, out, out_base);
   }
   int kind = r->kind;
-  free_request(r);
+  /* A collective that did not end may still write its copies: kept. */
+  if (status == KILN_RT_OK)
+    free_request(r);
   return status ? fail_collective(status, kind) : KILN_RT_OK;
 }
 
@@ -206,7 +212,7 @@ kiln_rt_status kiln_program_collective_progress(kiln_program_request *r) {
 kiln_rt_status kiln_program_collective_cuda(
     const kiln_rt_program *program, const kiln_step *step, const kiln_view *in,
     void *in_base, const kiln_view *out, void *out_base,
-    const int64_t *input_dims, kiln_rt_cuda_stream *stream) {
+    const int64_t *input_dims, int *run_checked, kiln_rt_cuda_stream *stream) {
   int kind = step->callee;
   if (!kiln_view_is_dense(in) || !kiln_view_is_dense(out))
     return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
@@ -215,7 +221,7 @@ kiln_rt_status kiln_program_collective_cuda(
                         kind_names[kind]);
   kiln_rt_dist_collective collective;
   kiln_rt_status status =
-      describe(program, step, in, out, input_dims, &collective);
+      describe(program, step, in, out, input_dims, run_checked, &collective);
   if (status)
     return status;
   collective.input = kiln_view_address(in_base, in);

@@ -154,10 +154,12 @@ typedef struct kiln_program_request kiln_program_request;
  * as the run got them (part of what the ranks compare). With `request`
  * NULL, waits for it too; else `*request` is under way, for
  * kiln_program_collective_wait. */
-kiln_rt_status kiln_program_collective_start(
-    const kiln_rt_program *program, const kiln_step *step, const kiln_view *in,
-    char *in_base, const kiln_view *out, char *out_base,
-    const int64_t *input_dims, kiln_program_request **request);
+kiln_rt_status
+kiln_program_collective_start(const kiln_rt_program *program,
+                              const kiln_step *step, const kiln_view *in,
+                              char *in_base, const kiln_view *out,
+                              char *out_base, const int64_t *input_dims,
+                              int *run_checked, kiln_program_request **request);
 /* Ends `request` (freed), writing the result's view `out` at `out_base`.
  * With `out` NULL (a failed run), only waits, and writes nothing. */
 kiln_rt_status kiln_program_collective_wait(kiln_program_request *request,
@@ -171,7 +173,7 @@ kiln_rt_status kiln_program_collective_progress(kiln_program_request *request);
 kiln_rt_status kiln_program_collective_cuda(
     const kiln_rt_program *program, const kiln_step *step, const kiln_view *in,
     void *in_base, const kiln_view *out, void *out_base,
-    const int64_t *input_dims, kiln_rt_cuda_stream *stream);
+    const int64_t *input_dims, int *run_checked, kiln_rt_cuda_stream *stream);
 
 /* Copies a strided view into another of the same sizes (program.c). */
 void kiln_program_copy_view(const kiln_view *from, char *from_base,

@@ -97,6 +97,15 @@ SCRIPT = textwrap.dedent("""
     value = w.numpy()
     if not parallel or dist.rank() == 0:
         np.save(sys.argv[2], value)
+    if parallel:
+        # A finalized job cannot be joined again: a named error, not MPI's
+        # abort.
+        dist.finalize()
+        try:
+            dist.init()
+            sys.exit("init after finalize was accepted")
+        except ValueError as e:
+            assert "MPI was finalized" in str(e), e
 """)
 
 

@@ -205,6 +205,69 @@ TEST_F(HostProgramTest, CollectivesOverlapTheStepsThatDoNotTouchThem) {
   EXPECT_EQ(out, (std::vector<float>{1, 2, 3, 4}));
 }
 
+// Two buckets: the second starts before the first is waited for.
+constexpr const char *kTwoCollectives = R"mlir(
+    func.func private @k(memref<4xf32>, memref<4xf32>) attributes {kiln.kernel}
+    func.func private @kiln_rt_all_reduce_f32_r1(
+        memref<?xf32, strided<[?], offset: ?>>,
+        memref<?xf32, strided<[?], offset: ?>>)
+    func.func @main(%x: memref<4xf32>, %out: memref<4xf32>) {
+      %g1 = memref.alloc() : memref<4xf32>
+      func.call @k(%x, %g1) : (memref<4xf32>, memref<4xf32>) -> ()
+      %r1 = memref.alloc() : memref<4xf32>
+      %g1v = memref.cast %g1 : memref<4xf32> to memref<?xf32, strided<[?], offset: ?>>
+      %r1v = memref.cast %r1 : memref<4xf32> to memref<?xf32, strided<[?], offset: ?>>
+      func.call @kiln_rt_all_reduce_f32_r1(%g1v, %r1v)
+          {kiln.dim = 0 : i64, kiln.group = 0 : i64, kiln.reduction = 1 : i64}
+          : (memref<?xf32, strided<[?], offset: ?>>,
+             memref<?xf32, strided<[?], offset: ?>>) -> ()
+      %g2 = memref.alloc() : memref<4xf32>
+      func.call @k(%x, %g2) : (memref<4xf32>, memref<4xf32>) -> ()
+      %r2 = memref.alloc() : memref<4xf32>
+      %g2v = memref.cast %g2 : memref<4xf32> to memref<?xf32, strided<[?], offset: ?>>
+      %r2v = memref.cast %r2 : memref<4xf32> to memref<?xf32, strided<[?], offset: ?>>
+      func.call @kiln_rt_all_reduce_f32_r1(%g2v, %r2v)
+          {kiln.dim = 0 : i64, kiln.group = 0 : i64, kiln.reduction = 1 : i64}
+          : (memref<?xf32, strided<[?], offset: ?>>,
+             memref<?xf32, strided<[?], offset: ?>>) -> ()
+      func.call @k(%r1, %out) : (memref<4xf32>, memref<4xf32>) -> ()
+      func.call @k(%r2, %out) : (memref<4xf32>, memref<4xf32>) -> ()
+      memref.dealloc %g1 : memref<4xf32>
+      memref.dealloc %r1 : memref<4xf32>
+      memref.dealloc %g2 : memref<4xf32>
+      memref.dealloc %r2 : memref<4xf32>
+      return
+    }
+  )mlir";
+
+TEST_F(HostProgramTest, SeveralCollectivesAreInFlightAtOnce) {
+  auto program = build(kTwoCollectives);
+  ASSERT_TRUE(static_cast<bool>(program))
+      << llvm::toString(program.takeError());
+  using Kind = HostProgram::StepKind;
+  std::vector<std::pair<Kind, int32_t>> order;
+  for (const HostProgram::Step &step : program->getSteps())
+    if (step.kind == Kind::Collective || step.kind == Kind::CollectiveWait)
+      order.push_back({step.kind, step.slot});
+  // Both start before either is waited for; starts and waits keep the
+  // program's order.
+  EXPECT_EQ(order,
+            (std::vector<std::pair<Kind, int32_t>>{{Kind::Collective, 0},
+                                                   {Kind::Collective, 1},
+                                                   {Kind::CollectiveWait, 0},
+                                                   {Kind::CollectiveWait, 1}}));
+  RuntimeProgram runtime = bindRecording(*program);
+  ASSERT_TRUE(runtime);
+  std::vector<float> x(4, 0.5f), out(4, -1.0f);
+  void *buffers[] = {x.data(), out.data()};
+  launches.clear();
+  ASSERT_EQ(
+      kiln_rt_program_run_cpu(runtime.get(), buffers, 2, nullptr, nullptr),
+      KILN_RT_OK)
+      << kiln_rt_last_error();
+  EXPECT_EQ(launches.size(), 4u);
+}
+
 TEST_F(HostProgramTest, RefusesTruncatedOrCorruptBytes) {
   auto built = build(kViewsAndCopies);
   ASSERT_TRUE(static_cast<bool>(built)) << llvm::toString(built.takeError());

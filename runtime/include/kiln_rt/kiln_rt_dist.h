@@ -54,6 +54,9 @@ int kiln_rt_dist_rank(void);
 int kiln_rt_dist_size(void);
 /* "mpi" or "none". */
 const char *kiln_rt_dist_backend(void);
+/* Whether a collective failed: the peers may still be in it, so its
+ * buffers stay allocated, and leaving the job aborts it. */
+int kiln_rt_dist_broken(void);
 /* Leaves the job: MPI_Finalize where init initialized MPI, or MPI_Abort
  * where a collective failed (the peers may be waiting on this rank). */
 void kiln_rt_dist_finalize(void);
