@@ -142,12 +142,16 @@ TEST_F(HostProgramTest, LaunchesKernelsOnViewsAndCopies) {
   EXPECT_STREQ(kiln_rt_last_error(), "the program takes 2 buffers, 1 given");
 }
 
-// A collective (an all_reduce's runtime call) between independent kernels.
-constexpr const char *kCollective = R"mlir(
+// The kernel and the all_reduce's runtime call of the collective programs.
+constexpr const char *kCollectiveDeclarations = R"mlir(
     func.func private @k(memref<4xf32>, memref<4xf32>) attributes {kiln.kernel}
     func.func private @kiln_rt_all_reduce_f32_r1(
         memref<?xf32, strided<[?], offset: ?>>,
         memref<?xf32, strided<[?], offset: ?>>)
+)mlir";
+
+// A collective (an all_reduce's runtime call) between independent kernels.
+constexpr const char *kCollective = R"mlir(
     func.func @main(%x: memref<4xf32>, %out: memref<4xf32>) {
       %g = memref.alloc() : memref<4xf32>
       func.call @k(%x, %g) : (memref<4xf32>, memref<4xf32>) -> ()
@@ -172,7 +176,7 @@ constexpr const char *kCollective = R"mlir(
   )mlir";
 
 TEST_F(HostProgramTest, CollectivesOverlapTheStepsThatDoNotTouchThem) {
-  auto program = build(kCollective);
+  auto program = build(std::string(kCollectiveDeclarations) + kCollective);
   ASSERT_TRUE(static_cast<bool>(program))
       << llvm::toString(program.takeError());
   using Kind = HostProgram::StepKind;
@@ -207,10 +211,6 @@ TEST_F(HostProgramTest, CollectivesOverlapTheStepsThatDoNotTouchThem) {
 
 // Two buckets: the second starts before the first is waited for.
 constexpr const char *kTwoCollectives = R"mlir(
-    func.func private @k(memref<4xf32>, memref<4xf32>) attributes {kiln.kernel}
-    func.func private @kiln_rt_all_reduce_f32_r1(
-        memref<?xf32, strided<[?], offset: ?>>,
-        memref<?xf32, strided<[?], offset: ?>>)
     func.func @main(%x: memref<4xf32>, %out: memref<4xf32>) {
       %g1 = memref.alloc() : memref<4xf32>
       func.call @k(%x, %g1) : (memref<4xf32>, memref<4xf32>) -> ()
@@ -241,7 +241,7 @@ constexpr const char *kTwoCollectives = R"mlir(
   )mlir";
 
 TEST_F(HostProgramTest, SeveralCollectivesAreInFlightAtOnce) {
-  auto program = build(kTwoCollectives);
+  auto program = build(std::string(kCollectiveDeclarations) + kTwoCollectives);
   ASSERT_TRUE(static_cast<bool>(program))
       << llvm::toString(program.takeError());
   using Kind = HostProgram::StepKind;
