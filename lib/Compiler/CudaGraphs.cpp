@@ -43,8 +43,6 @@ constexpr size_t kMissWindow = 16;
 CudaGraphs::CudaGraphs(const kiln_rt_program *program)
     : program(program),
       enabled(kiln_rt_program_num_calls(program) >= getMinCalls() &&
-              // NCCL's work is not captured: such programs run directly.
-              !kiln_rt_program_has_collectives(program) &&
               kiln_rt_cuda_graphs_available()) {
   static std::once_flag hooked;
   std::call_once(hooked, [] {

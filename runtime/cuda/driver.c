@@ -231,7 +231,15 @@ uint64_t kiln_rt_cuda_session(void) {
   return atomic_load(&initialized) ? atomic_load(&generation) : 0;
 }
 
+static _Atomic(void (*)(void)) shutdown_hook;
+void kiln_cuda_set_shutdown_hook(void (*hook)(void)) {
+  atomic_store(&shutdown_hook, hook);
+}
+
 void kiln_rt_cuda_shutdown(void) {
+  void (*hook)(void) = atomic_load(&shutdown_hook);
+  if (hook)
+    hook();
   pthread_mutex_lock(&init_mutex);
   if (atomic_load(&initialized) &&
       kiln_cuda_enter("kiln_rt_cuda_shutdown") == KILN_RT_OK) {

@@ -44,6 +44,25 @@ typedef struct CUgraphExecUpdateResultInfo {
   CUgraphNode errorFromNode;
 } CUgraphExecUpdateResultInfo;
 
+/* cuda.h's CUDA_MEMCPY2D (its _v2 layout), for device-to-device copies. */
+typedef struct CUDA_MEMCPY2D {
+  size_t srcXInBytes, srcY;
+  int srcMemoryType; /* CUmemorytype */
+  const void *srcHost;
+  CUdeviceptr srcDevice;
+  void *srcArray;
+  size_t srcPitch;
+  size_t dstXInBytes, dstY;
+  int dstMemoryType;
+  void *dstHost;
+  CUdeviceptr dstDevice;
+  void *dstArray;
+  size_t dstPitch;
+  size_t WidthInBytes, Height;
+} CUDA_MEMCPY2D;
+
+enum { CU_MEMORYTYPE_DEVICE = 2 };
+
 enum {
   CUDA_SUCCESS = 0,
   CUDA_ERROR_INVALID_VALUE = 1,
@@ -54,6 +73,7 @@ enum {
   CUDA_ERROR_NO_DEVICE = 100,
   CUDA_ERROR_INVALID_HANDLE = 400,
   CUDA_ERROR_NOT_FOUND = 500,
+  CUDA_ERROR_NOT_READY = 600,
 };
 
 enum {
@@ -72,6 +92,7 @@ enum {
 };
 
 enum { CU_STREAM_NON_BLOCKING = 1 };
+enum { CU_EVENT_DISABLE_TIMING = 2 };
 enum { CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1 };
 enum { CU_STREAM_CAPTURE_STATUS_ACTIVE = 1 };
 
@@ -143,6 +164,14 @@ kiln_rt_status kiln_cuda_check(CUresult result, const char *call);
  * created with the context, on which all of kiln's work is ordered (the
  * legacy default stream cannot be captured into a graph). */
 CUstream kiln_cuda_stream_handle(kiln_rt_cuda_stream *stream);
+
+/* Whether `stream` is capturing a graph now (0 where the driver has no
+ * graphs, or the query fails). */
+int kiln_cuda_stream_capturing(CUstream stream);
+
+/* Called first by kiln_rt_cuda_shutdown (before it takes its lock), for
+ * the layers above that hold the session's streams and events (NCCL's). */
+void kiln_cuda_set_shutdown_hook(void (*hook)(void));
 
 /* Helpers of kiln_rt_cuda_shutdown, in the files that own the state. */
 void kiln_cuda_release_graphs(void);

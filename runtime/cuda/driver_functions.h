@@ -45,7 +45,10 @@
   X(cuEventDestroy_v2, CUresult, (CUevent))                                    \
   X(cuEventRecord, CUresult, (CUevent, CUstream))                              \
   X(cuEventSynchronize, CUresult, (CUevent))                                   \
-  X(cuEventElapsedTime_v2, CUresult, (float *, CUevent, CUevent))
+  X(cuEventElapsedTime_v2, CUresult, (float *, CUevent, CUevent))              \
+  X(cuEventQuery, CUresult, (CUevent))                                         \
+  X(cuStreamWaitEvent, CUresult, (CUstream, CUevent, unsigned))                \
+  X(cuMemcpy2DAsync_v2, CUresult, (const CUDA_MEMCPY2D *, CUstream))
 
 /* The graph entry points: optional (kiln_rt_cuda_graphs_available), so that
  * a driver without them still runs everything directly. cuda.h maps

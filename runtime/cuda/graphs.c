@@ -158,6 +158,31 @@ kiln_rt_status kiln_rt_cuda_capture_begin(kiln_rt_cuda_stream *stream) {
       (kiln_cuda_stream_handle(stream), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
 }
 
+/* The capture status of `stream`, and the nodes its next work depends on. */
+static kiln_rt_status capture_info(CUstream stream, int *capturing,
+                                   const CUgraphNode **dependencies,
+                                   size_t *count) {
+  unsigned long long id = 0;
+  CUgraph graph = NULL;
+  const void *edges = NULL;
+  if (kiln_cuda.cuStreamGetCaptureInfo_v3)
+    return KILN_CUDA_CALL(
+        cuStreamGetCaptureInfo_v3,
+        (stream, capturing, &id, &graph, dependencies, &edges, count));
+  return KILN_CUDA_CALL(cuStreamGetCaptureInfo_v2,
+                        (stream, capturing, &id, &graph, dependencies, count));
+}
+
+int kiln_cuda_stream_capturing(CUstream stream) {
+  int capturing = 0;
+  const CUgraphNode *dependencies = NULL;
+  size_t count = 0;
+  return kiln_cuda.has_graphs &&
+         capture_info(stream, &capturing, &dependencies, &count) ==
+             KILN_RT_OK &&
+         capturing == CU_STREAM_CAPTURE_STATUS_ACTIVE;
+}
+
 kiln_rt_status kiln_rt_cuda_capture_last_node(kiln_rt_cuda_stream *stream,
                                               kiln_rt_cuda_graph_node **node) {
   kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_capture_last_node");
@@ -167,19 +192,12 @@ kiln_rt_status kiln_rt_cuda_capture_last_node(kiln_rt_cuda_stream *stream,
     return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
                           "kiln_rt_cuda_capture_last_node: node is NULL");
   int capturing = 0;
-  unsigned long long id = 0;
-  CUgraph graph = NULL;
   const CUgraphNode *dependencies = NULL;
-  const void *edges = NULL;
   size_t count = 0;
-  if (kiln_cuda.cuStreamGetCaptureInfo_v3)
-    KILN_CUDA_RETURN_IF_ERROR(cuStreamGetCaptureInfo_v3,
-                              (kiln_cuda_stream_handle(stream), &capturing, &id,
-                               &graph, &dependencies, &edges, &count));
-  else
-    KILN_CUDA_RETURN_IF_ERROR(cuStreamGetCaptureInfo_v2,
-                              (kiln_cuda_stream_handle(stream), &capturing, &id,
-                               &graph, &dependencies, &count));
+  status = capture_info(kiln_cuda_stream_handle(stream), &capturing,
+                        &dependencies, &count);
+  if (status != KILN_RT_OK)
+    return status;
   /* Work queued in order on one stream leaves exactly one dependency: the
    * node it added last. */
   if (capturing != CU_STREAM_CAPTURE_STATUS_ACTIVE || count != 1 ||

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static pthread_mutex_t world_mutex = PTHREAD_MUTEX_INITIALIZER;
 static kiln_mpi mpi;
@@ -48,7 +49,7 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static double timeout_seconds(void) {
+double kiln_dist_timeout_seconds(void) {
   const char *text = getenv("KILN_DIST_TIMEOUT_S");
   if (text && *text) {
     char *end = NULL;
@@ -156,6 +157,16 @@ void kiln_rt_dist_finalize(void) {
   use_mpi = started_mpi = rank = 0;
   size = 1;
   pthread_mutex_unlock(&world_mutex);
+}
+
+void kiln_dist_abort_job(const char *reason) {
+  fflush(stdout);
+  fprintf(stderr, "kiln: rank %d aborts the job: %s\n", rank, reason);
+  fflush(stderr);
+  /* No lock: the thread that holds it may be the one that is stuck. */
+  if (atomic_load(&initialized) && use_mpi)
+    mpi.Abort(mpi.comm_world, 1);
+  _exit(1);
 }
 
 /* Marks the world broken with the last error, and returns `status`. */
@@ -320,7 +331,7 @@ static kiln_rt_status wait_handle(kiln_mpi_handle *handle, const char *what) {
     return kiln_rt_fail(KILN_RT_UNAVAILABLE,
                         "kiln_rt_dist: an earlier collective failed (%s)",
                         broken_reason);
-  double start = now_seconds(), timeout = timeout_seconds();
+  double start = now_seconds(), timeout = kiln_dist_timeout_seconds();
   /* Room for any MPI's status object. */
   uint64_t status_object[16];
   for (unsigned polls = 0;; ++polls) {

@@ -15,6 +15,14 @@ kiln_rt_status kiln_dist_broadcast_from_0(void *data, size_t bytes);
  * leaving it aborts the job; returns `status`, whose error is set. */
 kiln_rt_status kiln_dist_fail(kiln_rt_status status);
 
+/* KILN_DIST_TIMEOUT_S (default 300): how long a collective may take. */
+double kiln_dist_timeout_seconds(void);
+
+/* Ends the job from any thread, at once: prints "kiln: rank R aborts the
+ * job: `reason`", then MPI_Abort where the job has MPI, else _exit(1). For
+ * a rank that cannot go on (a GPU collective that never ends). */
+void kiln_dist_abort_job(const char *reason) __attribute__((noreturn));
+
 /* Counts a collective of `count` elements in the statistics. */
 void kiln_dist_count(const kiln_rt_dist_collective *collective, size_t count);
 

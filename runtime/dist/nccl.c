@@ -2,11 +2,19 @@
  *
  * libnccl.so.2 (KILN_NCCL_LIBRARY names another) is loaded at the first
  * GPU collective. The world's communicator takes its id from rank 0: over
- * MPI where the job has ranks, made here where the process is alone. Each
- * collective is queued on the program's stream, after the kernels that
- * computed its operand and before those that read its result, so a wait
- * step has nothing left to do. Errors name the NCCL call, with NCCL's
- * message.
+ * MPI where the job has ranks, made here where the process is alone.
+ *
+ * Overlap: a collective starts on the runtime's communication stream once
+ * the program's stream reaches it (an event, `ready`), and the program's
+ * stream waits for it (`done`) only at the wait step, so the kernels in
+ * between run beside it. Inside a graph capture, the same events fork the
+ * communication stream into the capture and join it back.
+ *
+ * The watchdog: a thread watches each collective's events. One that has
+ * not finished KILN_DIST_TIMEOUT_S after it could start, or an error that
+ * ncclCommGetAsyncError reports, aborts the communicator and the job, as
+ * the host may be blocked in a wait for the device that would never end.
+ * Errors name the NCCL call, with NCCL's message.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -21,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* nccl.h's types, as its ABI has them. */
 typedef struct {
@@ -43,13 +52,20 @@ static struct {
                        int op, kiln_nccl_comm comm, void *stream);
   const char *(*GetErrorString)(int result);
   int (*GetVersion)(int *version);
+  int (*CommGetAsyncError)(kiln_nccl_comm comm, int *error);
+  int (*CommAbort)(kiln_nccl_comm comm);
 } nccl;
+
+enum { KILN_NCCL_IN_PROGRESS = 7 };
 
 static pthread_mutex_t nccl_mutex = PTHREAD_MUTEX_INITIALIZER;
 static kiln_nccl_comm world;
 static kiln_rt_status init_status = KILN_RT_OK;
 static char init_error[512];
 static int initialized;
+/* The communication stream, and the CUDA session it belongs to. */
+static CUstream comm_stream;
+static uint64_t comm_session;
 
 /* A failed NCCL call breaks the world: the peers may wait in theirs, so
  * leaving the job aborts it. */
@@ -59,6 +75,13 @@ static kiln_rt_status nccl_fail(const char *call, int result) {
                                      "%s: %s (NCCL error %d)", call,
                                      why ? why : "unknown error", result));
 }
+
+/* The CUDA runtime's error (kiln_rt_cuda_last_error) as the runtime's. */
+static kiln_rt_status cuda_failed(kiln_rt_status status) {
+  return status ? kiln_rt_fail(status, "%s", kiln_rt_cuda_last_error())
+                : KILN_RT_OK;
+}
+#define KILN_NCCL_CUDA(fn, args) cuda_failed(KILN_CUDA_CALL(fn, args))
 
 static kiln_rt_status load(void) {
   const char *named = getenv("KILN_NCCL_LIBRARY");
@@ -84,6 +107,8 @@ static kiln_rt_status load(void) {
   KILN_NCCL_RESOLVE(ReduceScatter)
   KILN_NCCL_RESOLVE(GetErrorString)
   KILN_NCCL_RESOLVE(GetVersion)
+  KILN_NCCL_RESOLVE(CommGetAsyncError)
+  KILN_NCCL_RESOLVE(CommAbort)
 #undef KILN_NCCL_RESOLVE
   int version = 0;
   int result = nccl.GetVersion(&version);
@@ -97,11 +122,13 @@ static kiln_rt_status load(void) {
   return KILN_RT_OK;
 }
 
+static void stop_watching(void);
+
 static kiln_rt_status init_locked(void) {
   kiln_rt_status status = kiln_rt_dist_init();
   if (status)
     return status;
-  if ((status = kiln_cuda_enter("kiln_rt_dist_nccl_init")))
+  if ((status = cuda_failed(kiln_cuda_enter("kiln_rt_dist_nccl_init"))))
     return status;
   if ((status = load()))
     return status;
@@ -125,6 +152,12 @@ static kiln_rt_status init_locked(void) {
   int result = nccl.CommInitRank(&world, ranks, message.id, rank);
   if (result)
     return nccl_fail("ncclCommInitRank", result);
+  if ((status = KILN_NCCL_CUDA(cuStreamCreate,
+                               (&comm_stream, CU_STREAM_NON_BLOCKING))))
+    return status;
+  comm_session = kiln_rt_cuda_session();
+  kiln_cuda_set_shutdown_hook(stop_watching);
+  atexit(stop_watching);
   return KILN_RT_OK;
 }
 
@@ -142,12 +175,304 @@ kiln_rt_status kiln_rt_dist_nccl_init(void) {
   return status ? kiln_rt_fail(status, "%s", init_error) : KILN_RT_OK;
 }
 
-kiln_rt_status kiln_rt_dist_nccl_run(const kiln_rt_dist_collective *collective,
-                                     kiln_rt_cuda_stream *stream) {
-  if (!collective)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_dist_nccl_run: null collective");
+/* --- Requests and the watchdog ------------------------------------------ */
+
+/* A collective's (or a watched stretch's) two events: `ready` on the
+ * queuing stream where it may start, `done` where it ends. */
+struct kiln_rt_dist_nccl_request {
+  CUevent ready, done;
+  double started; /* when the watchdog saw `ready` (0: not yet) */
+  int watched;    /* on the watch list (not recorded in a capture) */
+  int waited;     /* its wait was queued: the events may be reused */
+  int finished;   /* the watchdog saw `done` */
+  char what[128];
+  kiln_rt_dist_nccl_request *next;
+};
+
+/* Under nccl_mutex: what the watchdog watches, and spare requests (with
+ * their events) for reuse. */
+static kiln_rt_dist_nccl_request *watching, *spare;
+static int watchdog_running;
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Ends the job for a collective that cannot end; the watchdog's. */
+static void give_up(const char *why) {
+  char reason[512];
+  snprintf(reason, sizeof(reason), "%s; the NCCL communicator is aborted", why);
+  nccl.CommAbort(world);
+  kiln_dist_abort_job(reason);
+}
+
+/* Stops watching: the CUDA runtime shuts down (its events go with it), or
+ * the process exits (the driver may be torn down before the watchdog). */
+static int stopped;
+static void stop_watching(void) {
+  pthread_mutex_lock(&nccl_mutex);
+  stopped = 1;
+  watching = spare = NULL;
+  pthread_mutex_unlock(&nccl_mutex);
+}
+
+/* One look at the watch list; nccl_mutex held. */
+static void watch_once(double timeout) {
+  double now = now_seconds();
+  for (kiln_rt_dist_nccl_request **link = &watching; *link;) {
+    kiln_rt_dist_nccl_request *r = *link;
+    CUresult result = 0;
+    if (!r->started) {
+      result = kiln_cuda.cuEventQuery(r->ready);
+      if (result == CUDA_SUCCESS)
+        r->started = now;
+    }
+    if (r->started && !r->finished) {
+      result = kiln_cuda.cuEventQuery(r->done);
+      if (result == CUDA_SUCCESS)
+        r->finished = 1;
+    }
+    if (result == CUDA_ERROR_DEINITIALIZED) { /* the process exits */
+      stopped = 1;
+      return;
+    }
+    if (result != CUDA_SUCCESS && result != CUDA_ERROR_NOT_READY) {
+      char why[384];
+      kiln_cuda_check(result, "cuEventQuery");
+      snprintf(why, sizeof(why), "kiln_rt_dist: %s on rank %d failed: %s",
+               r->what, kiln_rt_dist_rank(), kiln_rt_cuda_last_error());
+      give_up(why);
+    }
+    if (r->started && !r->finished && now - r->started > timeout) {
+      char why[384];
+      snprintf(why, sizeof(why),
+               "kiln_rt_dist: %s on rank %d did not finish in %g s "
+               "(KILN_DIST_TIMEOUT_S): a peer may have died or left the job",
+               r->what, kiln_rt_dist_rank(), timeout);
+      give_up(why);
+    }
+    if (r->finished && r->waited) {
+      *link = r->next;
+      r->next = spare;
+      spare = r;
+      continue;
+    }
+    link = &r->next;
+  }
+  int error = 0;
+  if (watching && nccl.CommGetAsyncError(world, &error) == 0 && error &&
+      error != KILN_NCCL_IN_PROGRESS) {
+    char why[384];
+    const char *text = nccl.GetErrorString(error);
+    snprintf(why, sizeof(why),
+             "kiln_rt_dist: NCCL reports an error on rank %d during %s: %s "
+             "(NCCL error %d)",
+             kiln_rt_dist_rank(), watching->what, text ? text : "unknown",
+             error);
+    give_up(why);
+  }
+}
+
+static void *watchdog(void *unused) {
+  (void)unused;
+  double timeout = kiln_dist_timeout_seconds();
+  /* Often enough to keep to the timeout, at most 20 times a second. */
+  double period = timeout / 10 < 0.05 ? timeout / 10 : 0.05;
+  struct timespec pause = {0, (long)(period * 1e9)};
+  for (;;) {
+    nanosleep(&pause, NULL);
+    pthread_mutex_lock(&nccl_mutex);
+    /* A runtime shut down took the events with it: nothing to watch. */
+    if (stopped ||
+        kiln_cuda_enter("kiln_rt_dist's NCCL watchdog") != KILN_RT_OK ||
+        kiln_rt_cuda_session() != comm_session) {
+      watching = spare = NULL;
+      watchdog_running = 0;
+      pthread_mutex_unlock(&nccl_mutex);
+      return NULL;
+    }
+    watch_once(timeout);
+    pthread_mutex_unlock(&nccl_mutex);
+  }
+}
+
+/* A request with two events, from the spares or new; nccl_mutex held. */
+static kiln_rt_status take_request(kiln_rt_dist_nccl_request **out) {
+  kiln_rt_dist_nccl_request *r = spare;
+  if (r) {
+    spare = r->next;
+  } else {
+    r = calloc(1, sizeof(*r));
+    if (!r)
+      return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY,
+                          "kiln_rt_dist: out of host memory");
+    kiln_rt_status status =
+        KILN_NCCL_CUDA(cuEventCreate, (&r->ready, CU_EVENT_DISABLE_TIMING));
+    if (status == KILN_RT_OK)
+      status =
+          KILN_NCCL_CUDA(cuEventCreate, (&r->done, CU_EVENT_DISABLE_TIMING));
+    if (status != KILN_RT_OK) {
+      if (r->ready)
+        kiln_cuda.cuEventDestroy_v2(r->ready);
+      free(r);
+      return status;
+    }
+  }
+  CUevent ready = r->ready, done = r->done;
+  memset(r, 0, sizeof(*r));
+  r->ready = ready;
+  r->done = done;
+  *out = r;
+  return KILN_RT_OK;
+}
+
+/* Puts `r`, whose `done` is recorded, under the watchdog, or (recorded in
+ * a capture, where events cannot be queried) keeps it for its wait;
+ * nccl_mutex held. */
+static kiln_rt_status watch(kiln_rt_dist_nccl_request *r, int captured) {
+  if (captured || stopped)
+    return KILN_RT_OK;
+  r->watched = 1;
+  r->next = watching;
+  watching = r;
+  if (!watchdog_running) {
+    pthread_t thread;
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    int failed = pthread_create(&thread, &attributes, watchdog, NULL);
+    pthread_attr_destroy(&attributes);
+    if (failed)
+      return kiln_rt_fail(KILN_RT_UNAVAILABLE,
+                          "kiln_rt_dist: cannot start the NCCL watchdog");
+    watchdog_running = 1;
+  }
+  return KILN_RT_OK;
+}
+
+/* Gives `r` back: to the spares at once, or, when watched, once the
+ * watchdog sees it finish; nccl_mutex held. */
+static void release(kiln_rt_dist_nccl_request *r) {
+  r->waited = 1;
+  if (!r->watched) {
+    r->next = spare;
+    spare = r;
+  }
+}
+
+/* Enters the runtime with NCCL set up in this CUDA session. */
+static kiln_rt_status enter(const char *api) {
   kiln_rt_status status = kiln_rt_dist_nccl_init();
+  if (status)
+    return status;
+  if ((status = cuda_failed(kiln_cuda_enter(api))))
+    return status;
+  if (kiln_rt_cuda_session() != comm_session)
+    return kiln_rt_fail(KILN_RT_UNAVAILABLE,
+                        "%s: NCCL was set up in an earlier session of the CUDA "
+                        "runtime (after kiln_rt_cuda_shutdown it cannot run "
+                        "in this process)",
+                        api);
+  return KILN_RT_OK;
+}
+
+/* --- Collectives ------------------------------------------------------- */
+
+static size_t element_bytes(const kiln_rt_dist_collective *c) {
+  return c->dtype == KILN_RT_DIST_F64 ? 8 : 4;
+}
+
+size_t kiln_rt_dist_nccl_staging_bytes(const kiln_rt_dist_collective *c) {
+  if (!c || c->kind == KILN_RT_DIST_ALL_REDUCE || c->outer <= 1)
+    return 0;
+  return (size_t)kiln_rt_dist_size() * (size_t)c->outer * (size_t)c->inner *
+         element_bytes(c);
+}
+
+/* Copies between the staging [size][outer][inner] and the tensor
+ * [outer][size * inner]: one 2D copy per rank's part. */
+static kiln_rt_status copy_parts(const kiln_rt_dist_collective *c,
+                                 int to_staging, const void *tensor,
+                                 void *staging, CUstream stream) {
+  size_t row = (size_t)c->inner * element_bytes(c);
+  int ranks = kiln_rt_dist_size();
+  for (int r = 0; r < ranks; ++r) {
+    CUDA_MEMCPY2D copy;
+    memset(&copy, 0, sizeof(copy));
+    CUdeviceptr part = (CUdeviceptr)(uintptr_t)staging +
+                       (CUdeviceptr)r * (CUdeviceptr)(row * (size_t)c->outer);
+    CUdeviceptr slice =
+        (CUdeviceptr)(uintptr_t)tensor + (CUdeviceptr)r * (CUdeviceptr)row;
+    copy.srcMemoryType = copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    copy.srcDevice = to_staging ? slice : part;
+    copy.srcPitch = to_staging ? row * (size_t)ranks : row;
+    copy.dstDevice = to_staging ? part : slice;
+    copy.dstPitch = to_staging ? row : row * (size_t)ranks;
+    copy.WidthInBytes = row;
+    copy.Height = (size_t)c->outer;
+    kiln_rt_status status = KILN_NCCL_CUDA(cuMemcpy2DAsync_v2, (&copy, stream));
+    if (status)
+      return status;
+  }
+  return KILN_RT_OK;
+}
+
+/* Queues the NCCL call of `c` (with its staging copies) on `stream`. */
+static kiln_rt_status queue(const kiln_rt_dist_collective *c, CUstream stream,
+                            const char **call) {
+  size_t part = (size_t)(c->outer * c->inner);
+  int dtype =
+      c->dtype == KILN_RT_DIST_F64 ? KILN_NCCL_FLOAT64 : KILN_NCCL_FLOAT32;
+  int op = c->reduction == KILN_RT_DIST_MAX    ? KILN_NCCL_MAX
+           : c->reduction == KILN_RT_DIST_MEAN ? KILN_NCCL_AVG
+                                               : KILN_NCCL_SUM;
+  int staged = kiln_rt_dist_nccl_staging_bytes(c) != 0;
+  kiln_rt_status status = KILN_RT_OK;
+  int result = 0;
+  *call = "ncclAllReduce";
+  switch (c->kind) {
+  case KILN_RT_DIST_ALL_REDUCE:
+    result =
+        nccl.AllReduce(c->input, c->output, part, dtype, op, world, stream);
+    break;
+  case KILN_RT_DIST_ALL_GATHER:
+    *call = "ncclAllGather";
+    result = nccl.AllGather(c->input, staged ? c->staging : c->output, part,
+                            dtype, world, stream);
+    if (!result && staged)
+      status = copy_parts(c, 0, c->output, c->staging, stream);
+    break;
+  case KILN_RT_DIST_REDUCE_SCATTER:
+    *call = "ncclReduceScatter";
+    if (staged)
+      status = copy_parts(c, 1, c->input, c->staging, stream);
+    if (!status)
+      result = nccl.ReduceScatter(staged ? c->staging : c->input, c->output,
+                                  part, dtype, op, world, stream);
+    break;
+  }
+  if (status)
+    return kiln_dist_fail(status);
+  return result ? nccl_fail(*call, result) : KILN_RT_OK;
+}
+
+static const char *call_name(kiln_rt_dist_kind kind) {
+  return kind == KILN_RT_DIST_ALL_GATHER       ? "ncclAllGather"
+         : kind == KILN_RT_DIST_REDUCE_SCATTER ? "ncclReduceScatter"
+                                               : "ncclAllReduce";
+}
+
+kiln_rt_status
+kiln_rt_dist_nccl_start(const kiln_rt_dist_collective *collective,
+                        kiln_rt_cuda_stream *stream,
+                        kiln_rt_dist_nccl_request **request) {
+  if (!collective || !request)
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "kiln_rt_dist_nccl_start: null collective or request");
+  *request = NULL;
+  kiln_rt_status status = enter("kiln_rt_dist_nccl_start");
   if (status)
     return status;
   const kiln_rt_dist_collective *c = collective;
@@ -156,39 +481,114 @@ kiln_rt_status kiln_rt_dist_nccl_run(const kiln_rt_dist_collective *collective,
                         "kiln_rt_dist: group %lld is not a communicator (only "
                         "0, the world, exists)",
                         (long long)c->group);
-  if (c->kind != KILN_RT_DIST_ALL_REDUCE && c->outer > 1)
+  if (kiln_rt_dist_nccl_staging_bytes(c) && !c->staging)
     return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
                         "kiln_rt_dist: an all_gather or reduce_scatter along "
-                        "an inner dim does not run on the GPU yet (only "
-                        "along the outermost dim of size > 1)");
-  if ((status = kiln_cuda_enter("kiln_rt_dist_nccl_run")))
-    return status;
+                        "an inner dim needs %zu bytes of staging",
+                        kiln_rt_dist_nccl_staging_bytes(c));
+  CUstream program_stream = kiln_cuda_stream_handle(stream);
+  int captured = kiln_cuda_stream_capturing(program_stream);
+  int overlap = kiln_rt_dist_overlap();
+  CUstream on = overlap ? comm_stream : program_stream;
   size_t part = (size_t)(c->outer * c->inner);
-  if (part == 0)
-    return KILN_RT_OK;
-  int dtype =
-      c->dtype == KILN_RT_DIST_F64 ? KILN_NCCL_FLOAT64 : KILN_NCCL_FLOAT32;
-  int op = c->reduction == KILN_RT_DIST_MAX    ? KILN_NCCL_MAX
-           : c->reduction == KILN_RT_DIST_MEAN ? KILN_NCCL_AVG
-                                               : KILN_NCCL_SUM;
-  void *handle = (void *)kiln_cuda_stream_handle(stream);
-  kiln_dist_count(c, part);
-  int result = 0;
-  const char *call = "ncclAllReduce";
-  switch (c->kind) {
-  case KILN_RT_DIST_ALL_REDUCE:
-    result =
-        nccl.AllReduce(c->input, c->output, part, dtype, op, world, handle);
-    break;
-  case KILN_RT_DIST_ALL_GATHER:
-    call = "ncclAllGather";
-    result = nccl.AllGather(c->input, c->output, part, dtype, world, handle);
-    break;
-  case KILN_RT_DIST_REDUCE_SCATTER:
-    call = "ncclReduceScatter";
-    result =
-        nccl.ReduceScatter(c->input, c->output, part, dtype, op, world, handle);
-    break;
+  pthread_mutex_lock(&nccl_mutex);
+  kiln_rt_dist_nccl_request *r = NULL;
+  status = take_request(&r);
+  if (status) {
+    pthread_mutex_unlock(&nccl_mutex);
+    return status;
   }
-  return result ? nccl_fail(call, result) : KILN_RT_OK;
+  snprintf(r->what, sizeof(r->what), "%s of %zu %s", call_name(c->kind), part,
+           c->dtype == KILN_RT_DIST_F64 ? "doubles" : "floats");
+  const char *call = NULL;
+  status = KILN_NCCL_CUDA(cuEventRecord, (r->ready, program_stream));
+  if (status == KILN_RT_OK && overlap)
+    status = KILN_NCCL_CUDA(cuStreamWaitEvent, (comm_stream, r->ready, 0));
+  if (status == KILN_RT_OK && part) {
+    if (!captured)
+      kiln_dist_count(c, part);
+    status = queue(c, on, &call);
+  }
+  if (status == KILN_RT_OK)
+    status = KILN_NCCL_CUDA(cuEventRecord, (r->done, on));
+  if (status == KILN_RT_OK)
+    status = watch(r, captured);
+  if (status != KILN_RT_OK) {
+    /* Whatever was queued is left to finish on its own. */
+    if (!r->watched)
+      release(r);
+    pthread_mutex_unlock(&nccl_mutex);
+    return kiln_dist_fail(status);
+  }
+  pthread_mutex_unlock(&nccl_mutex);
+  *request = r;
+  return KILN_RT_OK;
+}
+
+kiln_rt_status kiln_rt_dist_nccl_wait(kiln_rt_dist_nccl_request *request,
+                                      kiln_rt_cuda_stream *stream) {
+  if (!request)
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "kiln_rt_dist_nccl_wait: a wait for no collective");
+  kiln_rt_status status =
+      cuda_failed(kiln_cuda_enter("kiln_rt_dist_nccl_wait"));
+  if (status == KILN_RT_OK && kiln_rt_dist_overlap())
+    status = KILN_NCCL_CUDA(
+        cuStreamWaitEvent, (kiln_cuda_stream_handle(stream), request->done, 0));
+  pthread_mutex_lock(&nccl_mutex);
+  release(request);
+  pthread_mutex_unlock(&nccl_mutex);
+  return status ? kiln_dist_fail(status) : KILN_RT_OK;
+}
+
+kiln_rt_status kiln_rt_dist_nccl_run(const kiln_rt_dist_collective *collective,
+                                     kiln_rt_cuda_stream *stream) {
+  kiln_rt_dist_nccl_request *request = NULL;
+  kiln_rt_status status = kiln_rt_dist_nccl_start(collective, stream, &request);
+  return status ? status : kiln_rt_dist_nccl_wait(request, stream);
+}
+
+kiln_rt_status
+kiln_rt_dist_nccl_watch_begin(kiln_rt_cuda_stream *stream,
+                              kiln_rt_dist_nccl_request **watch_out) {
+  if (!watch_out)
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "kiln_rt_dist_nccl_watch_begin: watch is NULL");
+  *watch_out = NULL;
+  kiln_rt_status status = enter("kiln_rt_dist_nccl_watch_begin");
+  if (status)
+    return status;
+  pthread_mutex_lock(&nccl_mutex);
+  kiln_rt_dist_nccl_request *r = NULL;
+  status = take_request(&r);
+  if (status == KILN_RT_OK) {
+    status = KILN_NCCL_CUDA(cuEventRecord,
+                            (r->ready, kiln_cuda_stream_handle(stream)));
+    if (status != KILN_RT_OK)
+      release(r);
+  }
+  pthread_mutex_unlock(&nccl_mutex);
+  if (status == KILN_RT_OK)
+    *watch_out = r;
+  return status;
+}
+
+kiln_rt_status kiln_rt_dist_nccl_watch_end(kiln_rt_dist_nccl_request *r,
+                                           kiln_rt_cuda_stream *stream,
+                                           const char *what) {
+  if (!r)
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "kiln_rt_dist_nccl_watch_end: watch is NULL");
+  kiln_rt_status status =
+      cuda_failed(kiln_cuda_enter("kiln_rt_dist_nccl_watch_end"));
+  pthread_mutex_lock(&nccl_mutex);
+  snprintf(r->what, sizeof(r->what), "%s", what ? what : "GPU work");
+  if (status == KILN_RT_OK)
+    status = KILN_NCCL_CUDA(cuEventRecord,
+                            (r->done, kiln_cuda_stream_handle(stream)));
+  if (status == KILN_RT_OK)
+    status = watch(r, 0);
+  release(r);
+  pthread_mutex_unlock(&nccl_mutex);
+  return status;
 }

@@ -267,6 +267,79 @@ kiln_rt_status kiln_program_check_loaded_cuda(const kiln_rt_program *program,
   return KILN_RT_OK;
 }
 
+/* A collective step under way: its NCCL request, and its staging (where
+ * it has one) from the graph's temporaries or, `owned`, the allocator. */
+typedef struct cuda_collective {
+  kiln_rt_dist_nccl_request *request;
+  void *staging;
+  int kind, staged, owned;
+} cuda_collective;
+
+/* The graph pass's slot for the staging of collective `request` (past the
+ * program's own; `num_requests` for a collective without a wait step). */
+static int32_t staging_slot(const kiln_rt_program *program, int32_t request) {
+  return program->num_slots +
+         (request >= 0 ? request : (int32_t)program->num_requests);
+}
+
+/* Ends `state`'s collective: `stream` waits for it (nothing was queued in
+ * a planning pass), and its staging is given back. */
+static kiln_rt_status end_collective(cuda_collective *state, int32_t slot,
+                                     kiln_rt_cuda_stream *stream,
+                                     kiln_graph_pass *pass) {
+  kiln_rt_status status = KILN_RT_OK;
+  if (state->request)
+    status =
+        kiln_program_collective_cuda_wait(state->kind, state->request, stream);
+  if (state->staged && pass)
+    kiln_graph_pass_free(pass, slot);
+  if (state->owned)
+    kiln_rt_cuda_free(state->staging);
+  state->request = NULL;
+  state->staging = NULL;
+  state->staged = state->owned = 0;
+  return status;
+}
+
+/* Starts a collective step (only plans its staging in a planning pass). */
+static kiln_rt_status start_collective(const kiln_rt_program *program,
+                                       const kiln_step *step,
+                                       const kiln_view *const *v, void **base,
+                                       const int64_t *input_dims,
+                                       int *run_checked, cuda_collective *state,
+                                       kiln_rt_cuda_stream *stream,
+                                       kiln_graph_pass *pass) {
+  kiln_rt_dist_collective c;
+  /* A graph pass leaves the ranks' check to the graph's launches. */
+  kiln_rt_status status = kiln_program_collective_cuda_describe(
+      program, step, v[0], base[v[0]->slot], v[1], base[v[1]->slot], input_dims,
+      pass ? NULL : run_checked, &c);
+  if (status != KILN_RT_OK)
+    return status;
+  state->kind = (int)c.kind;
+  size_t staging = kiln_rt_dist_nccl_staging_bytes(&c);
+  if (staging && pass) {
+    status = kiln_graph_pass_alloc(pass, staging_slot(program, step->slot),
+                                   (int64_t)staging, &state->staging);
+    if (status != KILN_RT_OK)
+      return status;
+    state->staged = 1;
+  } else if (staging) {
+    status = kiln_rt_cuda_malloc(staging, &state->staging);
+    if (status != KILN_RT_OK)
+      return cuda_failed(status);
+    state->owned = 1;
+  }
+  c.staging = state->staging;
+  if (pass) { /* NCCL's work has the buffers' addresses baked in */
+    kiln_graph_pass_baked(pass, v[0]->slot);
+    kiln_graph_pass_baked(pass, v[1]->slot);
+    if (!kiln_graph_pass_queues(pass))
+      return KILN_RT_OK;
+  }
+  return kiln_program_collective_cuda_start(&c, stream, &state->request);
+}
+
 kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
                                          void *const *buffers, size_t count,
                                          const int64_t *input_dims,
@@ -304,6 +377,14 @@ kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
     base[program->constants[i].slot] = program->cuda_constants[i];
   kiln_device_timer timer = {NULL, NULL};
   int run_checked = 0; /* the ranks' program check (program_dist.c) */
+  cuda_collective *collectives =
+      program->num_requests
+          ? calloc(program->num_requests, sizeof(cuda_collective))
+          : NULL;
+  if (program->num_requests && !collectives) {
+    free(block);
+    return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
+  }
   /* Errors of the program's sizes are the runtime's, not CUDA's. */
   kiln_rt_status status = kiln_program_begin(program, input_dims, &sizes);
   if (status != KILN_RT_OK)
@@ -454,25 +535,31 @@ kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
         ++profile->calls;
       break;
     }
-    case KILN_STEP_COLLECTIVE:
-      /* A graph would bake NCCL's work in: programs with collectives run
-       * directly (kiln_rt_program_has_collectives). */
-      if (pass) {
-        status = kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                              "a program with collectives is not captured in "
-                              "a CUDA graph");
+    case KILN_STEP_COLLECTIVE: {
+      cuda_collective now = {NULL, NULL, 0, 0, 0};
+      cuda_collective *state =
+          step->slot >= 0 ? &collectives[step->slot] : &now;
+      status = start_collective(program, step, v, base, input_dims,
+                                &run_checked, state, stream, pass);
+      if (status == KILN_RT_OK && step->slot < 0) /* no wait step */
+        status = end_collective(state, staging_slot(program, step->slot),
+                                stream, pass);
+      if (status != KILN_RT_OK) {
+        if (step->slot < 0)
+          (void)end_collective(state, staging_slot(program, step->slot), stream,
+                               pass);
         goto cleanup;
       }
-      status = kiln_program_collective_cuda(
-          program, step, v[0], base[v[0]->slot], v[1], base[v[1]->slot],
-          input_dims, &run_checked, stream);
-      if (status != KILN_RT_OK)
-        goto cleanup;
       if (profile)
         ++profile->calls;
       break;
+    }
     case KILN_STEP_COLLECTIVE_WAIT:
-      /* Stream-ordered: the collective's users queue after it. */
+      /* The stream's later work waits for the collective on the device. */
+      status = end_collective(&collectives[step->slot],
+                              staging_slot(program, step->slot), stream, pass);
+      if (status != KILN_RT_OK)
+        goto cleanup;
       break;
     case KILN_STEP_KERNEL:
       /* check_cuda refuses programs with host kernels. */
@@ -488,6 +575,12 @@ kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
 failed:
   status = cuda_failed(status);
 cleanup:
+  /* A failed run's collectives under way: the stream waits for them before
+   * their buffers can be reused. */
+  for (uint32_t i = 0; collectives && i < program->num_requests; ++i)
+    (void)end_collective(&collectives[i], staging_slot(program, (int32_t)i),
+                         stream, pass);
+  free(collectives);
   for (size_t i = 0; i < slots; ++i)
     if (owned[i])
       kiln_rt_cuda_free(base[i]);

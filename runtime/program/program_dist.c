@@ -109,7 +109,10 @@ static kiln_rt_status describe(const kiln_rt_program *program,
           name, kind == KILN_RT_DIST_REDUCE_SCATTER ? "operand" : "result",
           (long long)whole->sizes[d], d, ranks, (long long)expected);
   }
-  status = check_ranks(program, input_dims, kind, run_checked);
+  /* A graph capture checks nothing: its launches do (every rank runs each
+   * of its runs once, graph or not, but captures when it needs to). */
+  status =
+      run_checked ? check_ranks(program, input_dims, kind, run_checked) : 0;
   if (status)
     return status;
   memset(c, 0, sizeof(*c));
@@ -209,23 +212,47 @@ kiln_rt_status kiln_program_collective_progress(kiln_program_request *r) {
   return status ? fail_collective(status, r->kind) : KILN_RT_OK;
 }
 
-kiln_rt_status kiln_program_collective_cuda(
+kiln_rt_status kiln_program_collective_check_run(const kiln_rt_program *program,
+                                                 const int64_t *input_dims) {
+  if (!program->has_collectives)
+    return KILN_RT_OK;
+  kiln_rt_status status = kiln_rt_dist_init();
+  int run_checked = 0;
+  return status ? status
+                : check_ranks(program, input_dims, KILN_RT_DIST_ALL_REDUCE,
+                              &run_checked);
+}
+
+kiln_rt_status kiln_program_collective_cuda_describe(
     const kiln_rt_program *program, const kiln_step *step, const kiln_view *in,
     void *in_base, const kiln_view *out, void *out_base,
-    const int64_t *input_dims, int *run_checked, kiln_rt_cuda_stream *stream) {
+    const int64_t *input_dims, int *run_checked, kiln_rt_dist_collective *c) {
   int kind = step->callee;
   if (!kiln_view_is_dense(in) || !kiln_view_is_dense(out))
     return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
                         "%s: the cuda backend runs collectives on dense views "
                         "only",
                         kind_names[kind]);
-  kiln_rt_dist_collective collective;
   kiln_rt_status status =
-      describe(program, step, in, out, input_dims, run_checked, &collective);
+      describe(program, step, in, out, input_dims, run_checked, c);
   if (status)
     return status;
-  collective.input = kiln_view_address(in_base, in);
-  collective.output = kiln_view_address(out_base, out);
-  status = kiln_rt_dist_nccl_run(&collective, stream);
+  c->input = kiln_view_address(in_base, in);
+  c->output = kiln_view_address(out_base, out);
+  return KILN_RT_OK;
+}
+
+kiln_rt_status
+kiln_program_collective_cuda_start(const kiln_rt_dist_collective *c,
+                                   kiln_rt_cuda_stream *stream,
+                                   kiln_rt_dist_nccl_request **request) {
+  kiln_rt_status status = kiln_rt_dist_nccl_start(c, stream, request);
+  return status ? fail_collective(status, c->kind) : KILN_RT_OK;
+}
+
+kiln_rt_status
+kiln_program_collective_cuda_wait(int kind, kiln_rt_dist_nccl_request *request,
+                                  kiln_rt_cuda_stream *stream) {
+  kiln_rt_status status = kiln_rt_dist_nccl_wait(request, stream);
   return status ? fail_collective(status, kind) : KILN_RT_OK;
 }

@@ -17,6 +17,7 @@
 #include "../common/error.h"
 #include "program_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -240,8 +241,10 @@ static kiln_rt_status run_pass(kiln_rt_program_graph *graph,
   kiln_rt_cuda_stream *stream = NULL;
   kiln_rt_status status = KILN_RT_OK;
   if (mode == PASS_PLAN) {
+    /* The program's slots, then each collective's staging. */
     pass.slot_block =
-        calloc(program->num_slots ? program->num_slots : 1, sizeof(uint32_t));
+        calloc((size_t)program->num_slots + program->num_requests + 1,
+               sizeof(uint32_t));
     if (!pass.slot_block)
       return out_of_memory();
   } else {
@@ -332,11 +335,33 @@ kiln_rt_status kiln_rt_program_graph_launch(kiln_rt_program_graph *graph,
   if (graph->broken)
     return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
                         "the graph failed to update and cannot run");
+  const kiln_rt_program *program = graph->program;
   kiln_device_timer timer = {NULL, NULL};
-  kiln_rt_status status =
-      profile ? kiln_device_timer_start(&timer, stream) : KILN_RT_OK;
+  kiln_rt_dist_nccl_request *watch = NULL;
+  kiln_rt_status status = KILN_RT_OK;
+  if (program->has_collectives) {
+    /* Its capture checked nothing; the watchdog sees the whole launch. */
+    status = kiln_program_collective_check_run(program, graph->input_dims);
+    if (status != KILN_RT_OK)
+      return status;
+    status = kiln_rt_dist_nccl_watch_begin(stream, &watch);
+    if (status != KILN_RT_OK)
+      return status;
+  }
+  if (profile)
+    status = kiln_device_timer_start(&timer, stream);
   if (status == KILN_RT_OK)
     status = kiln_rt_cuda_graph_launch(graph->graph, stream);
+  if (watch) {
+    char what[96];
+    snprintf(what, sizeof(what), "a CUDA graph launch with %u collective(s)",
+             program->num_requests ? program->num_requests : 1);
+    kiln_rt_status watched = kiln_rt_dist_nccl_watch_end(watch, stream, what);
+    if (status == KILN_RT_OK && watched != KILN_RT_OK) {
+      kiln_device_timer_release(&timer);
+      return watched;
+    }
+  }
   if (status == KILN_RT_OK && profile) {
     status = kiln_device_timer_stop(&timer, stream, profile);
     profile->calls += kiln_rt_program_graph_calls(graph);

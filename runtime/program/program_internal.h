@@ -3,6 +3,7 @@
 #ifndef KILN_RT_PROGRAM_INTERNAL_H
 #define KILN_RT_PROGRAM_INTERNAL_H
 
+#include "kiln_rt/kiln_rt_dist.h"
 #include "kiln_rt/kiln_rt_program.h"
 
 #include <pthread.h>
@@ -167,13 +168,26 @@ kiln_rt_status kiln_program_collective_wait(kiln_program_request *request,
                                             char *out_base);
 /* Lets `request` progress (MPI moves only inside its calls). */
 kiln_rt_status kiln_program_collective_progress(kiln_program_request *request);
-/* Queues a collective step on device buffers on `stream` (NCCL): ordered
- * after the kernels before it and before those after it, so its wait step
- * has nothing to do. */
-kiln_rt_status kiln_program_collective_cuda(
+/* Checks that the ranks run this program (once, or for a program with
+ * dynamic dims at each run): for a graph launch, whose capture does not. */
+kiln_rt_status kiln_program_collective_check_run(const kiln_rt_program *program,
+                                                 const int64_t *input_dims);
+/* Describes a collective step on device buffers (dense views) for NCCL,
+ * after the checks kiln_program_collective_start makes (those of the ranks
+ * only where `run_checked` is not NULL); its staging is the caller's
+ * (kiln_rt_dist_nccl_staging_bytes). */
+kiln_rt_status kiln_program_collective_cuda_describe(
     const kiln_rt_program *program, const kiln_step *step, const kiln_view *in,
     void *in_base, const kiln_view *out, void *out_base,
-    const int64_t *input_dims, int *run_checked, kiln_rt_cuda_stream *stream);
+    const int64_t *input_dims, int *run_checked, kiln_rt_dist_collective *c);
+/* kiln_rt_dist_nccl_start and _wait, their errors naming the op. */
+kiln_rt_status
+kiln_program_collective_cuda_start(const kiln_rt_dist_collective *c,
+                                   kiln_rt_cuda_stream *stream,
+                                   kiln_rt_dist_nccl_request **request);
+kiln_rt_status
+kiln_program_collective_cuda_wait(int kind, kiln_rt_dist_nccl_request *request,
+                                  kiln_rt_cuda_stream *stream);
 
 /* Copies a strided view into another of the same sizes (program.c). */
 void kiln_program_copy_view(const kiln_view *from, char *from_base,

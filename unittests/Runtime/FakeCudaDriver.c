@@ -13,6 +13,15 @@
  * nodes; a graph launch replays them in order, each launch through the
  * same parameter checks as a direct one. Calls that a real driver refuses
  * during a capture (allocation, frees, waits) fail and invalidate it.
+ * Another stream joins a capture by waiting on an event recorded in it
+ * (its work goes into the same graph), and must be joined back (the
+ * capturing stream waits on an event recorded after its last work) before
+ * the capture ends, else the end fails as CUDA's does (unjoined).
+ *
+ * fake_cuda_hang_stream (for the stand-in NCCL's FAKE_NCCL_HANG) makes a
+ * stream's later work never end: its events never complete, streams that
+ * wait on them hang too, and a host wait for them blocks forever.
+ * FAKE_CUDA_HANG_GRAPHS=1 does the same to a stream that launches a graph.
  *
  * FAKE_CUDA_TIMING=1 (for timing the runtime's host side, e.g.
  * bench/gpu/graph_overhead.py): a graph launch only counts, as a real one
@@ -25,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "FakeFailAt.h"
 
@@ -86,7 +96,7 @@ static CUresult failure(void) {
 
 /* --- Capture state ------------------------------------------------------ */
 
-enum { NODE_KERNEL, NODE_COPY, NODE_MEMSET, NODE_HOST };
+enum { NODE_KERNEL, NODE_COPY, NODE_COPY_2D, NODE_MEMSET, NODE_HOST };
 enum { COPY_H2D, COPY_D2H, COPY_D2D };
 #define MAX_PARAMS 512
 
@@ -97,12 +107,13 @@ typedef struct fake_node {
   unsigned dims[6];
   int param_count;
   unsigned long long words[MAX_PARAMS]; /* each parameter, by value */
-  /* copy, memset */
+  /* copy, memset; a 2D copy: `bytes` of each of `height` rows */
   int direction;
   void *dst;
   const void *src;
   size_t bytes;
   unsigned char value;
+  size_t dst_pitch, src_pitch, height;
   /* host */
   void (*fn)(void *);
   void *data; /* owned: each graph and exec has its copy */
@@ -131,10 +142,31 @@ typedef struct fake_graph {
 } fake_graph;
 
 typedef struct fake_stream {
-  fake_graph *capture; /* while capturing */
+  fake_graph *capture; /* while capturing, or joined to a capture */
   int invalidated;
   unsigned long long id;
+  /* A stream joined to another's capture (by waiting on an event recorded
+   * in it): the nodes it added, and how many of them the capturing stream
+   * has waited for (it must wait for all before the capture ends). */
+  int joined, added, joined_back;
+  /* Work queued after a collective that never ends (fake_cuda_hang_stream)
+   * never ends either. */
+  int hung;
 } fake_stream;
+
+/* An event: its time (for cuEventElapsedTime), the stream it was last
+ * recorded on, and the capture it was recorded in. */
+typedef struct fake_event {
+  float time;
+  fake_stream *stream;
+  fake_graph *capture;
+  int added; /* the stream's nodes when it was recorded */
+  int hung;
+} fake_event;
+
+/* Streams joined to a capture, to be checked when it ends. */
+#define MAX_JOINED 16
+static fake_stream *joined_streams[MAX_JOINED];
 
 static fake_stream legacy_stream;
 static fake_stream *stream_of(void *stream) {
@@ -149,6 +181,7 @@ static fake_node *add_node(void *stream, int kind) {
   fake_node *node = calloc(1, sizeof(*node));
   node->kind = kind;
   node->index = graph->count;
+  ++stream_of(stream)->added;
   graph->nodes[graph->count++] = node;
   return node;
 }
@@ -282,10 +315,14 @@ CUresult cuCtxSetCurrent(void *context) {
 /* Calls that make the host wait for the device, so far. */
 static long waits;
 long fake_cuda_waits(void) { return waits; }
+static int any_hung(void);
+static void wait_forever(void);
 CUresult cuCtxSynchronize(void) {
   FAKE_ENTRY(cuCtxSynchronize);
   FAKE_NOT_IN_CAPTURE();
   ++waits;
+  if (any_hung())
+    wait_forever();
   return 0;
 }
 
@@ -416,6 +453,47 @@ CUresult cuMemcpyDtoDAsync_v2(unsigned long long dst, unsigned long long src,
   return queue_copy(COPY_D2D, (void *)(size_t)dst, (void *)(size_t)src, bytes,
                     stream);
 }
+static void copy_2d(const fake_node *node) {
+  for (size_t row = 0; row < node->height; ++row)
+    copy(COPY_D2D, (char *)node->dst + row * node->dst_pitch,
+         (const char *)node->src + row * node->src_pitch, node->bytes);
+}
+/* Device-to-device only: the runtime copies nothing else in 2D. */
+CUresult cuMemcpy2DAsync_v2(const void *params, void *stream) {
+  FAKE_ENTRY(cuMemcpy2DAsync_v2);
+  const struct {
+    size_t src_x, src_y;
+    int src_type;
+    const void *src_host;
+    unsigned long long src_device;
+    void *src_array;
+    size_t src_pitch;
+    size_t dst_x, dst_y;
+    int dst_type;
+    void *dst_host;
+    unsigned long long dst_device;
+    void *dst_array;
+    size_t dst_pitch;
+    size_t width, height;
+  } *p = params;
+  if (p->src_type != 2 || p->dst_type != 2 || p->src_x || p->src_y ||
+      p->dst_x || p->dst_y || p->width > p->src_pitch ||
+      p->width > p->dst_pitch || !is_device_pointer(p->src_device) ||
+      !is_device_pointer(p->dst_device))
+    return 1;
+  fake_node local = {0}, *node = &local;
+  if (is_capturing(stream))
+    node = add_node(stream, NODE_COPY_2D);
+  node->dst = (void *)(size_t)p->dst_device;
+  node->src = (const void *)(size_t)p->src_device;
+  node->bytes = p->width;
+  node->height = p->height;
+  node->dst_pitch = p->dst_pitch;
+  node->src_pitch = p->src_pitch;
+  if (node == &local)
+    copy_2d(node);
+  return 0;
+}
 CUresult cuMemsetD8Async(unsigned long long dst, unsigned char value,
                          size_t bytes, void *stream) {
   FAKE_ENTRY(cuMemsetD8Async);
@@ -451,13 +529,36 @@ CUresult cuStreamCreate(void **stream, unsigned flags) {
   return 0;
 }
 CUresult cuStreamDestroy_v2(void *stream) {
+  for (int i = 0; i < MAX_JOINED; ++i)
+    if (joined_streams[i] == stream)
+      joined_streams[i] = NULL;
   free(stream);
   return 0;
+}
+/* A wait for work that never ends: the host blocks (until a watchdog ends
+ * the process). */
+static void wait_forever(void) {
+  for (;;)
+    sleep(1);
 }
 CUresult cuStreamSynchronize(void *stream) {
   FAKE_ENTRY(cuStreamSynchronize);
   FAKE_NOT_IN_CAPTURE();
   ++waits;
+  if (stream_of(stream)->hung)
+    wait_forever();
+  return 0;
+}
+
+/* Makes the work queued on `stream` from now on never end (for the stand-in
+ * NCCL's FAKE_NCCL_HANG: a collective whose peer died). */
+void fake_cuda_hang_stream(void *stream) { stream_of(stream)->hung = 1; }
+static int any_hung(void) {
+  if (legacy_stream.hung)
+    return 1;
+  for (int i = 0; i < MAX_JOINED; ++i)
+    if (joined_streams[i] && joined_streams[i]->hung)
+      return 1;
   return 0;
 }
 
@@ -614,6 +715,22 @@ CUresult cuStreamEndCapture(void *stream, void **graph) {
   --capturing_streams;
   fake_graph *captured = s->capture;
   s->capture = NULL;
+  /* Every stream joined to the capture must have been joined back. */
+  int unjoined = 0;
+  for (int i = 0; i < MAX_JOINED; ++i) {
+    fake_stream *joined = joined_streams[i];
+    if (!joined || joined->capture != captured)
+      continue;
+    unjoined |= joined->added > joined->joined_back;
+    joined->capture = NULL;
+    joined->joined = 0;
+    joined_streams[i] = NULL;
+  }
+  if (unjoined && !s->invalidated && !failed) {
+    destroy_graph(captured);
+    *graph = NULL;
+    return 904; /* CUDA_ERROR_STREAM_CAPTURE_UNJOINED */
+  }
   if (s->invalidated || failed) {
     destroy_graph(captured);
     *graph = NULL;
@@ -680,6 +797,11 @@ CUresult cuGraphLaunch(void *exec, void *stream) {
     return 900;
   fake_exec *e = exec;
   ++fake_cuda_graph_launches;
+  const char *hang = getenv("FAKE_CUDA_HANG_GRAPHS");
+  if (hang && *hang == '1') { /* a graph whose collective never ends */
+    stream_of(stream)->hung = 1;
+    return 0;
+  }
   if (fake_cuda_timing())
     return 0;
   for (int i = 0; i < e->nodes.count; ++i) {
@@ -698,6 +820,9 @@ CUresult cuGraphLaunch(void *exec, void *stream) {
     }
     case NODE_COPY:
       copy(node->direction, node->dst, node->src, node->bytes);
+      break;
+    case NODE_COPY_2D:
+      copy_2d(node);
       break;
     case NODE_MEMSET:
       memset(node->dst, node->value, node->bytes);
@@ -776,7 +901,7 @@ CUresult cuGraphDestroy(void *graph) {
 static float event_clock;
 CUresult cuEventCreate(void **event, unsigned flags) {
   FAKE_ENTRY(cuEventCreate);
-  *event = malloc(sizeof(float));
+  *event = calloc(1, sizeof(fake_event));
   return 0;
 }
 CUresult cuEventDestroy_v2(void *event) {
@@ -785,18 +910,71 @@ CUresult cuEventDestroy_v2(void *event) {
 }
 CUresult cuEventRecord(void *event, void *stream) {
   FAKE_ENTRY(cuEventRecord);
+  fake_event *e = event;
+  fake_stream *s = stream_of(stream);
   event_clock += 1.5f;
-  *(float *)event = event_clock;
+  e->time = event_clock;
+  e->stream = s;
+  e->capture = s->capture;
+  e->added = s->added;
+  e->hung = s->hung;
   return 0;
 }
 CUresult cuEventSynchronize(void *event) {
   FAKE_ENTRY(cuEventSynchronize);
   FAKE_NOT_IN_CAPTURE();
+  fake_event *e = event;
+  if (e->capture)
+    return 907; /* CUDA_ERROR_CAPTURED_EVENT */
   ++waits;
+  if (e->hung)
+    wait_forever();
+  return 0;
+}
+CUresult cuEventQuery(void *event) {
+  FAKE_ENTRY(cuEventQuery);
+  fake_event *e = event;
+  if (e->capture)
+    return 907; /* CUDA_ERROR_CAPTURED_EVENT */
+  return e->hung ? 600 /* CUDA_ERROR_NOT_READY */ : 0;
+}
+/* Orders `stream` after `event`. In a capture, a stream that waits on an
+ * event recorded in it joins the capture; the capturing stream waiting on
+ * a joined stream's event joins that stream's work back. */
+CUresult cuStreamWaitEvent(void *stream, void *event, unsigned flags) {
+  FAKE_ENTRY(cuStreamWaitEvent);
+  if (flags != 0)
+    return 1;
+  fake_event *e = event;
+  fake_stream *s = stream_of(stream);
+  if (e->hung)
+    s->hung = 1;
+  if (!e->capture) {
+    /* Outside a capture there is nothing to order: work runs at once. */
+    return s->capture ? 905 /* CUDA_ERROR_STREAM_CAPTURE_ISOLATION */ : 0;
+  }
+  if (e->capture != e->stream->capture)
+    return 901; /* recorded in a capture that has ended */
+  if (!s->capture) {
+    int slot = 0;
+    while (slot < MAX_JOINED && joined_streams[slot])
+      ++slot;
+    if (slot == MAX_JOINED)
+      return 2;
+    joined_streams[slot] = s;
+    s->capture = e->capture;
+    s->joined = 1;
+    s->added = s->joined_back = 0;
+    return 0;
+  }
+  if (s->capture != e->capture)
+    return 902; /* CUDA_ERROR_STREAM_CAPTURE_MERGE */
+  if (e->stream->joined && e->added > e->stream->joined_back)
+    e->stream->joined_back = e->added;
   return 0;
 }
 CUresult cuEventElapsedTime_v2(float *ms, void *start, void *end) {
   FAKE_ENTRY(cuEventElapsedTime_v2);
-  *ms = *(float *)end - *(float *)start;
+  *ms = ((fake_event *)end)->time - ((fake_event *)start)->time;
   return 0;
 }

@@ -79,6 +79,9 @@ typedef struct kiln_rt_dist_collective {
   int64_t outer, inner;
   const void *input;
   void *output;
+  /* On the GPU, kiln_rt_dist_nccl_staging_bytes of device memory where
+   * that is not 0 (the caller's, until the wait), else NULL. */
+  void *staging;
 } kiln_rt_dist_collective;
 
 typedef struct kiln_rt_dist_request kiln_rt_dist_request;
@@ -117,12 +120,43 @@ typedef struct kiln_rt_cuda_stream kiln_rt_cuda_stream;
  * runtime (kiln_rt_cuda_init). Idempotent; a failure fails every later
  * call the same way, naming the NCCL call. */
 kiln_rt_status kiln_rt_dist_nccl_init(void);
-/* Queues `collective` on device buffers on `stream` (NULL: the runtime's
- * stream): ncclAllReduce (a mean as ncclAvg), ncclAllGather,
- * ncclReduceScatter. An all_gather or reduce_scatter must have outer <= 1
- * (along the outermost dim of size > 1). */
+/* A GPU collective under way, or a watched stretch of a stream. */
+typedef struct kiln_rt_dist_nccl_request kiln_rt_dist_nccl_request;
+
+/* Device bytes that `collective` needs as staging: an all_gather or a
+ * reduce_scatter along an inner dim (outer > 1) goes through a
+ * [size][outer][inner] copy, NCCL's layout; 0 for the others. */
+size_t kiln_rt_dist_nccl_staging_bytes(const kiln_rt_dist_collective *c);
+
+/* Queues `collective` on device buffers after the work queued so far on
+ * `stream` (NULL: the runtime's stream): ncclAllReduce (a mean as
+ * ncclAvg), ncclAllGather, ncclReduceScatter. With overlap
+ * (kiln_rt_dist_overlap) it runs on the runtime's communication stream,
+ * so that `stream`'s later work runs beside it until
+ * kiln_rt_dist_nccl_wait; without, on `stream` itself. Works inside a
+ * graph capture of `stream` too (the communication stream joins it).
+ * A collective that does not finish within KILN_DIST_TIMEOUT_S of its
+ * start, or an error that NCCL reports while it runs, aborts the job
+ * (a watchdog thread: the host may be blocked in a wait on the device). */
+kiln_rt_status
+kiln_rt_dist_nccl_start(const kiln_rt_dist_collective *collective,
+                        kiln_rt_cuda_stream *stream,
+                        kiln_rt_dist_nccl_request **request);
+/* Orders `stream`'s later work after the collective, and frees `request`.
+ * Nothing waits on the host. */
+kiln_rt_status kiln_rt_dist_nccl_wait(kiln_rt_dist_nccl_request *request,
+                                      kiln_rt_cuda_stream *stream);
+/* Start, then wait. */
 kiln_rt_status kiln_rt_dist_nccl_run(const kiln_rt_dist_collective *collective,
                                      kiln_rt_cuda_stream *stream);
+/* Puts the work queued on `stream` between begin and end (a graph launch
+ * whose collectives the watchdog cannot see one by one) under the
+ * watchdog, as `what`. */
+kiln_rt_status kiln_rt_dist_nccl_watch_begin(kiln_rt_cuda_stream *stream,
+                                             kiln_rt_dist_nccl_request **watch);
+kiln_rt_status kiln_rt_dist_nccl_watch_end(kiln_rt_dist_nccl_request *watch,
+                                           kiln_rt_cuda_stream *stream,
+                                           const char *what);
 
 /* Counters, for tests and benchmarks. */
 typedef struct kiln_rt_dist_stats {

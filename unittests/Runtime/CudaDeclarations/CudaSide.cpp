@@ -26,5 +26,6 @@ std::vector<kiln::test::Signature> kiln::test::getToolkitSignatures() {
 }
 
 kiln::test::Layout kiln::test::getToolkitLayouts() {
-  KILN_LAYOUT_OF(CUDA_KERNEL_NODE_PARAMS, CUgraphExecUpdateResultInfo)
+  KILN_LAYOUT_OF(CUDA_KERNEL_NODE_PARAMS, CUgraphExecUpdateResultInfo,
+                 CUDA_MEMCPY2D)
 }

@@ -23,5 +23,6 @@ std::vector<kiln::test::Signature> kiln::test::getKilnSignatures() {
 }
 
 kiln::test::Layout kiln::test::getKilnLayouts() {
-  KILN_LAYOUT_OF(CUDA_KERNEL_NODE_PARAMS, CUgraphExecUpdateResultInfo)
+  KILN_LAYOUT_OF(CUDA_KERNEL_NODE_PARAMS, CUgraphExecUpdateResultInfo,
+                 CUDA_MEMCPY2D)
 }

@@ -56,7 +56,7 @@ using Layout = std::vector<std::pair<std::string, size_t>>;
 Layout getKilnLayouts();
 Layout getToolkitLayouts();
 
-#define KILN_LAYOUT_OF(KERNEL_PARAMS, UPDATE_INFO)                             \
+#define KILN_LAYOUT_OF(KERNEL_PARAMS, UPDATE_INFO, MEMCPY_2D)                  \
   Layout layouts;                                                              \
   layouts.emplace_back("CUDA_KERNEL_NODE_PARAMS", sizeof(KERNEL_PARAMS));      \
   for (auto [name, offset] :                                                   \
@@ -76,6 +76,18 @@ Layout getToolkitLayouts();
                        offsetof(UPDATE_INFO, errorNode));                      \
   layouts.emplace_back("CUgraphExecUpdateResultInfo.errorFromNode",            \
                        offsetof(UPDATE_INFO, errorFromNode));                  \
+  layouts.emplace_back("CUDA_MEMCPY2D", sizeof(MEMCPY_2D));                    \
+  for (auto [name, offset] :                                                   \
+       std::initializer_list<std::pair<const char *, size_t>>{                 \
+           {"srcMemoryType", offsetof(MEMCPY_2D, srcMemoryType)},              \
+           {"srcDevice", offsetof(MEMCPY_2D, srcDevice)},                      \
+           {"srcPitch", offsetof(MEMCPY_2D, srcPitch)},                        \
+           {"dstMemoryType", offsetof(MEMCPY_2D, dstMemoryType)},              \
+           {"dstDevice", offsetof(MEMCPY_2D, dstDevice)},                      \
+           {"dstPitch", offsetof(MEMCPY_2D, dstPitch)},                        \
+           {"WidthInBytes", offsetof(MEMCPY_2D, WidthInBytes)},                \
+           {"Height", offsetof(MEMCPY_2D, Height)}})                           \
+    layouts.emplace_back(std::string("CUDA_MEMCPY2D.") + name, offset);        \
   return layouts;
 
 } // namespace kiln::test
