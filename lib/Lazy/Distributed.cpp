@@ -40,18 +40,47 @@ distributed::Stats distributed::stats() {
   return out;
 }
 
-/// The ranks a recorded collective runs over: the job's, which init sets.
-static llvm::Expected<int64_t> getRanks() {
+/// The ranks a recorded collective runs over: its group's (the world's
+/// after init, or one that newGroup made and this rank is in).
+static llvm::Expected<int64_t> getRanks(int64_t group) {
   if (llvm::Error e = distributed::init())
     return std::move(e);
-  return distributed::size();
+  int ranks = kiln_rt_dist_group_size(group);
+  if (ranks < 0)
+    return llvm::createStringError(
+        "group " + std::to_string(group) +
+        " is not a communicator (0 is the world; distributed::newGroup makes "
+        "others)");
+  if (kiln_rt_dist_group_rank(group) < 0)
+    return llvm::createStringError("rank " +
+                                   std::to_string(distributed::rank()) +
+                                   " is not in group " + std::to_string(group));
+  return ranks;
+}
+
+llvm::Expected<int64_t> distributed::newGroup(llvm::ArrayRef<int> ranks) {
+  if (llvm::Error e = init())
+    return std::move(e);
+  int64_t group = 0;
+  if (kiln_rt_dist_group_create(ranks.data(), static_cast<int>(ranks.size()),
+                                &group) != KILN_RT_OK)
+    return llvm::createStringError(kiln_rt_last_error());
+  return group;
+}
+
+int distributed::groupSize(int64_t group) {
+  return kiln_rt_dist_group_size(group);
+}
+
+int distributed::groupRank(int64_t group) {
+  return kiln_rt_dist_group_rank(group);
 }
 
 static Tensor collective(TraceOp op, const Tensor &t, Reduction reduction,
                          int64_t dim, int64_t group) {
   if (!t.ok())
     return t;
-  llvm::Expected<int64_t> ranks = getRanks();
+  llvm::Expected<int64_t> ranks = getRanks(group);
   if (!ranks)
     return Tensor::make(ranks.takeError());
   return Tensor::make(TraceNode::collective(

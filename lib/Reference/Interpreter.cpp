@@ -450,7 +450,8 @@ llvm::Expected<Buffer> Interpreter::evalCollective(Operation *op,
           groupId = attributes.group;
   if (groupId != 0)
     return evalError(op, "group " + llvm::Twine(groupId) +
-                             " is not a communicator (only 0, the world)");
+                             ": the reference interpreter simulates the "
+                             "world (group 0) only");
   StringRef kind = op->getName().getStringRef();
   auto combine = [&](ArrayRef<const Buffer *> operands) {
     return kiln::reference::combineCollective(kind, reduction, dim, operands);

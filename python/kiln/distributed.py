@@ -50,6 +50,24 @@ def backend():
     return _C._dist_backend()
 
 
+def new_group(ranks):
+    """A communicator of the world's ``ranks`` (each once, in the order of
+    their ranks in the group), for the ``group`` argument of the
+    collectives. Every rank calls it with the same list, members or not,
+    in the same order (as MPI_Comm_split); 0 is the world."""
+    return _C._dist_new_group([int(r) for r in ranks])
+
+
+def group_size(group):
+    """The number of ranks in ``group`` (-1: no such group)."""
+    return _C._dist_group_size(int(group))
+
+
+def group_rank(group):
+    """This rank's place in ``group`` (-1: not a member)."""
+    return _C._dist_group_rank(int(group))
+
+
 def finalize():
     """Leaves the job (MPI_Finalize, or MPI_Abort after a failed
     collective). Also done at exit."""

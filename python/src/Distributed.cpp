@@ -53,6 +53,14 @@ void kiln::python::bindDistributed(nb::module_ &m) {
   m.def("_dist_size", &distributed::size);
   m.def("_dist_backend", [] { return std::string(distributed::backend()); });
   m.def("_dist_finalize", &distributed::finalize);
+  m.def("_dist_new_group", [](const std::vector<int> &ranks) {
+    llvm::Expected<int64_t> group = distributed::newGroup(ranks);
+    if (!group)
+      throw nb::value_error(llvm::toString(group.takeError()).c_str());
+    return *group;
+  });
+  m.def("_dist_group_size", &distributed::groupSize);
+  m.def("_dist_group_rank", &distributed::groupRank);
   m.def("_dist_stats", [] {
     distributed::Stats s = distributed::stats();
     nb::dict d;

@@ -35,8 +35,23 @@ static char broken_reason[512];
 static atomic_uint_fast64_t stat_collectives, stat_bytes, stat_wait_ns,
     stat_busy_ns;
 
+/* The communicators: 0 is the world; kiln_rt_dist_group_create adds the
+ * others, numbered in the order every rank made them. A rank outside a
+ * group has rank -1 in it. Made under world_mutex, then only read. */
+typedef struct dist_group {
+  kiln_mpi_handle comm;
+  int size, rank;
+} dist_group;
+static dist_group groups[KILN_DIST_MAX_GROUPS];
+static atomic_int num_groups;
+
+static const dist_group *group_of(int64_t group) {
+  return group >= 0 && group < atomic_load(&num_groups) ? &groups[group] : NULL;
+}
+
 struct kiln_rt_dist_request {
   kiln_rt_dist_collective collective;
+  int ranks; /* of its group */
   kiln_mpi_handle handle;
   int done;
   /* [size][outer][inner], when outer > 1 (all_gather, reduce_scatter). */
@@ -84,6 +99,8 @@ static kiln_rt_status init_locked(void) {
   if (!want_mpi) {
     rank = 0;
     size = 1;
+    groups[0] = (dist_group){0, 1, 0};
+    atomic_store(&num_groups, 1);
     return KILN_RT_OK;
   }
   kiln_rt_status status = kiln_mpi_load(&mpi);
@@ -111,6 +128,8 @@ static kiln_rt_status init_locked(void) {
   if ((code = mpi.Comm_size(mpi.comm_world, &size)))
     return kiln_mpi_fail(&mpi, "MPI_Comm_size", code);
   use_mpi = 1;
+  groups[0] = (dist_group){mpi.comm_world, size, rank};
+  atomic_store(&num_groups, 1);
   /* A program that exits without finalizing still leaves the job cleanly
    * (or aborts it after a failed collective). */
   static int registered;
@@ -154,6 +173,7 @@ void kiln_rt_dist_finalize(void) {
     }
   }
   atomic_store(&initialized, 0);
+  atomic_store(&num_groups, 0);
   use_mpi = started_mpi = rank = 0;
   size = 1;
   pthread_mutex_unlock(&world_mutex);
@@ -192,10 +212,15 @@ static kiln_rt_status check_collective(const kiln_rt_dist_collective *c) {
     return kiln_rt_fail(KILN_RT_UNAVAILABLE,
                         "kiln_rt_dist: an earlier collective failed (%s)",
                         broken_reason);
-  if (c->group != 0)
+  const dist_group *g = group_of(c->group);
+  if (!g)
     return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_dist: group %lld is not a communicator (only "
-                        "0, the world, exists)",
+                        "kiln_rt_dist: group %lld is not a communicator (0 is "
+                        "the world; kiln_rt_dist_group_create makes others)",
+                        (long long)c->group);
+  if (g->rank < 0)
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "kiln_rt_dist: rank %d is not in group %lld", rank,
                         (long long)c->group);
   if ((unsigned)c->kind > KILN_RT_DIST_REDUCE_SCATTER ||
       (unsigned)c->reduction > KILN_RT_DIST_MAX ||
@@ -205,26 +230,26 @@ static kiln_rt_status check_collective(const kiln_rt_dist_collective *c) {
                         "kiln_rt_dist: a bad collective");
   /* MPI counts are ints: an all_reduce passes its part, the others their
    * part times the ranks. */
-  int64_t ranks = c->kind == KILN_RT_DIST_ALL_REDUCE ? 1 : size;
+  int64_t ranks = c->kind == KILN_RT_DIST_ALL_REDUCE ? 1 : g->size;
   if (c->outer > 0 && c->inner > (int64_t)INT_MAX / ranks / c->outer)
     return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
                         "kiln_rt_dist: a collective of %lld x %lld elements "
                         "over %d ranks is larger than MPI's int counts",
-                        (long long)c->outer, (long long)c->inner, size);
+                        (long long)c->outer, (long long)c->inner, g->size);
   return KILN_RT_OK;
 }
 
 /* Divides `count` elements at `data` by the number of ranks. */
-static void divide_by_size(void *data, int64_t count,
-                           kiln_rt_dist_dtype dtype) {
+static void divide_by_size(void *data, int64_t count, kiln_rt_dist_dtype dtype,
+                           int ranks) {
   if (dtype == KILN_RT_DIST_F64) {
     double *values = data;
     for (int64_t i = 0; i < count; ++i)
-      values[i] /= (double)size;
+      values[i] /= (double)ranks;
   } else {
     float *values = data;
     for (int64_t i = 0; i < count; ++i)
-      values[i] /= (float)size;
+      values[i] /= (float)ranks;
   }
 }
 
@@ -247,6 +272,8 @@ static kiln_rt_status start(const kiln_rt_dist_collective *collective,
   if (status)
     return status;
   const kiln_rt_dist_collective *c = collective;
+  const dist_group *g = group_of(c->group);
+  int size = g->size; /* the group's, from here on */
   size_t bytes = element_bytes(c->dtype);
   int64_t part = c->outer * c->inner;
   int64_t input_count =
@@ -255,9 +282,10 @@ static kiln_rt_status start(const kiln_rt_dist_collective *collective,
   if (!r)
     return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "kiln_rt_dist_start: no memory");
   r->collective = *c;
+  r->ranks = size;
   atomic_fetch_add(&stat_collectives, 1);
   atomic_fetch_add(&stat_bytes, (uint_fast64_t)(input_count * bytes));
-  if (!use_mpi || part == 0) {
+  if (!use_mpi || size == 1 || part == 0) {
     /* One rank: every collective is its operand. */
     if (part)
       memcpy(c->output, c->input, (size_t)part * bytes);
@@ -282,22 +310,21 @@ static kiln_rt_status start(const kiln_rt_dist_collective *collective,
   switch (c->kind) {
   case KILN_RT_DIST_ALL_REDUCE:
     call = "MPI_Iallreduce";
-    code = mpi.Iallreduce(c->input, c->output, (int)part, dtype, op,
-                          mpi.comm_world, &r->handle);
+    code = mpi.Iallreduce(c->input, c->output, (int)part, dtype, op, g->comm,
+                          &r->handle);
     break;
   case KILN_RT_DIST_ALL_GATHER:
     call = "MPI_Iallgather";
     code = mpi.Iallgather(c->input, (int)part, dtype,
                           staged ? r->staging : c->output, (int)part, dtype,
-                          mpi.comm_world, &r->handle);
+                          g->comm, &r->handle);
     break;
   case KILN_RT_DIST_REDUCE_SCATTER:
     call = "MPI_Ireduce_scatter_block";
     if (staged) /* [outer][rank][inner] -> [rank][outer][inner] */
       swap_blocks(c->input, r->staging, c->outer, size, c->inner * bytes);
     code = mpi.Ireduce_scatter_block(staged ? r->staging : c->input, c->output,
-                                     (int)part, dtype, op, mpi.comm_world,
-                                     &r->handle);
+                                     (int)part, dtype, op, g->comm, &r->handle);
     break;
   }
   if (code) {
@@ -314,9 +341,9 @@ static void finish(kiln_rt_dist_request *r) {
   const kiln_rt_dist_collective *c = &r->collective;
   size_t bytes = element_bytes(c->dtype);
   if (c->kind == KILN_RT_DIST_ALL_GATHER && r->staging)
-    swap_blocks(r->staging, c->output, size, c->outer, c->inner * bytes);
+    swap_blocks(r->staging, c->output, r->ranks, c->outer, c->inner * bytes);
   if (c->kind != KILN_RT_DIST_ALL_GATHER && c->reduction == KILN_RT_DIST_MEAN)
-    divide_by_size(c->output, c->outer * c->inner, c->dtype);
+    divide_by_size(c->output, c->outer * c->inner, c->dtype, r->ranks);
 }
 
 static void free_request(kiln_rt_dist_request *r) {
@@ -325,7 +352,8 @@ static void free_request(kiln_rt_dist_request *r) {
 }
 
 /* Polls `*handle` until it completes or the deadline passes. */
-static kiln_rt_status wait_handle(kiln_mpi_handle *handle, const char *what) {
+static kiln_rt_status wait_handle(kiln_mpi_handle *handle, const char *what,
+                                  int ranks) {
   /* After a failure the peers may never answer: no second full wait. */
   if (atomic_load(&broken))
     return kiln_rt_fail(KILN_RT_UNAVAILABLE,
@@ -348,7 +376,7 @@ static kiln_rt_status wait_handle(kiln_mpi_handle *handle, const char *what) {
           "kiln_rt_dist_wait: rank %d had no answer from the other %d "
           "rank(s) to %s in %g s (KILN_DIST_TIMEOUT_S): a rank died, hangs "
           "or runs another program",
-          rank, size - 1, what, timeout));
+          rank, ranks - 1, what, timeout));
     if (polls < 1000) {
       sched_yield();
     } else {
@@ -376,7 +404,8 @@ static kiln_rt_status wait(kiln_rt_dist_request *request) {
   kiln_rt_status status = KILN_RT_OK;
   if (!request->done) {
     double start = now_seconds();
-    status = wait_handle(&request->handle, kind_name(request->collective.kind));
+    status = wait_handle(&request->handle, kind_name(request->collective.kind),
+                         request->ranks);
     atomic_fetch_add(&stat_wait_ns,
                      (uint_fast64_t)((now_seconds() - start) * 1e9));
     if (status == KILN_RT_OK)
@@ -408,6 +437,10 @@ static kiln_rt_status progress(kiln_rt_dist_request *request) {
   return KILN_RT_OK;
 }
 
+int kiln_rt_dist_finished(const kiln_rt_dist_request *request) {
+  return request && request->done;
+}
+
 int kiln_rt_dist_overlap(void) {
   static int overlap = -1;
   if (overlap < 0) {
@@ -417,7 +450,15 @@ int kiln_rt_dist_overlap(void) {
   return overlap;
 }
 
-kiln_rt_status kiln_dist_broadcast_from_0(void *data, size_t bytes) {
+kiln_rt_status kiln_dist_broadcast_from_0(int64_t group, void *data,
+                                          size_t bytes) {
+  const dist_group *g = group_of(group);
+  if (!g || g->rank < 0)
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "kiln_rt_dist: a broadcast in group %lld, which this "
+                        "rank is not in",
+                        (long long)group);
+  int size = g->size;
   if (!use_mpi || size == 1)
     return KILN_RT_OK;
   if (bytes > INT_MAX / (size_t)size)
@@ -428,10 +469,10 @@ kiln_rt_status kiln_dist_broadcast_from_0(void *data, size_t bytes) {
     return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "kiln_rt_dist: no memory");
   kiln_mpi_handle handle = 0;
   int code = mpi.Iallgather(data, (int)bytes, mpi.byte, all, (int)bytes,
-                            mpi.byte, mpi.comm_world, &handle);
+                            mpi.byte, g->comm, &handle);
   kiln_rt_status status =
       code ? break_world(kiln_mpi_fail(&mpi, "MPI_Iallgather", code))
-           : wait_handle(&handle, "the broadcast of NCCL's id");
+           : wait_handle(&handle, "the broadcast of NCCL's id", size);
   if (status == KILN_RT_OK) {
     memcpy(data, all, bytes);
     free(all); /* else MPI may still write it: kept */
@@ -447,8 +488,9 @@ int kiln_rt_dist_broken(void) { return atomic_load(&broken); }
 
 void kiln_dist_count(const kiln_rt_dist_collective *collective, size_t count) {
   size_t bytes = collective->dtype == KILN_RT_DIST_F64 ? 8 : 4;
-  if (collective->kind == KILN_RT_DIST_REDUCE_SCATTER)
-    count *= (size_t)size;
+  const dist_group *g = group_of(collective->group);
+  if (collective->kind == KILN_RT_DIST_REDUCE_SCATTER && g)
+    count *= (size_t)g->size;
   atomic_fetch_add(&stat_collectives, 1);
   atomic_fetch_add(&stat_bytes, (uint_fast64_t)(count * bytes));
 }
@@ -482,10 +524,15 @@ kiln_rt_status kiln_rt_dist_run(const kiln_rt_dist_collective *collective) {
   return kiln_rt_dist_wait(request);
 }
 
-static kiln_rt_status check_program(uint64_t hash, const char *what) {
+static kiln_rt_status check_program(int64_t group, uint64_t hash,
+                                    const char *what) {
   if (!atomic_load(&initialized))
     return kiln_rt_fail(KILN_RT_UNAVAILABLE,
                         "kiln_rt_dist: a collective before kiln_rt_dist_init");
+  const dist_group *g = group_of(group);
+  if (!g || g->rank < 0) /* the collective's own check names it */
+    return KILN_RT_OK;
+  int size = g->size;
   if (!use_mpi || size == 1)
     return KILN_RT_OK;
   if (atomic_load(&broken))
@@ -497,29 +544,112 @@ static kiln_rt_status check_program(uint64_t hash, const char *what) {
     return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY,
                         "kiln_rt_dist_check_program: no memory");
   kiln_mpi_handle handle = 0;
-  int code = mpi.Iallgather(&hash, 8, mpi.byte, hashes, 8, mpi.byte,
-                            mpi.comm_world, &handle);
+  int code =
+      mpi.Iallgather(&hash, 8, mpi.byte, hashes, 8, mpi.byte, g->comm, &handle);
   kiln_rt_status status =
       code ? break_world(kiln_mpi_fail(&mpi, "MPI_Iallgather", code))
-           : wait_handle(&handle, "the check of the program's hash");
+           : wait_handle(&handle, "the check of the program's hash", size);
   /* A gather that did not end may still write `hashes`: kept then. */
   int owned = code || status == KILN_RT_OK;
   for (int r = 1; status == KILN_RT_OK && r < size; ++r)
     if (hashes[r] != hashes[0])
       status = break_world(kiln_rt_fail(
           KILN_RT_INVALID_ARGUMENT,
-          "kiln_rt_dist: rank %d runs another program than rank 0 (hash "
+          "kiln_rt_dist: rank %d%s runs another program than rank 0 (hash "
           "%016llx against %016llx) at %s: every rank must run the same "
           "collectives on the same shapes",
-          r, (unsigned long long)hashes[r], (unsigned long long)hashes[0],
-          what ? what : "a collective"));
+          r, group ? " of the group" : "", (unsigned long long)hashes[r],
+          (unsigned long long)hashes[0], what ? what : "a collective"));
   if (owned)
     free(hashes);
   return status;
 }
 
-kiln_rt_status kiln_rt_dist_check_program(uint64_t hash, const char *what) {
-  KILN_DIST_TIMED(check_program(hash, what));
+kiln_rt_status kiln_rt_dist_check_program(int64_t group, uint64_t hash,
+                                          const char *what) {
+  KILN_DIST_TIMED(check_program(group, hash, what));
+}
+
+/* --- Groups ------------------------------------------------------------ */
+
+static kiln_rt_status group_create(const int *ranks, int count,
+                                   int64_t *group) {
+  if (!group || (count && !ranks))
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "kiln_rt_dist_group_create: null argument");
+  kiln_rt_status status = kiln_rt_dist_init();
+  if (status)
+    return status;
+  if (count <= 0)
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "kiln_rt_dist_group_create: a group needs a rank");
+  int position = -1;
+  uint64_t hash = 14695981039346656037ull;
+  for (int i = 0; i < count; ++i) {
+    if (ranks[i] < 0 || ranks[i] >= size)
+      return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                          "kiln_rt_dist_group_create: rank %d is not in the "
+                          "world of %d rank(s)",
+                          ranks[i], size);
+    for (int j = 0; j < i; ++j)
+      if (ranks[j] == ranks[i])
+        return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                            "kiln_rt_dist_group_create: rank %d is named "
+                            "twice",
+                            ranks[i]);
+    if (ranks[i] == rank)
+      position = i;
+    hash = (hash ^ (uint64_t)ranks[i]) * 1099511628211ull;
+  }
+  /* Every rank must make the same groups in the same order: the handles
+   * name the same communicator on every rank. */
+  if ((status = check_program(0, hash ^ (uint64_t)atomic_load(&num_groups),
+                              "kiln_rt_dist_group_create (the ranks name "
+                              "other groups)")))
+    return status;
+  pthread_mutex_lock(&world_mutex);
+  int index = atomic_load(&num_groups);
+  if (index == KILN_DIST_MAX_GROUPS) {
+    pthread_mutex_unlock(&world_mutex);
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "kiln_rt_dist_group_create: more than %d groups",
+                        KILN_DIST_MAX_GROUPS - 1);
+  }
+  dist_group made = {0, count, position};
+  if (use_mpi) {
+    /* Collective over the world: members take their order in `ranks`. */
+    int code = mpi.Comm_split(mpi.comm_world, position >= 0 ? 0 : mpi.undefined,
+                              position >= 0 ? position : 0, &made.comm);
+    if (code) {
+      pthread_mutex_unlock(&world_mutex);
+      return break_world(kiln_mpi_fail(&mpi, "MPI_Comm_split", code));
+    }
+    if (position >= 0 &&
+        (code = mpi.Comm_set_errhandler(made.comm, mpi.errors_return))) {
+      pthread_mutex_unlock(&world_mutex);
+      return break_world(kiln_mpi_fail(&mpi, "MPI_Comm_set_errhandler", code));
+    }
+  }
+  groups[index] = made;
+  atomic_store(&num_groups, index + 1);
+  pthread_mutex_unlock(&world_mutex);
+  *group = index;
+  return KILN_RT_OK;
+}
+
+kiln_rt_status kiln_rt_dist_group_create(const int *ranks, int count,
+                                         int64_t *group) {
+  KILN_DIST_TIMED(group_create(ranks, count, group));
+}
+
+int kiln_rt_dist_group_size(int64_t group) {
+  const dist_group *g = group_of(group);
+  return g ? g->size : -1;
+}
+
+int kiln_rt_dist_group_rank(int64_t group) {
+  const dist_group *g = group_of(group);
+  return g ? g->rank : -1;
 }
 
 void kiln_rt_dist_get_stats(kiln_rt_dist_stats *stats) {

@@ -7,9 +7,13 @@
 
 #include <stddef.h>
 
-/* Rank 0's `bytes` at `data` on every rank (over MPI, up to the deadline).
- * Alone, `data` stays. */
-kiln_rt_status kiln_dist_broadcast_from_0(void *data, size_t bytes);
+/* The most communicators: the world and the groups made. */
+#define KILN_DIST_MAX_GROUPS 64
+
+/* The `bytes` at `data` of rank 0 of `group` on each of its ranks (over
+ * MPI, up to the deadline). Alone, `data` stays. */
+kiln_rt_status kiln_dist_broadcast_from_0(int64_t group, void *data,
+                                          size_t bytes);
 
 /* Marks the world broken (a peer may wait on this rank forever), so that
  * leaving it aborts the job; returns `status`, whose error is set. */

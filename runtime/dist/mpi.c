@@ -25,6 +25,7 @@
   X(Comm_rank)                                                                 \
   X(Comm_size)                                                                 \
   X(Comm_set_errhandler)                                                       \
+  X(Comm_split)                                                                \
   X(Iallreduce)                                                                \
   X(Iallgather)                                                                \
   X(Ireduce_scatter_block)                                                     \
@@ -54,8 +55,9 @@ static kiln_rt_status load_openmpi_handles(kiln_mpi *mpi) {
     *(kiln_mpi_handle *)((char *)mpi + handles[i].offset) =
         (kiln_mpi_handle)address;
   }
-  /* OpenMPI's MPI_THREAD_MULTIPLE (mpi.h's enum). */
+  /* OpenMPI's MPI_THREAD_MULTIPLE (mpi.h's enum) and MPI_UNDEFINED. */
   mpi->thread_multiple = 3;
+  mpi->undefined = -32766;
   return KILN_RT_OK;
 }
 
@@ -68,8 +70,9 @@ static void load_mpich_handles(kiln_mpi *mpi) {
   mpi->sum = 0x58000003;
   mpi->max = 0x58000001;
   mpi->errors_return = 0x54000001;
-  /* MPICH's MPI_THREAD_MULTIPLE. */
+  /* MPICH's MPI_THREAD_MULTIPLE and MPI_UNDEFINED. */
   mpi->thread_multiple = 3;
+  mpi->undefined = -32766;
 }
 
 kiln_rt_status kiln_mpi_load(kiln_mpi *mpi) {

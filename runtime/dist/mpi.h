@@ -27,6 +27,8 @@ typedef struct kiln_mpi {
   int (*Comm_rank)(kiln_mpi_handle comm, int *rank);
   int (*Comm_size)(kiln_mpi_handle comm, int *size);
   int (*Comm_set_errhandler)(kiln_mpi_handle comm, kiln_mpi_handle handler);
+  int (*Comm_split)(kiln_mpi_handle comm, int color, int key,
+                    kiln_mpi_handle *out);
   int (*Iallreduce)(const void *input, void *output, int count,
                     kiln_mpi_handle dtype, kiln_mpi_handle op,
                     kiln_mpi_handle comm, kiln_mpi_handle *request);
@@ -41,7 +43,7 @@ typedef struct kiln_mpi {
   int (*Error_string)(int code, char *text, int *length);
   /* The predefined handles. */
   kiln_mpi_handle comm_world, f32, f64, byte, sum, max, errors_return;
-  int thread_multiple;
+  int thread_multiple, undefined;
 } kiln_mpi;
 
 /* Loads libmpi (KILN_MPI_LIBRARY, else OpenMPI's libmpi.so.40) into

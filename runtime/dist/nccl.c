@@ -59,7 +59,8 @@ static struct {
 enum { KILN_NCCL_IN_PROGRESS = 7 };
 
 static pthread_mutex_t nccl_mutex = PTHREAD_MUTEX_INITIALIZER;
-static kiln_nccl_comm world;
+/* Each group's communicator (0: the world), made at its first use. */
+static kiln_nccl_comm comms[KILN_DIST_MAX_GROUPS];
 static kiln_rt_status init_status = KILN_RT_OK;
 static char init_error[512];
 static int initialized;
@@ -124,15 +125,12 @@ static kiln_rt_status load(void) {
 
 static void stop_watching(void);
 
-static kiln_rt_status init_locked(void) {
-  kiln_rt_status status = kiln_rt_dist_init();
-  if (status)
-    return status;
-  if ((status = cuda_failed(kiln_cuda_enter("kiln_rt_dist_nccl_init"))))
-    return status;
-  if ((status = load()))
-    return status;
-  int ranks = kiln_rt_dist_size(), rank = kiln_rt_dist_rank();
+/* Makes the communicator of `group` (this rank is in it): its rank 0's id
+ * goes to the others over MPI. */
+static kiln_rt_status make_comm(int64_t group) {
+  int ranks = kiln_rt_dist_group_size(group);
+  int rank = kiln_rt_dist_group_rank(group);
+  kiln_rt_status status = KILN_RT_OK;
   /* Rank 0 sends its id, or that it has none, so that no rank waits in
    * ncclCommInitRank for a rank that failed. */
   struct {
@@ -143,15 +141,28 @@ static kiln_rt_status init_locked(void) {
   if (rank == 0)
     message.result = nccl.GetUniqueId(&message.id);
   if (ranks > 1 &&
-      (status = kiln_dist_broadcast_from_0(&message, sizeof(message))))
+      (status = kiln_dist_broadcast_from_0(group, &message, sizeof(message))))
     return status;
   if (message.result)
     return nccl_fail(rank == 0 ? "ncclGetUniqueId"
                                : "ncclGetUniqueId (on rank 0)",
                      message.result);
-  int result = nccl.CommInitRank(&world, ranks, message.id, rank);
+  int result = nccl.CommInitRank(&comms[group], ranks, message.id, rank);
   if (result)
     return nccl_fail("ncclCommInitRank", result);
+  return KILN_RT_OK;
+}
+
+static kiln_rt_status init_locked(void) {
+  kiln_rt_status status = kiln_rt_dist_init();
+  if (status)
+    return status;
+  if ((status = cuda_failed(kiln_cuda_enter("kiln_rt_dist_nccl_init"))))
+    return status;
+  if ((status = load()))
+    return status;
+  if ((status = make_comm(0)))
+    return status;
   if ((status = KILN_NCCL_CUDA(cuStreamCreate,
                                (&comm_stream, CU_STREAM_NON_BLOCKING))))
     return status;
@@ -204,7 +215,9 @@ static double now_seconds(void) {
 static void give_up(const char *why) {
   char reason[512];
   snprintf(reason, sizeof(reason), "%s; the NCCL communicator is aborted", why);
-  nccl.CommAbort(world);
+  for (int g = 0; g < KILN_DIST_MAX_GROUPS; ++g)
+    if (comms[g])
+      nccl.CommAbort(comms[g]);
   kiln_dist_abort_job(reason);
 }
 
@@ -262,8 +275,11 @@ static void watch_once(double timeout) {
     link = &r->next;
   }
   int error = 0;
-  if (watching && nccl.CommGetAsyncError(world, &error) == 0 && error &&
-      error != KILN_NCCL_IN_PROGRESS) {
+  for (int g = 0; watching && !error && g < KILN_DIST_MAX_GROUPS; ++g)
+    if (comms[g] && (nccl.CommGetAsyncError(comms[g], &error) != 0 ||
+                     error == KILN_NCCL_IN_PROGRESS))
+      error = 0;
+  if (watching && error) {
     char why[384];
     const char *text = nccl.GetErrorString(error);
     snprintf(why, sizeof(why),
@@ -387,8 +403,10 @@ static size_t element_bytes(const kiln_rt_dist_collective *c) {
 size_t kiln_rt_dist_nccl_staging_bytes(const kiln_rt_dist_collective *c) {
   if (!c || c->kind == KILN_RT_DIST_ALL_REDUCE || c->outer <= 1)
     return 0;
-  return (size_t)kiln_rt_dist_size() * (size_t)c->outer * (size_t)c->inner *
-         element_bytes(c);
+  int ranks = kiln_rt_dist_group_size(c->group);
+  return ranks < 0 ? 0
+                   : (size_t)ranks * (size_t)c->outer * (size_t)c->inner *
+                         element_bytes(c);
 }
 
 /* Copies between the staging [size][outer][inner] and the tensor
@@ -397,7 +415,7 @@ static kiln_rt_status copy_parts(const kiln_rt_dist_collective *c,
                                  int to_staging, const void *tensor,
                                  void *staging, CUstream stream) {
   size_t row = (size_t)c->inner * element_bytes(c);
-  int ranks = kiln_rt_dist_size();
+  int ranks = kiln_rt_dist_group_size(c->group);
   for (int r = 0; r < ranks; ++r) {
     CUDA_MEMCPY2D copy;
     memset(&copy, 0, sizeof(copy));
@@ -422,6 +440,7 @@ static kiln_rt_status copy_parts(const kiln_rt_dist_collective *c,
 /* Queues the NCCL call of `c` (with its staging copies) on `stream`. */
 static kiln_rt_status queue(const kiln_rt_dist_collective *c, CUstream stream,
                             const char **call) {
+  kiln_nccl_comm comm = comms[c->group];
   size_t part = (size_t)(c->outer * c->inner);
   int dtype =
       c->dtype == KILN_RT_DIST_F64 ? KILN_NCCL_FLOAT64 : KILN_NCCL_FLOAT32;
@@ -434,13 +453,12 @@ static kiln_rt_status queue(const kiln_rt_dist_collective *c, CUstream stream,
   *call = "ncclAllReduce";
   switch (c->kind) {
   case KILN_RT_DIST_ALL_REDUCE:
-    result =
-        nccl.AllReduce(c->input, c->output, part, dtype, op, world, stream);
+    result = nccl.AllReduce(c->input, c->output, part, dtype, op, comm, stream);
     break;
   case KILN_RT_DIST_ALL_GATHER:
     *call = "ncclAllGather";
     result = nccl.AllGather(c->input, staged ? c->staging : c->output, part,
-                            dtype, world, stream);
+                            dtype, comm, stream);
     if (!result && staged)
       status = copy_parts(c, 0, c->output, c->staging, stream);
     break;
@@ -450,7 +468,7 @@ static kiln_rt_status queue(const kiln_rt_dist_collective *c, CUstream stream,
       status = copy_parts(c, 1, c->input, c->staging, stream);
     if (!status)
       result = nccl.ReduceScatter(staged ? c->staging : c->input, c->output,
-                                  part, dtype, op, world, stream);
+                                  part, dtype, op, comm, stream);
     break;
   }
   if (status)
@@ -476,16 +494,27 @@ kiln_rt_dist_nccl_start(const kiln_rt_dist_collective *collective,
   if (status)
     return status;
   const kiln_rt_dist_collective *c = collective;
-  if (c->group != 0)
+  if (kiln_rt_dist_group_size(c->group) < 0)
     return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_dist: group %lld is not a communicator (only "
-                        "0, the world, exists)",
+                        "kiln_rt_dist: group %lld is not a communicator (0 is "
+                        "the world; kiln_rt_dist_group_create makes others)",
                         (long long)c->group);
+  if (kiln_rt_dist_group_rank(c->group) < 0)
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "kiln_rt_dist: rank %d is not in group %lld",
+                        kiln_rt_dist_rank(), (long long)c->group);
   if (kiln_rt_dist_nccl_staging_bytes(c) && !c->staging)
     return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
                         "kiln_rt_dist: an all_gather or reduce_scatter along "
                         "an inner dim needs %zu bytes of staging",
                         kiln_rt_dist_nccl_staging_bytes(c));
+  /* A group's communicator, at its first collective (which every member
+   * runs): outside a capture, as NCCL's setup talks to the peers. */
+  pthread_mutex_lock(&nccl_mutex);
+  status = comms[c->group] ? KILN_RT_OK : make_comm(c->group);
+  pthread_mutex_unlock(&nccl_mutex);
+  if (status)
+    return status;
   CUstream program_stream = kiln_cuda_stream_handle(stream);
   int captured = kiln_cuda_stream_capturing(program_stream);
   int overlap = kiln_rt_dist_overlap();

@@ -44,7 +44,7 @@ static kiln_view contiguous_like(const kiln_view *view, int64_t *strides) {
  * dims are part of the hash), `*run_checked` saying whether it did. */
 static kiln_rt_status check_ranks(const kiln_rt_program *program,
                                   const int64_t *input_dims, int kind,
-                                  int *run_checked) {
+                                  int64_t group, int *run_checked) {
   int dynamic =
       program->num_input_dims && input_dims && program->num_dynamic_dims;
   if (dynamic ? *run_checked : atomic_load(program->ranks_checked))
@@ -52,7 +52,8 @@ static kiln_rt_status check_ranks(const kiln_rt_program *program,
   uint64_t hash = program->hash;
   for (size_t i = 0; dynamic && i < program->num_input_dims; ++i)
     hash = (hash ^ (uint64_t)input_dims[i]) * 1099511628211ull;
-  kiln_rt_status status = kiln_rt_dist_check_program(hash, kind_names[kind]);
+  kiln_rt_status status =
+      kiln_rt_dist_check_program(group, hash, kind_names[kind]);
   if (status == KILN_RT_OK && !dynamic)
     atomic_store(program->ranks_checked, 1);
   if (status == KILN_RT_OK)
@@ -92,7 +93,16 @@ static kiln_rt_status describe(const kiln_rt_program *program,
   kiln_rt_status status = kiln_rt_dist_init();
   if (status)
     return status;
-  int ranks = kiln_rt_dist_size();
+  int ranks = kiln_rt_dist_group_size(step->rhs);
+  if (ranks < 0)
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "%s: group %lld is not a communicator (0 is the world; "
+                        "kiln_rt_dist_group_create makes others)",
+                        name, (long long)step->rhs);
+  if (kiln_rt_dist_group_rank(step->rhs) < 0)
+    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
+                        "%s: rank %d is not in group %lld", name,
+                        kiln_rt_dist_rank(), (long long)step->rhs);
   /* The part each rank contributes or keeps, and the whole. */
   const kiln_view *part = kind == KILN_RT_DIST_REDUCE_SCATTER ? out : in;
   const kiln_view *whole = kind == KILN_RT_DIST_REDUCE_SCATTER ? in : out;
@@ -111,8 +121,9 @@ static kiln_rt_status describe(const kiln_rt_program *program,
   }
   /* A graph capture checks nothing: its launches do (every rank runs each
    * of its runs once, graph or not, but captures when it needs to). */
-  status =
-      run_checked ? check_ranks(program, input_dims, kind, run_checked) : 0;
+  status = run_checked
+               ? check_ranks(program, input_dims, kind, step->rhs, run_checked)
+               : 0;
   if (status)
     return status;
   memset(c, 0, sizeof(*c));
@@ -205,10 +216,13 @@ kiln_rt_status kiln_program_collective_wait(kiln_program_request *r,
   return status ? fail_collective(status, kind) : KILN_RT_OK;
 }
 
-kiln_rt_status kiln_program_collective_progress(kiln_program_request *r) {
-  if (!r || !r->dist)
+kiln_rt_status kiln_program_collective_progress(kiln_program_request *r,
+                                                int *finished) {
+  *finished = !r || !r->dist || kiln_rt_dist_finished(r->dist);
+  if (*finished)
     return KILN_RT_OK;
   kiln_rt_status status = kiln_rt_dist_progress(r->dist);
+  *finished = kiln_rt_dist_finished(r->dist);
   return status ? fail_collective(status, r->kind) : KILN_RT_OK;
 }
 
@@ -217,10 +231,15 @@ kiln_rt_status kiln_program_collective_check_run(const kiln_rt_program *program,
   if (!program->has_collectives)
     return KILN_RT_OK;
   kiln_rt_status status = kiln_rt_dist_init();
+  if (status)
+    return status;
+  /* As a direct run checks: at its first collective, over its group. */
+  const kiln_step *first = program->steps;
+  while (first->kind != KILN_STEP_COLLECTIVE)
+    ++first;
   int run_checked = 0;
-  return status ? status
-                : check_ranks(program, input_dims, KILN_RT_DIST_ALL_REDUCE,
-                              &run_checked);
+  return check_ranks(program, input_dims, first->callee, first->rhs,
+                     &run_checked);
 }
 
 kiln_rt_status kiln_program_collective_cuda_describe(

@@ -166,8 +166,11 @@ kiln_program_collective_start(const kiln_rt_program *program,
 kiln_rt_status kiln_program_collective_wait(kiln_program_request *request,
                                             const kiln_view *out,
                                             char *out_base);
-/* Lets `request` progress (MPI moves only inside its calls). */
-kiln_rt_status kiln_program_collective_progress(kiln_program_request *request);
+/* Lets `request` progress (MPI moves only inside its calls); `*finished`
+ * says whether it has ended (then no MPI call was made, or it saw the
+ * end). */
+kiln_rt_status kiln_program_collective_progress(kiln_program_request *request,
+                                                int *finished);
 /* Checks that the ranks run this program (once, or for a program with
  * dynamic dims at each run): for a graph launch, whose capture does not. */
 kiln_rt_status kiln_program_collective_check_run(const kiln_rt_program *program,

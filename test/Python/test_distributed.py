@@ -109,23 +109,107 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
+def mpi_env():
+    """The environment of the ranks: a timeout, oversubscribed cores."""
+    return dict(os.environ, KILN_DIST_TIMEOUT_S="60",
+                OMPI_MCA_rmaps_base_oversubscribe="1",
+                OMPI_MCA_btl_vader_single_copy_mechanism="none")
+
+
+def mpirun_command(ranks):
+    command = ["mpirun", "-np", str(ranks), "--oversubscribe"]
+    if os.geteuid() == 0:
+        command.append("--allow-run-as-root")
+    return command
+
+
 @pytest.mark.skipif(shutil.which("mpirun") is None, reason="no mpirun")
 def test_two_ranks_train_as_one_process(tmp_path):
     script = tmp_path / "train.py"
     script.write_text(SCRIPT)
-    env = dict(os.environ, KILN_DIST_TIMEOUT_S="60",
-               OMPI_MCA_rmaps_base_oversubscribe="1",
-               OMPI_MCA_btl_vader_single_copy_mechanism="none")
+    env = mpi_env()
     one = subprocess.run([sys.executable, str(script), "one",
                           str(tmp_path / "one.npy")], env=env,
                          capture_output=True, text=True, timeout=240)
     assert one.returncode == 0, one.stderr
-    mpirun = ["mpirun", "-np", "2", "--oversubscribe"]
-    if os.geteuid() == 0:
-        mpirun.append("--allow-run-as-root")
+    mpirun = mpirun_command(2)
     two = subprocess.run(mpirun + [sys.executable, str(script), "parallel",
                                    str(tmp_path / "two.npy")], env=env,
                          capture_output=True, text=True, timeout=240)
     assert two.returncode == 0, two.stdout + two.stderr
     assert_close(np.load(tmp_path / "two.npy"), np.load(tmp_path / "one.npy"),
                  rtol=1e-5, atol=1e-6)
+
+
+GROUPS = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import kiln
+    import kiln.distributed as dist
+
+    dist.init()
+    r = dist.rank()
+    assert dist.size() == 3, dist.size()
+    if sys.argv[1] == "mismatched":  # each rank names another group
+        try:
+            dist.new_group([r])
+        except ValueError as e:
+            print("refused:", e)
+        sys.exit(0)
+    pair = dist.new_group([2, 0])  # rank 2 is the pair's rank 0
+    alone = dist.new_group([1])
+    assert (pair, alone) == (1, 2), (pair, alone)
+    assert dist.group_size(pair) == 2 and dist.group_size(alone) == 1
+    assert dist.group_rank(pair) == {0: 1, 1: -1, 2: 0}[r]
+    assert dist.group_size(7) == -1
+    x = kiln.tensor(np.full((2, 3), float(r + 1), np.float32))
+    mine, other = (pair, alone) if r != 1 else (alone, pair)
+    if r != 1:
+        assert np.allclose(dist.all_reduce(x, "sum", group=pair).numpy(), 4.0)
+        g = dist.all_gather(x, axis=1, group=pair).numpy()
+        assert g.shape == (2, 6) and np.allclose(g[:, :3], 3.0), g
+        assert np.allclose(g[:, 3:], 1.0), g
+        m = dist.reduce_scatter(x, axis=0, op="mean", group=pair).numpy()
+        assert m.shape == (1, 3) and np.allclose(m, 2.0), m
+    else:
+        assert np.allclose(dist.all_reduce(x, "max", group=alone).numpy(), 2.0)
+    try:
+        dist.all_reduce(x, group=other).numpy()
+        raise AssertionError("a collective of a group this rank is not in")
+    except ValueError as e:
+        assert "is not in group" in str(e), e
+    # The world still reduces over everyone.
+    assert np.allclose(dist.all_reduce(x, "sum").numpy(), 6.0)
+    for bad, why in (([0, 0], "named twice"), ([5], "not in the world"),
+                     ([], "needs a rank")):
+        try:
+            dist.new_group(bad)
+            raise AssertionError(bad)
+        except ValueError as e:
+            assert why in str(e), e
+    with open(sys.argv[2] + "/rank%d" % r, "w") as done:
+        done.write("ok")
+""")
+
+
+@pytest.mark.skipif(shutil.which("mpirun") is None, reason="no mpirun")
+def test_groups_of_three_ranks(tmp_path):
+    script = tmp_path / "groups.py"
+    script.write_text(GROUPS)
+    env = mpi_env()
+    mpirun = mpirun_command(3)
+    run = subprocess.run(mpirun + [sys.executable, str(script), "groups",
+                                   str(tmp_path)],
+                         env=env, capture_output=True, text=True, timeout=240)
+    assert run.returncode == 0, run.stdout + run.stderr
+    for r in range(3):  # every rank got to the end
+        assert (tmp_path / ("rank%d" % r)).read_text() == "ok", r
+    # Ranks that name different groups are refused, then abort the job
+    # (the world is broken: a peer may be waiting in the split).
+    bad = subprocess.run(mpirun + [sys.executable, str(script), "mismatched",
+                                   str(tmp_path)],
+                         env=env, capture_output=True, text=True, timeout=240)
+    assert bad.returncode != 0, bad.stdout + bad.stderr
+    assert "refused:" in bad.stdout and \
+        "runs another program than rank 0" in bad.stdout, bad.stdout
+    assert "the ranks name other groups" in bad.stdout, bad.stdout

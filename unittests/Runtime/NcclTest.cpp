@@ -113,9 +113,29 @@ TEST(NcclTest, CollectivesForkAndJoinGraphCaptures) {
   ASSERT_EQ(kiln_rt_dist_nccl_run(&scatter, nullptr), KILN_RT_OK);
   EXPECT_EQ(read(in, 32), data);
 
+  // A group's communicator is made at its first collective.
+  int members[] = {0};
+  int64_t group = 0;
+  ASSERT_EQ(kiln_rt_dist_group_create(members, 1, &group), KILN_RT_OK)
+      << kiln_rt_last_error();
+  EXPECT_EQ(group, 1);
+  kiln_rt_dist_collective grouped = sum;
+  grouped.group = group;
+  ASSERT_EQ(kiln_rt_cuda_memset_zero(out, 128, nullptr), KILN_RT_OK);
+  ASSERT_EQ(kiln_rt_dist_nccl_run(&grouped, nullptr), KILN_RT_OK)
+      << kiln_rt_last_error();
+  EXPECT_EQ(read(out, 32), data);
+  grouped.group = 5;
+  EXPECT_EQ(kiln_rt_dist_nccl_run(&grouped, nullptr), KILN_RT_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(kiln_rt_last_error())
+                .find("group 5 is not a "
+                      "communicator"),
+            std::string::npos)
+      << kiln_rt_last_error();
+
   kiln_rt_dist_stats stats;
   kiln_rt_dist_get_stats(&stats);
-  EXPECT_EQ(stats.collectives, 3u); // the direct runs: captures count none
+  EXPECT_EQ(stats.collectives, 4u); // the direct runs: captures count none
 
   kiln_rt_cuda_stream_destroy(stream);
   kiln_rt_cuda_free(staging);

@@ -52,6 +52,17 @@ int rank();
 int size();
 /// "mpi" or "none".
 const char *backend();
+
+/// A communicator of the world's `ranks` (each once; a rank's place in the
+/// list is its rank in the group), for the `group` argument of the
+/// collectives. Every rank of the world calls it with the same list, in the
+/// same order, members or not (as MPI_Comm_split): the handle then names
+/// the same group on every rank. 0 is the world.
+llvm::Expected<int64_t> newGroup(llvm::ArrayRef<int> ranks);
+/// The number of ranks in `group`, and this rank's place in it (-1: not a
+/// member); -1 for a handle that names no group.
+int groupSize(int64_t group);
+int groupRank(int64_t group);
 /// Leaves the job: MPI_Finalize, or MPI_Abort after a failed collective
 /// (the peers may be waiting on this rank). Call it once, at the end.
 void finalize();

@@ -61,8 +61,9 @@ int kiln_rt_dist_broken(void);
  * where a collective failed (the peers may be waiting on this rank). */
 void kiln_rt_dist_finalize(void);
 
-/* One collective over communicator `group` (0: the world, the only one
- * there is for now) of a tensor viewed as [outer][inner] contiguous
+/* One collective over communicator `group` (0: the world; others from
+ * kiln_rt_dist_group_create; "size" below is its size) of a tensor viewed
+ * as [outer][inner] contiguous
  * elements of `dtype`:
  * - all_reduce: `output` is `input`'s shape, the reduction of every rank's;
  * - all_gather: `output` is [outer][size * inner], rank r's `input` at
@@ -97,6 +98,8 @@ kiln_rt_status kiln_rt_dist_wait(kiln_rt_dist_request *request);
 /* Lets `request` progress without waiting (MPI moves a nonblocking
  * collective on only inside MPI calls): one MPI_Test. */
 kiln_rt_status kiln_rt_dist_progress(kiln_rt_dist_request *request);
+/* Whether `request` has finished (a progress or wait saw it end). */
+int kiln_rt_dist_finished(const kiln_rt_dist_request *request);
 /* Whether a program's collectives overlap its other steps: started where
  * their operand is ready, waited for where their result is first used.
  * KILN_DIST_OVERLAP=0 waits for each where it starts (to measure what
@@ -105,10 +108,25 @@ int kiln_rt_dist_overlap(void);
 /* Start, then wait. */
 kiln_rt_status kiln_rt_dist_run(const kiln_rt_dist_collective *collective);
 
-/* Checks that every rank runs the same program before its first
- * collective: exchanges `hash` and fails with "rank R runs another program
- * than rank 0" where they differ. Alone, succeeds at once. */
-kiln_rt_status kiln_rt_dist_check_program(uint64_t hash, const char *what);
+/* Checks that every rank of `group` runs the same program before its
+ * first collective: exchanges `hash` and fails with "rank R runs another
+ * program than rank 0" where they differ. Alone, succeeds at once. */
+kiln_rt_status kiln_rt_dist_check_program(int64_t group, uint64_t hash,
+                                          const char *what);
+
+/* Makes the communicator of the world's `ranks` (`count` of them, each
+ * once; a rank's place in the list is its rank in the group), into
+ * `*group`. Collective over the world, as MPI_Comm_split: every rank calls
+ * it with the same list, members or not, in the same order, so that a
+ * handle names the same group on every rank (they count up from 1; 0 is
+ * the world). A rank that names other groups fails the check. On the GPU,
+ * the group's NCCL communicator is made at its first collective. */
+kiln_rt_status kiln_rt_dist_group_create(const int *ranks, int count,
+                                         int64_t *group);
+/* The number of ranks in `group`, and this rank's place in it (-1 where
+ * it is not a member); -1 and -1 for a handle that names no group. */
+int kiln_rt_dist_group_size(int64_t group);
+int kiln_rt_dist_group_rank(int64_t group);
 
 /* --- On the GPU: NCCL ------------------------------------------------------
  */
