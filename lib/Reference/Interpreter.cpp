@@ -16,6 +16,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -29,6 +30,7 @@ using kiln::HostTensor;
 
 using kiln::reference::Buffer;
 using kiln::reference::RankGroup;
+using kiln::reference::RankWorld;
 
 namespace {
 
@@ -86,11 +88,12 @@ void roundBuffer(Buffer &b) {
 
 class Interpreter {
 public:
-  /// With a `group`, the interpreter is rank `rank` of it; alone, its
-  /// collectives are those of one rank.
-  explicit Interpreter(ModuleOp module, RankGroup *group = nullptr,
+  /// With a `world` of simulated ranks, the interpreter is rank `rank` of
+  /// it; alone, its collectives are those of one rank (group 0).
+  explicit Interpreter(ModuleOp module, RankWorld *world = nullptr,
                        int rank = 0)
-      : symbols(module), group(group), rank(rank) {}
+      : symbols(module), world(world),
+        group(world ? &world->getWorld() : nullptr), rank(rank) {}
 
   llvm::Expected<std::vector<Buffer>> call(func::FuncOp func,
                                            std::vector<Buffer> args, int depth);
@@ -110,7 +113,8 @@ private:
   bool reachesCollective(func::FuncOp func);
 
   SymbolTable symbols;
-  RankGroup *group;
+  RankWorld *world;
+  RankGroup *group; /* the world's */
   int rank;
   /// Whether op results are rounded to their element type. Finite
   /// differences turn it off: rounding noise divided by the step would
@@ -448,11 +452,12 @@ llvm::Expected<Buffer> Interpreter::evalCollective(Operation *op,
   CollectiveAttributes attributes = *getCollectiveAttributes(op);
   int64_t reduction = attributes.reduction, dim = attributes.dim,
           groupId = attributes.group;
-  if (groupId != 0)
+  if (!world && groupId != 0)
     return evalError(op, "group " + llvm::Twine(groupId) +
-                             ": the reference interpreter simulates the "
-                             "world (group 0) only");
+                             " is not a communicator of one rank (evaluate "
+                             "groups with evaluateRanks)");
   StringRef kind = op->getName().getStringRef();
+  int ranks = 1;
   auto combine = [&](ArrayRef<const Buffer *> operands) {
     return kiln::reference::combineCollective(kind, reduction, dim, operands);
   };
@@ -464,11 +469,17 @@ llvm::Expected<Buffer> Interpreter::evalCollective(Operation *op,
         return results.takeError();
       return std::move(results->front());
     }
+    llvm::Expected<std::pair<RankGroup *, int>> member =
+        world->lookup(groupId, rank);
+    if (!member)
+      return member.takeError();
+    auto [communicator, position] = *member;
+    ranks = communicator->size();
     std::string description;
     llvm::raw_string_ostream os(description);
     os << kind << " " << reduction << " dim " << dim << " group " << groupId
        << " of " << op->getOperand(0).getType();
-    return group->exchange(rank, description, in, combine);
+    return communicator->exchange(position, description, in, combine);
   }();
   if (!result)
     return evalError(op, llvm::toString(result.takeError()));
@@ -478,8 +489,7 @@ llvm::Expected<Buffer> Interpreter::evalCollective(Operation *op,
     if (!type.isDynamicDim(d) && type.getDimSize(d) != result->shape[d])
       return evalError(op, "the result is " + llvm::Twine(result->shape[d]) +
                                " at dim " + llvm::Twine(d) + " over " +
-                               llvm::Twine(group ? group->size() : 1) +
-                               " rank(s), not " +
+                               llvm::Twine(ranks) + " rank(s), not " +
                                llvm::Twine(type.getDimSize(d)));
   return result;
 }
@@ -733,15 +743,27 @@ std::vector<HostTensor> toHostTensors(std::vector<Buffer> &results) {
 } // namespace
 
 llvm::Expected<std::vector<std::vector<HostTensor>>>
-kiln::reference::evaluateRanks(
-    func::FuncOp func, ArrayRef<std::vector<HostTensor>> perRankInputs) {
+kiln::reference::evaluateRanks(func::FuncOp func,
+                               ArrayRef<std::vector<HostTensor>> perRankInputs,
+                               ArrayRef<std::vector<int>> groups) {
   int ranks = static_cast<int>(perRankInputs.size());
   if (ranks < 1)
     return evalError(func, "a group needs at least one rank");
   auto module = func->getParentOfType<ModuleOp>();
   if (!module)
     return evalError(func, "function is not inside a module");
-  RankGroup group(ranks);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    llvm::SmallDenseSet<int> seen;
+    for (int r : groups[g])
+      if (r < 0 || r >= ranks || !seen.insert(r).second)
+        return evalError(func,
+                         "group " + llvm::Twine(g + 1) + " names rank " +
+                             llvm::Twine(r) +
+                             (r < 0 || r >= ranks ? " of no rank" : " twice"));
+    if (groups[g].empty())
+      return evalError(func, "group " + llvm::Twine(g + 1) + " has no rank");
+  }
+  RankWorld world(ranks, groups);
   std::vector<std::optional<llvm::Expected<std::vector<Buffer>>>> outcomes(
       ranks);
   std::vector<std::thread> threads;
@@ -752,10 +774,10 @@ kiln::reference::evaluateRanks(
       if (!args) {
         outcomes[r].emplace(args.takeError());
       } else {
-        Interpreter interpreter(module, &group, r);
+        Interpreter interpreter(module, &world, r);
         outcomes[r].emplace(interpreter.call(func, std::move(*args), 0));
       }
-      group.leave(r);
+      world.leave(r);
     });
   for (std::thread &thread : threads)
     thread.join();

@@ -28,12 +28,16 @@ evaluate(mlir::func::FuncOp func, llvm::ArrayRef<HostTensor> inputs);
 
 /// Evaluates `func` as a group of ranks, one per entry of `perRankInputs`,
 /// each on a thread of its own: the collectives combine the ranks' values
-/// (group 0 is all of them), and kiln.vjp of a function with collectives
-/// differentiates the sum over the ranks of their objectives. Fails, naming
-/// the ranks, where one fails or the ranks run different collectives.
+/// (group 0 is all of them; group i + 1 the ranks `groups[i]` lists, in
+/// that order, as the runtime's kiln_rt_dist_group_create makes them), and
+/// kiln.vjp of a function with collectives differentiates the sum over the
+/// ranks of their objectives. Fails, naming the ranks, where one fails
+/// (a collective of a group it is not in, say) or the ranks run different
+/// collectives.
 llvm::Expected<std::vector<std::vector<HostTensor>>>
 evaluateRanks(mlir::func::FuncOp func,
-              llvm::ArrayRef<std::vector<HostTensor>> perRankInputs);
+              llvm::ArrayRef<std::vector<HostTensor>> perRankInputs,
+              llvm::ArrayRef<std::vector<int>> groups = {});
 
 } // namespace kiln::reference
 

@@ -154,3 +154,39 @@ kiln::reference::combineCollective(llvm::StringRef kind, int64_t reduction,
   }
   return groupError(kind + " is not a collective");
 }
+
+kiln::reference::RankWorld::RankWorld(int size,
+                                      llvm::ArrayRef<std::vector<int>> made) {
+  std::vector<int> world(size);
+  for (int r = 0; r < size; ++r)
+    world[r] = r;
+  members.push_back(std::move(world));
+  members.insert(members.end(), made.begin(), made.end());
+  for (const std::vector<int> &ranks : members)
+    groups.push_back(
+        std::make_unique<RankGroup>(static_cast<int>(ranks.size())));
+}
+
+llvm::Expected<std::pair<kiln::reference::RankGroup *, int>>
+kiln::reference::RankWorld::lookup(int64_t id, int rank) {
+  if (id < 0 || id >= static_cast<int64_t>(groups.size()))
+    return groupError("group " + llvm::Twine(id) +
+                      " is not a communicator of the simulated ranks (0 is "
+                      "the world; " +
+                      llvm::Twine(groups.size() - 1) + " group(s) made)");
+  const std::vector<int> &ranks = members[id];
+  auto found = llvm::find(ranks, rank);
+  if (found == ranks.end())
+    return groupError("rank " + llvm::Twine(rank) + " is not in group " +
+                      llvm::Twine(id));
+  return std::make_pair(groups[id].get(),
+                        static_cast<int>(found - ranks.begin()));
+}
+
+void kiln::reference::RankWorld::leave(int rank) {
+  for (size_t g = 0; g < groups.size(); ++g) {
+    auto found = llvm::find(members[g], rank);
+    if (found != members[g].end())
+      groups[g]->leave(static_cast<int>(found - members[g].begin()));
+  }
+}

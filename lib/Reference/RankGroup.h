@@ -20,6 +20,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -68,6 +69,27 @@ private:
   std::vector<bool> left;
   std::vector<Buffer> results;
   std::string error;
+};
+
+/// The communicators of simulated ranks: the world (group 0, every rank
+/// in order) and groups of some of its ranks (1, 2, ... as the runtime's
+/// kiln_rt_dist_group_create numbers them), each a RankGroup of its own.
+class RankWorld {
+public:
+  /// `groups[i]` lists the world ranks of group i + 1, each once, in their
+  /// order in it (checked by evaluateRanks).
+  RankWorld(int size, llvm::ArrayRef<std::vector<int>> groups);
+
+  RankGroup &getWorld() { return *groups.front(); }
+  /// Group `id`, and `rank`'s place in it; an error naming why not (no
+  /// such group, or `rank` is not in it).
+  llvm::Expected<std::pair<RankGroup *, int>> lookup(int64_t id, int rank);
+  /// `rank` runs no more collectives, in any of its groups.
+  void leave(int rank);
+
+private:
+  std::vector<std::unique_ptr<RankGroup>> groups;
+  std::vector<std::vector<int>> members;
 };
 
 /// kiln.all_reduce, kiln.all_gather and kiln.reduce_scatter over the

@@ -42,11 +42,17 @@ protected:
   }
 
   llvm::Expected<std::vector<std::vector<HostTensor>>>
-  run(llvm::StringRef entry, llvm::ArrayRef<std::vector<HostTensor>> inputs) {
+  run(llvm::StringRef entry, llvm::ArrayRef<std::vector<HostTensor>> inputs,
+      llvm::ArrayRef<std::vector<int>> groups = {}) {
     auto func = module->lookupSymbol<mlir::func::FuncOp>(entry);
     EXPECT_TRUE(func) << "no @" << entry.str();
-    return reference::evaluateRanks(func, inputs);
+    return reference::evaluateRanks(func, inputs, groups);
   }
+
+  /// The VJP that -kiln-autodiff expands for `sample`'s @f against the
+  /// interpreter's differences, over `ranks` ranks with `groups`.
+  void checkVjp(const char *sample, int ranks,
+                llvm::ArrayRef<std::vector<int>> groups = {});
 
   std::mt19937 rng{19};
 };
@@ -150,40 +156,100 @@ std::string withVjp(llvm::StringRef sample, llvm::StringRef argType,
       .str();
 }
 
-TEST_F(CollectiveTest, VjpRulesMatchDifferencesOverTheGroup) {
-  const int ranks = 3;
-  for (const char *sample : kGradientSamples) {
-    SCOPED_TRACE(sample);
-    ASSERT_TRUE(parse(sample));
-    auto f = module->lookupSymbol<mlir::func::FuncOp>("f");
-    std::string arg, result;
-    llvm::raw_string_ostream(arg) << f.getArgumentTypes()[0];
-    llvm::raw_string_ostream(result) << f.getResultTypes()[0];
-    std::string source = withVjp(sample, arg, result);
-    ASSERT_TRUE(parse(source));
-    auto inputs = makeInputs("vjp", ranks);
-    auto expected = run("vjp", inputs);
-    ASSERT_TRUE(static_cast<bool>(expected))
-        << llvm::toString(expected.takeError());
+void CollectiveTest::checkVjp(const char *sample, int ranks,
+                              llvm::ArrayRef<std::vector<int>> groups) {
+  SCOPED_TRACE(sample);
+  ASSERT_TRUE(parse(sample));
+  auto f = module->lookupSymbol<mlir::func::FuncOp>("f");
+  std::string arg, result;
+  llvm::raw_string_ostream(arg) << f.getArgumentTypes()[0];
+  llvm::raw_string_ostream(result) << f.getResultTypes()[0];
+  std::string source = withVjp(sample, arg, result);
+  ASSERT_TRUE(parse(source));
+  auto inputs = makeInputs("vjp", ranks);
+  auto expected = run("vjp", inputs, groups);
+  ASSERT_TRUE(static_cast<bool>(expected))
+      << llvm::toString(expected.takeError());
 
-    mlir::PassManager pm(&context);
-    pm.addPass(createKilnAutodiff());
-    ASSERT_TRUE(mlir::succeeded(pm.run(*module)));
-    bool expanded = true;
-    module->walk([&](VjpOp) { expanded = false; });
-    ASSERT_TRUE(expanded);
-    auto got = run("vjp", inputs);
-    ASSERT_TRUE(static_cast<bool>(got)) << llvm::toString(got.takeError());
-    for (int r = 0; r < ranks; ++r)
-      for (int k = 0; k < 2; ++k) {
-        const HostTensor &want = (*expected)[r][k], &have = (*got)[r][k];
-        ASSERT_EQ(want.getShape(), have.getShape());
-        for (int64_t i = 0; i < want.getNumElements(); ++i)
-          EXPECT_NEAR(have.getAsDouble(i), want.getAsDouble(i),
-                      1e-7 * std::max(1.0, std::abs(want.getAsDouble(i))))
-              << "rank " << r << ", gradient " << k << ", element " << i;
-      }
+  mlir::PassManager pm(&context);
+  pm.addPass(createKilnAutodiff());
+  ASSERT_TRUE(mlir::succeeded(pm.run(*module)));
+  bool expanded = true;
+  module->walk([&](VjpOp) { expanded = false; });
+  ASSERT_TRUE(expanded);
+  auto got = run("vjp", inputs, groups);
+  ASSERT_TRUE(static_cast<bool>(got)) << llvm::toString(got.takeError());
+  for (int r = 0; r < ranks; ++r)
+    for (int k = 0; k < 2; ++k) {
+      const HostTensor &want = (*expected)[r][k], &have = (*got)[r][k];
+      ASSERT_EQ(want.getShape(), have.getShape());
+      for (int64_t i = 0; i < want.getNumElements(); ++i)
+        EXPECT_NEAR(have.getAsDouble(i), want.getAsDouble(i),
+                    1e-7 * std::max(1.0, std::abs(want.getAsDouble(i))))
+            << "rank " << r << ", gradient " << k << ", element " << i;
+    }
+}
+
+TEST_F(CollectiveTest, VjpRulesMatchDifferencesOverTheGroup) {
+  for (const char *sample : kGradientSamples)
+    checkVjp(sample, 3);
+}
+
+TEST_F(CollectiveTest, GroupsCombineTheirRanksInTheirOrder) {
+  ASSERT_TRUE(parse(R"(
+    func.func @f(%x: tensor<2x3xf64>) -> (tensor<6x3xf64>, tensor<2x3xf64>) {
+      %g = kiln.all_gather %x dim = 0 group = 1 : tensor<2x3xf64> -> tensor<6x3xf64>
+      %s = kiln.all_reduce sum, %x group = 2 : tensor<2x3xf64>
+      return %g, %s : tensor<6x3xf64>, tensor<2x3xf64>
+    })"));
+  // Group 1: every rank, rank 2 first; group 2: the world again.
+  const std::vector<std::vector<int>> groups = {{2, 0, 1}, {0, 1, 2}};
+  auto inputs = makeInputs("f", 3);
+  auto results = run("f", inputs, groups);
+  ASSERT_TRUE(static_cast<bool>(results))
+      << llvm::toString(results.takeError());
+  for (int r = 0; r < 3; ++r)
+    for (int64_t i = 0; i < 6; ++i) {
+      int from = groups[0][i / 2];
+      EXPECT_DOUBLE_EQ((*results)[r][0].getAsDouble(i * 3),
+                       inputs[from][0].getAsDouble((i % 2) * 3));
+    }
+  // A rank outside a group fails at its collective; the others do not wait
+  // for it there.
+  auto pair = run("f", inputs, {{2, 0, 1}, {2, 0}});
+  ASSERT_FALSE(static_cast<bool>(pair));
+  std::string why = llvm::toString(pair.takeError());
+  EXPECT_NE(why.find("rank 1: kiln.all_reduce: rank 1 is not in group 2"),
+            std::string::npos)
+      << why;
+  EXPECT_EQ(why.find("rank 0:"), std::string::npos) << why;
+  // Bad groups, and a group that was never made.
+  for (auto [bad, message] :
+       {std::pair<std::vector<std::vector<int>>, const char *>{
+            {{0, 0}}, "group 1 names rank 0 twice"},
+        {{{3}}, "group 1 names rank 3 of no rank"},
+        {{{}}, "group 1 has no rank"},
+        {{{0, 1, 2}},
+         "group 2 is not a communicator of the simulated ranks"}}) {
+    auto failed = run("f", inputs, bad);
+    ASSERT_FALSE(static_cast<bool>(failed)) << message;
+    std::string text = llvm::toString(failed.takeError());
+    EXPECT_NE(text.find(message), std::string::npos) << text;
   }
+}
+
+TEST_F(CollectiveTest, VjpRulesHoldInGroupsOfOtherOrders) {
+  // The all_gather's VJP is a reduce_scatter in the same group: rank 2
+  // takes the first part of both.
+  checkVjp(
+      R"(func.func @f(%x: tensor<2x3xf64>, %w: tensor<2x3xf64>) -> tensor<6x3xf64> {
+      %s = kiln.sin %x : tensor<2x3xf64>
+      %p = kiln.mul %s, %w : tensor<2x3xf64>
+      %g = kiln.all_gather %p dim = 0 group = 1 : tensor<2x3xf64> -> tensor<6x3xf64>
+      %y = kiln.mul %g, %g : tensor<6x3xf64>
+      return %y : tensor<6x3xf64>
+    })",
+      3, {{2, 0, 1}});
 }
 
 TEST_F(CollectiveTest, AMaxReduceScatterHasNoGradient) {
