@@ -4,6 +4,7 @@
 #include "Compiler/Diagnostics.h"
 #include "Compiler/HostProgram.h"
 #include "Support/ElementTypes.h"
+#include "kiln/Conversion/CollectiveCalls.h"
 #include "kiln/Conversion/CompactKernelAbi.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -327,9 +328,7 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
         llvm::any_of(module.getOps<func::FuncOp>(), [](func::FuncOp f) {
           StringRef name = f.getSymName();
           return f.isExternal() &&
-                 (name.starts_with("kiln_rt_all_reduce_") ||
-                  name.starts_with("kiln_rt_all_gather_") ||
-                  name.starts_with("kiln_rt_reduce_scatter_"));
+                 kiln::parseCollectiveCallName(name).has_value();
         });
     if (collectives)
       return makeError(

@@ -2,6 +2,7 @@
 
 #include "Compiler/HostProgram.h"
 #include "Compiler/ShapeFunction.h"
+#include "kiln/Conversion/CollectiveCalls.h"
 #include "kiln/Conversion/CompactKernelAbi.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln_rt/kiln_rt.h"
@@ -31,19 +32,6 @@ static llvm::Error unsupported(Operation *op, const llvm::Twine &why) {
 }
 
 /// Bytes of one element as compiled code stores it.
-/// The kiln_rt_dist_kind of a call of Collectives.cpp's
-/// kiln_rt_<op>_<f32|f64>_r<rank>, or none.
-static std::optional<int> getCollectiveKind(StringRef name) {
-  static const char *const prefixes[] = {
-      "kiln_rt_all_reduce_", "kiln_rt_all_gather_", "kiln_rt_reduce_scatter_"};
-  for (auto [kind, prefix] : llvm::enumerate(prefixes))
-    if (name.starts_with(prefix) &&
-        (name.drop_front(strlen(prefix)).starts_with("f32_r") ||
-         name.drop_front(strlen(prefix)).starts_with("f64_r")))
-      return static_cast<int>(kind);
-  return std::nullopt;
-}
-
 static int64_t getElementBytes(Type type) {
   if (!type.isIntOrFloat())
     return 0;
@@ -650,25 +638,16 @@ llvm::Error HostProgramBuilder::addOp(Operation &op) {
     if (callee->hasAttr(kiln::KilnDialect::KernelAttrHelper::getNameStr())) {
       step.kind = StepKind::Kernel;
       step.callee = indexOf(name, kernelIndex, program.kernelNames);
-    } else if (std::optional<int> kind = getCollectiveKind(name);
-               kind && callee.isExternal() && call.getNumOperands() == 2) {
-      // Collectives.cpp's call: the op's attributes ride on it.
-      auto attr = [&](StringRef attrName) -> std::optional<int64_t> {
-        auto value = call->getAttrOfType<IntegerAttr>(attrName);
-        if (!value || value.getInt() < 0)
-          return std::nullopt;
-        return value.getInt();
-      };
-      std::optional<int64_t> reduction = attr("kiln.reduction");
-      std::optional<int64_t> dim = attr("kiln.dim");
-      std::optional<int64_t> group = attr("kiln.group");
-      if (!reduction || !dim || !group || *reduction > 2)
-        return unsupported(&op, "a collective without its attributes");
+    } else if (std::optional<kiln::CollectiveCall> collective =
+                   kiln::parseCollectiveCallName(name);
+               collective && callee.isExternal() &&
+               call.getNumOperands() == 2) {
+      // Collectives.cpp's call: its name holds the op's attributes.
       step.kind = StepKind::Collective;
-      step.callee = *kind;
-      step.op = static_cast<uint8_t>(*reduction);
-      step.lhs = *dim;
-      step.rhs = *group;
+      step.callee = collective->kind;
+      step.op = static_cast<uint8_t>(collective->reduction);
+      step.lhs = collective->dim;
+      step.rhs = collective->group;
     } else if (callee.isExternal() && kiln_rt_blas_lookup(name.str().c_str()) &&
                call.getNumOperands() >= 1 && call.getNumOperands() <= 4) {
       step.kind = StepKind::RuntimeCall;

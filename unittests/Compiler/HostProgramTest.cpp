@@ -145,7 +145,7 @@ TEST_F(HostProgramTest, LaunchesKernelsOnViewsAndCopies) {
 // The kernel and the all_reduce's runtime call of the collective programs.
 constexpr const char *kCollectiveDeclarations = R"mlir(
     func.func private @k(memref<4xf32>, memref<4xf32>) attributes {kiln.kernel}
-    func.func private @kiln_rt_all_reduce_f32_r1(
+    func.func private @kiln_rt_all_reduce_f32_r1_mean_d0_g0(
         memref<?xf32, strided<[?], offset: ?>>,
         memref<?xf32, strided<[?], offset: ?>>)
 )mlir";
@@ -160,8 +160,7 @@ constexpr const char *kCollective = R"mlir(
       func.call @k(%x, %t) : (memref<4xf32>, memref<4xf32>) -> ()
       %gv = memref.cast %g : memref<4xf32> to memref<?xf32, strided<[?], offset: ?>>
       %rv = memref.cast %r : memref<4xf32> to memref<?xf32, strided<[?], offset: ?>>
-      func.call @kiln_rt_all_reduce_f32_r1(%gv, %rv)
-          {kiln.dim = 0 : i64, kiln.group = 0 : i64, kiln.reduction = 1 : i64}
+      func.call @kiln_rt_all_reduce_f32_r1_mean_d0_g0(%gv, %rv)
           : (memref<?xf32, strided<[?], offset: ?>>,
              memref<?xf32, strided<[?], offset: ?>>) -> ()
       %u = memref.alloc() : memref<4xf32>
@@ -217,8 +216,7 @@ constexpr const char *kTwoCollectives = R"mlir(
       %r1 = memref.alloc() : memref<4xf32>
       %g1v = memref.cast %g1 : memref<4xf32> to memref<?xf32, strided<[?], offset: ?>>
       %r1v = memref.cast %r1 : memref<4xf32> to memref<?xf32, strided<[?], offset: ?>>
-      func.call @kiln_rt_all_reduce_f32_r1(%g1v, %r1v)
-          {kiln.dim = 0 : i64, kiln.group = 0 : i64, kiln.reduction = 1 : i64}
+      func.call @kiln_rt_all_reduce_f32_r1_mean_d0_g0(%g1v, %r1v)
           : (memref<?xf32, strided<[?], offset: ?>>,
              memref<?xf32, strided<[?], offset: ?>>) -> ()
       %g2 = memref.alloc() : memref<4xf32>
@@ -226,8 +224,7 @@ constexpr const char *kTwoCollectives = R"mlir(
       %r2 = memref.alloc() : memref<4xf32>
       %g2v = memref.cast %g2 : memref<4xf32> to memref<?xf32, strided<[?], offset: ?>>
       %r2v = memref.cast %r2 : memref<4xf32> to memref<?xf32, strided<[?], offset: ?>>
-      func.call @kiln_rt_all_reduce_f32_r1(%g2v, %r2v)
-          {kiln.dim = 0 : i64, kiln.group = 0 : i64, kiln.reduction = 1 : i64}
+      func.call @kiln_rt_all_reduce_f32_r1_mean_d0_g0(%g2v, %r2v)
           : (memref<?xf32, strided<[?], offset: ?>>,
              memref<?xf32, strided<[?], offset: ?>>) -> ()
       func.call @k(%r1, %out) : (memref<4xf32>, memref<4xf32>) -> ()

@@ -4,17 +4,18 @@
 // ->
 //   %in = bufferization.to_buffer %x read_only
 //   %out = memref.alloc() : memref<4x8xf32>
-//   func.call @kiln_rt_all_reduce_f32_r2(cast %in, cast %out)
-//       {kiln.reduction = 1, kiln.dim = 0, kiln.group = 0}
+//   func.call @kiln_rt_all_reduce_f32_r2_mean_d0_g0(cast %in, cast %out)
 //   %r = bufferization.to_tensor %out restrict writable
 //
 // The call is a step of the host program (HostProgram.cpp), which the
-// runtime's executor runs with kiln_rt_dist (runtime/dist/). A call has
+// runtime's executor runs with kiln_rt_dist (runtime/dist/); its name holds
+// the op's attributes (kiln/Conversion/CollectiveCalls.h). A call has
 // unknown effects, so no pass merges, drops or reorders it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "LoweringUtils.h"
+#include "kiln/Conversion/CollectiveCalls.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -60,10 +61,14 @@ static LogicalResult lowerCollective(RewriterBase &rewriter,
 
   Location loc = op->getLoc();
   int64_t rank = resultType.getRank();
-  std::string name =
-      ("kiln_rt_" + op->getName().getStringRef().drop_front(strlen("kiln.")) +
-       (element.isF32() ? "_f32_r" : "_f64_r") + Twine(rank))
-          .str();
+  CollectiveCall described;
+  described.kind = isa<AllReduceOp>(op) ? 0 : isa<AllGatherOp>(op) ? 1 : 2;
+  described.isF64 = element.isF64();
+  described.rank = rank;
+  described.reduction = reduction;
+  described.dim = dim;
+  described.group = group;
+  std::string name = getCollectiveCallName(described);
   MemRefType viewType = getAnyView(rank, element);
   auto callee = symbols.lookup<func::FuncOp>(name);
   if (!callee) {
@@ -88,13 +93,10 @@ static LogicalResult lowerCollective(RewriterBase &rewriter,
       sizes.push_back(tensor::DimOp::create(rewriter, loc, input, d));
   auto outType = MemRefType::get(resultType.getShape(), element);
   Value out = memref::AllocOp::create(rewriter, loc, outType, sizes);
-  auto call = func::CallOp::create(
+  func::CallOp::create(
       rewriter, loc, callee,
       ValueRange{memref::CastOp::create(rewriter, loc, viewType, in),
                  memref::CastOp::create(rewriter, loc, viewType, out)});
-  call->setAttr("kiln.reduction", rewriter.getI64IntegerAttr(reduction));
-  call->setAttr("kiln.dim", rewriter.getI64IntegerAttr(dim));
-  call->setAttr("kiln.group", rewriter.getI64IntegerAttr(group));
   Value result = bufferization::ToTensorOp::create(
       rewriter, loc, resultType, out, /*restrict=*/true, /*writable=*/true);
   rewriter.replaceOp(op, result);
@@ -114,4 +116,64 @@ LogicalResult kiln::lowerCollectives(RewriterBase &rewriter, ModuleOp module) {
     if (failed(lowerCollective(rewriter, symbols, op)))
       return failure();
   return success();
+}
+
+static const char *const kKindNames[] = {"all_reduce", "all_gather",
+                                         "reduce_scatter"};
+static const char *const kReductionNames[] = {"sum", "mean", "max"};
+
+std::string kiln::getCollectiveCallName(const CollectiveCall &call) {
+  return ("kiln_rt_" + Twine(kKindNames[call.kind]) +
+          (call.isF64 ? "_f64_r" : "_f32_r") + Twine(call.rank) + "_" +
+          kReductionNames[call.reduction] + "_d" + Twine(call.dim) + "_g" +
+          Twine(call.group))
+      .str();
+}
+
+/// Consumes `prefix` and a decimal number after it from `name`.
+static std::optional<int64_t> takeNumber(StringRef &name, StringRef prefix) {
+  if (!name.consume_front(prefix))
+    return std::nullopt;
+  size_t digits = name.find_first_not_of("0123456789");
+  StringRef text = name.take_front(digits);
+  int64_t value = 0;
+  if (text.empty() || text.getAsInteger(10, value))
+    return std::nullopt;
+  name = name.drop_front(text.size());
+  return value;
+}
+
+std::optional<CollectiveCall> kiln::parseCollectiveCallName(StringRef name) {
+  CollectiveCall call;
+  if (!name.consume_front("kiln_rt_"))
+    return std::nullopt;
+  auto kind = llvm::find_if(kKindNames, [&](const char *kindName) {
+    return name.starts_with(kindName);
+  });
+  if (kind == std::end(kKindNames))
+    return std::nullopt;
+  call.kind = static_cast<int>(kind - std::begin(kKindNames));
+  name = name.drop_front(strlen(*kind));
+  if (name.consume_front("_f64"))
+    call.isF64 = true;
+  else if (!name.consume_front("_f32"))
+    return std::nullopt;
+  std::optional<int64_t> rank = takeNumber(name, "_r");
+  if (!rank || !name.consume_front("_"))
+    return std::nullopt;
+  auto reduction = llvm::find_if(kReductionNames, [&](const char *text) {
+    return name.starts_with(text);
+  });
+  if (reduction == std::end(kReductionNames))
+    return std::nullopt;
+  call.reduction = reduction - std::begin(kReductionNames);
+  name = name.drop_front(strlen(*reduction));
+  std::optional<int64_t> dim = takeNumber(name, "_d");
+  std::optional<int64_t> group = takeNumber(name, "_g");
+  if (!dim || !group || !name.empty())
+    return std::nullopt;
+  call.rank = *rank;
+  call.dim = *dim;
+  call.group = *group;
+  return call;
 }
