@@ -2,6 +2,8 @@
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-pipeline -mlir-print-ir-after=kiln-map-kernels-to-gpu 2>&1 >/dev/null | FileCheck %s --implicit-check-not=__nv_ --check-prefix=IR
 // RUN: kiln-run %s --entry long_rows --random-inputs 5 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED
 // RUN: kiln-run %s --entry total_max --random-inputs 6 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED
+// RUN: kiln-run %s --entry total_sum_2d --random-inputs 7 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED
+// RUN: kiln-run %s --entry per_batch_sum --random-inputs 8 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-pipeline=block-size=32 | FileCheck %s --implicit-check-not=__nv_ --check-prefix=ONE-WARP
 
 // Rows of 1024 or more get a block per row: 64 rows = 64 blocks of 256
@@ -62,4 +64,37 @@ func.func @long_rows(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
 func.func @total_max(%x: tensor<100000xf32>) -> tensor<f32> {
   %m = kiln.reduce_max %x, dims = [0] : tensor<100000xf32> -> tensor<f32>
   return %m : tensor<f32>
+}
+
+// -----
+
+// A whole 2-D tensor's sum (a training step's loss): its reduction dims
+// flattened, so that one block's threads stride over all 12000 elements
+// (rows of 40 would leave most of the block idle), each element's column a
+// remainder of its index. Before, one thread summed them all.
+// CHECK-LABEL: func.func @total_sum_2d(
+// CHECK: gpu.launch_func @kiln_gpu::@[[SUM:kiln_kernel_[0-9]+]] blocks in (%c1{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) threads in (%c256,
+// CHECK-NOT: gpu.launch_func
+// CHECK: .visible .entry [[SUM]](
+// CHECK-SAME: shfl.sync.bfly.b32
+// CHECK-SAME: bar.sync
+// IR: scf.for %{{.+}} = %thread_id_x{{[_0-9]*}} to %c12000 step %block_dim_x
+// IR: arith.remui %{{.+}}, %c40
+// IR: gpu.subgroup_reduce add
+// IR: gpu.barrier
+func.func @total_sum_2d(%x: tensor<300x40xf32>) -> tensor<f32> {
+  %s = kiln.reduce_sum %x, dims = [0, 1] : tensor<300x40xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+
+// -----
+
+// The trailing dims of each batch: a block per batch, over its 1500.
+// CHECK-LABEL: func.func @per_batch_sum(
+// CHECK: gpu.launch_func @kiln_gpu::@{{kiln_kernel_[0-9]+}} blocks in (%c4,
+// IR: scf.for %{{.+}} = %thread_id_x{{[_0-9]*}} to %c1500 step %block_dim_x
+// IR: gpu.subgroup_reduce add
+func.func @per_batch_sum(%x: tensor<4x30x50xf32>) -> tensor<4xf32> {
+  %s = kiln.reduce_sum %x, dims = [1, 2] : tensor<4x30x50xf32> -> tensor<4xf32>
+  return %s : tensor<4xf32>
 }

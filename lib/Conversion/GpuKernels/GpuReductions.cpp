@@ -39,15 +39,24 @@ kiln::gpu_mapper::getShuffleReduction(linalg::LinalgOp op,
                                       unsigned blockSize) {
   unsigned numLoops = op.getNumLoops();
   // Whole warps only: lane ids and warp indices must agree.
-  if (blockSize % 32 != 0 || numLoops == 0 || op.getNumReductionLoops() != 1 ||
-      op.getIteratorTypesArray().back() != utils::IteratorType::reduction ||
-      ranges.back() < 32 || op.getNumDpsInits() != 1 ||
+  if (blockSize % 32 != 0 || numLoops == 0 || op.getNumReductionLoops() == 0 ||
+      op.getNumDpsInits() != 1 ||
       !isa<linalg::GenericOp, linalg::ReduceOp>(op.getOperation()))
     return std::nullopt;
-  // The output is indexed by the other (parallel) dims alone.
+  // Parallel dims first, then the reduction dims.
+  unsigned firstReduction = getFirstReductionDim(op);
+  for (auto [d, type] : llvm::enumerate(op.getIteratorTypesArray()))
+    if ((type == utils::IteratorType::reduction) != (d >= firstReduction))
+      return std::nullopt;
+  // The output is indexed by the parallel dims alone.
   AffineMap outputMap = op.getMatchingIndexingMap(&op.getDpsInitsMutable()[0]);
-  if (!outputMap.isProjectedPermutation() ||
-      outputMap.isFunctionOfDim(numLoops - 1))
+  if (!outputMap.isProjectedPermutation())
+    return std::nullopt;
+  for (unsigned d = firstReduction; d < numLoops; ++d)
+    if (outputMap.isFunctionOfDim(d))
+      return std::nullopt;
+  // At least a warp of elements per output.
+  if (getReductionLength(op, ranges) < 32)
     return std::nullopt;
   Block &body = op->getRegion(0).front();
   BlockArgument accumulator = body.getArguments().back();
@@ -64,6 +73,22 @@ kiln::gpu_mapper::getShuffleReduction(linalg::LinalgOp op,
   if (!kind)
     return std::nullopt;
   return std::make_pair(combiner, *kind);
+}
+
+unsigned kiln::gpu_mapper::getFirstReductionDim(linalg::LinalgOp op) {
+  unsigned first = op.getNumLoops();
+  while (first > 0 && op.getIteratorTypesArray()[first - 1] ==
+                          utils::IteratorType::reduction)
+    --first;
+  return first;
+}
+
+int64_t kiln::gpu_mapper::getReductionLength(linalg::LinalgOp op,
+                                             ArrayRef<int64_t> ranges) {
+  int64_t length = 1;
+  for (unsigned d = getFirstReductionDim(op); d < ranges.size(); ++d)
+    length *= ranges[d];
+  return length;
 }
 
 double kiln::gpu_mapper::getReductionIdentity(gpu::AllReduceOperation kind) {
@@ -146,8 +171,9 @@ void KernelBuilder::emitShuffleReduction(
     Operation *combiner, gpu::AllReduceOperation kind, bool perBlock) {
   linalg::LinalgOp op = nest.op;
   unsigned innermost = op.getNumLoops() - 1;
+  unsigned firstReduction = getFirstReductionDim(op);
   SmallVector<int64_t> parallelDims;
-  for (unsigned d = 0; d < innermost; ++d)
+  for (unsigned d = 0; d < firstReduction; ++d)
     parallelDims.push_back(d);
   int64_t outputs = 1;
   for (int64_t d : parallelDims)
@@ -171,13 +197,19 @@ void KernelBuilder::emitShuffleReduction(
   Value identity = arith::ConstantOp::create(
       b, loc, b.getFloatAttr(type, getReductionIdentity(kind)));
   // Each thread's share: the payload from the identity, striding by the
-  // unit's size.
-  auto shares = scf::ForOp::create(b, loc, member, index(ranges[innermost]),
-                                   unitSize, ValueRange{identity});
+  // unit's size over the reduction dims flattened (the innermost varies
+  // fastest: adjacent lanes read adjacent elements, and a short innermost
+  // dim leaves no lane idle).
+  SmallVector<int64_t> reductionDims;
+  for (unsigned d = firstReduction; d <= innermost; ++d)
+    reductionDims.push_back(d);
+  auto shares =
+      scf::ForOp::create(b, loc, member, index(getReductionLength(op, ranges)),
+                         unitSize, ValueRange{identity});
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(shares.getBody());
-    ivs[innermost] = shares.getInductionVar();
+    delinearize(shares.getInductionVar(), reductionDims, ranges, ivs);
     SmallVector<Value> args;
     for (OpOperand *input : op.getDpsInputOperands())
       args.push_back(memref::LoadOp::create(
@@ -186,8 +218,9 @@ void KernelBuilder::emitShuffleReduction(
     args.push_back(shares.getRegionIterArgs()[0]);
     scf::YieldOp::create(b, loc, emitPayload(op, args, mapping));
   }
-  Value total = gpu::SubgroupReduceOp::create(b, loc, shares.getResult(0), kind,
-                                              /*uniform=*/true);
+  Value share = shares.getResult(0);
+  Value total =
+      gpu::SubgroupReduceOp::create(b, loc, share, kind, /*uniform=*/true);
   if (perBlock)
     total = emitCrossWarpReduction(total, identity, kind);
   // The output's own value joins once, by the same op.

@@ -427,8 +427,8 @@ FailureOr<bool> KernelBuilder::emitNest(const Nest &nest, IRMapping &mapping) {
   if (auto reduction = getShuffleReduction(op, ranges, blockSize)) {
     // A block per output where rows are long enough to keep a block's
     // warps busy, else a warp per output.
-    bool perBlock =
-        blockSize >= 64 && ranges.back() >= kBlockReductionMinLength;
+    bool perBlock = blockSize >= 64 &&
+                    getReductionLength(op, ranges) >= kBlockReductionMinLength;
     work = std::max(work, parallelElements * (perBlock ? blockSize : 32));
     emitShuffleReduction(nest, ranges, mapping, reduction->first,
                          reduction->second, perBlock);

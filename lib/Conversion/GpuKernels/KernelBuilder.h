@@ -32,13 +32,22 @@ constexpr int64_t kMaxWarpsPerBlock = 32;
 /// threads then takes 4 or more elements); shorter ones by a warp.
 constexpr int64_t kBlockReductionMinLength = 1024;
 
-/// The shuffle-reduction form of `op`, if it has it: one output, one
-/// reduction dim, innermost and at least a warp long, and a payload that
-/// combines the accumulator once with an associative float op (sum, product,
-/// max, min). Returns the combining op and its subgroup-reduction kind.
+/// The shuffle-reduction form of `op`, if it has it: one output, its
+/// reduction dims the trailing ones (a whole tensor's reduction has no
+/// other) and at least a warp of elements, and a payload that combines
+/// the accumulator once with an associative float op (sum, product, max,
+/// min). Returns the combining op and its subgroup-reduction kind.
 std::optional<std::pair<mlir::Operation *, mlir::gpu::AllReduceOperation>>
 getShuffleReduction(mlir::linalg::LinalgOp op, llvm::ArrayRef<int64_t> ranges,
                     unsigned blockSize);
+
+/// The first of `op`'s trailing reduction dims (its number of loops where
+/// the last is parallel).
+unsigned getFirstReductionDim(mlir::linalg::LinalgOp op);
+/// The elements each output of `op` reduces: the product of the trailing
+/// reduction dims' `ranges`.
+int64_t getReductionLength(mlir::linalg::LinalgOp op,
+                           llvm::ArrayRef<int64_t> ranges);
 
 /// The subgroup-reduction kind of a combining op (add, mul, max, min on
 /// floats), if it has one.
@@ -168,9 +177,9 @@ private:
   };
   ReductionUnit emitReductionUnit(bool perBlock);
   /// One warp (or, `perBlock`, one block) per output: the lanes stride
-  /// over the innermost (reduction) dim and combine with a subgroup
-  /// reduction (shuffles on the GPU); a block's warps then combine through
-  /// shared memory.
+  /// over the reduction dims (flattened, the innermost fastest) and
+  /// combine with a subgroup reduction (shuffles on the GPU); a block's
+  /// warps then combine through shared memory.
   void emitShuffleReduction(const Nest &nest, llvm::ArrayRef<int64_t> ranges,
                             mlir::IRMapping &mapping, mlir::Operation *combiner,
                             mlir::gpu::AllReduceOperation kind, bool perBlock);
