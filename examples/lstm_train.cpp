@@ -251,11 +251,12 @@ int main(int argc, char **argv) {
           .count();
   Metrics end = metrics();
   double steadySeconds = seconds - firstStepMs / 1e3;
-  std::printf("throughput: %.0f steps/s, %.0f tokens/s after the first step "
+  double rate = steps > 1 ? (steps - 1) / steadySeconds : 0.0;
+  // Two decimals below 10 steps/s (a sanitized build on the stand-in
+  // driver), so that a slow rate never reads as 0.
+  std::printf("throughput: %.*f steps/s, %.0f tokens/s after the first step "
               "(%.1f ms, compile included)\n",
-              steps > 1 ? (steps - 1) / steadySeconds : 0.0,
-              steps > 1 ? (steps - 1) * batch * seqLength / steadySeconds : 0.0,
-              firstStepMs);
+              rate < 10 ? 2 : 0, rate, rate * batch * seqLength, firstStepMs);
   printMetricsLine(start, end);
   if (dataParallel)
     printCollectivesLine(afterFirst, distributed::stats(), steps - 1,

@@ -222,12 +222,12 @@ static void give_up(const char *why) {
 }
 
 /* Stops watching: the CUDA runtime shuts down (its events go with it), or
- * the process exits (the driver may be torn down before the watchdog). */
+ * the process exits (the driver may be torn down before the watchdog).
+ * The requests stay on their lists, never used again. */
 static int stopped;
 static void stop_watching(void) {
   pthread_mutex_lock(&nccl_mutex);
   stopped = 1;
-  watching = spare = NULL;
   pthread_mutex_unlock(&nccl_mutex);
 }
 
@@ -304,7 +304,7 @@ static void *watchdog(void *unused) {
     if (stopped ||
         kiln_cuda_enter("kiln_rt_dist's NCCL watchdog") != KILN_RT_OK ||
         kiln_rt_cuda_session() != comm_session) {
-      watching = spare = NULL;
+      stopped = 1;
       watchdog_running = 0;
       pthread_mutex_unlock(&nccl_mutex);
       return NULL;

@@ -4,6 +4,8 @@
 // RUN: kiln-run %s --entry total_max --random-inputs 6 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED
 // RUN: kiln-run %s --entry total_sum_2d --random-inputs 7 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED
 // RUN: kiln-run %s --entry per_batch_sum --random-inputs 8 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED
+// RUN: kiln-run %s --entry bias_gradient --random-inputs 9 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED
+// RUN: kiln-run %s --entry column_max --random-inputs 10 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-pipeline=block-size=32 | FileCheck %s --implicit-check-not=__nv_ --check-prefix=ONE-WARP
 
 // Rows of 1024 or more get a block per row: 64 rows = 64 blocks of 256
@@ -97,4 +99,35 @@ func.func @total_sum_2d(%x: tensor<300x40xf32>) -> tensor<f32> {
 func.func @per_batch_sum(%x: tensor<4x30x50xf32>) -> tensor<4xf32> {
   %s = kiln.reduce_sum %x, dims = [1, 2] : tensor<4x30x50xf32> -> tensor<4xf32>
   return %s : tensor<4xf32>
+}
+
+// -----
+
+// A bias gradient fused with the product that feeds it (two outputs: the
+// product, written as the rows are read, and its column sum): 70 columns
+// are 3 tiles of a warp's width, a block each, its 8 warps splitting the
+// 300 rows; the partials meet in shared memory. Before, 70 threads walked
+// all the rows.
+// CHECK-LABEL: func.func @bias_gradient(
+// CHECK: gpu.launch_func @kiln_gpu::@[[BIAS:kiln_kernel_[0-9]+]] blocks in (%c3{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) threads in (%c256,
+// CHECK: .visible .entry [[BIAS]](
+// CHECK-SAME: .shared .align 4 .b8 __wg_[[BIAS]]_0[1024];
+// CHECK-SAME: st.shared.b32
+// CHECK-SAME: bar.sync
+// CHECK-SAME: ld.shared.b32
+func.func @bias_gradient(%x: tensor<300x70xf32>, %g: tensor<300x70xf32>) -> (tensor<300x70xf32>, tensor<70xf32>) {
+  %t = kiln.tanh %x : tensor<300x70xf32>
+  %d = kiln.mul %t, %g : tensor<300x70xf32>
+  %s = kiln.reduce_sum %d, dims = [0] : tensor<300x70xf32> -> tensor<70xf32>
+  return %d, %s : tensor<300x70xf32>, tensor<70xf32>
+}
+
+// -----
+
+// The same down two leading dims (a max over batch and time).
+// CHECK-LABEL: func.func @column_max(
+// CHECK: gpu.launch_func @kiln_gpu::@{{kiln_kernel_[0-9]+}} blocks in (%c2{{(_[0-9]+)?}},
+func.func @column_max(%x: tensor<8x64x33xf32>) -> tensor<33xf32> {
+  %m = kiln.reduce_max %x, dims = [0, 1] : tensor<8x64x33xf32> -> tensor<33xf32>
+  return %m : tensor<33xf32>
 }

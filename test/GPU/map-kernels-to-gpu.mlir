@@ -229,20 +229,34 @@ func.func private @kiln_kernel_0(%x: memref<4x2048xf32>, %y: memref<4xf32>) attr
 
 // -----
 
-// A reduction over the outer dim (a column sum): one thread per output,
-// a sequential loop over the rows carrying the accumulator from the fill
-// value (reads coalesced across the threads), one store after it.
+// A reduction over the outer dim (a column sum) of 64 rows: a block per
+// tile of a warp's width of columns, its warps splitting the rows (each
+// lane down its column from its warp's row, striding by the block's warps:
+// reads coalesced across the lanes), the warps' partials through shared
+// memory, combined in order by the first warp with the fill value, one
+// store per column.
 // CHECK-LABEL: func.func @column_sum(
-// CHECK: gpu.func @kiln_kernel_0(%[[X:[^:]+]]: memref<64x8xf32>, %[[Y:[^:]+]]: memref<8xf32>)
+// CHECK: gpu.launch_func @kiln_gpu::@kiln_kernel_0 blocks in (%c1{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}, %c1{{(_[0-9]+)?}}) threads in (%c256,
+// CHECK: gpu.func @kiln_kernel_0(%[[X:[^:]+]]: memref<64x8xf32>, %[[Y:[^:]+]]: memref<8xf32>) workgroup(%[[SLOTS:[^ ]+]] : memref<256xf32, #gpu.address_space<workgroup>>)
 // CHECK: %[[FILL:.+]] = arith.constant 0.000000e+00 : f32
 // CHECK-NOT: gpu.subgroup_reduce
-// CHECK: %[[COLS:.+]] = arith.constant 8 : index
-// CHECK: scf.for %[[COL:.+]] = %{{.+}} to %[[COLS]] step %{{.+}} {
-// CHECK: %[[SUM:.+]] = scf.for %[[ROW:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %[[FILL]]) -> (f32) {
+// CHECK: %[[WIDTH:.+]] = gpu.subgroup_size : index
+// CHECK: %[[LANE:.+]] = arith.remui %[[TID:[^,]+]], %[[WIDTH]] : index
+// CHECK: %[[ROWLANE:.+]] = arith.divui %[[TID]], %[[WIDTH]] : index
+// CHECK: %[[ROWLANES:.+]] = arith.divui %{{.+}}, %[[WIDTH]] : index
+// CHECK: scf.for %[[TILE:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK: %[[COL:.+]] = arith.addi %{{.+}}, %[[LANE]] : index
+// CHECK: %[[PART:.+]] = scf.for %[[ROW:.+]] = %[[ROWLANE]] to %{{.+}} step %[[ROWLANES]] iter_args(%[[ACC:.+]] = %{{.+}}) -> (f32) {
 // CHECK: %[[V:.+]] = memref.load %[[X]][%[[ROW]], %[[COL]]]
-// CHECK: %[[S:.+]] = arith.addf %[[V]], %[[ACC]] : f32
-// CHECK: scf.yield %[[S]] : f32
+// CHECK: arith.addf %[[V]], %[[ACC]] : f32
+// CHECK: memref.store %[[PART]], %[[SLOTS]][%[[TID]]]
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK: %[[TOTAL:.+]] = scf.for
+// CHECK: memref.load %[[SLOTS]]
+// CHECK: %[[SUM:.+]] = arith.addf %[[FILL]], %[[TOTAL]] : f32
 // CHECK: memref.store %[[SUM]], %[[Y]][%[[COL]]]
+// CHECK: gpu.barrier
 // CHECK-NOT: gpu.subgroup_reduce
 // CHECK: gpu.return
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -255,6 +269,41 @@ func.func private @kiln_kernel_0(%x: memref<64x8xf32>, %y: memref<8xf32>) attrib
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%y : memref<8xf32>)
   linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]} ins(%x : memref<64x8xf32>) outs(%y : memref<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Too few rows for a block's warps to share (16): one thread per column, a
+// sequential loop over the rows carrying the accumulator from the fill
+// value (reads coalesced across the threads), one store after it.
+// CHECK-LABEL: func.func @short_column_sum(
+// CHECK: gpu.func @kiln_kernel_0(%[[X:[^:]+]]: memref<16x8xf32>, %[[Y:[^:]+]]: memref<8xf32>)
+// CHECK: %[[FILL:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NOT: gpu.subgroup_reduce
+// CHECK: %[[COLS:.+]] = arith.constant 8 : index
+// CHECK: scf.for %[[COL:.+]] = %{{.+}} to %[[COLS]] step %{{.+}} {
+// CHECK: %[[SUM:.+]] = scf.for %[[ROW:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %[[FILL]]) -> (f32) {
+// CHECK: %[[V:.+]] = memref.load %[[X]][%[[ROW]], %[[COL]]]
+// CHECK: %[[S:.+]] = arith.addf %[[V]], %[[ACC]] : f32
+// CHECK: scf.yield %[[S]] : f32
+// CHECK: memref.store %[[SUM]], %[[Y]][%[[COL]]]
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @short_column_sum(%x: memref<16x8xf32>, %y: memref<8xf32>) {
+  call @kiln_kernel_0(%x, %y) : (memref<16x8xf32>, memref<8xf32>) -> ()
+  return
+}
+func.func private @kiln_kernel_0(%x: memref<16x8xf32>, %y: memref<8xf32>) attributes {kiln.kernel} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<8xf32>)
+  linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]} ins(%x : memref<16x8xf32>) outs(%y : memref<8xf32>) {
   ^bb0(%a: f32, %acc: f32):
     %s = arith.addf %a, %acc : f32
     linalg.yield %s : f32

@@ -236,3 +236,192 @@ void KernelBuilder::emitShuffleReduction(
   memref::StoreOp::create(b, loc, result, mapping.lookupOrDefault(init.get()),
                           applyMap(op.getMatchingIndexingMap(&init), ivs));
 }
+
+bool KernelBuilder::emitColumnReduction(const Nest &nest,
+                                        ArrayRef<int64_t> ranges,
+                                        IRMapping &mapping) {
+  linalg::LinalgOp op = nest.op;
+  if (!isa<linalg::GenericOp, linalg::ReduceOp>(op.getOperation()) ||
+      blockSize < 64 || blockSize % 32 != 0)
+    return false;
+  // Columns: the inputs that the reduction reads vary fastest in memory
+  // along the kept (parallel) dims, whatever the loops' order.
+  unsigned numLoops = op.getNumLoops();
+  SmallVector<unsigned> parallel, reduction;
+  op.getParallelDims(parallel);
+  op.getReductionDims(reduction);
+  if (parallel.empty() || reduction.empty() ||
+      parallel.size() + reduction.size() != numLoops)
+    return false;
+  auto readsAlongReduction = [&](AffineMap map) {
+    return llvm::any_of(reduction,
+                        [&](unsigned d) { return map.isFunctionOfDim(d); });
+  };
+  bool anyInput = false;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (!readsAlongReduction(map))
+      continue;
+    auto last = map.getNumResults()
+                    ? dyn_cast<AffineDimExpr>(map.getResults().back())
+                    : nullptr;
+    if (!last || last.getPosition() != parallel.back())
+      return false;
+    anyInput = true;
+  }
+  if (!anyInput)
+    return false;
+  int64_t rows = 1, columns = 1;
+  for (unsigned d : reduction)
+    rows *= ranges[d];
+  for (unsigned d : parallel)
+    columns *= ranges[d];
+  // Worth it where a thread per output would leave most of the device idle
+  // (fewer than 256 blocks of 256) and each warp of a block gets rows to
+  // itself (8 or more each, at 8 warps).
+  if (rows < 64 || columns >= (int64_t{1} << 16))
+    return false;
+  // One output accumulates (indexed by the kept dims alone), from a payload
+  // that combines its accumulator once; the others are written per step.
+  Block &body = op->getRegion(0).front();
+  OpOperand *accumulated = nullptr;
+  Operation *combiner = nullptr;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    AffineMap map = op.getMatchingIndexingMap(&init);
+    if (readsAlongReduction(map)) // written at every step
+      continue;
+    if (accumulated || !map.isProjectedPermutation())
+      return false;
+    accumulated = &init;
+    unsigned result = init.getOperandNumber() - op.getNumDpsInputs();
+    BlockArgument accumulator = body.getArgument(init.getOperandNumber());
+    combiner = body.getTerminator()->getOperand(result).getDefiningOp();
+    if (!combiner || !accumulator.hasOneUse() ||
+        *accumulator.getUsers().begin() != combiner ||
+        combiner->getNumOperands() != 2 || !getCombinerKind(combiner))
+      return false;
+  }
+  if (!accumulated)
+    return false;
+  gpu::AllReduceOperation kind = *getCombinerKind(combiner);
+  Type type = cast<MemRefType>(accumulated->get().getType()).getElementType();
+  if (!type.isF32() && !type.isF64())
+    return false;
+
+  // Tiles of a warp's width of columns; the block's warps split the rows.
+  // In emulation (a block of one thread) a tile is one column, all rows.
+  Value width = gpu::SubgroupSizeOp::create(b, loc, /*upper_bound=*/nullptr);
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value blockDim = gpu::BlockDimOp::create(b, loc, gpu::Dimension::x);
+  Value lane = arith::RemUIOp::create(b, loc, thread, width);
+  Value rowLane = arith::DivUIOp::create(b, loc, thread, width);
+  Value rowLanes = arith::DivUIOp::create(b, loc, blockDim, width);
+  Value tiles = arith::CeilDivUIOp::create(b, loc, index(columns), width);
+  Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value grid = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  work =
+      std::max(work, ((columns + 31) / 32) * static_cast<int64_t>(blockSize));
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  Value slots = func.addWorkgroupAttribution(
+      MemRefType::get({blockSize}, type, MemRefLayoutAttrInterface(),
+                      workgroup),
+      loc);
+  Value identity = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(type, getReductionIdentity(kind)));
+  auto combine = [&](Value lhs, Value rhs) {
+    OperationState state(loc, combiner->getName());
+    state.addOperands({lhs, rhs});
+    state.addTypes(type);
+    state.addAttributes(combiner->getAttrs());
+    return b.create(state)->getResult(0);
+  };
+
+  auto tileLoop = scf::ForOp::create(b, loc, block, tiles, grid);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(tileLoop.getBody());
+  Value column = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, tileLoop.getInductionVar(), width),
+      lane);
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        column, index(columns));
+  SmallVector<int64_t> keptDims(parallel.begin(), parallel.end());
+  SmallVector<int64_t> reductionDims(reduction.begin(), reduction.end());
+  SmallVector<Value> ivs(numLoops);
+  delinearize(column, keptDims, ranges, ivs);
+  // This lane's rows: from its row lane, striding by the block's row lanes
+  // (none past the last column).
+  Value rowEnd =
+      arith::SelectOp::create(b, loc, inRange, index(rows), index(0));
+  auto rowLoop = scf::ForOp::create(b, loc, rowLane, rowEnd, rowLanes,
+                                    ValueRange{identity});
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(rowLoop.getBody());
+    delinearize(rowLoop.getInductionVar(), reductionDims, ranges, ivs);
+    SmallVector<Value> args;
+    for (OpOperand *input : op.getDpsInputOperands())
+      args.push_back(memref::LoadOp::create(
+          b, loc, mapping.lookupOrDefault(input->get()),
+          applyMap(op.getMatchingIndexingMap(input), ivs)));
+    for (OpOperand &init : op.getDpsInitsMutable())
+      args.push_back(&init == accumulated ? rowLoop.getRegionIterArgs()[0]
+                     : op.payloadUsesValueFromOperand(&init)
+                         ? Value(memref::LoadOp::create(
+                               b, loc, mapping.lookupOrDefault(init.get()),
+                               applyMap(op.getMatchingIndexingMap(&init), ivs)))
+                         : Value());
+    SmallVector<Value> results = emitPayload(op, args, mapping);
+    Value next;
+    for (auto [init, value] : llvm::zip(op.getDpsInitsMutable(), results)) {
+      if (&init == accumulated) {
+        next = value;
+        continue;
+      }
+      memref::StoreOp::create(b, loc, value,
+                              mapping.lookupOrDefault(init.get()),
+                              applyMap(op.getMatchingIndexingMap(&init), ivs));
+    }
+    scf::YieldOp::create(b, loc, next);
+  }
+  // The row lanes' partials through shared memory; row lane 0 combines them
+  // in order (the same result on every run) with the output's start.
+  memref::StoreOp::create(b, loc, rowLoop.getResult(0), slots,
+                          ValueRange{thread});
+  gpu::BarrierOp::create(b, loc);
+  Value first = arith::AndIOp::create(
+      b, loc, inRange,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rowLane,
+                            index(0)));
+  {
+    auto store = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(store.thenBlock());
+    auto partials = scf::ForOp::create(b, loc, index(0), rowLanes, index(1),
+                                       ValueRange{identity});
+    {
+      OpBuilder::InsertionGuard each(b);
+      b.setInsertionPointToStart(partials.getBody());
+      Value slot = arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, partials.getInductionVar(), width),
+          lane);
+      Value partial = memref::LoadOp::create(b, loc, slots, ValueRange{slot});
+      scf::YieldOp::create(b, loc,
+                           combine(partials.getRegionIterArgs()[0], partial));
+    }
+    unsigned output = accumulated->getOperandNumber() - op.getNumDpsInputs();
+    SmallVector<Value> at =
+        applyMap(op.getMatchingIndexingMap(accumulated), ivs);
+    Value start =
+        nest.fill && nest.fillOutput == output
+            ? mapping.lookupOrDefault(linalg::FillOp(nest.fill).getInputs()[0])
+            : Value(memref::LoadOp::create(
+                  b, loc, mapping.lookupOrDefault(accumulated->get()), at));
+    memref::StoreOp::create(b, loc, combine(start, partials.getResult(0)),
+                            mapping.lookupOrDefault(accumulated->get()), at);
+  }
+  // The slots are read before the next tile writes them.
+  gpu::BarrierOp::create(b, loc);
+  return true;
+}

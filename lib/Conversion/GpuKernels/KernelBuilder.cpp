@@ -424,6 +424,10 @@ FailureOr<bool> KernelBuilder::emitNest(const Nest &nest, IRMapping &mapping) {
       parallelElements *= ranges[d];
   if (parallelElements == 0)
     return false;
+  // Reductions down columns first: a thread per column reads coalesced
+  // but leaves blocks idle, and the shuffle form would read across rows.
+  if (emitColumnReduction(nest, ranges, mapping))
+    return false;
   if (auto reduction = getShuffleReduction(op, ranges, blockSize)) {
     // A block per output where rows are long enough to keep a block's
     // warps busy, else a warp per output.

@@ -183,6 +183,17 @@ private:
   void emitShuffleReduction(const Nest &nest, llvm::ArrayRef<int64_t> ranges,
                             mlir::IRMapping &mapping, mlir::Operation *combiner,
                             mlir::gpu::AllReduceOperation kind, bool perBlock);
+  /// Column reductions (the inputs read along the reduction vary fastest
+  /// in memory along the kept dims; one accumulated output whose payload
+  /// combines once by an associative float op), where a thread per output
+  /// would leave the device idle: a
+  /// block per tile of a warp's width of outputs, its warps splitting the
+  /// rows (adjacent lanes read adjacent elements), their partial results
+  /// combined in shared memory in a fixed order. Outputs written at every
+  /// step are written as the rows are read. Returns whether `nest` took
+  /// this form (nothing is emitted where not).
+  bool emitColumnReduction(const Nest &nest, llvm::ArrayRef<int64_t> ranges,
+                           mlir::IRMapping &mapping);
   /// The total of the block's warps' `warpTotal`s, in every thread: each
   /// warp's lane 0 leaves its total in shared memory, and every warp
   /// reduces those. Barriers on both sides keep the slots of one output
