@@ -166,6 +166,17 @@ KernelBuilder::ReductionUnit KernelBuilder::emitReductionUnit(bool perBlock) {
   return result;
 }
 
+SmallVector<Value> KernelBuilder::loadInputs(linalg::LinalgOp op,
+                                             IRMapping &mapping,
+                                             ArrayRef<Value> ivs) {
+  SmallVector<Value> values;
+  for (OpOperand *input : op.getDpsInputOperands())
+    values.push_back(memref::LoadOp::create(
+        b, loc, mapping.lookupOrDefault(input->get()),
+        applyMap(op.getMatchingIndexingMap(input), ivs)));
+  return values;
+}
+
 void KernelBuilder::emitShuffleReduction(
     const Nest &nest, ArrayRef<int64_t> ranges, IRMapping &mapping,
     Operation *combiner, gpu::AllReduceOperation kind, bool perBlock) {
@@ -210,11 +221,7 @@ void KernelBuilder::emitShuffleReduction(
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(shares.getBody());
     delinearize(shares.getInductionVar(), reductionDims, ranges, ivs);
-    SmallVector<Value> args;
-    for (OpOperand *input : op.getDpsInputOperands())
-      args.push_back(memref::LoadOp::create(
-          b, loc, mapping.lookupOrDefault(input->get()),
-          applyMap(op.getMatchingIndexingMap(input), ivs)));
+    SmallVector<Value> args = loadInputs(op, mapping, ivs);
     args.push_back(shares.getRegionIterArgs()[0]);
     scf::YieldOp::create(b, loc, emitPayload(op, args, mapping));
   }
@@ -359,11 +366,7 @@ bool KernelBuilder::emitColumnReduction(const Nest &nest,
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(rowLoop.getBody());
     delinearize(rowLoop.getInductionVar(), reductionDims, ranges, ivs);
-    SmallVector<Value> args;
-    for (OpOperand *input : op.getDpsInputOperands())
-      args.push_back(memref::LoadOp::create(
-          b, loc, mapping.lookupOrDefault(input->get()),
-          applyMap(op.getMatchingIndexingMap(input), ivs)));
+    SmallVector<Value> args = loadInputs(op, mapping, ivs);
     for (OpOperand &init : op.getDpsInitsMutable())
       args.push_back(&init == accumulated ? rowLoop.getRegionIterArgs()[0]
                      : op.payloadUsesValueFromOperand(&init)

@@ -204,6 +204,10 @@ private:
   /// The kernel's shared memory for cross-warp reductions: one f32 slot per
   /// warp of the largest block.
   mlir::Value getWarpSlots();
+  /// `op`'s inputs (memrefs) at loop ivs `ivs`.
+  llvm::SmallVector<mlir::Value> loadInputs(mlir::linalg::LinalgOp op,
+                                            mlir::IRMapping &mapping,
+                                            llvm::ArrayRef<mlir::Value> ivs);
   /// Clones the payload of `op` with `args` for its block arguments; returns
   /// the yielded values.
   llvm::SmallVector<mlir::Value> emitPayload(mlir::linalg::LinalgOp op,
