@@ -580,11 +580,22 @@ static kiln_rt_status group_create(const int *ranks, int count,
   kiln_rt_status status = kiln_rt_dist_init();
   if (status)
     return status;
+  /* Every rank must make the same groups in the same order: the handles
+   * name the same communicator on every rank. The lists are compared
+   * before any is checked, so that a rank whose list is bad fails where
+   * the others fail too, instead of leaving them waiting in the check. */
+  uint64_t hash = 14695981039346656037ull;
+  for (int i = 0; i < count; ++i)
+    hash = (hash ^ (uint64_t)(uint32_t)ranks[i]) * 1099511628211ull;
+  hash = (hash ^ (uint64_t)count) * 1099511628211ull;
+  if ((status = check_program(0, hash ^ (uint64_t)atomic_load(&num_groups),
+                              "kiln_rt_dist_group_create (the ranks name "
+                              "other groups)")))
+    return status;
   if (count <= 0)
     return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
                         "kiln_rt_dist_group_create: a group needs a rank");
   int position = -1;
-  uint64_t hash = 14695981039346656037ull;
   for (int i = 0; i < count; ++i) {
     if (ranks[i] < 0 || ranks[i] >= size)
       return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
@@ -599,14 +610,7 @@ static kiln_rt_status group_create(const int *ranks, int count,
                             ranks[i]);
     if (ranks[i] == rank)
       position = i;
-    hash = (hash ^ (uint64_t)ranks[i]) * 1099511628211ull;
   }
-  /* Every rank must make the same groups in the same order: the handles
-   * name the same communicator on every rank. */
-  if ((status = check_program(0, hash ^ (uint64_t)atomic_load(&num_groups),
-                              "kiln_rt_dist_group_create (the ranks name "
-                              "other groups)")))
-    return status;
   pthread_mutex_lock(&world_mutex);
   int index = atomic_load(&num_groups);
   if (index == KILN_DIST_MAX_GROUPS) {

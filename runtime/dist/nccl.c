@@ -58,15 +58,23 @@ static struct {
 
 enum { KILN_NCCL_IN_PROGRESS = 7 };
 
+/* Guards the requests, the watch list and `comms`; never held across a
+ * call that may block (NCCL's, MPI's). */
 static pthread_mutex_t nccl_mutex = PTHREAD_MUTEX_INITIALIZER;
-/* Each group's communicator (0: the world), made at its first use. */
+/* Serializes making communicators (which blocks on the peers). */
+static pthread_mutex_t comm_mutex = PTHREAD_MUTEX_INITIALIZER;
+/* Each group's communicator (0: the world), made at its first collective,
+ * which only the group's ranks run. */
 static kiln_nccl_comm comms[KILN_DIST_MAX_GROUPS];
 static kiln_rt_status init_status = KILN_RT_OK;
 static char init_error[512];
 static int initialized;
-/* The communication stream, and the CUDA session it belongs to. */
-static CUstream comm_stream;
+/* The CUDA session NCCL was set up in. */
 static uint64_t comm_session;
+/* Each thread's communication stream: a capture on one thread joins only
+ * its own. */
+static _Thread_local CUstream thread_comm_stream;
+static _Thread_local uint64_t thread_comm_session;
 
 /* A failed NCCL call breaks the world: the peers may wait in theirs, so
  * leaving the job aborts it. */
@@ -147,9 +155,45 @@ static kiln_rt_status make_comm(int64_t group) {
     return nccl_fail(rank == 0 ? "ncclGetUniqueId"
                                : "ncclGetUniqueId (on rank 0)",
                      message.result);
-  int result = nccl.CommInitRank(&comms[group], ranks, message.id, rank);
+  kiln_nccl_comm made = NULL;
+  int result = nccl.CommInitRank(&made, ranks, message.id, rank);
   if (result)
     return nccl_fail("ncclCommInitRank", result);
+  pthread_mutex_lock(&nccl_mutex);
+  comms[group] = made;
+  pthread_mutex_unlock(&nccl_mutex);
+  return KILN_RT_OK;
+}
+
+/* The communicator of `group`, made at its first collective. */
+static kiln_rt_status get_comm(int64_t group, kiln_nccl_comm *out) {
+  pthread_mutex_lock(&comm_mutex);
+  pthread_mutex_lock(&nccl_mutex);
+  kiln_nccl_comm made = comms[group];
+  pthread_mutex_unlock(&nccl_mutex);
+  kiln_rt_status status = made ? KILN_RT_OK : make_comm(group);
+  if (status == KILN_RT_OK && !made) {
+    pthread_mutex_lock(&nccl_mutex);
+    made = comms[group];
+    pthread_mutex_unlock(&nccl_mutex);
+  }
+  pthread_mutex_unlock(&comm_mutex);
+  *out = made;
+  return status;
+}
+
+/* This thread's communication stream, made at its first collective. */
+static kiln_rt_status communication_stream(CUstream *out) {
+  if (!thread_comm_stream || thread_comm_session != kiln_rt_cuda_session()) {
+    CUstream made = NULL;
+    kiln_rt_status status =
+        KILN_NCCL_CUDA(cuStreamCreate, (&made, CU_STREAM_NON_BLOCKING));
+    if (status)
+      return status;
+    thread_comm_stream = made;
+    thread_comm_session = kiln_rt_cuda_session();
+  }
+  *out = thread_comm_stream;
   return KILN_RT_OK;
 }
 
@@ -160,11 +204,6 @@ static kiln_rt_status init_locked(void) {
   if ((status = cuda_failed(kiln_cuda_enter("kiln_rt_dist_nccl_init"))))
     return status;
   if ((status = load()))
-    return status;
-  if ((status = make_comm(0)))
-    return status;
-  if ((status = KILN_NCCL_CUDA(cuStreamCreate,
-                               (&comm_stream, CU_STREAM_NON_BLOCKING))))
     return status;
   comm_session = kiln_rt_cuda_session();
   kiln_cuda_set_shutdown_hook(stop_watching);
@@ -221,14 +260,44 @@ static void give_up(const char *why) {
   kiln_dist_abort_job(reason);
 }
 
-/* Stops watching: the CUDA runtime shuts down (its events go with it), or
- * the process exits (the driver may be torn down before the watchdog).
- * The requests stay on their lists, never used again. */
+/* Often enough to keep to `timeout`: 20 times a second, or more often for
+ * a timeout under half a second. */
+static struct timespec watch_period(double timeout) {
+  double period = timeout / 10 < 0.05 ? timeout / 10 : 0.05;
+  struct timespec pause = {0, (long)(period * 1e9)};
+  return pause;
+}
+
 static int stopped;
+static void watch_once(double timeout);
+static struct timespec watch_period(double timeout);
+
+/* Stops watching, once what is watched has finished: the CUDA runtime
+ * shuts down (its events go with it; its synchronization would wait
+ * forever for a collective that never ends), or the process exits. Until
+ * then it watches as the watchdog does, so a collective that cannot end
+ * still aborts the job. The requests stay on their lists, never used
+ * again. */
 static void stop_watching(void) {
-  pthread_mutex_lock(&nccl_mutex);
-  stopped = 1;
-  pthread_mutex_unlock(&nccl_mutex);
+  double timeout = kiln_dist_timeout_seconds();
+  struct timespec pause = watch_period(timeout);
+  for (;;) {
+    int busy = 0;
+    pthread_mutex_lock(&nccl_mutex);
+    if (!stopped &&
+        kiln_cuda_enter("kiln_rt_dist's NCCL watchdog") == KILN_RT_OK &&
+        kiln_rt_cuda_session() == comm_session) {
+      watch_once(timeout);
+      for (kiln_rt_dist_nccl_request *r = watching; r && !stopped; r = r->next)
+        busy |= !r->finished;
+    }
+    if (!busy)
+      stopped = 1;
+    pthread_mutex_unlock(&nccl_mutex);
+    if (!busy)
+      return;
+    nanosleep(&pause, NULL);
+  }
 }
 
 /* One look at the watch list; nccl_mutex held. */
@@ -294,9 +363,7 @@ static void watch_once(double timeout) {
 static void *watchdog(void *unused) {
   (void)unused;
   double timeout = kiln_dist_timeout_seconds();
-  /* Often enough to keep to the timeout, at most 20 times a second. */
-  double period = timeout / 10 < 0.05 ? timeout / 10 : 0.05;
-  struct timespec pause = {0, (long)(period * 1e9)};
+  struct timespec pause = watch_period(timeout);
   for (;;) {
     nanosleep(&pause, NULL);
     pthread_mutex_lock(&nccl_mutex);
@@ -350,9 +417,6 @@ static kiln_rt_status take_request(kiln_rt_dist_nccl_request **out) {
 static kiln_rt_status watch(kiln_rt_dist_nccl_request *r, int captured) {
   if (captured || stopped)
     return KILN_RT_OK;
-  r->watched = 1;
-  r->next = watching;
-  watching = r;
   if (!watchdog_running) {
     pthread_t thread;
     pthread_attr_t attributes;
@@ -365,6 +429,9 @@ static kiln_rt_status watch(kiln_rt_dist_nccl_request *r, int captured) {
                           "kiln_rt_dist: cannot start the NCCL watchdog");
     watchdog_running = 1;
   }
+  r->watched = 1;
+  r->next = watching;
+  watching = r;
   return KILN_RT_OK;
 }
 
@@ -438,9 +505,9 @@ static kiln_rt_status copy_parts(const kiln_rt_dist_collective *c,
 }
 
 /* Queues the NCCL call of `c` (with its staging copies) on `stream`. */
-static kiln_rt_status queue(const kiln_rt_dist_collective *c, CUstream stream,
+static kiln_rt_status queue(const kiln_rt_dist_collective *c,
+                            kiln_nccl_comm comm, CUstream stream,
                             const char **call) {
-  kiln_nccl_comm comm = comms[c->group];
   size_t part = (size_t)(c->outer * c->inner);
   int dtype =
       c->dtype == KILN_RT_DIST_F64 ? KILN_NCCL_FLOAT64 : KILN_NCCL_FLOAT32;
@@ -508,14 +575,14 @@ kiln_rt_dist_nccl_start(const kiln_rt_dist_collective *collective,
                         "kiln_rt_dist: an all_gather or reduce_scatter along "
                         "an inner dim needs %zu bytes of staging",
                         kiln_rt_dist_nccl_staging_bytes(c));
-  /* A group's communicator, at its first collective (which every member
-   * runs): outside a capture, as NCCL's setup talks to the peers. */
-  pthread_mutex_lock(&nccl_mutex);
-  status = comms[c->group] ? KILN_RT_OK : make_comm(c->group);
-  pthread_mutex_unlock(&nccl_mutex);
-  if (status)
+  /* The group's communicator, at its first collective (which only its
+   * members run). */
+  kiln_nccl_comm comm = NULL;
+  if ((status = get_comm(c->group, &comm)))
     return status;
-  CUstream program_stream = kiln_cuda_stream_handle(stream);
+  CUstream program_stream = kiln_cuda_stream_handle(stream), comm_stream = NULL;
+  if ((status = communication_stream(&comm_stream)))
+    return status;
   int captured = kiln_cuda_stream_capturing(program_stream);
   int overlap = kiln_rt_dist_overlap();
   CUstream on = overlap ? comm_stream : program_stream;
@@ -523,33 +590,43 @@ kiln_rt_dist_nccl_start(const kiln_rt_dist_collective *collective,
   pthread_mutex_lock(&nccl_mutex);
   kiln_rt_dist_nccl_request *r = NULL;
   status = take_request(&r);
-  if (status) {
-    pthread_mutex_unlock(&nccl_mutex);
+  pthread_mutex_unlock(&nccl_mutex);
+  if (status)
     return status;
-  }
-  snprintf(r->what, sizeof(r->what), "%s of %zu %s", call_name(c->kind), part,
-           c->dtype == KILN_RT_DIST_F64 ? "doubles" : "floats");
+  /* `r` is this thread's until it is watched: no lock while queuing, as
+   * NCCL may block (setting up its connections). */
+  snprintf(r->what, sizeof(r->what), "%s of %zu %s in group %lld",
+           call_name(c->kind), part,
+           c->dtype == KILN_RT_DIST_F64 ? "doubles" : "floats",
+           (long long)c->group);
   const char *call = NULL;
+  int queued = 0;
   status = KILN_NCCL_CUDA(cuEventRecord, (r->ready, program_stream));
   if (status == KILN_RT_OK && overlap)
     status = KILN_NCCL_CUDA(cuStreamWaitEvent, (comm_stream, r->ready, 0));
   if (status == KILN_RT_OK && part) {
     if (!captured)
       kiln_dist_count(c, part);
-    status = queue(c, on, &call);
+    queued = 1;
+    status = queue(c, comm, on, &call);
   }
   if (status == KILN_RT_OK)
     status = KILN_NCCL_CUDA(cuEventRecord, (r->done, on));
+  else if (queued) {
+    /* Part of it may be queued: the program's stream waits for that
+     * before the run's buffers can go back. */
+    kiln_cuda.cuEventRecord(r->done, on);
+    if (overlap)
+      kiln_cuda.cuStreamWaitEvent(program_stream, r->done, 0);
+  }
+  pthread_mutex_lock(&nccl_mutex);
   if (status == KILN_RT_OK)
     status = watch(r, captured);
-  if (status != KILN_RT_OK) {
-    /* Whatever was queued is left to finish on its own. */
-    if (!r->watched)
-      release(r);
-    pthread_mutex_unlock(&nccl_mutex);
-    return kiln_dist_fail(status);
-  }
+  if (status != KILN_RT_OK && !r->watched)
+    release(r);
   pthread_mutex_unlock(&nccl_mutex);
+  if (status != KILN_RT_OK)
+    return kiln_dist_fail(status);
   *request = r;
   return KILN_RT_OK;
 }

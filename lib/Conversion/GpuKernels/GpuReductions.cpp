@@ -303,9 +303,12 @@ bool KernelBuilder::emitColumnReduction(const Nest &nest,
     unsigned result = init.getOperandNumber() - op.getNumDpsInputs();
     BlockArgument accumulator = body.getArgument(init.getOperandNumber());
     combiner = body.getTerminator()->getOperand(result).getDefiningOp();
+    // The running total feeds nothing but the output (another output
+    // that read it would see a warp's partial, not the running value).
     if (!combiner || !accumulator.hasOneUse() ||
         *accumulator.getUsers().begin() != combiner ||
-        combiner->getNumOperands() != 2 || !getCombinerKind(combiner))
+        combiner->getNumOperands() != 2 || !getCombinerKind(combiner) ||
+        !combiner->getResult(0).hasOneUse())
       return false;
   }
   if (!accumulated)
