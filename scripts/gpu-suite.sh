@@ -9,6 +9,11 @@
 #   examples    every examples/*.mlir on the GPU against the reference
 #   integration every CPU Integration test's checked command on the GPU
 #   train       the lazy API's LSTM and GPT-block training examples on the GPU
+#   nccl        collectives on the GPU with NCCL, one rank: the collective
+#               programs against the reference (in a CUDA graph, with and
+#               without the communication stream), and kiln-lstm-train with
+#               and without --data-parallel (KILN_NCCL_LIBRARY, else the
+#               first libnccl.so.2 under /opt, /usr/lib or /usr/local)
 #   fuzz        kiln-fuzz-diff --backends cuda (random programs)
 #   sanitize    the integration commands under compute-sanitizer's tools
 #   bench       bench/gpu/run.py against PyTorch eager and torch.compile
@@ -23,7 +28,7 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 LOGS="${1:-$HERE/logs}"
 shift || true
 STEPS=("$@")
-[ ${#STEPS[@]} -gt 0 ] || STEPS=(info examples integration train fuzz bench training)
+[ ${#STEPS[@]} -gt 0 ] || STEPS=(info examples integration train nccl fuzz bench training)
 mkdir -p "$LOGS"
 PY="${PYTHON:-python3}"
 KR="$HERE/bin/kiln-run"
@@ -76,6 +81,26 @@ step_train() {
   KILN_DEVICE=cuda "$HERE/bin/kiln-lstm-train" || return 1
   [ -x "$HERE/bin/kiln-gpt-train" ] || { echo "no kiln-gpt-train in the bundle"; return 1; }
   KILN_DEVICE=cuda "$HERE/bin/kiln-gpt-train"
+}
+step_nccl() {
+  local lib="${KILN_NCCL_LIBRARY:-}" rc=0 f
+  [ -n "$lib" ] || lib="$(find /opt /usr/lib /usr/local -name libnccl.so.2 2>/dev/null | head -1)"
+  [ -n "$lib" ] || { echo "no libnccl.so.2 found (set KILN_NCCL_LIBRARY)"; return 1; }
+  export KILN_NCCL_LIBRARY="$lib"
+  echo "NCCL: $lib"
+  for f in "$HERE"/test/Distributed/Inputs/*.mlir; do
+    case "$f" in *other_shape*) continue ;; esac # a fault test's input
+    echo "== $(basename "$f"): graphs, communication stream"
+    "$KR" "$f" --backend cuda --random-inputs 0 --check-reference --report --repeat 5 || rc=1
+    echo "== $(basename "$f"): KILN_DIST_OVERLAP=0 KILN_CUDA_GRAPHS=0"
+    KILN_DIST_OVERLAP=0 KILN_CUDA_GRAPHS=0 "$KR" "$f" --backend cuda --random-inputs 0 \
+      --check-reference || rc=1
+  done
+  echo "== kiln-lstm-train 200 --data-parallel (one rank)"
+  KILN_DEVICE=cuda "$HERE/bin/kiln-lstm-train" 200 --data-parallel || rc=1
+  echo "== kiln-lstm-train 200"
+  KILN_DEVICE=cuda "$HERE/bin/kiln-lstm-train" 200 || rc=1
+  return $rc
 }
 # FUZZ_PROGRAMS programs from seed 15 on, in JOBS shards side by side.
 step_fuzz() {

@@ -87,6 +87,8 @@ done
 cp -r "$ROOT/examples" "$K/examples"
 cp "$ROOT/scripts/gpu-suite.sh" "$K/gpu-suite.sh"
 cp -r "$ROOT/test/Integration" "$K/test/Integration"
+mkdir -p "$K/test/Distributed"
+cp -r "$ROOT/test/Distributed/Inputs" "$K/test/Distributed/Inputs"
 cp "$ROOT/test/GPU/run_integration.py" "$K/test/GPU/"
 cp -r "$ROOT/bench/gpu" "$ROOT/bench/lstm_cell" "$ROOT/bench/hessian" "$K/bench/"
 # One stream with a dictionary larger than a tool: the second static tool
