@@ -486,13 +486,24 @@ kiln_rt_status kiln_dist_fail(kiln_rt_status status) {
 
 int kiln_rt_dist_broken(void) { return atomic_load(&broken); }
 
-void kiln_dist_count(const kiln_rt_dist_collective *collective, size_t count) {
-  size_t bytes = collective->dtype == KILN_RT_DIST_F64 ? 8 : 4;
+uint64_t
+kiln_rt_dist_collective_bytes(const kiln_rt_dist_collective *collective) {
+  if (!collective)
+    return 0;
+  uint64_t count = (uint64_t)(collective->outer * collective->inner);
   const dist_group *g = group_of(collective->group);
   if (collective->kind == KILN_RT_DIST_REDUCE_SCATTER && g)
-    count *= (size_t)g->size;
-  atomic_fetch_add(&stat_collectives, 1);
-  atomic_fetch_add(&stat_bytes, (uint_fast64_t)(count * bytes));
+    count *= (uint64_t)g->size;
+  return count * (collective->dtype == KILN_RT_DIST_F64 ? 8 : 4);
+}
+
+void kiln_rt_dist_count_replayed(uint64_t collectives, uint64_t bytes) {
+  atomic_fetch_add(&stat_collectives, (uint_fast64_t)collectives);
+  atomic_fetch_add(&stat_bytes, (uint_fast64_t)bytes);
+}
+
+void kiln_dist_count(const kiln_rt_dist_collective *collective) {
+  kiln_rt_dist_count_replayed(1, kiln_rt_dist_collective_bytes(collective));
 }
 
 /* The public calls: each adds its time to the busy counter. */

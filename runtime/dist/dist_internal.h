@@ -27,7 +27,7 @@ double kiln_dist_timeout_seconds(void);
  * a rank that cannot go on (a GPU collective that never ends). */
 void kiln_dist_abort_job(const char *reason) __attribute__((noreturn));
 
-/* Counts a collective of `count` elements in the statistics. */
-void kiln_dist_count(const kiln_rt_dist_collective *collective, size_t count);
+/* Counts `collective` in the statistics. */
+void kiln_dist_count(const kiln_rt_dist_collective *collective);
 
 #endif /* KILN_RT_DIST_INTERNAL_H */

@@ -606,7 +606,7 @@ kiln_rt_dist_nccl_start(const kiln_rt_dist_collective *collective,
     status = KILN_NCCL_CUDA(cuStreamWaitEvent, (comm_stream, r->ready, 0));
   if (status == KILN_RT_OK && part) {
     if (!captured)
-      kiln_dist_count(c, part);
+      kiln_dist_count(c); /* a graph's launches count its own */
     queued = 1;
     status = queue(c, comm, on, &call);
   }

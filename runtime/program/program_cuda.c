@@ -334,6 +334,7 @@ static kiln_rt_status start_collective(const kiln_rt_program *program,
   if (pass) { /* NCCL's work has the buffers' addresses baked in */
     kiln_graph_pass_baked(pass, v[0]->slot);
     kiln_graph_pass_baked(pass, v[1]->slot);
+    kiln_graph_pass_collective(pass, &c);
     if (!kiln_graph_pass_queues(pass))
       return KILN_RT_OK;
   }

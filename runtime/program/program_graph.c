@@ -76,6 +76,7 @@ struct kiln_rt_program_graph {
   kiln_graph_ref *refs;
   size_t num_refs, ref_capacity;
   size_t products, recaptures;
+  uint64_t collectives, collective_bytes; /* replayed by each launch */
   void **params; /* scratch: a launch's parameter pointers */
   int broken;    /* a failed update left the graph unusable */
 };
@@ -166,6 +167,14 @@ void kiln_graph_pass_free(kiln_graph_pass *pass, int32_t slot) {
 void kiln_graph_pass_baked(kiln_graph_pass *pass, int32_t slot) {
   if (slot >= 0 && slot < pass->graph->program->num_arguments)
     pass->graph->baked[slot] = 1;
+}
+
+void kiln_graph_pass_collective(kiln_graph_pass *pass,
+                                const kiln_rt_dist_collective *collective) {
+  if (pass->mode != PASS_CAPTURE)
+    return;
+  ++pass->graph->collectives;
+  pass->graph->collective_bytes += kiln_rt_dist_collective_bytes(collective);
 }
 
 void kiln_graph_pass_product(kiln_graph_pass *pass,
@@ -352,10 +361,12 @@ kiln_rt_status kiln_rt_program_graph_launch(kiln_rt_program_graph *graph,
     status = kiln_device_timer_start(&timer, stream);
   if (status == KILN_RT_OK)
     status = kiln_rt_cuda_graph_launch(graph->graph, stream);
+  if (status == KILN_RT_OK && graph->collectives)
+    kiln_rt_dist_count_replayed(graph->collectives, graph->collective_bytes);
   if (watch) {
     char what[96];
-    snprintf(what, sizeof(what), "a CUDA graph launch with %u collective(s)",
-             program->num_requests ? program->num_requests : 1);
+    snprintf(what, sizeof(what), "a CUDA graph launch with %llu collective(s)",
+             (unsigned long long)graph->collectives);
     kiln_rt_status watched = kiln_rt_dist_nccl_watch_end(watch, stream, what);
     if (status == KILN_RT_OK && watched != KILN_RT_OK) {
       kiln_device_timer_release(&timer);

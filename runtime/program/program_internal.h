@@ -259,6 +259,9 @@ void kiln_graph_pass_free(kiln_graph_pass *pass, int32_t slot);
 /* A copy or a product reads or writes `slot`: its address is baked into
  * the graph where the runtime cannot update it. */
 void kiln_graph_pass_baked(kiln_graph_pass *pass, int32_t slot);
+/* A collective that the graph's launches replay (counted at each). */
+void kiln_graph_pass_collective(kiln_graph_pass *pass,
+                                const kiln_rt_dist_collective *collective);
 /* A product on `views` (A, B, C): baked, as a copy's. */
 void kiln_graph_pass_product(kiln_graph_pass *pass,
                              const kiln_view *const *views);

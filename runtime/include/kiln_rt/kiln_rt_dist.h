@@ -185,6 +185,12 @@ typedef struct kiln_rt_dist_stats {
                            that the caller's thread did not overlap */
 } kiln_rt_dist_stats;
 void kiln_rt_dist_get_stats(kiln_rt_dist_stats *stats);
+/* The operand bytes that `collective` counts in the statistics. */
+uint64_t
+kiln_rt_dist_collective_bytes(const kiln_rt_dist_collective *collective);
+/* Counts `collectives` of `bytes` in all that a CUDA graph's launch
+ * replays (its capture queued them without counting). */
+void kiln_rt_dist_count_replayed(uint64_t collectives, uint64_t bytes);
 
 #ifdef __cplusplus
 }
