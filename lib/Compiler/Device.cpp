@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <mutex>
 
 using namespace kiln;
 
@@ -48,17 +49,28 @@ llvm::Expected<Device> kiln::resolveDevice(Device requested) {
 }
 
 llvm::Expected<std::string> kiln::getCudaChip() {
-  kiln_rt_cuda_device_info info;
   if (kiln_rt_cuda_init() != KILN_RT_OK)
     return std::string();
+  // The device's properties are read once per session of the runtime: every
+  // compile (and every compile-cache key) needs the chip, and a cache hit
+  // should not cost the driver calls of a query.
+  static std::mutex mutex;
+  static uint64_t session = 0;
+  static std::string chip;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (session == kiln_rt_cuda_session() && !chip.empty())
+    return chip;
+  kiln_rt_cuda_device_info info;
   if (kiln_rt_status status = kiln_rt_cuda_device_get_info(&info)) {
     std::string why = kiln_rt_cuda_last_error();
     return makeError(
         "cannot read the cuda device's properties: " +
         (why.empty() ? std::string(kiln_rt_status_string(status)) : why));
   }
-  return "sm_" + std::to_string(info.compute_major) +
+  chip = "sm_" + std::to_string(info.compute_major) +
          std::to_string(info.compute_minor);
+  session = kiln_rt_cuda_session();
+  return chip;
 }
 
 namespace {

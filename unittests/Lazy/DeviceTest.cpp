@@ -450,6 +450,79 @@ TEST_F(DeviceTest, FaultsInATrainingStep) {
   checkFaults(1, false, "cached");
 }
 
+// The first compile of a runtime session reads the device's properties
+// (once per session, so a compile-cache hit and a miss make the same
+// calls): each call of a new session's first compiling step fails in turn,
+// the step returns one error naming it, and the next step works.
+TEST_F(DeviceTest, FaultsInASessionsFirstStep) {
+  useDriver(KILN_FAKE_CUDA_DRIVER, KILN_FAKE_CUBLAS);
+  setenv("KILN_DYNAMIC", "0", 1);
+  auto restore = llvm::make_scope_exit([] { unsetenv("KILN_DYNAMIC"); });
+  auto direct = withGraphs("0");
+  ASSERT_FALSE(static_cast<bool>(setDevice(Device::Cuda)));
+  Tensor w = input({3, 2}, {0.1f, -0.2f, 0.3f, 0.2f, -0.1f, 0.05f});
+  ASSERT_FALSE(static_cast<bool>(trainStep(w, 3)));
+  // Held open, so that the counter outlives the runtime's shutdowns.
+  void *library = dlopen(KILN_FAKE_CUDA_DRIVER, RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(library, nullptr);
+  auto calls = reinterpret_cast<long (*)()>(dlsym(library, "fake_cuda_calls"));
+  ASSERT_NE(calls, nullptr);
+  int64_t batch = 100;
+  // The weights live on the device: a new session starts them again.
+  auto restart = [&] {
+    kiln_rt_cuda_shutdown();
+    ASSERT_FALSE(static_cast<bool>(setDevice(Device::Cuda)));
+    w = input({3, 2}, {0.1f, -0.2f, 0.3f, 0.2f, -0.1f, 0.05f});
+  };
+  restart();
+  long before = calls();
+  ASSERT_FALSE(static_cast<bool>(trainStep(w, ++batch)));
+  long perStep = calls() - before;
+  ASSERT_GT(perStep, 0);
+  bool queried = false;
+  int recovered = 0;
+  for (long n = 1; n <= perStep; ++n) {
+    restart();
+    setenv("FAKE_CUDA_FAIL_AT", std::to_string(calls() + n).c_str(), 1);
+    testing::internal::CaptureStderr();
+    llvm::Error error = trainStep(w, ++batch);
+    std::string said = testing::internal::GetCapturedStderr();
+    unsetenv("FAKE_CUDA_FAIL_AT");
+    std::smatch name;
+    ASSERT_TRUE(
+        std::regex_search(said, name, std::regex("call [0-9]+ \\((\\w+)\\)")))
+        << "call " << n << ": no call failed: " << said;
+    if (!error && name[1] == "cuMemAlloc_v2") {
+      // Out of memory (the stand-in's code): the allocator gave its cached
+      // blocks back and allocated again.
+      ++recovered;
+      ASSERT_FALSE(static_cast<bool>(trainStep(w, batch)));
+      continue;
+    }
+    ASSERT_TRUE(static_cast<bool>(error))
+        << "the step succeeded with " << name[1] << " failing";
+    std::string message = llvm::toString(std::move(error));
+    EXPECT_NE(message.find(name[1].str()), std::string::npos)
+        << "the error does not name " << name[1] << ": " << message;
+    if (name[1].str().rfind("cuDevice", 0) == 0) {
+      queried = true;
+      EXPECT_NE(message.find("cannot read the cuda device's properties"),
+                std::string::npos)
+          << message;
+    }
+    ASSERT_FALSE(static_cast<bool>(trainStep(w, batch)))
+        << "the step after " << name[1] << " failed";
+  }
+  EXPECT_TRUE(queried) << "no step of a new session read the device";
+  llvm::outs() << "FAKE_CUDA_FAIL_AT: " << perStep
+               << " faults handled in a new session's first step (" << recovered
+               << " allocations retried)\n";
+  // A later compile in the same session reads nothing of the device.
+  before = calls();
+  ASSERT_FALSE(static_cast<bool>(trainStep(w, ++batch)));
+  EXPECT_LT(calls() - before, perStep);
+}
+
 // Graph runs: the step that captures the graph (after one direct run),
 // and a replay (after the steps that captured the graphs the weights'
 // alternating buffers need).
