@@ -3,9 +3,9 @@
 # 22, clang 22 with its sanitizer and libFuzzer runtimes, clang-format 22
 # (check-format), the LLVM OpenMP runtime,
 # CMake, Ninja, git, GoogleTest, Debian's python3 with numpy, pytest and
-# scikit-learn, and its headers for the Python module, and OpenMPI (the
-# data-parallel tests run ranks under mpirun; kiln loads libmpi at run time
-# and links none). Idempotent: installs
+# scikit-learn, and its headers for the Python module, and OpenMPI and
+# MPICH (the data-parallel tests run ranks under each one's launcher; kiln
+# loads libmpi at run time and links none). Idempotent: installs
 # only what is missing.
 #
 # nanobind (the Python binding) comes from PyPI, pinned, into a build-local
@@ -17,7 +17,7 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 packages=(cmake ninja-build git clang-22 clang-format-22 llvm-22-dev llvm-22-tools libmlir-22-dev
           mlir-22-tools libomp-22-dev libclang-rt-22-dev libgtest-dev python3 python3-dev python3-numpy
           python3-pytest python3-pip python3-venv python3-sklearn libopenblas-dev
-          openmpi-bin libopenmpi-dev)
+          openmpi-bin libopenmpi-dev mpich)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -59,8 +59,9 @@ if config.kiln_python_module.upper() in ("ON", "1", "TRUE", "YES"):
 # OpenMPI's launcher and library (CI installs openmpi-bin libopenmpi-dev):
 # the data-parallel tests run ranks under `%mpirun -np N`. As root (CI's
 # containers), mpirun needs --allow-run-as-root; --oversubscribe lets N
-# exceed the cores.
-mpirun = shutil.which("mpirun")
+# exceed the cores. Debian names OpenMPI's own launcher mpirun.openmpi
+# (`mpirun` is whichever MPI the alternatives chose).
+mpirun = shutil.which("mpirun.openmpi") or shutil.which("mpirun")
 if mpirun:
     import ctypes
     try:
@@ -81,6 +82,25 @@ if mpirun:
                             ("OMPI_MCA_btl", "self,vader,tcp"),
                             ("OMPI_MCA_rmaps_base_oversubscribe", "1")]:
             config.environment[name] = value
+    except OSError:
+        pass
+
+# MPICH's launcher (Hydra) and library (CI installs mpich): the same ranks
+# under `%mpich_run -np N`, kiln loading libmpich.so.12 (KILN_MPI_LIBRARY),
+# whose handles are integers where OpenMPI's are pointers. Debian's MPICH
+# runs over UCX, whose libucm patches mmap's code at load: in a sanitized
+# build that patch jumps into AddressSanitizer's interceptor and crashes, so
+# the ranks keep UCX's memory hooks off (one machine needs none of them).
+mpich_run = shutil.which("mpirun.mpich")
+if mpich_run:
+    import ctypes
+    try:
+        ctypes.CDLL("libmpich.so.12")
+        config.available_features.add("mpich")
+        config.substitutions.append(
+            ("%mpich_run", mpich_run + " -genv KILN_MPI_LIBRARY libmpich.so.12"
+             " -genv ASAN_OPTIONS allow_user_poisoning=0:detect_leaks=0"
+             " -genv UCX_MEM_MMAP_HOOK_MODE none"))
     except OSError:
         pass
 

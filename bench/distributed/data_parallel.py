@@ -21,9 +21,12 @@ Each configuration runs --repeat times (default 5); the medians are given,
 with the spread of step_ms (min, max): two ranks on a two-core machine are
 noisy.
 
+--mpi picks the MPI: openmpi (mpirun.openmpi, libmpi.so.40; the default)
+or mpich (Hydra's mpirun.mpich, KILN_MPI_LIBRARY=libmpich.so.12).
+
 Usage: python3 bench/distributed/data_parallel.py [--build build]
            [--ranks 2] [--steps 300] [--buckets 25600,16] [--repeat 5]
-           [--out FILE]
+           [--mpi openmpi|mpich] [--out FILE]
 Prints one JSON line per run, and writes them all to FILE if given.
 """
 import argparse
@@ -93,16 +96,27 @@ def main():
     parser.add_argument("--models", default="lstm,gpt")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--out", default=None)
+    parser.add_argument("--mpi", choices=("openmpi", "mpich"),
+                        default="openmpi")
     args = parser.parse_args()
-    mpirun = shutil.which("mpirun")
-    if not mpirun:
-        sys.exit("data_parallel.py: no mpirun (install openmpi-bin)")
     env = dict(os.environ, OMP_NUM_THREADS="1",
                OMPI_MCA_rmaps_base_oversubscribe="1",
                OMPI_MCA_btl_vader_single_copy_mechanism="none")
-    launcher = [mpirun, "-np", str(args.ranks), "--oversubscribe"]
-    if os.geteuid() == 0:
-        launcher.append("--allow-run-as-root")
+    if args.mpi == "openmpi":
+        mpirun = shutil.which("mpirun.openmpi") or shutil.which("mpirun")
+        if not mpirun:
+            sys.exit("data_parallel.py: no mpirun (install openmpi-bin)")
+        launcher = [mpirun, "-np", str(args.ranks), "--oversubscribe"]
+        if os.geteuid() == 0:
+            launcher.append("--allow-run-as-root")
+        setting = "-x"
+    else:
+        mpirun = shutil.which("mpirun.mpich")
+        if not mpirun:
+            sys.exit("data_parallel.py: no mpirun.mpich (install mpich)")
+        launcher = [mpirun, "-np", str(args.ranks), "-genv",
+                    "KILN_MPI_LIBRARY", "libmpich.so.12"]
+        setting = "-genv"
     tools = {"lstm": "kiln-lstm-train", "gpt": "kiln-gpt-train"}
     rows = []
     for model in args.models.split(","):
@@ -116,11 +130,14 @@ def main():
             for overlap in ("1", "0"):
                 figures = repeated(
                     args.repeat,
-                    launcher + ["-x", "KILN_DIST_OVERLAP=" + overlap, tool] +
+                    launcher + ([setting, "KILN_DIST_OVERLAP=" + overlap]
+                                if setting == "-x" else
+                                [setting, "KILN_DIST_OVERLAP", overlap]) +
+                    [tool] +
                     steps + ["--data-parallel", "--bucket-kb", kb],
                     dict(env, KILN_DIST_OVERLAP=overlap))
                 row = dict(bench="data_parallel", model=tools[model],
-                           ranks=args.ranks, bucket_kb=int(kb),
+                           ranks=args.ranks, mpi=args.mpi, bucket_kb=int(kb),
                            overlap=overlap == "1", **figures)
                 row["speedup_vs_one_process"] = alone["step_ms"] / row["step_ms"]
                 rows.append(row)

@@ -184,8 +184,14 @@ void kiln_dist_abort_job(const char *reason) {
   fprintf(stderr, "kiln: rank %d aborts the job: %s\n", rank, reason);
   fflush(stderr);
   /* No lock: the thread that holds it may be the one that is stuck. */
-  if (atomic_load(&initialized) && use_mpi)
+  if (atomic_load(&initialized) && use_mpi) {
+    /* The launcher forwards the ranks' output through pipes, and MPICH's
+     * Hydra tears them down at the abort, dropping what it has not read
+     * yet (the message above): give it a moment first. */
+    struct timespec moment = {0, 200 * 1000 * 1000};
+    nanosleep(&moment, NULL);
     mpi.Abort(mpi.comm_world, 1);
+  }
   _exit(1);
 }
 

@@ -116,14 +116,19 @@ def mpi_env():
                 OMPI_MCA_btl_vader_single_copy_mechanism="none")
 
 
+# OpenMPI's launcher (Debian's `mpirun` is whichever MPI its alternatives
+# chose; these ranks use OpenMPI's options).
+MPIRUN = shutil.which("mpirun.openmpi") or shutil.which("mpirun")
+
+
 def mpirun_command(ranks):
-    command = ["mpirun", "-np", str(ranks), "--oversubscribe"]
+    command = [MPIRUN, "-np", str(ranks), "--oversubscribe"]
     if os.geteuid() == 0:
         command.append("--allow-run-as-root")
     return command
 
 
-@pytest.mark.skipif(shutil.which("mpirun") is None, reason="no mpirun")
+@pytest.mark.skipif(MPIRUN is None, reason="no mpirun")
 def test_two_ranks_train_as_one_process(tmp_path):
     script = tmp_path / "train.py"
     script.write_text(SCRIPT)
@@ -192,7 +197,7 @@ GROUPS = textwrap.dedent("""
 """)
 
 
-@pytest.mark.skipif(shutil.which("mpirun") is None, reason="no mpirun")
+@pytest.mark.skipif(MPIRUN is None, reason="no mpirun")
 def test_groups_of_three_ranks(tmp_path):
     script = tmp_path / "groups.py"
     script.write_text(GROUPS)
