@@ -206,3 +206,66 @@ func.func @unused_operand(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x
   } -> tensor<4x8xf32>
   return %x : tensor<4x8xf32>
 }
+
+// -----
+
+// A reduction whose input an elementwise producer computes for it alone:
+// the linalg.reduce becomes a generic and the producer fuses into it, so
+// that the exponentials are never stored. The fused reduction keeps the
+// kernel id that it shares with the fill of its accumulator.
+// CHECK-LABEL: func @fused_into_reduction
+// CHECK-SAME: (%[[A:[^:]+]]: tensor<64x300xf32>)
+// CHECK: %[[FILL:.+]] = linalg.fill {kiln.kernel_id = 3 : i64}
+// CHECK-NOT: linalg.reduce
+// CHECK: %[[R:.+]] = linalg.generic {indexing_maps = [#{{.+}}, #{{.+}}], iterator_types = ["reduction", "reduction"]} ins(%[[A]] : tensor<64x300xf32>) outs(%[[FILL]] : tensor<f32>) attrs = {kiln.kernel_id = 3 : i64}
+// CHECK-NEXT: ^bb0(%[[X:[^:]+]]: f32, %[[ACC:[^:]+]]: f32):
+// CHECK-NEXT: %[[E:.+]] = math.exp %[[X]] : f32
+// CHECK-NEXT: %[[S:.+]] = arith.addf %[[E]], %[[ACC]] : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
+// CHECK: return %[[R]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @fused_into_reduction(%a: tensor<64x300xf32>) -> tensor<f32> {
+  %e0 = tensor.empty() : tensor<64x300xf32>
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<64x300xf32>) outs(%e0 : tensor<64x300xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %0 = math.exp %v : f32
+    linalg.yield %0 : f32
+  } -> tensor<64x300xf32>
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<f32>
+  %init = linalg.fill {kiln.kernel_id = 3 : i64} ins(%zero : f32) outs(%e1 : tensor<f32>) -> tensor<f32>
+  %r = linalg.reduce ins(%x : tensor<64x300xf32>) outs(%init : tensor<f32>) dimensions = [0, 1] {kiln.kernel_id = 3 : i64}
+    (%in: f32, %acc: f32) {
+      %0 = arith.addf %in, %acc : f32
+      linalg.yield %0 : f32
+    }
+  return %r : tensor<f32>
+}
+
+// -----
+
+// A producer that is also a result: the reduction stays a linalg.reduce
+// and reads the stored values.
+// CHECK-LABEL: func @reduction_of_a_result
+// CHECK: %[[X:.+]] = linalg.generic
+// CHECK: math.exp
+// CHECK: %[[R:.+]] = linalg.reduce ins(%[[X]] : tensor<64x300xf32>)
+// CHECK: return %[[X]], %[[R]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @reduction_of_a_result(%a: tensor<64x300xf32>) -> (tensor<64x300xf32>, tensor<64xf32>) {
+  %e0 = tensor.empty() : tensor<64x300xf32>
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<64x300xf32>) outs(%e0 : tensor<64x300xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %0 = math.exp %v : f32
+    linalg.yield %0 : f32
+  } -> tensor<64x300xf32>
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e1 : tensor<64xf32>) -> tensor<64xf32>
+  %r = linalg.reduce ins(%x : tensor<64x300xf32>) outs(%init : tensor<64xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %0 = arith.addf %in, %acc : f32
+      linalg.yield %0 : f32
+    }
+  return %x, %r : tensor<64x300xf32>, tensor<64xf32>
+}

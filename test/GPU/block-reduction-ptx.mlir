@@ -6,6 +6,9 @@
 // RUN: kiln-run %s --entry per_batch_sum --random-inputs 8 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED
 // RUN: kiln-run %s --entry bias_gradient --random-inputs 9 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED
 // RUN: kiln-run %s --entry column_max --random-inputs 10 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED
+// RUN: kiln-run %s --entry split_total_sum --random-inputs 11 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED
+// RUN: kiln-run %s --entry split_rows_max --random-inputs 12 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED
+// RUN: kiln-run %s --entry split_mean --random-inputs 13 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED
 // RUN: kiln-opt %s -split-input-file -kiln-gpu-pipeline=block-size=32 | FileCheck %s --implicit-check-not=__nv_ --check-prefix=ONE-WARP
 
 // Rows of 1024 or more get a block per row: 64 rows = 64 blocks of 256
@@ -49,9 +52,10 @@ func.func @long_rows(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
 
 // -----
 
-// A whole tensor's max: one output, one block, one launch (the fill of its
-// output is in the same kernel: the block combines the fill value with its
-// result, and thread 0 stores it once).
+// A whole tensor's max, shorter than the 32768 elements that would split
+// it across the grid (below): one output, one block, one launch (the fill
+// of its output is in the same kernel: the block combines the fill value
+// with its result, and thread 0 stores it once).
 // CHECK-LABEL: func.func @total_max(
 // CHECK: gpu.launch_func @kiln_gpu::@[[MAX:kiln_kernel_[0-9]+]] blocks in (%c1{{(_[0-9]+)?}},
 // CHECK-NOT: gpu.launch_func
@@ -63,8 +67,8 @@ func.func @long_rows(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
 // IR: gpu.barrier
 // IR: arith.maximumf %{{.+}}, %{{.+}} : f32
 // IR: memref.store %{{.+}}, %{{.+}}[] : memref<f32>
-func.func @total_max(%x: tensor<100000xf32>) -> tensor<f32> {
-  %m = kiln.reduce_max %x, dims = [0] : tensor<100000xf32> -> tensor<f32>
+func.func @total_max(%x: tensor<30000xf32>) -> tensor<f32> {
+  %m = kiln.reduce_max %x, dims = [0] : tensor<30000xf32> -> tensor<f32>
   return %m : tensor<f32>
 }
 
@@ -130,4 +134,52 @@ func.func @bias_gradient(%x: tensor<300x70xf32>, %g: tensor<300x70xf32>) -> (ten
 func.func @column_max(%x: tensor<8x64x33xf32>) -> tensor<33xf32> {
   %m = kiln.reduce_max %x, dims = [0, 1] : tensor<8x64x33xf32> -> tensor<33xf32>
   return %m : tensor<33xf32>
+}
+
+// -----
+
+// A long whole-tensor sum (a loss over 512x300): split across the grid,
+// 37 parts of 4152 elements (the last shorter), a block each into a buffer
+// of partials that the host allocates around the launches, then one block
+// over the 37 partials. Both kernels assemble (ptxas.test runs ptxas).
+// CHECK-LABEL: func.func @split_total_sum(
+// CHECK: gpu.launch_func @kiln_gpu::@[[PARTS:kiln_kernel_[0-9]+_0]] blocks in (%c37,
+// CHECK: gpu.launch_func @kiln_gpu::@[[TOTAL:kiln_kernel_[0-9]+_1]] blocks in (%c1{{(_[0-9]+)?}},
+// CHECK: .visible .entry [[PARTS]](
+// CHECK-SAME: shfl.sync.bfly.b32
+// CHECK-SAME: bar.sync
+// CHECK: .visible .entry [[TOTAL]](
+// CHECK-SAME: shfl.sync.bfly.b32
+// CHECK-SAME: bar.sync
+// IR: memref.alloc() : memref<37xf32>
+func.func @split_total_sum(%x: tensor<512x300xf32>) -> tensor<f32> {
+  %s = kiln.reduce_sum %x, dims = [0, 1] : tensor<512x300xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+
+// -----
+
+// 3 rows of 50000, a max each: 12 parts per row, 36 blocks, then a block
+// per row.
+// CHECK-LABEL: func.func @split_rows_max(
+// CHECK: gpu.launch_func @kiln_gpu::@{{kiln_kernel_[0-9]+_0}} blocks in (%c36,
+// CHECK: gpu.launch_func @kiln_gpu::@{{kiln_kernel_[0-9]+_1}} blocks in (%c3,
+func.func @split_rows_max(%x: tensor<3x50000xf32>) -> tensor<3xf32> {
+  %m = kiln.reduce_max %x, dims = [1] : tensor<3x50000xf32> -> tensor<3xf32>
+  return %m : tensor<3xf32>
+}
+
+// -----
+
+// A mean over 40000 elements: the split sum's total is read by the
+// scaling after it, in a launch of its own.
+// CHECK-LABEL: func.func @split_mean(
+// CHECK: gpu.launch_func @kiln_gpu::@{{kiln_kernel_[0-9]+_0}} blocks in (%c9,
+// CHECK: gpu.launch_func @kiln_gpu::@{{kiln_kernel_[0-9]+_1}} blocks in (%c1{{(_[0-9]+)?}},
+// CHECK: gpu.launch_func
+func.func @split_mean(%x: tensor<200x200xf32>) -> tensor<f32> {
+  %s = kiln.reduce_sum %x, dims = [0, 1] : tensor<200x200xf32> -> tensor<f32>
+  %n = kiln.constant dense<2.5e-05> : tensor<f32>
+  %m = kiln.mul %s, %n : tensor<f32>
+  return %m : tensor<f32>
 }

@@ -42,6 +42,13 @@ def KilnFuseLinalgElementwise
     fuses into a consumer when all its uses are in that consumer (upstream's
     test pass requires a single use, so `x * x` would not fuse). A producer
     used by several ops is not fused, since each would recompute it.
+
+    A `linalg.reduce` whose input such a producer computes for it alone
+    becomes a `linalg.generic` (upstream fuses into generics only), keeping
+    its attributes, so that the producer fuses into the reduction: a loss or
+    a norm reads its operands instead of a stored intermediate. A fused
+    reduction takes back the kernel id (`kiln.kernel_id`) that the fused
+    op loses from the fill of its accumulator, which carries the same id.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
@@ -477,6 +484,19 @@ def KilnMapKernelsToGpu : Pass<"kiln-map-kernels-to-gpu", "mlir::ModuleOp"> {
     at the launch from the call's buffers: the widest loop's elements (or
     vector groups) over `block-size`, at most `max-blocks`, and none for no
     elements.
+
+    A reduction whose outputs are too few to fill the device (fewer than
+    256) and long (32768 elements or more each: a loss, a global norm) is
+    split across the grid (`split-reductions`, on by default). One of its
+    reduction dims is split into S parts, S a divisor of its size (at most
+    1024, at least 4, each part 4096 elements or more, and the outputs
+    times S about 1024 blocks), and the kernel runs two ops in two launches:
+    the first reduces each part into a buffer of partial results
+    `[outputs..., S]` (a block per part), the second each output's S
+    partials into the output (combined with the value it starts from, as
+    before). The buffer is a new last argument of the kernel, allocated
+    before each call and freed after it. Static shapes only; row kernels
+    keep their rows in one block.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect",
@@ -489,10 +509,15 @@ def KilnMapKernelsToGpu : Pass<"kiln-map-kernels-to-gpu", "mlir::ModuleOp"> {
            "f32 elements per thread and step on the vector path (4: 128-bit "
            "accesses; 1: scalar only)">,
     Option<"maxBlocks", "max-blocks", "unsigned", /*default=*/"8192",
-           "blocks per launch at most; the grid-stride loop covers the rest">
+           "blocks per launch at most; the grid-stride loop covers the rest">,
+    Option<"splitReductions", "split-reductions", "bool", /*default=*/"true",
+           "split long reductions with few outputs across the grid (two "
+           "launches through a buffer of partial results)">
   ];
   let statistics = [
     Statistic<"numKernels", "kiln-gpu-kernels", "GPU kernels made">,
+    Statistic<"numSplitReductions", "kiln-gpu-split-reductions",
+              "long reductions split across the grid">,
     Statistic<"numRowKernels", "kiln-gpu-row-kernels",
               "row kernels run as a warp or a block per row">,
     Statistic<"numVectorized", "kiln-gpu-vectorized-loops",

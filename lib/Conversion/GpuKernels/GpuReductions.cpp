@@ -189,22 +189,34 @@ void KernelBuilder::emitShuffleReduction(
   int64_t outputs = 1;
   for (int64_t d : parallelDims)
     outputs *= ranges[d];
+  bool parts = nest.phase == Nest::Phase::Parts;
+  int64_t length = getReductionLength(op, ranges);
+  // A part's elements (the last part may have fewer).
+  int64_t chunk = parts ? (length + nest.parts - 1) / nest.parts : length;
   auto [unit, units, member, unitSize] = emitReductionUnit(perBlock);
-  auto loop = scf::ForOp::create(b, loc, unit, index(outputs), units);
+  auto loop = scf::ForOp::create(
+      b, loc, unit, index(outputs * (parts ? nest.parts : 1)), units);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   SmallVector<Value> ivs(op.getNumLoops());
+  Value output = loop.getInductionVar(), begin = member, end = index(length);
+  if (parts) {
+    // Unit u takes part u % parts of output u / parts.
+    Value count = index(nest.parts);
+    output = arith::DivUIOp::create(b, loc, loop.getInductionVar(), count);
+    Value offset = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, loop.getInductionVar(), count),
+        index(chunk));
+    begin = arith::AddIOp::create(b, loc, offset, member);
+    end = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, offset, index(chunk)), end);
+  }
   if (!parallelDims.empty())
-    delinearize(loop.getInductionVar(), parallelDims, ranges, ivs);
+    delinearize(output, parallelDims, ranges, ivs);
 
   OpOperand &init = op.getDpsInitsMutable()[0];
   Type type = cast<MemRefType>(init.get().getType()).getElementType();
-  Value start =
-      nest.fill
-          ? mapping.lookupOrDefault(linalg::FillOp(nest.fill).getInputs()[0])
-          : Value(memref::LoadOp::create(
-                b, loc, mapping.lookupOrDefault(init.get()),
-                applyMap(op.getMatchingIndexingMap(&init), ivs)));
+  Value start = parts ? Value() : emitStart(nest, mapping, ivs);
   Value identity = arith::ConstantOp::create(
       b, loc, b.getFloatAttr(type, getReductionIdentity(kind)));
   // Each thread's share: the payload from the identity, striding by the
@@ -215,8 +227,7 @@ void KernelBuilder::emitShuffleReduction(
   for (unsigned d = firstReduction; d <= innermost; ++d)
     reductionDims.push_back(d);
   auto shares =
-      scf::ForOp::create(b, loc, member, index(getReductionLength(op, ranges)),
-                         unitSize, ValueRange{identity});
+      scf::ForOp::create(b, loc, begin, end, unitSize, ValueRange{identity});
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(shares.getBody());
@@ -230,16 +241,85 @@ void KernelBuilder::emitShuffleReduction(
       gpu::SubgroupReduceOp::create(b, loc, share, kind, /*uniform=*/true);
   if (perBlock)
     total = emitCrossWarpReduction(total, identity, kind);
-  // The output's own value joins once, by the same op.
-  OperationState state(loc, combiner->getName());
-  state.addOperands({start, total});
-  state.addTypes(type);
-  state.addAttributes(combiner->getAttrs());
-  Value result = b.create(state)->getResult(0);
+  // The output's own value joins once, by the same op (a part's total is
+  // stored as it is).
+  Value result = parts ? total : emitCombine(combiner, start, total);
   Value isFirst =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, member, index(0));
   auto store = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
   b.setInsertionPointToStart(store.thenBlock());
+  if (parts)
+    memref::StoreOp::create(b, loc, result, func.getArgument(nest.partials),
+                            ValueRange{loop.getInductionVar()});
+  else
+    memref::StoreOp::create(b, loc, result, mapping.lookupOrDefault(init.get()),
+                            applyMap(op.getMatchingIndexingMap(&init), ivs));
+}
+
+Value KernelBuilder::emitCombine(Operation *combiner, Value lhs, Value rhs) {
+  OperationState state(loc, combiner->getName());
+  state.addOperands({lhs, rhs});
+  state.addTypes(lhs.getType());
+  state.addAttributes(combiner->getAttrs());
+  return b.create(state)->getResult(0);
+}
+
+Value KernelBuilder::emitStart(const Nest &nest, IRMapping &mapping,
+                               ArrayRef<Value> ivs) {
+  linalg::LinalgOp op = nest.op;
+  OpOperand &init = op.getDpsInitsMutable()[0];
+  if (nest.fill)
+    return mapping.lookupOrDefault(linalg::FillOp(nest.fill).getInputs()[0]);
+  return memref::LoadOp::create(
+      b, loc, mapping.lookupOrDefault(init.get()),
+      applyMap(op.getMatchingIndexingMap(&init), ivs));
+}
+
+void KernelBuilder::emitSplitTotal(const Nest &nest, ArrayRef<int64_t> ranges,
+                                   IRMapping &mapping, Operation *combiner,
+                                   gpu::AllReduceOperation kind) {
+  linalg::LinalgOp op = nest.op;
+  SmallVector<int64_t> parallelDims;
+  int64_t outputs = 1;
+  for (unsigned d = 0; d < getFirstReductionDim(op); ++d) {
+    parallelDims.push_back(d);
+    outputs *= ranges[d];
+  }
+  auto [unit, units, member, unitSize] = emitReductionUnit(/*perBlock=*/true);
+  auto loop = scf::ForOp::create(b, loc, unit, index(outputs), units);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  SmallVector<Value> ivs(op.getNumLoops());
+  if (!parallelDims.empty())
+    delinearize(loop.getInductionVar(), parallelDims, ranges, ivs);
+  Value start = emitStart(nest, mapping, ivs);
+  Value identity = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(start.getType(), getReductionIdentity(kind)));
+  // The output's partials are adjacent: [output * parts, + parts).
+  Value partials = func.getArgument(nest.partials);
+  Value base =
+      arith::MulIOp::create(b, loc, loop.getInductionVar(), index(nest.parts));
+  auto shares = scf::ForOp::create(b, loc, member, index(nest.parts), unitSize,
+                                   ValueRange{identity});
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(shares.getBody());
+    Value partial =
+        memref::LoadOp::create(b, loc, partials,
+                               ValueRange{arith::AddIOp::create(
+                                   b, loc, base, shares.getInductionVar())});
+    scf::YieldOp::create(
+        b, loc, emitCombine(combiner, partial, shares.getRegionIterArgs()[0]));
+  }
+  Value total = gpu::SubgroupReduceOp::create(b, loc, shares.getResult(0), kind,
+                                              /*uniform=*/true);
+  total = emitCrossWarpReduction(total, identity, kind);
+  Value result = emitCombine(combiner, start, total);
+  Value isFirst =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, member, index(0));
+  auto store = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
+  b.setInsertionPointToStart(store.thenBlock());
+  OpOperand &init = op.getDpsInitsMutable()[0];
   memref::StoreOp::create(b, loc, result, mapping.lookupOrDefault(init.get()),
                           applyMap(op.getMatchingIndexingMap(&init), ivs));
 }

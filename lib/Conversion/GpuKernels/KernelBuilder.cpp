@@ -424,6 +424,23 @@ FailureOr<bool> KernelBuilder::emitNest(const Nest &nest, IRMapping &mapping) {
       parallelElements *= ranges[d];
   if (parallelElements == 0)
     return false;
+  // A reduction split across the grid (ReductionSplitting.h): a block per
+  // part of each output, then a block per output.
+  if (nest.phase != Nest::Phase::Whole) {
+    auto reduction = getShuffleReduction(op, ranges, blockSize);
+    if (!reduction)
+      return op->emitError("a split reduction must have the shuffle form");
+    bool parts = nest.phase == Nest::Phase::Parts;
+    work = std::max(work, parallelElements * (parts ? nest.parts : 1) *
+                              static_cast<int64_t>(blockSize));
+    if (parts)
+      emitShuffleReduction(nest, ranges, mapping, reduction->first,
+                           reduction->second, /*perBlock=*/true);
+    else
+      emitSplitTotal(nest, ranges, mapping, reduction->first,
+                     reduction->second);
+    return false;
+  }
   // Reductions down columns first: a thread per column reads coalesced
   // but leaves blocks idle, and the shuffle form would read across rows.
   if (emitColumnReduction(nest, ranges, mapping))

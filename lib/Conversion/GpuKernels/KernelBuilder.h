@@ -180,9 +180,26 @@ private:
   /// over the reduction dims (flattened, the innermost fastest) and
   /// combine with a subgroup reduction (shuffles on the GPU); a block's
   /// warps then combine through shared memory.
+  /// In a split reduction's parts phase (Nest::Phase::Parts), a block per
+  /// part of each output: its threads stride over the part of the
+  /// flattened reduction dims, and thread 0 stores the block's total in
+  /// the partials (the output and its fill are the total phase's).
   void emitShuffleReduction(const Nest &nest, llvm::ArrayRef<int64_t> ranges,
                             mlir::IRMapping &mapping, mlir::Operation *combiner,
                             mlir::gpu::AllReduceOperation kind, bool perBlock);
+  /// A split reduction's total phase: a block per output, its threads
+  /// striding over the output's partials; thread 0 combines the block's
+  /// total with the value the output starts from and stores it.
+  void emitSplitTotal(const Nest &nest, llvm::ArrayRef<int64_t> ranges,
+                      mlir::IRMapping &mapping, mlir::Operation *combiner,
+                      mlir::gpu::AllReduceOperation kind);
+  /// `combiner` (a reduction's combining op) applied to `lhs` and `rhs`.
+  mlir::Value emitCombine(mlir::Operation *combiner, mlir::Value lhs,
+                          mlir::Value rhs);
+  /// The value the output of a reduction nest starts from at `ivs`: its
+  /// fill's value, or the output's element.
+  mlir::Value emitStart(const Nest &nest, mlir::IRMapping &mapping,
+                        llvm::ArrayRef<mlir::Value> ivs);
   /// Column reductions (the inputs read along the reduction vary fastest
   /// in memory along the kept dims; one accumulated output whose payload
   /// combines once by an associative float op), where a thread per output

@@ -7,12 +7,14 @@
 //   StageSplitting    a kernel's ops in launches
 //   KernelBuilder     the loops of one GPU kernel (scalar and vector paths)
 //   GpuReductions     warp and block reductions
+//   ReductionSplitting  long reductions with few outputs across the grid
 //   this file         the pass: kernels to gpu.funcs, calls to launches
 //
 //===----------------------------------------------------------------------===//
 
 #include "BufferAliases.h"
 #include "KernelBuilder.h"
+#include "ReductionSplitting.h"
 #include "StageSplitting.h"
 #include "Support/PassStatistics.h"
 #include "kiln/Conversion/Passes.h"
@@ -79,6 +81,17 @@ LogicalResult KilnMapKernelsToGpuPass::mapKernel(
     dynamic |= !type.hasStaticShape();
   }
   ArgumentAliases aliases = getArgumentAliases(kernel, calls);
+  // Long reductions with few outputs: two launches through partials, a
+  // new argument of the kernel.
+  llvm::DenseMap<Operation *, ReductionSplit> splits;
+  if (splitReductions && !dynamic) {
+    splits = splitLongReductions(kernel, calls, aliases, blockSize);
+    if (!splits.empty()) {
+      aliases = getArgumentAliases(kernel, calls);
+      kiln::addPassStatistic(*this, numSplitReductions, splits.size(),
+                             kPassStatistics);
+    }
+  }
   OpBuilder b(gpuModule.getBodyRegion());
   b.setInsertionPointToEnd(gpuModule.getBody());
   Location loc = kernel.getLoc();
@@ -131,6 +144,7 @@ LogicalResult KilnMapKernelsToGpuPass::mapKernel(
   FailureOr<SmallVector<Stage>> stages = splitIntoStages(kernel, aliases);
   if (failed(stages))
     return failure();
+  applyReductionSplits(*stages, splits);
   for (auto [index, stage] : llvm::enumerate(*stages)) {
     std::string name = kernel.getSymName().str();
     if (stages->size() > 1)

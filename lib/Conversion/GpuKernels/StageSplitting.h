@@ -22,6 +22,11 @@ struct Nest {
   mlir::linalg::LinalgOp op;
   mlir::linalg::FillOp fill; // or null
   unsigned fillOutput = 0;   // which output of `op` the fill initializes
+  /// A reduction split across the grid (ReductionSplitting.h): its phase,
+  /// the parts of each output, and the kernel argument of the partials.
+  enum class Phase { Whole, Parts, Total } phase = Phase::Whole;
+  int64_t parts = 1;
+  unsigned partials = 0;
 };
 
 /// The ops of a kernel that run in one launch.

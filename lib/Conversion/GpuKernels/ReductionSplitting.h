@@ -1,0 +1,66 @@
+//===- ReductionSplitting.h - long reductions across the grid --*- C++ -*-===//
+//
+// A reduction with few outputs and many elements each (a loss, a global
+// norm) runs a block per output: a few blocks of the whole device. Such a
+// reduction is split in two phases, in two launches: each output's
+// elements, flattened, in S parts, a block per part reducing it into a
+// buffer of partial results; then a block per output combining its S
+// partials, and the value the output starts from, into the output. The
+// buffer is a new argument of the kernel that each call allocates.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_CONVERSION_GPUKERNELS_REDUCTIONSPLITTING_H
+#define KILN_CONVERSION_GPUKERNELS_REDUCTIONSPLITTING_H
+
+#include "StageSplitting.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+namespace kiln::gpu_mapper {
+
+/// Outputs at least this many fill the device already.
+constexpr int64_t kSplitMaxOutputs = 256;
+/// Reductions shorter than this stay a block per output.
+constexpr int64_t kSplitMinLength = 32768;
+/// The fewest elements each part reduces (16 per thread of a block of 256).
+constexpr int64_t kSplitMinPart = 4096;
+/// The blocks the parts of all outputs aim at: several per multiprocessor
+/// of a large GPU (132 on an H100).
+constexpr int64_t kSplitTargetBlocks = 1024;
+/// The most parts per output (the total's block then takes 4 partials per
+/// thread), and the fewest worth a second launch.
+constexpr int64_t kSplitMaxParts = 1024;
+constexpr int64_t kSplitMinParts = 4;
+
+/// How a reduction is split: `parts` per output, their results in kernel
+/// argument `partials` (f32, [outputs * parts], an output's parts
+/// adjacent).
+struct ReductionSplit {
+  int64_t parts = 1;
+  unsigned partials = 0;
+};
+
+/// Splits each reduction of `kernel` in the shuffle form
+/// (getShuffleReduction: one f32 output indexed by the parallel dims, the
+/// reduction dims trailing) with static sizes, fewer than kSplitMaxOutputs
+/// outputs and kSplitMinLength elements or more each, whose output shares
+/// no element with an input (`aliases`): S parts per output, the most of
+/// kSplitMaxParts, length / kSplitMinPart and kSplitTargetBlocks / outputs,
+/// at least kSplitMinParts. Each split adds its partials' buffer as the
+/// kernel's last argument, allocated before and freed after each of
+/// `calls`. Row kernels and kernels with dynamic sizes are left alone.
+llvm::DenseMap<mlir::Operation *, ReductionSplit>
+splitLongReductions(mlir::func::FuncOp kernel,
+                    llvm::ArrayRef<mlir::func::CallOp> calls,
+                    const ArgumentAliases &aliases, unsigned blockSize);
+
+/// The stages with each split reduction in its parts phase, and its total
+/// phase in a stage of its own right after.
+void applyReductionSplits(
+    llvm::SmallVectorImpl<Stage> &stages,
+    const llvm::DenseMap<mlir::Operation *, ReductionSplit> &splits);
+
+} // namespace kiln::gpu_mapper
+
+#endif // KILN_CONVERSION_GPUKERNELS_REDUCTIONSPLITTING_H
