@@ -269,3 +269,32 @@ func.func @reduction_of_a_result(%a: tensor<64x300xf32>) -> (tensor<64x300xf32>,
     }
   return %x, %r : tensor<64x300xf32>, tensor<64xf32>
 }
+
+// -----
+
+// A reduction and a fill with no kernel id (outside any kernel): the
+// producer fuses, and the fused reduction gets no id.
+// CHECK-LABEL: func @fused_without_kernel_id
+// CHECK-NOT: linalg.reduce
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK-NOT: kiln.kernel_id
+// CHECK: math.tanh
+// CHECK: return
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @fused_without_kernel_id(%a: tensor<64x300xf32>) -> tensor<64xf32> {
+  %e0 = tensor.empty() : tensor<64x300xf32>
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<64x300xf32>) outs(%e0 : tensor<64x300xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %0 = math.tanh %v : f32
+    linalg.yield %0 : f32
+  } -> tensor<64x300xf32>
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e1 : tensor<64xf32>) -> tensor<64xf32>
+  %r = linalg.reduce ins(%x : tensor<64x300xf32>) outs(%init : tensor<64xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %0 = arith.addf %in, %acc : f32
+      linalg.yield %0 : f32
+    }
+  return %r : tensor<64xf32>
+}

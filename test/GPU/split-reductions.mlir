@@ -4,11 +4,11 @@
 
 // A reduction whose outputs are too few to fill the device (fewer than
 // 256) and long (32768 elements or more each) is split across the grid:
-// each output's elements, flattened, in S parts (the most of 1024,
-// length / 4096 and 1024 / outputs; at least 4), a block per part reducing
-// it into a buffer of partials that each call allocates, then a block per
-// output combining its S partials with the value it starts from. Values
-// on the emulated GPU are in block-reduction-ptx.mlir.
+// each output's elements, flattened, in S parts (the least of 1024,
+// length / 4096 and 1024 / outputs), a block per part reducing it into a
+// buffer of partials that each call allocates, then a block per output
+// combining its S partials with the value it starts from. Values on the
+// emulated GPU are in block-reduction-ptx.mlir.
 
 // A whole tensor's sum, 131072 elements: 32 parts of 4096, 32 blocks, then
 // one block over the 32 partials, which adds the fill value last.
@@ -69,7 +69,7 @@
 // WHOLE: return
 
 // STATS-LABEL: KilnMapKernelsToGpu
-// STATS: (S) 2 kiln-gpu-split-reductions
+// STATS: (S) 4 kiln-gpu-split-reductions
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #all = affine_map<(d0, d1) -> ()>
 func.func @total_sum(%x: memref<256x512xf32>, %y: memref<f32>) {
@@ -130,24 +130,109 @@ func.func private @kiln_kernel_0(%x: memref<4x65536xf32>, %y: memref<4xf32>) att
 
 // -----
 
+// Two long reductions in one kernel, beside an elementwise nest, and a
+// nest that reads one of their outputs, the kernel called twice: each
+// split adds its partials as an argument (the sum's first, the max's
+// next), each call allocates both, and the launches run the parts of both
+// with the elementwise nest, then both totals, then the nest that reads a
+// total.
+// CHECK-LABEL: func.func @two_splits(
+// CHECK: %[[SUMS:.+]] = memref.alloc() : memref<32xf32>
+// CHECK: %[[MAXES:.+]] = memref.alloc() : memref<16xf32>
+// CHECK: gpu.launch_func @kiln_gpu::@kiln_kernel_0_0 {{.+}} args({{.+}}, %[[SUMS]] : memref<32xf32>, %[[MAXES]] : memref<16xf32>)
+// CHECK: gpu.launch_func @kiln_gpu::@kiln_kernel_0_1 {{.+}} args({{.+}}, %[[SUMS]] : memref<32xf32>, %[[MAXES]] : memref<16xf32>)
+// CHECK: gpu.launch_func @kiln_gpu::@kiln_kernel_0_2 {{.+}} args({{.+}}, %[[SUMS]] : memref<32xf32>, %[[MAXES]] : memref<16xf32>)
+// CHECK: memref.dealloc %[[MAXES]]
+// CHECK: memref.dealloc %[[SUMS]]
+// CHECK: %[[SUMS2:.+]] = memref.alloc() : memref<32xf32>
+// CHECK: %[[MAXES2:.+]] = memref.alloc() : memref<16xf32>
+// CHECK: gpu.launch_func @kiln_gpu::@kiln_kernel_0_0 {{.+}} args({{.+}}, %[[SUMS2]] : memref<32xf32>, %[[MAXES2]] : memref<16xf32>)
+// CHECK: gpu.launch_func @kiln_gpu::@kiln_kernel_0_1
+// CHECK: gpu.launch_func @kiln_gpu::@kiln_kernel_0_2
+// CHECK: memref.dealloc %[[MAXES2]]
+// CHECK: memref.dealloc %[[SUMS2]]
+// The parts stage: the sum's parts into argument 6, the max's into 7, and
+// the elementwise nest.
+// CHECK: gpu.func @kiln_kernel_0_0(%{{[^:]+}}: memref<256x512xf32>, %{{[^:]+}}: memref<f32>, %{{[^:]+}}: memref<4096x16xf32>, %{{[^:]+}}: memref<f32>, %{{[^:]+}}: memref<256x512xf32>, %{{[^:]+}}: memref<256x512xf32>, %[[P0:[^:]+]]: memref<32xf32>, %[[P1:[^:]+]]: memref<16xf32>)
+// CHECK: memref.store %{{.+}}, %[[P0]][%{{.+}}] : memref<32xf32>
+// CHECK: memref.store %{{.+}}, %[[P1]][%{{.+}}] : memref<16xf32>
+// CHECK: math.exp
+// CHECK: gpu.return
+// The totals stage reads both buffers.
+// CHECK: gpu.func @kiln_kernel_0_1(
+// CHECK: memref.load %{{.+}}[%{{.+}}] : memref<32xf32>
+// CHECK: memref.load %{{.+}}[%{{.+}}] : memref<16xf32>
+// CHECK: gpu.return
+// CHECK: gpu.func @kiln_kernel_0_2(
+// CHECK: memref.load %{{.+}}[] : memref<f32>
+// CHECK: gpu.return
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#all = affine_map<(d0, d1) -> ()>
+func.func @two_splits(%x: memref<256x512xf32>, %sum: memref<f32>, %y: memref<4096x16xf32>, %max: memref<f32>, %e: memref<256x512xf32>, %scaled: memref<256x512xf32>) {
+  call @kiln_kernel_0(%x, %sum, %y, %max, %e, %scaled) : (memref<256x512xf32>, memref<f32>, memref<4096x16xf32>, memref<f32>, memref<256x512xf32>, memref<256x512xf32>) -> ()
+  call @kiln_kernel_0(%x, %sum, %y, %max, %e, %scaled) : (memref<256x512xf32>, memref<f32>, memref<4096x16xf32>, memref<f32>, memref<256x512xf32>, memref<256x512xf32>) -> ()
+  return
+}
+func.func private @kiln_kernel_0(%x: memref<256x512xf32>, %sum: memref<f32>, %y: memref<4096x16xf32>, %max: memref<f32>, %e: memref<256x512xf32>, %scaled: memref<256x512xf32>) attributes {kiln.kernel} {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  linalg.fill ins(%zero : f32) outs(%sum : memref<f32>)
+  linalg.generic {indexing_maps = [#id, #all], iterator_types = ["reduction", "reduction"]} ins(%x : memref<256x512xf32>) outs(%sum : memref<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  }
+  linalg.fill ins(%ninf : f32) outs(%max : memref<f32>)
+  linalg.generic {indexing_maps = [#id, #all], iterator_types = ["reduction", "reduction"]} ins(%y : memref<4096x16xf32>) outs(%max : memref<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %m = arith.maximumf %a, %acc : f32
+    linalg.yield %m : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : memref<256x512xf32>) outs(%e : memref<256x512xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = math.exp %a : f32
+    linalg.yield %v : f32
+  }
+  linalg.generic {indexing_maps = [#id, #all, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %sum : memref<256x512xf32>, memref<f32>) outs(%scaled : memref<256x512xf32>) {
+  ^bb0(%a: f32, %t: f32, %o: f32):
+    %v = arith.divf %a, %t : f32
+    linalg.yield %v : f32
+  }
+  return
+}
+
+// -----
+
 // Not split: 256 outputs fill the device (a block each), a reduction
-// shorter than 32768 keeps its one block, and an output that may share
-// elements with the input (two views of one buffer) is left alone.
+// shorter than 32768 keeps its one block, an output that may share
+// elements with the input (two views of one buffer) is left alone, and so
+// is a reduction that reads its input transposed (the column form: a
+// block per 32 outputs, reading rows coalesced).
 // CHECK-LABEL: func.func @not_split(
 // CHECK-NOT: memref.alloc
 // CHECK: gpu.launch_func @kiln_gpu::@kiln_kernel_0 blocks in (%c256{{(_[0-9]+)?}},
 // CHECK: gpu.launch_func @kiln_gpu::@kiln_kernel_1 blocks in (%c1{{(_[0-9]+)?}},
 // CHECK: gpu.launch_func @kiln_gpu::@kiln_kernel_2 blocks in (%c1{{(_[0-9]+)?}},
+// CHECK: gpu.launch_func @kiln_gpu::@kiln_kernel_3 blocks in (%c1{{(_[0-9]+)?}},
 // CHECK-NOT: gpu.launch_func
 // CHECK: return
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
-func.func @not_split(%many: memref<256x32768xf32>, %many_out: memref<256xf32>, %short: memref<1x32767xf32>, %short_out: memref<1xf32>, %buffer: memref<65536xf32>) {
+func.func @not_split(%many: memref<256x32768xf32>, %many_out: memref<256xf32>, %short: memref<1x32767xf32>, %short_out: memref<1xf32>, %buffer: memref<65536xf32>, %columns: memref<65536x4xf32>, %column_out: memref<4xf32>) {
   call @kiln_kernel_0(%many, %many_out) : (memref<256x32768xf32>, memref<256xf32>) -> ()
   call @kiln_kernel_1(%short, %short_out) : (memref<1x32767xf32>, memref<1xf32>) -> ()
   %in = memref.expand_shape %buffer [[0, 1]] output_shape [1, 65536] : memref<65536xf32> into memref<1x65536xf32>
   %out = memref.subview %buffer[7] [1] [1] : memref<65536xf32> to memref<1xf32, strided<[1], offset: 7>>
   call @kiln_kernel_2(%in, %out) : (memref<1x65536xf32>, memref<1xf32, strided<[1], offset: 7>>) -> ()
+  call @kiln_kernel_3(%columns, %column_out) : (memref<65536x4xf32>, memref<4xf32>) -> ()
+  return
+}
+func.func private @kiln_kernel_3(%x: memref<65536x4xf32>, %y: memref<4xf32>) attributes {kiln.kernel} {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<65536x4xf32>) outs(%y : memref<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  }
   return
 }
 func.func private @kiln_kernel_0(%x: memref<256x32768xf32>, %y: memref<256xf32>) attributes {kiln.kernel} {

@@ -43,12 +43,14 @@ def KilnFuseLinalgElementwise
     test pass requires a single use, so `x * x` would not fuse). A producer
     used by several ops is not fused, since each would recompute it.
 
-    A `linalg.reduce` whose input such a producer computes for it alone
-    becomes a `linalg.generic` (upstream fuses into generics only), keeping
-    its attributes, so that the producer fuses into the reduction: a loss or
-    a norm reads its operands instead of a stored intermediate. A fused
-    reduction takes back the kernel id (`kiln.kernel_id`) that the fused
-    op loses from the fill of its accumulator, which carries the same id.
+    A `linalg.reduce` whose input an elementwise generic computes for it
+    alone becomes a `linalg.generic` (upstream fuses into generics only),
+    keeping its attributes, so that the producer fuses into the reduction:
+    a loss or a norm reads its operands instead of a stored intermediate.
+    Upstream's fused op drops the consumer's attributes: a reduction
+    generic left without a kernel id (`kiln.kernel_id`) whose accumulator
+    comes from a fill that it alone uses takes the fill's id (a kernel
+    fills what it accumulates, so the two carried the same id).
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
@@ -485,18 +487,23 @@ def KilnMapKernelsToGpu : Pass<"kiln-map-kernels-to-gpu", "mlir::ModuleOp"> {
     vector groups) over `block-size`, at most `max-blocks`, and none for no
     elements.
 
-    A reduction whose outputs are too few to fill the device (fewer than
-    256) and long (32768 elements or more each: a loss, a global norm) is
-    split across the grid (`split-reductions`, on by default). One of its
-    reduction dims is split into S parts, S a divisor of its size (at most
-    1024, at least 4, each part 4096 elements or more, and the outputs
-    times S about 1024 blocks), and the kernel runs two ops in two launches:
-    the first reduces each part into a buffer of partial results
-    `[outputs..., S]` (a block per part), the second each output's S
-    partials into the output (combined with the value it starts from, as
-    before). The buffer is a new last argument of the kernel, allocated
-    before each call and freed after it. Static shapes only; row kernels
-    keep their rows in one block.
+    A reduction in the warp or block form above whose outputs are too few
+    to fill the device (fewer than 256) and long (32768 elements or more
+    each: a loss, a global norm) is split across the grid
+    (`split-reductions`, on by default). Each output's elements, its
+    reduction dims flattened, are cut in S parts of ceil(length / S)
+    elements (the last shorter), S the least of 1024, length / 4096 and
+    1024 / outputs (so outputs times S is at most 1024 blocks, each part
+    about 4096 elements or more), and the nest runs in two launches: the
+    first reduces each part into a buffer of partial results (a block per
+    part; the buffer is `memref<(outputs * S) x f32>`, an output's parts
+    adjacent), the second each output's S partials into the output
+    (combined with the value it starts from, as before). The buffer is a
+    new last argument of the kernel, allocated before each call and freed
+    after it. Static shapes only; row kernels keep their rows in one block,
+    and a reduction whose input is read along the reduction other than
+    contiguously (a transposed read, which the column form reads coalesced),
+    or whose output may share elements with an input, is not split.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect",

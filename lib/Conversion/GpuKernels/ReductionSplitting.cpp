@@ -2,7 +2,6 @@
 
 #include "ReductionSplitting.h"
 #include "KernelBuilder.h"
-#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -19,8 +18,26 @@ static int64_t getParts(linalg::LinalgOp op, const ArgumentAliases &aliases,
   if (llvm::any_of(ranges, ShapedType::isDynamic) ||
       !getShuffleReduction(op, ranges, blockSize))
     return 1;
-  // The output shares no element with an input: the total phase writes it
-  // after the parts phase read them.
+  // Inputs read along the reduction are read along its innermost dim as
+  // their innermost index: a part's threads then read adjacent elements.
+  // (A transposed read is the column form's, coalesced across outputs.)
+  unsigned innermost = op.getNumLoops() - 1;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    bool alongReduction = false;
+    for (unsigned d = getFirstReductionDim(op); d <= innermost; ++d)
+      alongReduction |= map.isFunctionOfDim(d);
+    if (!alongReduction)
+      continue;
+    auto last = map.getNumResults()
+                    ? dyn_cast<AffineDimExpr>(map.getResults().back())
+                    : nullptr;
+    if (!last || last.getPosition() != innermost)
+      return 1;
+  }
+  // Left alone where the output may share elements with an input: what
+  // such a nest computes depends on the order of its reads and writes,
+  // which the split changes.
   Box output = getBox(op.getDpsInits()[0]);
   for (OpOperand *input : op.getDpsInputOperands()) {
     if (!isa<MemRefType>(input->get().getType()))
@@ -40,7 +57,7 @@ static int64_t getParts(linalg::LinalgOp op, const ArgumentAliases &aliases,
     return 1;
   int64_t parts = std::min(
       {kSplitMaxParts, length / kSplitMinPart, kSplitTargetBlocks / outputs});
-  return parts < kSplitMinParts ? 1 : parts;
+  return std::max<int64_t>(parts, 1);
 }
 
 llvm::DenseMap<Operation *, ReductionSplit>
@@ -61,8 +78,6 @@ kiln::gpu_mapper::splitLongReductions(func::FuncOp kernel,
   for (auto op : kernel.getBody().front().getOps<linalg::LinalgOp>())
     if (int64_t parts = getParts(op, aliases, blockSize); parts > 1)
       planned.emplace_back(op, parts);
-  StringRef recordedName =
-      kiln::KilnDialect::KernelArgsAttrHelper::getNameStr();
   for (auto [op, parts] : planned) {
     int64_t outputs = 1;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -74,12 +89,6 @@ kiln::gpu_mapper::splitLongReductions(func::FuncOp kernel,
     if (failed(
             kernel.insertArgument(index, type, DictionaryAttr(), op.getLoc())))
       break;
-    // The argument types the kernel records (-kiln-outline-kernels).
-    if (auto recorded = kernel->getAttrOfType<ArrayAttr>(recordedName)) {
-      SmallVector<Attribute> types(recorded.getValue());
-      types.push_back(TypeAttr::get(type));
-      kernel->setAttr(recordedName, ArrayAttr::get(kernel.getContext(), types));
-    }
     for (func::CallOp call : calls) {
       OpBuilder b(call);
       Value partials = memref::AllocOp::create(b, call.getLoc(), type);

@@ -25,13 +25,12 @@ constexpr int64_t kSplitMaxOutputs = 256;
 constexpr int64_t kSplitMinLength = 32768;
 /// The fewest elements each part reduces (16 per thread of a block of 256).
 constexpr int64_t kSplitMinPart = 4096;
-/// The blocks the parts of all outputs aim at: several per multiprocessor
-/// of a large GPU (132 on an H100).
+/// The blocks the parts of all outputs fill at most: several per
+/// multiprocessor of a large GPU (132 on an H100).
 constexpr int64_t kSplitTargetBlocks = 1024;
 /// The most parts per output (the total's block then takes 4 partials per
-/// thread), and the fewest worth a second launch.
+/// thread).
 constexpr int64_t kSplitMaxParts = 1024;
-constexpr int64_t kSplitMinParts = 4;
 
 /// How a reduction is split: `parts` per output, their results in kernel
 /// argument `partials` (f32, [outputs * parts], an output's parts
@@ -44,12 +43,14 @@ struct ReductionSplit {
 /// Splits each reduction of `kernel` in the shuffle form
 /// (getShuffleReduction: one f32 output indexed by the parallel dims, the
 /// reduction dims trailing) with static sizes, fewer than kSplitMaxOutputs
-/// outputs and kSplitMinLength elements or more each, whose output shares
-/// no element with an input (`aliases`): S parts per output, the most of
-/// kSplitMaxParts, length / kSplitMinPart and kSplitTargetBlocks / outputs,
-/// at least kSplitMinParts. Each split adds its partials' buffer as the
-/// kernel's last argument, allocated before and freed after each of
-/// `calls`. Row kernels and kernels with dynamic sizes are left alone.
+/// outputs and kSplitMinLength elements or more each, whose inputs read
+/// along the reduction are read contiguously along its innermost dim and
+/// whose output shares no element with an input (`aliases`): S parts per
+/// output, the least of kSplitMaxParts, length / kSplitMinPart and
+/// kSplitTargetBlocks / outputs (4 or more, given the bounds). Each split
+/// adds its partials' buffer as the kernel's last argument, allocated
+/// before and freed after each of `calls`. Row kernels and kernels with
+/// dynamic sizes are left alone.
 llvm::DenseMap<mlir::Operation *, ReductionSplit>
 splitLongReductions(mlir::func::FuncOp kernel,
                     llvm::ArrayRef<mlir::func::CallOp> calls,

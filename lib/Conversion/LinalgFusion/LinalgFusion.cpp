@@ -88,15 +88,17 @@ private:
   }
 
   /// A fused op replaces its consumer without the consumer's attributes: a
-  /// reduction takes back its kernel id from the fill of its accumulator,
-  /// which shares it (a kernel fills what it accumulates).
+  /// reduction takes back its kernel id from the fill of its accumulator
+  /// that it alone uses, which carried the same id (a kernel fills what it
+  /// accumulates: -kiln-lower-to-linalg tags the two together).
   void restoreReductionKernelIds() {
     StringRef kernelId = kiln::KilnDialect::KernelIdAttrHelper::getNameStr();
     getOperation().walk([&](linalg::GenericOp generic) {
       if (generic->hasAttr(kernelId) || generic.getNumReductionLoops() == 0)
         return;
       for (Value init : generic.getDpsInits())
-        if (auto fill = init.getDefiningOp<linalg::FillOp>())
+        if (auto fill = init.getDefiningOp<linalg::FillOp>();
+            fill && fill->hasOneUse())
           if (Attribute id = fill->getAttr(kernelId)) {
             generic->setAttr(kernelId, id);
             return;

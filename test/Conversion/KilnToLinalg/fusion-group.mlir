@@ -117,9 +117,11 @@ func.func @bias_grad(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> (tensor<8xf32>
 // A reduction over a trailing dim is not an epilogue: op by op, after
 // which -kiln-fuse-linalg-elementwise fuses the exponential into the
 // reduction (a generic with a reduction loop: no stored exponentials).
+// The fused reduction keeps the kernel id of its accumulator's fill.
 // CHECK-LABEL: func @row_sum
 // CHECK-NOT: linalg.reduce
-// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK: linalg.fill {kiln.kernel_id = [[ID:[0-9]+]] : i64}
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}}attrs = {kiln.kernel_id = [[ID]] : i64}
 // CHECK: math.exp
 // CHECK: arith.addf
 // CHECK-NOT: linalg.generic
