@@ -38,7 +38,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.dirname(HERE))
+from common import ROOT, write_jsonl  # noqa: E402
 
 THROUGHPUT = re.compile(r"throughput: ([0-9.]+) steps/s")
 COLLECTIVES = re.compile(
@@ -143,9 +144,7 @@ def main():
                 rows.append(row)
                 print(json.dumps(row), flush=True)
     if args.out:
-        with open(args.out, "w") as f:
-            for row in rows:
-                f.write(json.dumps(row) + "\n")
+        write_jsonl(args.out, rows)
 
 
 if __name__ == "__main__":

@@ -27,14 +27,13 @@ Prints one JSON line.
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
-PEERS = os.path.normpath(os.path.join(ROOT, "..", "shared", "peers"))
+sys.path.insert(0, os.path.dirname(HERE))
+from common import PEERS, ROOT, stream_copy_gbs  # noqa: E402
 
 
 def kiln_run(build, path, entry, repeat, inputs=None):
@@ -122,17 +121,6 @@ def rows_program(kind, rows, width):
         args = f"%x: {w}, %g: {g}, %b: {g}"
     return (f"func.func @rows({args}) -> {w} {{\n  " + "\n  ".join(body) +
             f"\n  return %y : {w}\n}}\n")
-
-
-def stream_copy_gbs(tmp):
-    exe = os.path.join(tmp, "stream")
-    subprocess.run(["gcc", "-O3", "-march=native", "-fopenmp",
-                    os.path.join(PEERS, "stream.c"), "-o", exe],
-                   check=True, capture_output=True)
-    out = subprocess.run([exe], capture_output=True, text=True,
-                         check=True).stdout
-    m = re.search(r"copy ([0-9.]+) GB/s", out)
-    return float(m.group(1)) if m else None
 
 
 def main():
