@@ -21,6 +21,9 @@ config.substitutions.append(("%host_python", config.host_python))
 config.substitutions.append(("%kiln_obj_root", config.kiln_obj_root))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# The CPU model the JIT compiles for and OpenBLAS's kernel set: CI runs the
+# numeric suites again with both forced to another CPU.
+llvm_config.with_system_environment(["KILN_CPU", "OPENBLAS_CORETYPE"])
 # One compile cache for the suite, in the build: a second run of a test
 # loads what the first compiled. Tests of the cache itself name their own.
 config.environment["KILN_CACHE_DIR"] = os.path.join(config.kiln_obj_root,

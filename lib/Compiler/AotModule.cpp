@@ -13,6 +13,7 @@
 #include "Compiler/CpuExecutable.h"
 #include "Compiler/CudaExecutable.h"
 #include "Compiler/Entry.h"
+#include "Compiler/TargetCpu.h"
 #include "Support/ByteStream.h"
 #include "kiln_rt/kiln_rt_blas.h"
 
@@ -120,13 +121,16 @@ static llvm::Expected<std::string> linkSharedObject(llvm::StringRef object) {
   return (*buffer)->getBuffer().str();
 }
 
-/// The host CPU's features the kernels may use, "+name" each, sorted.
-static std::string getCpuFeatures() {
+/// The features the kernels may use (the target CPU's), "+name" each,
+/// sorted.
+static llvm::Expected<std::string> getCpuFeatures() {
+  llvm::Expected<const TargetCpu &> cpu = getTargetCpu();
+  if (!cpu)
+    return cpu.takeError();
   std::vector<std::string> features;
-  for (const auto &feature : llvm::sys::getHostCPUFeatures())
-    if (feature.second)
-      features.push_back("+" + feature.first().str());
-  std::sort(features.begin(), features.end());
+  for (const std::string &feature : cpu->features)
+    if (llvm::StringRef(feature).starts_with("+"))
+      features.push_back(feature);
   return llvm::join(features, ",");
 }
 
@@ -179,7 +183,10 @@ kiln::compileAotModule(mlir::ModuleOp module, llvm::StringRef entry,
       return refuse("its host code is not a sequence of kernel calls, "
                     "copies and size arithmetic");
     target = llvm::Triple(llvm::sys::getProcessTriple()).getArchName().str();
-    features = getCpuFeatures();
+    llvm::Expected<std::string> cpuFeatures = getCpuFeatures();
+    if (!cpuFeatures)
+      return cpuFeatures.takeError();
+    features = std::move(*cpuFeatures);
     programBytes = (*exe)->getProgramBytes().str();
     if (!(*exe)->getKernelObject().empty()) {
       llvm::Expected<std::string> linked =

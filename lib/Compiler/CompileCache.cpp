@@ -1,6 +1,7 @@
 //===- CompileCache.cpp - compiled programs kept on disk ------------------===//
 
 #include "Compiler/CompileCache.h"
+#include "Compiler/TargetCpu.h"
 #include "Support/ByteStream.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -85,15 +86,14 @@ CompileCacheKey &CompileCacheKey::addHost() {
     add("cpu", cpu);
     return *this;
   }
-  add("cpu", llvm::sys::getHostCPUName());
-  // Sorted by name: the map's order is not the features' own.
-  std::map<std::string, bool> features;
-  for (const auto &feature : llvm::sys::getHostCPUFeatures())
-    features[feature.getKey().str()] = feature.getValue();
-  std::string list;
-  for (const auto &[name, enabled] : features)
-    list += (enabled ? "+" : "-") + name + ",";
-  return add("cpu-features", list);
+  llvm::Expected<const TargetCpu &> cpu = getTargetCpu();
+  if (!cpu) {
+    // Nothing compiles with a bad KILN_CPU; the key only has to differ.
+    add("cpu", "invalid: " + llvm::toString(cpu.takeError()));
+    return *this;
+  }
+  add("cpu", cpu->name);
+  return add("cpu-features", llvm::join(cpu->features, ","));
 }
 
 std::string CompileCacheKey::digest() const {

@@ -3,6 +3,7 @@
 #include "Compiler/CpuExecutable.h"
 #include "Compiler/Diagnostics.h"
 #include "Compiler/HostProgram.h"
+#include "Compiler/TargetCpu.h"
 #include "Support/ElementTypes.h"
 #include "kiln/Conversion/CollectiveCalls.h"
 #include "kiln/Conversion/CompactKernelAbi.h"
@@ -201,9 +202,18 @@ createEngine(ModuleOp module, bool optimize, bool keepObject,
              bool positionIndependent = false) {
   llvm::SmallVector<std::pair<std::string, void *>> runtimeSymbols =
       findRuntimeSymbols(module);
+  llvm::Expected<const TargetCpu &> cpu = getTargetCpu();
+  if (!cpu)
+    return cpu.takeError();
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!builder)
     return builder.takeError();
+  if (cpu->forced) {
+    // The model's own features, not the host's.
+    builder->setCPU(cpu->name);
+    builder->getFeatures() = llvm::SubtargetFeatures();
+    builder->addFeatures(cpu->features);
+  }
   llvm::CodeGenOptLevel level =
       optimize ? llvm::CodeGenOptLevel::Default : llvm::CodeGenOptLevel::None;
   builder->setCodeGenOptLevel(level);

@@ -147,6 +147,104 @@ void kiln::python::markPending(const Tensor &t) {
     getPending().push_back(t.getNode());
 }
 
+namespace {
+/// The computed (non-leaf) nodes without a value that `root` needs: the
+/// work computing it would do. With `readers`, the nodes reached through
+/// operands alone (what `root` reads) are also added there.
+llvm::DenseSet<const TraceNode *>
+collectPendingWork(const NodeRef &root,
+                   llvm::DenseSet<const TraceNode *> *readers = nullptr) {
+  llvm::DenseSet<const TraceNode *> work;
+  // (node, reached through operands alone)
+  llvm::SmallVector<std::pair<NodeRef, bool>, 32> stack{{root, true}};
+  llvm::SmallVector<NodeRef, 4> operands;
+  while (!stack.empty()) {
+    auto [node, read] = stack.pop_back_val();
+    if (node->hasValue())
+      continue;
+    read = read && readers;
+    bool newlyRead = read && readers->insert(node.get()).second;
+    bool fresh = work.insert(node.get()).second;
+    if (!fresh && !newlyRead)
+      continue;
+    operands.clear();
+    if (node->isLeafOrGetOperands(operands)) {
+      work.erase(node.get());
+      if (readers)
+        readers->erase(node.get());
+      continue;
+    }
+    for (NodeRef &operand : operands)
+      stack.push_back({operand, read});
+    // A vjp's callee recomputes the forward (the compiler merges it with
+    // the caller's): work the vjp shares, though it reads none of it.
+    if (const std::shared_ptr<const TraceProgram> &callee = node->getCallee())
+      if (fresh)
+        for (const TraceProgram::Entry &entry : callee->entries)
+          if (!entry.isParameter)
+            stack.push_back({entry.node, false});
+  }
+  return work;
+}
+
+/// The read rule: a materialization also computes every live tensor that
+/// shares pending work with what it computes, unless that tensor reads one
+/// of its results through its operands (then it is later work: the next
+/// step's forward, say; a vjp's recomputed forward reads nothing).
+/// So the 13 gradients of one backward, or a loss and the update computed
+/// from it, come from one program, and no tensor's work runs twice. A
+/// tensor that requires grad is computed through its snapshot, so that
+/// its recipe stays for backward().
+void addLiveSharers(std::vector<Tensor> &all) {
+  llvm::DenseSet<const TraceNode *> work, roots;
+  for (const Tensor &t : all) {
+    if (!t.ok())
+      continue;
+    roots.insert(t.getNode().get());
+    llvm::DenseSet<const TraceNode *> more = collectPendingWork(t.getNode());
+    work.insert(more.begin(), more.end());
+  }
+  if (work.empty())
+    return;
+  std::vector<PyTensor *> candidates;
+  for (PyTensor *t = PyTensor::firstLive; t; t = t->nextLive)
+    if (t->value.ok() && !t->value.getNode()->hasValue() &&
+        !roots.contains(t->value.getNode().get()))
+      candidates.push_back(t);
+  // Creation order, repeated while tensors join: a tensor may share work
+  // only with one that joined after it was looked at.
+  std::vector<bool> joined(candidates.size(), false);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto [i, t] : llvm::enumerate(candidates)) {
+      const TraceNode *node = t->value.getNode().get();
+      if (joined[i] || roots.contains(node))
+        continue;
+      llvm::DenseSet<const TraceNode *> reads;
+      llvm::DenseSet<const TraceNode *> own =
+          collectPendingWork(t->value.getNode(), &reads);
+      bool shares = llvm::any_of(
+          own, [&](const TraceNode *n) { return work.contains(n); });
+      bool readsResult = llvm::any_of(reads, [&](const TraceNode *n) {
+        return n != node && roots.contains(n);
+      });
+      if (!shares || readsResult)
+        continue;
+      joined[i] = changed = true;
+      work.insert(own.begin(), own.end());
+      roots.insert(node);
+      if (t->requiresGrad && !t->isLeaf) {
+        if (!t->snapshot.ok())
+          t->snapshot = reshape(t->value, t->value.getShape());
+        all.push_back(t->snapshot);
+      } else {
+        all.push_back(t->value);
+      }
+    }
+  }
+}
+} // namespace
+
 void kiln::python::materialize(llvm::ArrayRef<Tensor> tensors) {
   std::vector<Tensor> all(tensors.begin(), tensors.end());
   for (const std::weak_ptr<const TraceNode> &weak : getPending())
@@ -154,6 +252,7 @@ void kiln::python::materialize(llvm::ArrayRef<Tensor> tensors) {
       if (!node->hasValue())
         all.push_back(Tensor::make(node));
   getPending().clear();
+  addLiveSharers(all);
   llvm::Error error = [&] {
     nb::gil_scoped_release noGil; // compiling and running take a while
     return sync(all);

@@ -2,7 +2,10 @@
 needs: another kiln version or format version, with a valid checksum, so
 that the runtime's refusal is what is tested, not the checksum.
 
-Usage: module_edit.py IN OUT kiln-version V | format-version N
+flip-byte OFFSET inverts every bit of the byte at OFFSET and leaves the
+checksum as it was, so the module is corrupt whatever that byte held.
+
+Usage: module_edit.py IN OUT kiln-version V | format-version N | flip-byte OFFSET
 """
 import struct
 import sys
@@ -49,6 +52,15 @@ def checksum(data):
 def main():
     source, target, what, value = sys.argv[1:5]
     data = bytearray(open(source, "rb").read())
+    if what == "flip-byte":
+        offset = int(value)
+        if not 32 <= offset < len(data):
+            sys.exit("flip-byte: offset %d is outside the payload" % offset)
+        before = data[offset]
+        data[offset] ^= 0xFF
+        assert data[offset] != before
+        open(target, "wb").write(bytes(data))
+        return
     header, payload = data[:32], data[32:]
     if what == "kiln-version":
         (length,) = struct.unpack_from("<I", payload, 0)
