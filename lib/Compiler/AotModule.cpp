@@ -16,6 +16,7 @@
 #include "Compiler/TargetCpu.h"
 #include "Support/ByteStream.h"
 #include "kiln_rt/kiln_rt_blas.h"
+#include "kiln_rt/kiln_rt_module.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -133,6 +134,16 @@ static llvm::Expected<std::string> getCpuFeatures() {
       features.push_back(feature);
   return llvm::join(features, ",");
 }
+
+// A signature's dtype is written as kiln::DType and read as kiln_rt_dtype.
+static_assert(static_cast<int>(DType::F32) == KILN_RT_F32 &&
+                  static_cast<int>(DType::F64) == KILN_RT_F64 &&
+                  static_cast<int>(DType::F16) == KILN_RT_F16 &&
+                  static_cast<int>(DType::BF16) == KILN_RT_BF16 &&
+                  static_cast<int>(DType::I1) == KILN_RT_I1 &&
+                  static_cast<int>(DType::I32) == KILN_RT_I32 &&
+                  static_cast<int>(DType::I64) == KILN_RT_I64,
+              "kiln::DType and kiln_rt_dtype list the types in one order");
 
 static void writeSignature(ByteWriter &w, llvm::StringRef prefix,
                            llvm::ArrayRef<TensorSignature> list) {

@@ -144,7 +144,7 @@ static bool readSignatures(ByteReader &r, std::vector<TensorSignature> &list) {
   for (TensorSignature &sig : list) {
     uint8_t dtype;
     uint32_t rank;
-    if (!r.read(dtype) || dtype > static_cast<uint8_t>(DType::I1) ||
+    if (!r.read(dtype) || dtype > static_cast<uint8_t>(DType::I64) ||
         !r.readCount(rank, 64))
       return false;
     sig.dtype = static_cast<DType>(dtype);

@@ -21,6 +21,10 @@ Type kiln::getElementType(MLIRContext &context, DType dtype) {
     return BFloat16Type::get(&context);
   case DType::I1:
     return IntegerType::get(&context, 1);
+  case DType::I32:
+    return IntegerType::get(&context, 32);
+  case DType::I64:
+    return IntegerType::get(&context, 64);
   }
   return {};
 }
@@ -36,6 +40,10 @@ llvm::Expected<DType> kiln::getDType(Type type) {
     return DType::BF16;
   if (type.isInteger(1))
     return DType::I1;
+  if (type.isSignlessInteger(32))
+    return DType::I32;
+  if (type.isSignlessInteger(64))
+    return DType::I64;
   std::string name;
   llvm::raw_string_ostream os(name);
   type.print(os);

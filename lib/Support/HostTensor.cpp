@@ -7,6 +7,7 @@
 #include "llvm/ADT/StringSwitch.h"
 
 #include "llvm/Support/ErrorHandling.h"
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -23,6 +24,10 @@ size_t kiln::getDTypeSize(DType dtype) {
     return 2;
   case DType::I1:
     return 1;
+  case DType::I32:
+    return 4;
+  case DType::I64:
+    return 8;
   }
   return 0;
 }
@@ -39,6 +44,10 @@ llvm::StringRef kiln::getDTypeName(DType dtype) {
     return "bf16";
   case DType::I1:
     return "i1";
+  case DType::I32:
+    return "i32";
+  case DType::I64:
+    return "i64";
   }
   return "?";
 }
@@ -50,6 +59,8 @@ std::optional<DType> kiln::parseDTypeName(llvm::StringRef name) {
       .Case("f16", DType::F16)
       .Case("bf16", DType::BF16)
       .Case("i1", DType::I1)
+      .Case("i32", DType::I32)
+      .Case("i64", DType::I64)
       .Default(std::nullopt);
 }
 
@@ -67,8 +78,30 @@ static llvm::APFloat toHalf(double value, DType dtype) {
   return f;
 }
 
+int64_t kiln::convertToInteger(double value, DType dtype) {
+  if (std::isnan(value))
+    return 0;
+  double low = dtype == DType::I32 ? -2147483648.0 : -9223372036854775808.0;
+  // 2^31 and 2^63: the first values above the type's range.
+  double high = dtype == DType::I32 ? 2147483648.0 : 9223372036854775808.0;
+  if (value <= low)
+    return dtype == DType::I32 ? INT32_MIN : INT64_MIN;
+  if (value >= high)
+    return dtype == DType::I32 ? INT32_MAX : INT64_MAX;
+  return static_cast<int64_t>(std::trunc(value));
+}
+
+int64_t kiln::wrapToDType(int64_t value, DType dtype) {
+  return dtype == DType::I32
+             ? static_cast<int32_t>(static_cast<uint32_t>(value))
+             : value;
+}
+
 double kiln::roundToDType(double value, DType dtype) {
   switch (dtype) {
+  case DType::I32:
+  case DType::I64:
+    return static_cast<double>(convertToInteger(value, dtype));
   case DType::F64:
     return value;
   case DType::F32:
@@ -203,8 +236,47 @@ double HostTensor::getAsDouble(int64_t index) const {
   }
   case DType::I1:
     return base[index] != 0 ? 1.0 : 0.0;
+  case DType::I32:
+  case DType::I64:
+    return static_cast<double>(getAsInt64(index));
   }
   return 0.0;
+}
+
+int64_t HostTensor::getAsInt64(int64_t index) const {
+  const char *base = static_cast<const char *>(getData());
+  switch (dtype) {
+  case DType::I32: {
+    int32_t v;
+    std::memcpy(&v, base + 4 * index, 4);
+    return v;
+  }
+  case DType::I64: {
+    int64_t v;
+    std::memcpy(&v, base + 8 * index, 8);
+    return v;
+  }
+  case DType::I1:
+    return base[index] != 0;
+  default:
+    return convertToInteger(getAsDouble(index), DType::I64);
+  }
+}
+
+void HostTensor::setFromInt64(int64_t index, int64_t value) {
+  char *base = static_cast<char *>(getData());
+  switch (dtype) {
+  case DType::I32: {
+    int32_t v = static_cast<int32_t>(wrapToDType(value, DType::I32));
+    std::memcpy(base + 4 * index, &v, 4);
+    return;
+  }
+  case DType::I64:
+    std::memcpy(base + 8 * index, &value, 8);
+    return;
+  default:
+    setFromDouble(index, static_cast<double>(value));
+  }
 }
 
 void HostTensor::setFromDouble(int64_t index, double value) {
@@ -227,6 +299,10 @@ void HostTensor::setFromDouble(int64_t index, double value) {
   }
   case DType::I1:
     base[index] = value != 0.0 ? 1 : 0;
+    return;
+  case DType::I32:
+  case DType::I64:
+    setFromInt64(index, convertToInteger(value, dtype));
     return;
   }
 }

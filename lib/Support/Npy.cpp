@@ -64,8 +64,13 @@ static llvm::Expected<DType> parseDescr(StringRef descr) {
     return DType::F64;
   if (code == "f2")
     return DType::F16;
+  if (code == "i4")
+    return DType::I32;
+  if (code == "i8")
+    return DType::I64;
   return npyError("unsupported dtype '" + d +
-                  "'; kiln reads float32, float64, float16 and bool");
+                  "'; kiln reads float32, float64, float16, int32, int64 "
+                  "and bool");
 }
 
 static llvm::Expected<std::vector<int64_t>> parseShape(StringRef text) {
@@ -192,6 +197,12 @@ std::string kiln::serializeNpy(const HostTensor &tensor) {
     break;
   case DType::I1:
     descr = "|b1";
+    break;
+  case DType::I32:
+    descr = "<i4";
+    break;
+  case DType::I64:
+    descr = "<i8";
     break;
   case DType::BF16:
     break;

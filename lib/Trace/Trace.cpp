@@ -55,7 +55,7 @@ static llvm::Error opError(TraceOp op, const llvm::Twine &message) {
                                  getTraceOpName(op) + ": " + message);
 }
 
-static bool isFloat(DType dtype) { return dtype != DType::I1; }
+static bool isFloat(DType dtype) { return isFloatDType(dtype); }
 
 static bool hasNegativeDim(ArrayRef<int64_t> shape) {
   return llvm::any_of(shape, [](int64_t d) { return d < 0; });

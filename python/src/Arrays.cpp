@@ -60,6 +60,10 @@ dl::dtype toDLPack(DType dtype) {
     return {uint8_t(dl::dtype_code::Bfloat), 16, 1};
   case DType::I1:
     return nb::dtype<bool>();
+  case DType::I32:
+    return nb::dtype<int32_t>();
+  case DType::I64:
+    return nb::dtype<int64_t>();
   }
   return {};
 }
@@ -204,6 +208,10 @@ nb::object kiln::python::fromDType(DType dtype) {
     return nb::str("bfloat16");
   case DType::I1:
     return getNumpy().attr("dtype")("bool");
+  case DType::I32:
+    return getNumpy().attr("dtype")("int32");
+  case DType::I64:
+    return getNumpy().attr("dtype")("int64");
   }
   return nb::none();
 }

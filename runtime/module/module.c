@@ -125,6 +125,10 @@ size_t kiln_rt_dtype_size(kiln_rt_dtype dtype) {
     return 2;
   case KILN_RT_I1:
     return 1;
+  case KILN_RT_I32:
+    return 4;
+  case KILN_RT_I64:
+    return 8;
   }
   return 0;
 }
@@ -141,6 +145,10 @@ const char *kiln_rt_dtype_name(kiln_rt_dtype dtype) {
     return "bf16";
   case KILN_RT_I1:
     return "i1";
+  case KILN_RT_I32:
+    return "i32";
+  case KILN_RT_I64:
+    return "i64";
   }
   return "?";
 }
@@ -284,7 +292,7 @@ static int read_types(kiln_reader *r, kiln_rt_module *module, size_t first,
     if (!kiln_read_string(r, &name))
       return 0;
     type->name = name;
-    if (!kiln_read_u8(r, &dtype) || dtype > KILN_RT_I1 ||
+    if (!kiln_read_u8(r, &dtype) || dtype > KILN_RT_I64 ||
         !kiln_read_u32(r, &type->rank) || type->rank > KILN_MAX_RANK ||
         *dims_used + type->rank > dims_capacity)
       return 0;

@@ -229,6 +229,10 @@ static void printValue(raw_ostream &os, const HostTensor &t, int64_t index) {
     os << (v != 0 ? "true" : "false");
     return;
   }
+  if (kiln::isIntegerDType(t.getDType())) {
+    os << t.getAsInt64(index);
+    return;
+  }
   char buffer[64];
   std::snprintf(buffer, sizeof(buffer),
                 t.getDType() == kiln::DType::F64 ? "%.12g" : "%.6g", v);

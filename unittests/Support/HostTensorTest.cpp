@@ -69,9 +69,10 @@ TEST(HostTensorTest, StorageComesFromTheRuntimeAllocator) {
 }
 
 TEST(HostTensorTest, DTypeNames) {
-  for (DType d : {DType::F32, DType::F64, DType::F16, DType::BF16, DType::I1})
+  for (DType d : {DType::F32, DType::F64, DType::F16, DType::BF16, DType::I1,
+                  DType::I32, DType::I64})
     EXPECT_EQ(parseDTypeName(getDTypeName(d)), d);
-  EXPECT_FALSE(parseDTypeName("i32").has_value());
+  EXPECT_FALSE(parseDTypeName("i16").has_value());
 }
 
 } // namespace
@@ -92,3 +93,24 @@ TEST(HostTensorTest, CreateReportsBadShapes) {
   EXPECT_EQ(empty->getNumElements(), 0);
 }
 } // namespace
+
+// i32 and i64 (issue 38): exact integers, wrapped or converted as
+// kiln.convert converts.
+TEST(HostTensorTest, IntegerElements) {
+  HostTensor i32(DType::I32, {3});
+  i32.setFromInt64(0, (int64_t(1) << 32) + 5); // the low 32 bits
+  i32.setFromDouble(1, -2.9);                  // toward zero
+  i32.setFromDouble(2, 1e20);                  // saturates
+  EXPECT_EQ(i32.getAsInt64(0), 5);
+  EXPECT_EQ(i32.getAsInt64(1), -2);
+  EXPECT_EQ(i32.getAsInt64(2), INT32_MAX);
+  HostTensor i64(DType::I64, {2});
+  i64.setFromInt64(0, (int64_t(1) << 60) + 1); // beyond double's 2^53
+  i64.setFromDouble(1, std::nan(""));          // NaN gives 0
+  EXPECT_EQ(i64.getAsInt64(0), (int64_t(1) << 60) + 1);
+  EXPECT_EQ(i64.getAsInt64(1), 0);
+  EXPECT_EQ(getDTypeSize(DType::I32), 4u);
+  EXPECT_EQ(getDTypeSize(DType::I64), 8u);
+  EXPECT_EQ(parseDTypeName("i64"), DType::I64);
+  EXPECT_EQ(getDTypeName(DType::I32), "i32");
+}

@@ -96,6 +96,17 @@ TEST(NpyTest, ParsesFloat64HalfAndBool) {
   EXPECT_EQ(b1->getAsDouble(1), 0.0);
   // Any non-zero byte is normalised to true.
   EXPECT_EQ(static_cast<const unsigned char *>(b1->getData())[2], 1);
+
+  llvm::Expected<HostTensor> i64 = parseNpy(
+      makeNpy("{'descr': '<i8', 'fortran_order': False, 'shape': (1,), }",
+              std::string("\x01\x00\x00\x00\x00\x00\x00\x80", 8)));
+  ASSERT_TRUE(static_cast<bool>(i64));
+  EXPECT_EQ(i64->getDType(), DType::I64);
+  EXPECT_EQ(i64->getAsInt64(0), INT64_MIN + 1);
+  // Written back as '<i8', byte for byte.
+  llvm::Expected<HostTensor> again = parseNpy(serializeNpy(*i64));
+  ASSERT_TRUE(static_cast<bool>(again));
+  EXPECT_EQ(again->getAsInt64(0), INT64_MIN + 1);
 }
 
 TEST(NpyTest, RejectsWhatItCannotRead) {
@@ -111,9 +122,9 @@ TEST(NpyTest, RejectsWhatItCannotRead) {
       std::string::npos);
   EXPECT_NE(
       errorOf(parseNpy(makeNpy(
-                  "{'descr': '<i4', 'fortran_order': False, 'shape': (1,), }",
+                  "{'descr': '<i2', 'fortran_order': False, 'shape': (2,), }",
                   floats({1}))))
-          .find("unsupported dtype '<i4'"),
+          .find("unsupported dtype '<i2'"),
       std::string::npos);
   EXPECT_NE(
       errorOf(parseNpy(makeNpy(

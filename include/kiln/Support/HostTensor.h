@@ -22,11 +22,23 @@
 namespace kiln {
 
 /// Element types of kiln tensors; f16 and bf16 are storage types.
-enum class DType { F32, F64, F16, BF16, I1 };
+/// Signed integers (i32, i64) come last: the order is the runtime ABI's
+/// (kiln_rt_dtype) and the module format's.
+enum class DType { F32, F64, F16, BF16, I1, I32, I64 };
+
+/// Whether `dtype` is a float type (not i1, i32 or i64).
+inline bool isFloatDType(DType dtype) {
+  return dtype == DType::F32 || dtype == DType::F64 || dtype == DType::F16 ||
+         dtype == DType::BF16;
+}
+/// Whether `dtype` is i32 or i64.
+inline bool isIntegerDType(DType dtype) {
+  return dtype == DType::I32 || dtype == DType::I64;
+}
 
 /// Bytes per element.
 size_t getDTypeSize(DType dtype);
-/// The MLIR spelling: "f32", "f64", "f16", "bf16", "i1".
+/// The MLIR spelling: "f32", "f64", "f16", "bf16", "i1", "i32", "i64".
 llvm::StringRef getDTypeName(DType dtype);
 /// Parses the MLIR spelling.
 std::optional<DType> parseDTypeName(llvm::StringRef name);
@@ -37,8 +49,15 @@ std::string getTensorTypeString(DType dtype, llvm::ArrayRef<int64_t> shape);
 std::string getListString(llvm::ArrayRef<int64_t> values);
 
 /// Rounds `value` to the nearest value representable in `dtype` (ties to
-/// even); i1 becomes 0 or 1 (`value != 0`).
+/// even); i1 becomes 0 or 1 (`value != 0`); i32 and i64 convert as
+/// convertToInteger.
 double roundToDType(double value, DType dtype);
+/// A float converted to integer type `dtype` (i32 or i64) as kiln.convert
+/// does: toward zero, saturating at the type's range, NaN to 0.
+int64_t convertToInteger(double value, DType dtype);
+/// `value` wrapped to `dtype`'s width (two's complement): the low 32 bits,
+/// sign-extended, for i32; itself for i64.
+int64_t wrapToDType(int64_t value, DType dtype);
 
 class HostTensor {
 public:
@@ -78,10 +97,18 @@ public:
   void *getData() { return storage.get(); }
   const void *getData() const { return storage.get(); }
 
-  /// Element `index` (row-major) widened to double.
+  /// Element `index` (row-major) widened to double (an i64 beyond 2^53
+  /// rounds: use getAsInt64).
   double getAsDouble(int64_t index) const;
-  /// Stores `value` rounded to the element type.
+  /// Stores `value` rounded to the element type (an integer type converts
+  /// as kiln.convert does: toward zero, saturating, NaN to 0).
   void setFromDouble(int64_t index, double value);
+  /// An i1, i32 or i64 element, exactly; a float element converted as
+  /// setFromDouble converts to i64.
+  int64_t getAsInt64(int64_t index) const;
+  /// Stores an integer: wrapped to an i32 (two's complement), exact in an
+  /// i64, rounded to a float type.
+  void setFromInt64(int64_t index, int64_t value);
 
   /// "tensor<4x8xf32>".
   std::string getTypeString() const;

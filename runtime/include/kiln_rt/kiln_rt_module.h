@@ -24,18 +24,21 @@
 extern "C" {
 #endif
 
-/* Element types, in kiln's order. i1 is stored one byte per element. */
+/* Element types, in kiln's order. i1 is stored one byte per element; i32
+ * and i64 are signed (two's complement), little-endian. */
 typedef enum kiln_rt_dtype {
   KILN_RT_F32 = 0,
   KILN_RT_F64 = 1,
   KILN_RT_F16 = 2,
   KILN_RT_BF16 = 3,
   KILN_RT_I1 = 4,
+  KILN_RT_I32 = 5,
+  KILN_RT_I64 = 6,
 } kiln_rt_dtype;
 
 /* Bytes per element; 0 for a value that is not a kiln_rt_dtype. */
 size_t kiln_rt_dtype_size(kiln_rt_dtype dtype);
-/* "f32", "f64", "f16", "bf16", "i1"; "?" for other values. */
+/* "f32", "f64", "f16", "bf16", "i1", "i32", "i64"; "?" for other values. */
 const char *kiln_rt_dtype_name(kiln_rt_dtype dtype);
 
 typedef enum kiln_rt_backend {
