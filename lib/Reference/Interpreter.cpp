@@ -79,11 +79,30 @@ Buffer makeBuffer(DType dtype, std::vector<int64_t> shape) {
   return b;
 }
 
-void roundBuffer(Buffer &b) {
+/// Integers are held in double, exactly within +-2^53: enough for ids,
+/// labels, indices and sizes. Outside that range the interpreter stops
+/// rather than give an inexact answer.
+constexpr double kExactIntegerLimit = 9007199254740992.0; // 2^53
+
+/// Rounds `b` to its element type: floats to nearest, integers wrapped to
+/// their width (two's complement, as integer sums wrap). An error where an
+/// integer leaves the exactly held range.
+llvm::Error roundBuffer(Buffer &b, Operation *op) {
   if (b.dtype == DType::F64)
-    return;
+    return llvm::Error::success();
+  if (kiln::isIntegerDType(b.dtype)) {
+    for (double &v : b.data) {
+      if (!(std::fabs(v) <= kExactIntegerLimit))
+        return evalError(op, "an integer result leaves the range the "
+                             "reference holds exactly (|x| <= 2^53)");
+      v = static_cast<double>(
+          kiln::wrapToDType(static_cast<int64_t>(v), b.dtype));
+    }
+    return llvm::Error::success();
+  }
   for (double &v : b.data)
     v = kiln::roundToDType(v, b.dtype);
+  return llvm::Error::success();
 }
 
 class Interpreter {
@@ -137,11 +156,35 @@ llvm::Expected<Buffer> evalElementwise(ScalarSemanticsOpInterface op,
   if (!dtype)
     return dtype.takeError();
   Buffer out = makeBuffer(*dtype, in.front()->shape);
+  // On integers (i32/i64 operands, or i1 alongside them): exact 64-bit
+  // two's-complement semantics. A float converted to an integer rounds
+  // toward zero and saturates (roundToDType).
+  bool integer = llvm::any_of(in, [](const Buffer *operand) {
+    return kiln::isIntegerDType(operand->dtype);
+  });
+  if (integer) {
+    llvm::SmallVector<int64_t, 4> ints(in.size());
+    for (int64_t i = 0; i < out.size(); ++i) {
+      for (auto [k, operand] : llvm::enumerate(in))
+        ints[k] = static_cast<int64_t>(operand->data[i]);
+      std::optional<int64_t> value = kiln::evaluateIntegerScalar(op, ints);
+      if (!value)
+        return evalError(op, "has no integer semantics");
+      out.data[i] = kiln::isIntegerDType(*dtype)
+                        ? static_cast<double>(kiln::wrapToDType(*value, *dtype))
+                        : static_cast<double>(*value);
+    }
+    return out;
+  }
   llvm::SmallVector<double, 4> args(in.size());
   for (int64_t i = 0; i < out.size(); ++i) {
     for (auto [k, operand] : llvm::enumerate(in))
       args[k] = operand->data[i];
     out.data[i] = op.evaluateScalar(args);
+    // A float converted to an integer: toward zero, saturating, NaN to 0.
+    if (kiln::isIntegerDType(*dtype))
+      out.data[i] =
+          static_cast<double>(kiln::convertToInteger(out.data[i], *dtype));
   }
   return out;
 }
@@ -158,6 +201,15 @@ llvm::Expected<Buffer> evalConstant(ConstantOp op) {
     int64_t i = 0;
     for (bool v : dense.getValues<bool>())
       b.data[i++] = v;
+  } else if (kiln::isIntegerDType(*dtype)) {
+    int64_t i = 0;
+    for (APInt v : dense.getValues<APInt>()) {
+      int64_t value = v.getSExtValue();
+      if (!(std::fabs(static_cast<double>(value)) <= kExactIntegerLimit))
+        return evalError(op, "an integer constant leaves the range the "
+                             "reference holds exactly (|x| <= 2^53)");
+      b.data[i++] = static_cast<double>(value);
+    }
   } else {
     int64_t i = 0;
     for (APFloat v : dense.getValues<APFloat>())
@@ -418,6 +470,7 @@ Interpreter::evalOp(Operation *op, std::vector<const Buffer *> in, int depth) {
         return single(evalReduce(r.getDims(), *in[0], /*isMax=*/true));
       })
       .Case([&](MatmulOp m) { return single(evalMatmul(m, *in[0], *in[1])); })
+
       .Case<AllReduceOp, AllGatherOp, ReduceScatterOp>(
           [&](Operation *c) { return single(evalCollective(c, *in[0])); })
       .Case([&](FusionGroupOp group) -> llvm::Expected<std::vector<Buffer>> {
@@ -577,7 +630,7 @@ Interpreter::evalVjp(VjpOp op, std::vector<const Buffer *> in, int depth) {
     double total = 0;
     for (size_t r = 0; r < outs->size(); ++r) {
       const Buffer &ct = *in[numArgs + r];
-      if ((*outs)[r].dtype == DType::I1)
+      if (!kiln::isFloatDType((*outs)[r].dtype))
         continue;
       for (int64_t e = 0; e < ct.size(); ++e)
         total += ct.data[e] * (*outs)[r].data[e];
@@ -679,8 +732,9 @@ llvm::Error Interpreter::evalBlock(Block &block,
     if (outs->size() != op.getNumResults())
       return evalError(&op, "produced the wrong number of results");
     for (auto [value, buffer] : llvm::zip(op.getResults(), *outs)) {
-      if (rounding)
-        roundBuffer(buffer);
+      if (rounding || kiln::isIntegerDType(buffer.dtype))
+        if (llvm::Error e = roundBuffer(buffer, &op))
+          return e;
       env[value] = std::move(buffer);
     }
   }
@@ -724,6 +778,14 @@ llvm::Expected<std::vector<Buffer>> toArguments(func::FuncOp func,
     Buffer b = makeBuffer(input.getDType(), input.getShape().vec());
     for (int64_t j = 0; j < b.size(); ++j)
       b.data[j] = input.getAsDouble(j);
+    if (kiln::isIntegerDType(input.getDType()))
+      for (int64_t j = 0; j < b.size(); ++j)
+        if (std::llabs(input.getAsInt64(j)) >
+            static_cast<int64_t>(kExactIntegerLimit))
+          return evalError(func, "argument " + llvm::Twine(i) +
+                                     " holds an integer beyond the range "
+                                     "the reference holds exactly "
+                                     "(|x| <= 2^53)");
     args.push_back(std::move(b));
   }
   return args;
@@ -733,8 +795,12 @@ std::vector<HostTensor> toHostTensors(std::vector<Buffer> &results) {
   std::vector<HostTensor> outputs;
   for (Buffer &b : results) {
     HostTensor t(b.dtype, b.shape);
+    bool integer = kiln::isIntegerDType(b.dtype);
     for (int64_t j = 0; j < b.size(); ++j)
-      t.setFromDouble(j, b.data[j]);
+      if (integer)
+        t.setFromInt64(j, static_cast<int64_t>(b.data[j]));
+      else
+        t.setFromDouble(j, b.data[j]);
     outputs.push_back(std::move(t));
   }
   return outputs;

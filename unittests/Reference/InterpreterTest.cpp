@@ -227,3 +227,57 @@ TEST_F(InterpreterTest, VjpByFiniteDifferences) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Integers (issue 38)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+TEST_F(InterpreterTest, IntegerArithmeticWrapsAround) {
+  auto out = run(R"mlir(
+    func.func @main(%a: tensor<3xi32>, %b: tensor<3xi32>) -> (tensor<3xi32>, tensor<3xi32>, tensor<3xi1>, tensor<3xf32>) {
+      %s = "kiln.add"(%a, %b) : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>
+      %m = "kiln.mul"(%a, %b) : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>
+      %c = "kiln.cmp"(%a, %b) <{predicate = #kiln<predicate lt>}> : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi1>
+      %f = "kiln.convert"(%a) : (tensor<3xi32>) -> tensor<3xf32>
+      return %s, %m, %c, %f : tensor<3xi32>, tensor<3xi32>, tensor<3xi1>, tensor<3xf32>
+    })mlir",
+                 {tensor(DType::I32, {3}, {2147483647, -7, 65536}),
+                  tensor(DType::I32, {3}, {1, 3, 65536})});
+  ASSERT_TRUE(bool(out)) << llvm::toString(out.takeError());
+  EXPECT_EQ((*out)[0].getAsInt64(0), -2147483648); // INT32_MAX + 1 wraps
+  EXPECT_EQ((*out)[0].getAsInt64(1), -4);
+  EXPECT_EQ((*out)[1].getAsInt64(2), 0); // 2^32 wraps to 0
+  EXPECT_EQ((*out)[1].getAsInt64(1), -21);
+  EXPECT_EQ(values((*out)[2]), (std::vector<double>{0, 1, 0}));
+  EXPECT_EQ(values((*out)[3]), (std::vector<double>{2147483648.0, -7, 65536}));
+}
+
+TEST_F(InterpreterTest, FloatToIntegerTruncatesAndSaturates) {
+  auto out = run(R"mlir(
+    func.func @main(%x: tensor<5xf32>) -> tensor<5xi32> {
+      %i = "kiln.convert"(%x) : (tensor<5xf32>) -> tensor<5xi32>
+      return %i : tensor<5xi32>
+    })mlir",
+                 {tensor(DType::F32, {5}, {2.9, -2.9, 1e20, -1e20, NAN})});
+  ASSERT_TRUE(bool(out)) << llvm::toString(out.takeError());
+  EXPECT_EQ(values((*out)[0]),
+            (std::vector<double>{2, -2, 2147483647, -2147483648.0, 0}));
+}
+
+TEST_F(InterpreterTest, IntegersBeyondTwoToThe53AreRefused) {
+  auto out = run(R"mlir(
+    func.func @main(%x: tensor<1xi64>) -> tensor<1xi64> {
+      return %x : tensor<1xi64>
+    })mlir",
+                 {[] {
+                   HostTensor t(DType::I64, {1});
+                   t.setFromInt64(0, (int64_t(1) << 60) + 1);
+                   return t;
+                 }()});
+  ASSERT_FALSE(bool(out));
+  EXPECT_NE(llvm::toString(out.takeError()).find("2^53"), std::string::npos);
+}
+
+} // namespace

@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -263,9 +264,91 @@ bool kiln::isElementwiseKilnOp(Operation *op) {
          op->hasTrait<OpTrait::Elementwise>();
 }
 
+/// The scalar form of an elementwise op on i32/i64 (two's complement,
+/// wrapping); null when the op has none.
+static ScalarLowering getIntegerScalar(Operation *op) {
+  using L = ScalarLowering;
+  auto zero = [](OpBuilder &b, Location loc, Type type) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 0));
+  };
+  return TypeSwitch<Operation *, L>(op)
+      .Case([&](NegOp) {
+        return L([zero](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          return arith::SubIOp::create(b, loc, zero(b, loc, args[0].getType()),
+                                       args[0]);
+        });
+      })
+      .Case([](AbsOp) {
+        return L([](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          return math::AbsIOp::create(b, loc, args[0]);
+        });
+      })
+      .Case([](AddOp) {
+        return L([](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          return arith::AddIOp::create(b, loc, args[0], args[1]);
+        });
+      })
+      .Case([](SubOp) {
+        return L([](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          return arith::SubIOp::create(b, loc, args[0], args[1]);
+        });
+      })
+      .Case([](MulOp) {
+        return L([](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          return arith::MulIOp::create(b, loc, args[0], args[1]);
+        });
+      })
+      .Case([](MaxOp) {
+        return L([](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          return arith::MaxSIOp::create(b, loc, args[0], args[1]);
+        });
+      })
+      .Case([](MinOp) {
+        return L([](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          return arith::MinSIOp::create(b, loc, args[0], args[1]);
+        });
+      })
+      .Case([](CmpOp cmp) {
+        arith::CmpIPredicate predicate;
+        switch (cmp.getPredicate()) {
+        case CmpPredicate::eq:
+          predicate = arith::CmpIPredicate::eq;
+          break;
+        case CmpPredicate::ne:
+          predicate = arith::CmpIPredicate::ne;
+          break;
+        case CmpPredicate::lt:
+          predicate = arith::CmpIPredicate::slt;
+          break;
+        case CmpPredicate::le:
+          predicate = arith::CmpIPredicate::sle;
+          break;
+        case CmpPredicate::gt:
+          predicate = arith::CmpIPredicate::sgt;
+          break;
+        case CmpPredicate::ge:
+          predicate = arith::CmpIPredicate::sge;
+          break;
+        }
+        return L(
+            [predicate](OpBuilder &b, Location loc, ValueRange args) -> Value {
+              return arith::CmpIOp::create(b, loc, predicate, args[0], args[1]);
+            });
+      })
+      .Default([](Operation *) { return L(); });
+}
+
 FailureOr<ScalarLowering> kiln::getScalarLowering(Operation *op) {
   if (!isElementwiseKilnOp(op))
     return failure();
+  // i32/i64 operands (select and convert are type-generic below).
+  if (!isa<SelectOp, ConvertOp>(op) && op->getNumOperands() > 0 &&
+      getElementTypeOrSelf(op->getOperand(0).getType()).isSignlessInteger() &&
+      !getElementTypeOrSelf(op->getOperand(0).getType()).isInteger(1)) {
+    if (ScalarLowering lowering = getIntegerScalar(op))
+      return lowering;
+    return failure();
+  }
   if (auto cmp = dyn_cast<CmpOp>(op)) {
     arith::CmpFPredicate predicate = toArith(cmp.getPredicate());
     return ScalarLowering(

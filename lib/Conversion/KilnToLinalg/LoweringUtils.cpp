@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -20,6 +21,37 @@ Type kiln::getComputeType(Type elementType) {
 
 Value kiln::extendToCompute(OpBuilder &b, Location loc, Value scalar) {
   return convertScalar(b, loc, scalar, getComputeType(scalar.getType()));
+}
+
+/// A float converted to signed integer type `to` as kiln.convert does:
+/// toward zero, saturating at the type's range, NaN to 0 (fptosi alone is
+/// poison outside the range).
+static Value convertFloatToInteger(OpBuilder &b, Location loc, Value scalar,
+                                   IntegerType to) {
+  Value x = extendToCompute(b, loc, scalar);
+  Type from = x.getType();
+  unsigned width = to.getWidth();
+  // -2^(w-1) and 2^(w-1): exact in every float type that is computed.
+  double low = -std::ldexp(1.0, width - 1), high = std::ldexp(1.0, width - 1);
+  auto floatConstant = [&](double v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(from, v));
+  };
+  auto intConstant = [&](const APInt &v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(to, v));
+  };
+  Value tooLow = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, x,
+                                       floatConstant(low));
+  Value tooHigh = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x,
+                                        floatConstant(high));
+  Value isNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+  Value outside = arith::OrIOp::create(
+      b, loc, arith::OrIOp::create(b, loc, tooLow, tooHigh), isNan);
+  Value safe = arith::SelectOp::create(b, loc, outside, floatConstant(0.0), x);
+  Value value = arith::FPToSIOp::create(b, loc, to, safe);
+  value = arith::SelectOp::create(
+      b, loc, tooHigh, intConstant(APInt::getSignedMaxValue(width)), value);
+  return arith::SelectOp::create(
+      b, loc, tooLow, intConstant(APInt::getSignedMinValue(width)), value);
 }
 
 Value kiln::convertScalar(OpBuilder &b, Location loc, Value scalar, Type to) {
@@ -38,8 +70,29 @@ Value kiln::convertScalar(OpBuilder &b, Location loc, Value scalar, Type to) {
       return arith::ExtFOp::create(b, loc, to, scalar);
     return arith::TruncFOp::create(b, loc, to, scalar);
   }
-  if (toFloat) // i1 -> float is 0.0 or 1.0.
-    return arith::UIToFPOp::create(b, loc, to, scalar);
+  auto fromInt = dyn_cast<IntegerType>(from);
+  auto toInt = dyn_cast<IntegerType>(to);
+  if (toFloat) {
+    // i1 -> float is 0.0 or 1.0; i32/i64 are signed (nearest even).
+    if (fromInt && fromInt.getWidth() == 1)
+      return arith::UIToFPOp::create(b, loc, to, scalar);
+    return arith::SIToFPOp::create(b, loc, to, scalar);
+  }
+  if (fromInt && toInt) {
+    if (toInt.getWidth() == 1) {
+      Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(from, 0));
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, scalar,
+                                   zero);
+    }
+    if (fromInt.getWidth() == 1)
+      return arith::ExtUIOp::create(b, loc, to, scalar);
+    if (fromInt.getWidth() < toInt.getWidth())
+      return arith::ExtSIOp::create(b, loc, to, scalar);
+    // Narrower: the low bits (two's complement).
+    return arith::TruncIOp::create(b, loc, to, scalar);
+  }
+  if (toInt && toInt.getWidth() > 1)
+    return convertFloatToInteger(b, loc, scalar, toInt);
   // float -> i1 is `x != 0` (NaN converts to true, as in C).
   Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(from, 0.0));
   return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, scalar, zero);
@@ -72,11 +125,22 @@ Value kiln::createFilledAccumulator(OpBuilder &b, Location loc,
                                     ReductionKind kind, RankedTensorType type,
                                     ValueRange dynamicSizes) {
   Value init = createDestination(b, loc, type, dynamicSizes);
-  double identity = kind == ReductionKind::Sum
-                        ? 0.0
-                        : -std::numeric_limits<double>::infinity();
-  Value identityValue = arith::ConstantOp::create(
-      b, loc, b.getFloatAttr(type.getElementType(), identity));
+  Type element = type.getElementType();
+  Value identityValue;
+  if (auto integer = dyn_cast<IntegerType>(element)) {
+    // A sum starts at 0, a maximum at the type's least value.
+    APInt identity = kind == ReductionKind::Sum
+                         ? APInt::getZero(integer.getWidth())
+                         : APInt::getSignedMinValue(integer.getWidth());
+    identityValue =
+        arith::ConstantOp::create(b, loc, b.getIntegerAttr(element, identity));
+  } else {
+    double identity = kind == ReductionKind::Sum
+                          ? 0.0
+                          : -std::numeric_limits<double>::infinity();
+    identityValue =
+        arith::ConstantOp::create(b, loc, b.getFloatAttr(element, identity));
+  }
   return linalg::FillOp::create(b, loc, ValueRange{identityValue},
                                 ValueRange{init})
       .getResult(0);
@@ -84,6 +148,12 @@ Value kiln::createFilledAccumulator(OpBuilder &b, Location loc,
 
 Value kiln::combineReduction(OpBuilder &b, Location loc, ReductionKind kind,
                              Value lhs, Value rhs) {
+  if (isa<IntegerType>(lhs.getType())) {
+    // Integer sums wrap around (two's complement).
+    if (kind == ReductionKind::Sum)
+      return arith::AddIOp::create(b, loc, lhs, rhs);
+    return arith::MaxSIOp::create(b, loc, lhs, rhs);
+  }
   if (kind == ReductionKind::Sum)
     return arith::AddFOp::create(b, loc, lhs, rhs);
   return arith::MaximumFOp::create(b, loc, lhs, rhs);

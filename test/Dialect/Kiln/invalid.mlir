@@ -1,11 +1,29 @@
 // Every verifier rule of the kiln dialect, one case each.
 // RUN: kiln-opt %s -split-input-file -verify-diagnostics
 
-// Element types: binary ops take f32/f64/f16/bf16 only.
-func.func @add_i32(%a: tensor<4xi32>) -> tensor<4xi32> {
+// Element types: add, sub, mul, max and min take floats and i32/i64, not i1.
+func.func @add_i1(%a: tensor<4xi1>) -> tensor<4xi1> {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi1>'}}
+  %0 = kiln.add %a, %a : tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
+// -----
+
+// Element types: float-only math refuses integers.
+func.func @exp_i32(%a: tensor<4xi32>) -> tensor<4xi32> {
   // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
-  %0 = kiln.add %a, %a : tensor<4xi32>
+  %0 = kiln.exp %a : tensor<4xi32>
   return %0 : tensor<4xi32>
+}
+
+// -----
+
+// Element types: div is float-only.
+func.func @div_i64(%a: tensor<4xi64>) -> tensor<4xi64> {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi64>'}}
+  %0 = kiln.div %a, %a : tensor<4xi64>
+  return %0 : tensor<4xi64>
 }
 
 // -----
@@ -21,7 +39,7 @@ func.func @exp_i1(%a: tensor<4xi1>) -> tensor<4xi1> {
 
 // Types: unranked tensors are rejected.
 func.func @neg_unranked(%a: tensor<*xf32>) -> tensor<*xf32> {
-  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type values, but got 'tensor<*xf32>'}}
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<*xf32>'}}
   %0 = "kiln.neg"(%a) : (tensor<*xf32>) -> tensor<*xf32>
   return %0 : tensor<*xf32>
 }
@@ -37,18 +55,18 @@ func.func @select_f32_pred(%p: tensor<4xf32>, %a: tensor<4xf32>) -> tensor<4xf32
 
 // -----
 
-// Element types: constants are f32/f64/f16/bf16/i1.
-func.func @constant_i32() -> tensor<4xi32> {
-  // expected-error @+1 {{result #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type or 1-bit signless integer values, but got 'tensor<4xi32>'}}
-  %0 = kiln.constant dense<1> : tensor<4xi32>
-  return %0 : tensor<4xi32>
+// Element types: constants are f32/f64/f16/bf16/i1/i32/i64.
+func.func @constant_i16() -> tensor<4xi16> {
+  // expected-error @+1 {{result #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type or 1-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi16>'}}
+  %0 = kiln.constant dense<1> : tensor<4xi16>
+  return %0 : tensor<4xi16>
 }
 
 // -----
 
 // Element types: convert cannot produce i8.
 func.func @convert_i8(%a: tensor<4xf32>) -> tensor<4xi8> {
-  // expected-error @+1 {{result #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type or 1-bit signless integer values, but got 'tensor<4xi8>'}}
+  // expected-error @+1 {{result #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type or 1-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi8>'}}
   %0 = kiln.convert %a : tensor<4xf32> -> tensor<4xi8>
   return %0 : tensor<4xi8>
 }
@@ -57,7 +75,7 @@ func.func @convert_i8(%a: tensor<4xf32>) -> tensor<4xi8> {
 
 // Element types: cmp compares floats only.
 func.func @cmp_i1(%a: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error @+1 {{'lhs' must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{'lhs' must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi1>'}}
   %0 = kiln.cmp eq, %a, %a : tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -73,9 +91,9 @@ func.func @cmp_result_f32(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// Element types: reductions take floats only.
+// Element types: reductions take floats and i32/i64, not i1.
 func.func @reduce_i1(%a: tensor<4xi1>) -> tensor<i1> {
-  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi1>'}}
   %0 = kiln.reduce_sum %a, dims = [0] : tensor<4xi1> -> tensor<i1>
   return %0 : tensor<i1>
 }
@@ -982,4 +1000,19 @@ func.func @all_gather_types(%x: tensor<4xf32>) -> tensor<8xf64> {
   // expected-error @+1 {{operand and result element types differ}}
   %0 = kiln.all_gather %x dim = 0 group = 0 : tensor<4xf32> -> tensor<8xf64>
   return %0 : tensor<8xf64>
+}
+
+// -----
+
+func.func private @scale(%x: tensor<3xf32>, %n: tensor<3xi64>) -> tensor<3xf32> {
+  %f = "kiln.convert"(%n) : (tensor<3xi64>) -> tensor<3xf32>
+  %y = "kiln.mul"(%x, %f) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %y : tensor<3xf32>
+}
+
+// Integers carry no gradient: wrt may not name an integer argument.
+func.func @vjp_wrt_integer(%x: tensor<3xf32>, %n: tensor<3xi64>, %ct: tensor<3xf32>) -> tensor<3xi64> {
+  // expected-error @+1 {{result #0 must be variadic of ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type values, but got 'tensor<3xi64>'}}
+  %g = "kiln.vjp"(%x, %n, %ct) <{callee = @scale, wrt = array<i64: 1>}> : (tensor<3xf32>, tensor<3xi64>, tensor<3xf32>) -> tensor<3xi64>
+  return %g : tensor<3xi64>
 }

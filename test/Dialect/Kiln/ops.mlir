@@ -442,3 +442,21 @@ func.func @erf_gelu(%x: tensor<4x8xf32>, %d: tensor<?xbf16>) -> (tensor<4x8xf32>
   // CHECK: return %[[R0]], %[[R1]], %[[R2]], %[[R3]]
   return %0, %1, %2, %3 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<?xbf16>
 }
+
+// -----
+
+// Integer tensors (i32, i64) in the ops that accept them.
+// CHECK-LABEL: func.func @integers
+func.func @integers(%a: tensor<4x16xi32>, %ids: tensor<4x16xi64>, %x: tensor<4x16xf32>) -> (tensor<4x16xi32>, tensor<4x16xi1>, tensor<4xi64>, tensor<4x16xi32>, tensor<4x16xf32>) {
+  // CHECK: kiln.add %{{.*}}, %{{.*}} : tensor<4x16xi32>
+  %s = "kiln.add"(%a, %a) : (tensor<4x16xi32>, tensor<4x16xi32>) -> tensor<4x16xi32>
+  // CHECK: kiln.cmp lt, %{{.*}}, %{{.*}} : tensor<4x16xi64>
+  %c = "kiln.cmp"(%ids, %ids) <{predicate = #kiln<predicate lt>}> : (tensor<4x16xi64>, tensor<4x16xi64>) -> tensor<4x16xi1>
+  // CHECK: kiln.reduce_max %{{.*}}, dims = [1] : tensor<4x16xi64> -> tensor<4xi64>
+  %m = "kiln.reduce_max"(%ids) <{dims = array<i64: 1>}> : (tensor<4x16xi64>) -> tensor<4xi64>
+  // CHECK: kiln.convert %{{.*}} : tensor<4x16xf32> -> tensor<4x16xi32>
+  %i = "kiln.convert"(%x) : (tensor<4x16xf32>) -> tensor<4x16xi32>
+  // CHECK: kiln.convert %{{.*}} : tensor<4x16xi64> -> tensor<4x16xf32>
+  %f = "kiln.convert"(%ids) : (tensor<4x16xi64>) -> tensor<4x16xf32>
+  return %s, %c, %m, %i, %f : tensor<4x16xi32>, tensor<4x16xi1>, tensor<4xi64>, tensor<4x16xi32>, tensor<4x16xf32>
+}

@@ -13,6 +13,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
 
@@ -121,6 +122,45 @@ double SelectOp::evaluateScalar(ArrayRef<double> x) {
 // The element keeps its value; rounding to the result type (an i1 is
 // `x != 0`) is the caller's.
 double ConvertOp::evaluateScalar(ArrayRef<double> x) { return x[0]; }
+
+//===----------------------------------------------------------------------===//
+// Integers
+//===----------------------------------------------------------------------===//
+
+std::optional<int64_t> kiln::evaluateIntegerScalar(Operation *op,
+                                                   ArrayRef<int64_t> x) {
+  // Unsigned arithmetic wraps around where signed would overflow.
+  auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
+  auto s = [](uint64_t v) { return static_cast<int64_t>(v); };
+  return llvm::TypeSwitch<Operation *, std::optional<int64_t>>(op)
+      .Case([&](NegOp) { return s(0 - u(x[0])); })
+      .Case([&](AbsOp) { return x[0] < 0 ? s(0 - u(x[0])) : x[0]; })
+      .Case([&](AddOp) { return s(u(x[0]) + u(x[1])); })
+      .Case([&](SubOp) { return s(u(x[0]) - u(x[1])); })
+      .Case([&](MulOp) { return s(u(x[0]) * u(x[1])); })
+      .Case([&](MaxOp) { return std::max(x[0], x[1]); })
+      .Case([&](MinOp) { return std::min(x[0], x[1]); })
+      .Case([&](CmpOp cmp) -> int64_t {
+        switch (cmp.getPredicate()) {
+        case CmpPredicate::eq:
+          return x[0] == x[1];
+        case CmpPredicate::ne:
+          return x[0] != x[1];
+        case CmpPredicate::lt:
+          return x[0] < x[1];
+        case CmpPredicate::le:
+          return x[0] <= x[1];
+        case CmpPredicate::gt:
+          return x[0] > x[1];
+        case CmpPredicate::ge:
+          return x[0] >= x[1];
+        }
+        llvm_unreachable("unknown kiln.cmp predicate");
+      })
+      .Case([&](SelectOp) { return x[0] != 0 ? x[1] : x[2]; })
+      .Case([&](ConvertOp) { return x[0]; })
+      .Default([](Operation *) { return std::nullopt; });
+}
 
 //===----------------------------------------------------------------------===//
 // Shapes

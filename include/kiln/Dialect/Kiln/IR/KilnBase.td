@@ -55,7 +55,11 @@ def Kiln_Dialect : Dialect {
 def Kiln_FloatElement : AnyTypeOf<[F32, F64, F16, BF16]>;
 def Kiln_FloatTensor : RankedTensorOf<[F32, F64, F16, BF16]>;
 def Kiln_BoolTensor : RankedTensorOf<[I1]>;
-def Kiln_Tensor : RankedTensorOf<[F32, F64, F16, BF16, I1]>;
+// Signed integers (two's complement): token ids, labels, indices.
+def Kiln_IntTensor : RankedTensorOf<[I32, I64]>;
+// What the integer-capable ops accept: floats and i32/i64.
+def Kiln_NumericTensor : RankedTensorOf<[F32, F64, F16, BF16, I32, I64]>;
+def Kiln_Tensor : RankedTensorOf<[F32, F64, F16, BF16, I1, I32, I64]>;
 
 //===----------------------------------------------------------------------===//
 // Attributes
@@ -126,17 +130,19 @@ class Kiln_ElementwiseOp<string mnemonic, list<Trait> traits = []>
               !listconcat(traits, Kiln_ElementwiseTraits,
                           [SameOperandsAndResultType])>;
 
-class Kiln_UnaryOp<string mnemonic, list<Trait> traits = []>
+class Kiln_UnaryOp<string mnemonic, list<Trait> traits = [],
+                   Type tensor = Kiln_FloatTensor>
     : Kiln_ElementwiseOp<mnemonic, traits> {
-  let arguments = (ins Kiln_FloatTensor:$operand);
-  let results = (outs Kiln_FloatTensor:$result);
+  let arguments = (ins tensor:$operand);
+  let results = (outs tensor:$result);
   let assemblyFormat = "$operand attr-dict `:` type($result)";
 }
 
-class Kiln_BinaryOp<string mnemonic, list<Trait> traits = []>
+class Kiln_BinaryOp<string mnemonic, list<Trait> traits = [],
+                    Type tensor = Kiln_FloatTensor>
     : Kiln_ElementwiseOp<mnemonic, traits> {
-  let arguments = (ins Kiln_FloatTensor:$lhs, Kiln_FloatTensor:$rhs);
-  let results = (outs Kiln_FloatTensor:$result);
+  let arguments = (ins tensor:$lhs, tensor:$rhs);
+  let results = (outs tensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
   let hasFolder = 1;
 }
@@ -151,8 +157,8 @@ class Kiln_ShapeOp<string mnemonic, list<Trait> traits = []>
 class Kiln_ReduceOp<string mnemonic, list<Trait> traits = []>
     : Kiln_Op<mnemonic, !listconcat(traits,
               [Pure, InferTypeOpAdaptorWithIsCompatible])> {
-  let arguments = (ins Kiln_FloatTensor:$operand, DenseI64ArrayAttr:$dims);
-  let results = (outs Kiln_FloatTensor:$result);
+  let arguments = (ins Kiln_NumericTensor:$operand, DenseI64ArrayAttr:$dims);
+  let results = (outs Kiln_NumericTensor:$result);
   let assemblyFormat = [{
     $operand `,` `dims` `=` $dims attr-dict `:` type($operand) `->`
     type($result)

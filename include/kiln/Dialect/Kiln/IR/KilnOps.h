@@ -41,6 +41,15 @@ struct CommunicationResource
 #include "kiln/Dialect/Kiln/IR/KilnOps.h.inc"
 
 namespace kiln {
+/// The integer semantics of an elementwise op that accepts i32/i64 (neg,
+/// abs, add, sub, mul, max, min, cmp, select, convert) at one element:
+/// two's-complement arithmetic on 64 bits, which the caller wraps to the
+/// result's width (an i1 operand or result is 0 or 1). std::nullopt for an
+/// op without integer semantics. The double semantics are
+/// ScalarSemanticsOpInterface's.
+std::optional<int64_t> evaluateIntegerScalar(mlir::Operation *op,
+                                             llvm::ArrayRef<int64_t> operands);
+
 /// The number of elements of `type`, or std::nullopt when a dim is dynamic.
 std::optional<int64_t> getStaticElementCount(mlir::ShapedType type);
 

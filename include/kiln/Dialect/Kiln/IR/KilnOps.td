@@ -39,11 +39,15 @@ def Kiln_ConstantOp : Kiln_Op<"constant",
 // Elementwise unary ops
 //===----------------------------------------------------------------------===//
 
-class Kiln_UnaryMathOp<string mnemonic, string formula, string rules = "">
-    : Kiln_UnaryOp<mnemonic> {
+class Kiln_UnaryMathOp<string mnemonic, string formula, string rules = "",
+                       Type tensor = Kiln_FloatTensor>
+    : Kiln_UnaryOp<mnemonic, [], tensor> {
   let summary = "elementwise " # formula;
   let description = [{
-    Computes `}] # formula # [{` for every element of a float tensor.}] #
+    Computes `}] # formula # [{` for every element of a }] #
+    !if(!eq(tensor, Kiln_NumericTensor),
+        "float or integer tensor (integers wrap around, two's complement)",
+        "float tensor") # [{.}] #
     !if(!empty(rules), "", " " # rules) # [{
 
     ```mlir
@@ -52,7 +56,7 @@ class Kiln_UnaryMathOp<string mnemonic, string formula, string rules = "">
   }];
 }
 
-def Kiln_NegOp : Kiln_UnaryMathOp<"neg", "-x"> {
+def Kiln_NegOp : Kiln_UnaryMathOp<"neg", "-x", "", Kiln_NumericTensor> {
   let hasFolder = 1; // neg(neg(x)) = x
 }
 def Kiln_ExpOp : Kiln_UnaryMathOp<"exp", "exp(x)">;
@@ -67,7 +71,8 @@ def Kiln_ReluOp : Kiln_UnaryMathOp<"relu", "max(x, 0)",
 def Kiln_SqrtOp : Kiln_UnaryMathOp<"sqrt", "sqrt(x)">;
 def Kiln_RsqrtOp : Kiln_UnaryMathOp<"rsqrt", "1 / sqrt(x)">;
 def Kiln_AbsOp : Kiln_UnaryMathOp<"abs", "|x|",
-    "Its derivative is sign(x), with sign(0) = 0: 0 at the tie x = 0."> {
+    "Its derivative is sign(x), with sign(0) = 0: 0 at the tie x = 0.",
+    Kiln_NumericTensor> {
   let hasFolder = 1; // abs(abs(x)) = abs(x)
 }
 def Kiln_SinOp : Kiln_UnaryMathOp<"sin", "sin(x)">;
@@ -108,13 +113,17 @@ def Kiln_GeluOp : Kiln_UnaryOp<"gelu"> {
 //===----------------------------------------------------------------------===//
 
 class Kiln_BinaryMathOp<string mnemonic, string formula,
-                        list<Trait> traits = [], string rules = "">
-    : Kiln_BinaryOp<mnemonic, traits> {
+                        list<Trait> traits = [], string rules = "",
+                        Type tensor = Kiln_FloatTensor>
+    : Kiln_BinaryOp<mnemonic, traits, tensor> {
   let summary = "elementwise " # formula;
   let description = [{
     Computes `}] # formula # [{` elementwise. Both operands and the result
     have the same type; there is no implicit broadcasting (use
-    `kiln.broadcast_in_dim` first).}] # !if(!empty(rules), "", " " # rules) # [{
+    `kiln.broadcast_in_dim` first).}] #
+    !if(!eq(tensor, Kiln_NumericTensor),
+        " Integer tensors (i32, i64) are accepted; they wrap around (two's "
+        # "complement).", "") # !if(!empty(rules), "", " " # rules) # [{
 
     ```mlir
     %z = kiln.}] # mnemonic # [{ %x, %y : tensor<4x8xf32>
@@ -122,21 +131,26 @@ class Kiln_BinaryMathOp<string mnemonic, string formula,
   }];
 }
 
-def Kiln_AddOp : Kiln_BinaryMathOp<"add", "x + y", [Commutative]> {
+def Kiln_AddOp : Kiln_BinaryMathOp<"add", "x + y", [Commutative], "",
+                                  Kiln_NumericTensor> {
   // Sums of reductions become reductions of sums (KilnCanonicalize.cpp).
   let hasCanonicalizer = 1;
 }
-def Kiln_SubOp : Kiln_BinaryMathOp<"sub", "x - y">;
-def Kiln_MulOp : Kiln_BinaryMathOp<"mul", "x * y", [Commutative]>;
+def Kiln_SubOp : Kiln_BinaryMathOp<"sub", "x - y", [], "",
+                                  Kiln_NumericTensor>;
+def Kiln_MulOp : Kiln_BinaryMathOp<"mul", "x * y", [Commutative], "",
+                                  Kiln_NumericTensor>;
 def Kiln_DivOp : Kiln_BinaryMathOp<"div", "x / y">;
 def Kiln_MaxOp : Kiln_BinaryMathOp<"max", "max(x, y)", [Commutative],
     "NaN propagates: the result is NaN where either operand is NaN (IEEE "
     "754-2019 maximum). The derivative goes to the larger operand; where "
-    "x == y it is split evenly, half to each, and a NaN operand gets none.">;
+    "x == y it is split evenly, half to each, and a NaN operand gets none.",
+    Kiln_NumericTensor>;
 def Kiln_MinOp : Kiln_BinaryMathOp<"min", "min(x, y)", [Commutative],
     "NaN propagates: the result is NaN where either operand is NaN (IEEE "
     "754-2019 minimum). The derivative goes to the smaller operand; where "
-    "x == y it is split evenly, half to each, and a NaN operand gets none.">;
+    "x == y it is split evenly, half to each, and a NaN operand gets none.",
+    Kiln_NumericTensor>;
 def Kiln_PowOp : Kiln_BinaryMathOp<"pow", "x ^ y", [],
     "The derivative in y, x^y * log(x), is taken as 0 where x <= 0.">;
 
@@ -149,8 +163,8 @@ def Kiln_CmpOp : Kiln_Op<"cmp", !listconcat(Kiln_ElementwiseTraits,
      Kiln_SameElementTypeAs<"lhs", "rhs">])> {
   let summary = "elementwise comparison";
   let description = [{
-    Compares two float tensors elementwise and returns an `i1` tensor of the
-    same shape. The predicate is one of `eq`, `ne`, `lt`, `le`, `gt`, `ge`,
+    Compares two float or integer (i32, i64; signed) tensors elementwise and
+    returns an `i1` tensor of the same shape. The predicate is one of `eq`, `ne`, `lt`, `le`, `gt`, `ge`,
     written bare in the custom form and `#kiln<predicate lt>` in the generic
     form. Comparisons are ordered (false when either side is NaN), except
     `ne`, which is true when either side is NaN.
@@ -160,7 +174,7 @@ def Kiln_CmpOp : Kiln_Op<"cmp", !listconcat(Kiln_ElementwiseTraits,
     ```
   }];
   let arguments = (ins Kiln_CmpPredicateAttr:$predicate,
-                       Kiln_FloatTensor:$lhs, Kiln_FloatTensor:$rhs);
+                       Kiln_NumericTensor:$lhs, Kiln_NumericTensor:$rhs);
   let results = (outs Kiln_BoolTensor:$result);
   let assemblyFormat = "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs)";
 }
@@ -194,8 +208,11 @@ def Kiln_ConvertOp : Kiln_Op<"convert", Kiln_ElementwiseTraits> {
   let summary = "element type conversion";
   let description = [{
     Converts every element to the result's element type; the shape does not
-    change. Floats round to nearest even; `i1` converts to 0.0 / 1.0, and a
-    float converts to `i1` as `x != 0`.
+    change. Floats round to nearest even; `i1` converts to 0.0 / 1.0 (and
+    0 / 1), and a number converts to `i1` as `x != 0`. A float converts to
+    an integer (i32, i64) toward zero, saturating at the type's range, NaN
+    giving 0; an integer converts to a float to nearest even, and to a
+    narrower integer by keeping its low bits (two's complement).
 
     ```mlir
     %h = kiln.convert %x : tensor<4x8xf32> -> tensor<4x8xbf16>
