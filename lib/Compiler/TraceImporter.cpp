@@ -196,6 +196,17 @@ Value TraceImporter::importNode(OpBuilder &b, const TraceNode &node,
     return ReduceSumOp::create(b, loc, type, operands[0], attrs);
   case TraceOp::ReduceMax:
     return ReduceMaxOp::create(b, loc, type, operands[0], attrs);
+  case TraceOp::Iota:
+    return IotaOp::create(b, loc, type, ValueRange{}, attrs[0]);
+  case TraceOp::Take:
+    return TakeOp::create(b, loc, type, operands[0], operands[1], attrs[0]);
+  case TraceOp::ScatterAdd:
+    return ScatterAddOp::create(b, loc, type, operands[0], operands[1],
+                                operands[2], attrs[0]);
+  case TraceOp::Argmax:
+    return ArgmaxOp::create(b, loc, type, operands[0], attrs[0]);
+  case TraceOp::RngUniform:
+    return RngUniformOp::create(b, loc, type, operands[0]);
   case TraceOp::MatMul:
     return MatmulOp::create(b, loc, type, operands[0], operands[1],
                             attrs[0] != 0, attrs[1] != 0);

@@ -10,6 +10,7 @@
 #include "Reference/RankGroup.h"
 #include "Support/ElementTypes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Support/Philox.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -440,6 +441,144 @@ llvm::Expected<Buffer> evalMatmul(MatmulOp op, const Buffer &a,
   return out;
 }
 
+/// The shape of `type` with its dynamic dims taken, in order, from the
+/// `index` buffers `sizes`.
+std::vector<int64_t> resolveShape(RankedTensorType type,
+                                  ArrayRef<const Buffer *> sizes) {
+  std::vector<int64_t> shape;
+  size_t next = 0;
+  for (int64_t d : type.getShape())
+    shape.push_back(ShapedType::isDynamic(d) && next < sizes.size()
+                        ? getIndex(*sizes[next++])
+                        : d);
+  return shape;
+}
+
+llvm::Expected<Buffer> evalIota(IotaOp op, ArrayRef<const Buffer *> sizes) {
+  llvm::Expected<DType> dtype = kiln::getDType(op.getType().getElementType());
+  if (!dtype)
+    return dtype.takeError();
+  Buffer out = makeBuffer(*dtype, resolveShape(op.getType(), sizes));
+  int64_t dim = op.getDim();
+  forEachIndex(out.shape, [&](int64_t flat, ArrayRef<int64_t> index) {
+    out.data[flat] = static_cast<double>(index[dim]);
+  });
+  return out;
+}
+
+/// Calls `fn(flatOut, flatIndex, flatOperand or -1 when out of range)` for
+/// every element of the gathered shape `operand.shape[:dim] + indices.shape
+/// + operand.shape[dim+1:]`, in row-major order.
+void forEachGathered(const Buffer &operand, const Buffer &indices, int64_t dim,
+                     llvm::function_ref<void(int64_t, int64_t)> fn,
+                     std::vector<int64_t> *gatheredShape = nullptr) {
+  std::vector<int64_t> shape(operand.shape.begin(),
+                             operand.shape.begin() + dim);
+  shape.insert(shape.end(), indices.shape.begin(), indices.shape.end());
+  shape.insert(shape.end(), operand.shape.begin() + dim + 1,
+               operand.shape.end());
+  if (gatheredShape)
+    *gatheredShape = shape;
+  std::vector<int64_t> operandStrides = stridesOf(operand.shape);
+  std::vector<int64_t> indexStrides = stridesOf(indices.shape);
+  int64_t indexRank = static_cast<int64_t>(indices.shape.size());
+  int64_t extent = operand.shape[dim];
+  forEachIndex(shape, [&](int64_t flat, ArrayRef<int64_t> index) {
+    int64_t flatIndex = 0;
+    for (int64_t k = 0; k < indexRank; ++k)
+      flatIndex += index[dim + k] * indexStrides[k];
+    double position = indices.data[flatIndex];
+    if (!(position >= 0 && position < static_cast<double>(extent))) {
+      fn(flat, -1);
+      return;
+    }
+    int64_t source = static_cast<int64_t>(position) * operandStrides[dim];
+    for (int64_t d = 0; d < dim; ++d)
+      source += index[d] * operandStrides[d];
+    for (size_t d = dim + 1; d < operand.shape.size(); ++d)
+      source += index[d - 1 + indexRank] * operandStrides[d];
+    fn(flat, source);
+  });
+}
+
+Buffer evalTake(TakeOp op, const Buffer &operand, const Buffer &indices) {
+  std::vector<int64_t> shape;
+  forEachGathered(
+      operand, indices, op.getDim(), [](int64_t, int64_t) {}, &shape);
+  Buffer out = makeBuffer(operand.dtype, shape);
+  // Out of range: NaN in a float result, 0 in an integer one.
+  double missing = kiln::isFloatDType(operand.dtype) ? NAN : 0.0;
+  forEachGathered(
+      operand, indices, op.getDim(), [&](int64_t flat, int64_t source) {
+        out.data[flat] = source < 0 ? missing : operand.data[source];
+      });
+  return out;
+}
+
+llvm::Expected<Buffer> evalScatterAdd(ScatterAddOp op, const Buffer &operand,
+                                      const Buffer &indices,
+                                      const Buffer &updates) {
+  Buffer out = operand;
+  std::vector<int64_t> shape;
+  forEachGathered(
+      operand, indices, op.getDim(), [](int64_t, int64_t) {}, &shape);
+  if (shape != updates.shape)
+    return evalError(
+        op, "the updates' shape " + kiln::getListString(updates.shape) +
+                " is not the gathered shape " + kiln::getListString(shape));
+  // Row-major order of the updates: the order the contract fixes. Out of
+  // range updates are dropped.
+  forEachGathered(operand, indices, op.getDim(),
+                  [&](int64_t flat, int64_t target) {
+                    if (target >= 0)
+                      out.data[target] += updates.data[flat];
+                  });
+  return out;
+}
+
+llvm::Expected<Buffer> evalArgmax(ArgmaxOp op, const Buffer &in) {
+  llvm::Expected<DType> dtype = kiln::getDType(op.getType().getElementType());
+  if (!dtype)
+    return dtype.takeError();
+  int64_t dim = op.getDim();
+  std::vector<int64_t> shape = in.shape;
+  shape.erase(shape.begin() + dim);
+  Buffer out = makeBuffer(*dtype, shape);
+  std::vector<int64_t> strides = stridesOf(in.shape);
+  int64_t extent = in.shape[dim];
+  forEachIndex(shape, [&](int64_t flat, ArrayRef<int64_t> index) {
+    int64_t base = 0;
+    for (size_t d = 0, k = 0; d < in.shape.size(); ++d)
+      if (static_cast<int64_t>(d) != dim)
+        base += index[k++] * strides[d];
+    int64_t best = 0;
+    for (int64_t j = 1; j < extent; ++j) {
+      double candidate = in.data[base + j * strides[dim]];
+      double current = in.data[base + best * strides[dim]];
+      // The first NaN is the maximum; otherwise the first largest value.
+      if (std::isnan(current))
+        break;
+      if (std::isnan(candidate) || candidate > current)
+        best = j;
+    }
+    out.data[flat] = static_cast<double>(best);
+  });
+  return out;
+}
+
+llvm::Expected<Buffer> evalRngUniform(RngUniformOp op, const Buffer &key) {
+  if (key.size() != 2)
+    return evalError(op, "the key must hold (seed, offset)");
+  // Held exactly (|x| <= 2^53, checked where the key came from); negative
+  // values are their two's-complement bits.
+  uint64_t seed = static_cast<uint64_t>(static_cast<int64_t>(key.data[0]));
+  uint64_t offset = static_cast<uint64_t>(static_cast<int64_t>(key.data[1]));
+  Buffer out = makeBuffer(DType::F32, op.getType().getShape().vec());
+  for (int64_t n = 0; n < out.size(); ++n)
+    out.data[n] = kiln::philox::uniformValue(seed, offset, n);
+  return out;
+}
+
 llvm::Expected<std::vector<Buffer>>
 Interpreter::evalOp(Operation *op, std::vector<const Buffer *> in, int depth) {
   auto single =
@@ -470,6 +609,13 @@ Interpreter::evalOp(Operation *op, std::vector<const Buffer *> in, int depth) {
         return single(evalReduce(r.getDims(), *in[0], /*isMax=*/true));
       })
       .Case([&](MatmulOp m) { return single(evalMatmul(m, *in[0], *in[1])); })
+      .Case([&](IotaOp i) { return single(evalIota(i, in)); })
+      .Case([&](TakeOp t) { return single(evalTake(t, *in[0], *in[1])); })
+      .Case([&](ScatterAddOp s) {
+        return single(evalScatterAdd(s, *in[0], *in[1], *in[2]));
+      })
+      .Case([&](ArgmaxOp a) { return single(evalArgmax(a, *in[0])); })
+      .Case([&](RngUniformOp r) { return single(evalRngUniform(r, *in[0])); })
 
       .Case<AllReduceOp, AllGatherOp, ReduceScatterOp>(
           [&](Operation *c) { return single(evalCollective(c, *in[0])); })

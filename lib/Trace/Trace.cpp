@@ -500,6 +500,102 @@ llvm::Expected<NodeRef> TraceNode::reduce(TraceOp op, const NodeRef &operand,
   return make(op, operand->getDType(), shape, {operand}, dims);
 }
 
+llvm::Expected<NodeRef> TraceNode::iota(DType dtype, ArrayRef<int64_t> shape,
+                                        int64_t dim) {
+  if (hasNegativeDim(shape))
+    return opError(TraceOp::Iota,
+                   "negative dim in shape " + getListString(shape));
+  if (dim < 0 || dim >= static_cast<int64_t>(shape.size()))
+    return opError(TraceOp::Iota, "dim " + llvm::Twine(dim) +
+                                      " is not a dim of " +
+                                      getTensorTypeString(dtype, shape));
+  if (dtype == DType::I1)
+    return opError(TraceOp::Iota, "needs an integer or float type, not i1");
+  return make(TraceOp::Iota, dtype, shape, {}, {dim});
+}
+
+/// `operand.shape[:dim] + indices.shape + operand.shape[dim+1:]`.
+static llvm::SmallVector<int64_t, 4>
+gatheredShape(const NodeRef &operand, const NodeRef &indices, int64_t dim) {
+  ArrayRef<int64_t> shape = operand->getShape();
+  llvm::SmallVector<int64_t, 4> result(shape.take_front(dim));
+  llvm::append_range(result, indices->getShape());
+  llvm::append_range(result, shape.drop_front(dim + 1));
+  return result;
+}
+
+/// Checks a gather's or scatter's dim and indices.
+static llvm::Error checkGather(TraceOp op, const NodeRef &operand,
+                               const NodeRef &indices, int64_t dim) {
+  int64_t rank = operand->getShape().size();
+  if (dim < 0 || dim >= rank)
+    return opError(op, "dim " + llvm::Twine(dim) + " is not a dim of " +
+                           typeString(operand));
+  if (!isIntegerDType(indices->getDType()))
+    return opError(op,
+                   "indices must be i32 or i64, not " + typeString(indices));
+  return llvm::Error::success();
+}
+
+llvm::Expected<NodeRef> TraceNode::take(const NodeRef &operand,
+                                        const NodeRef &indices, int64_t dim) {
+  if (llvm::Error e = checkGather(TraceOp::Take, operand, indices, dim))
+    return std::move(e);
+  return make(TraceOp::Take, operand->getDType(),
+              gatheredShape(operand, indices, dim), {operand, indices}, {dim});
+}
+
+llvm::Expected<NodeRef> TraceNode::scatterAdd(const NodeRef &operand,
+                                              const NodeRef &indices,
+                                              const NodeRef &updates,
+                                              int64_t dim) {
+  if (llvm::Error e = checkGather(TraceOp::ScatterAdd, operand, indices, dim))
+    return std::move(e);
+  if (operand->getDType() == DType::I1)
+    return opError(TraceOp::ScatterAdd,
+                   "cannot add into " + typeString(operand));
+  llvm::SmallVector<int64_t, 4> expected = gatheredShape(operand, indices, dim);
+  if (updates->getDType() != operand->getDType() ||
+      updates->getShape() != ArrayRef<int64_t>(expected))
+    return opError(TraceOp::ScatterAdd,
+                   "updates " + typeString(updates) + " should be " +
+                       getTensorTypeString(operand->getDType(), expected) +
+                       " for " + typeString(operand) + " and indices " +
+                       typeString(indices));
+  return make(TraceOp::ScatterAdd, operand->getDType(), operand->getShape(),
+              {operand, indices, updates}, {dim});
+}
+
+llvm::Expected<NodeRef> TraceNode::argmax(const NodeRef &operand, int64_t dim,
+                                          DType indexType) {
+  int64_t rank = operand->getShape().size();
+  if (dim < 0 || dim >= rank)
+    return opError(TraceOp::Argmax, "dim " + llvm::Twine(dim) +
+                                        " is not a dim of " +
+                                        typeString(operand));
+  if (operand->getDType() == DType::I1)
+    return opError(TraceOp::Argmax, "needs a float or integer operand, not " +
+                                        typeString(operand));
+  if (!isIntegerDType(indexType))
+    return opError(TraceOp::Argmax,
+                   "indices are i32 or i64, not " + getDTypeName(indexType));
+  llvm::SmallVector<int64_t, 4> shape(operand->getShape());
+  shape.erase(shape.begin() + dim);
+  return make(TraceOp::Argmax, indexType, shape, {operand}, {dim});
+}
+
+llvm::Expected<NodeRef> TraceNode::rngUniform(const NodeRef &key,
+                                              ArrayRef<int64_t> shape) {
+  if (key->getDType() != DType::I64 || key->getShape() != ArrayRef<int64_t>{2})
+    return opError(TraceOp::RngUniform,
+                   "the key must be tensor<2xi64> (seed, offset), not " +
+                       typeString(key));
+  if (hasNegativeDim(shape))
+    return opError(TraceOp::RngUniform,
+                   "negative dim in shape " + getListString(shape));
+  return make(TraceOp::RngUniform, DType::F32, shape, {key});
+}
+
 llvm::Expected<NodeRef> TraceNode::matmul(const NodeRef &lhs,
                                           const NodeRef &rhs, bool transposeA,
                                           bool transposeB) {

@@ -176,6 +176,51 @@ llvm::StringMap<Sample> getWrittenSamples() {
       return %d : tensor<3x5xf64>
     })",
       {0, 1});
+  // Integer indices are made inside @f (inputs are f64): an index tensor
+  // from constants, out-of-range and repeated entries included.
+  add("kiln.take", R"(
+    func.func @f(%w: tensor<4x3xf64>) -> tensor<2x3x3xf64> {
+      %ids = kiln.constant dense<[[2, 0, 2], [3, 1, 0]]> : tensor<2x3xi64>
+      %e = kiln.take %w, %ids dim = 0 : tensor<4x3xf64>, tensor<2x3xi64> -> tensor<2x3x3xf64>
+      %r = kiln.mul %e, %e : tensor<2x3x3xf64>
+      return %r : tensor<2x3x3xf64>
+    })",
+      {0});
+  add("kiln.scatter_add", R"(
+    func.func @f(%t: tensor<4x3xf64>, %u: tensor<5x3xf64>) -> tensor<4x3xf64> {
+      %ids = kiln.constant dense<[2, 0, 2, 7, -1]> : tensor<5xi32>
+      %s = kiln.scatter_add %t, %ids, %u dim = 0 : tensor<4x3xf64>, tensor<5xi32>, tensor<5x3xf64> -> tensor<4x3xf64>
+      %r = kiln.mul %s, %s : tensor<4x3xf64>
+      return %r : tensor<4x3xf64>
+    })",
+      {0, 1});
+  add("kiln.argmax", R"(
+    func.func @f(%x: tensor<3x5xf64>) -> tensor<3xf64> {
+      %a = kiln.argmax %x dim = 1 : tensor<3x5xf64> -> tensor<3xi64>
+      %i = kiln.convert %a : tensor<3xi64> -> tensor<3xf64>
+      %m = kiln.reduce_max %x, dims = [1] : tensor<3x5xf64> -> tensor<3xf64>
+      %r = kiln.mul %m, %i : tensor<3xf64>
+      return %r : tensor<3xf64>
+    })",
+      {0});
+  add("kiln.iota", R"(
+    func.func @f(%x: tensor<3x5xf64>) -> tensor<3x5xf64> {
+      %p = kiln.iota dim = 1 : tensor<3x5xi32>
+      %f = kiln.convert %p : tensor<3x5xi32> -> tensor<3x5xf64>
+      %r = kiln.mul %x, %f : tensor<3x5xf64>
+      return %r : tensor<3x5xf64>
+    })",
+      {0});
+  add("kiln.rng_uniform", R"(
+    func.func @f(%x: tensor<3x5xf64>) -> tensor<3x5xf64> {
+      %key = kiln.constant dense<[20261127, 12]> : tensor<2xi64>
+      %u = kiln.rng_uniform %key : tensor<2xi64> -> tensor<3x5xf32>
+      %f = kiln.convert %u : tensor<3x5xf32> -> tensor<3x5xf64>
+      %r = kiln.mul %x, %f : tensor<3x5xf64>
+      return %r : tensor<3x5xf64>
+    })",
+      {0});
+
   // Made by -kiln-fuse; written out here so that the interpreter and the
   // lowering see them (no gradient: fusion runs after -kiln-autodiff).
   Sample fused{R"(

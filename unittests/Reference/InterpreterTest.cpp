@@ -6,6 +6,7 @@
 
 #include "Reference/Interpreter.h"
 #include "kiln/Pipelines/Pipelines.h"
+#include "kiln/Support/Philox.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -229,7 +230,7 @@ TEST_F(InterpreterTest, VjpByFiniteDifferences) {
 } // namespace
 
 //===----------------------------------------------------------------------===//
-// Integers (issue 38)
+// Integers, gathers and random numbers (issue 38)
 //===----------------------------------------------------------------------===//
 
 namespace {
@@ -264,6 +265,66 @@ TEST_F(InterpreterTest, FloatToIntegerTruncatesAndSaturates) {
   ASSERT_TRUE(bool(out)) << llvm::toString(out.takeError());
   EXPECT_EQ(values((*out)[0]),
             (std::vector<double>{2, -2, 2147483647, -2147483648.0, 0}));
+}
+
+TEST_F(InterpreterTest, TakeGathersAndGivesNanOutOfRange) {
+  auto out = run(R"mlir(
+    func.func @main(%w: tensor<3x2xf32>, %ids: tensor<2x2xi64>) -> (tensor<2x2x2xf32>, tensor<3x2x2xf32>) {
+      %e = "kiln.take"(%w, %ids) <{dim = 0 : i64}> : (tensor<3x2xf32>, tensor<2x2xi64>) -> tensor<2x2x2xf32>
+      %c = "kiln.take"(%w, %ids) <{dim = 1 : i64}> : (tensor<3x2xf32>, tensor<2x2xi64>) -> tensor<3x2x2xf32>
+      return %e, %c : tensor<2x2x2xf32>, tensor<3x2x2xf32>
+    })mlir",
+                 {tensor(DType::F32, {3, 2}, {0, 1, 10, 11, 20, 21}),
+                  tensor(DType::I64, {2, 2}, {2, 0, 3, -1})});
+  ASSERT_TRUE(bool(out)) << llvm::toString(out.takeError());
+  std::vector<double> rows = values((*out)[0]);
+  EXPECT_EQ(std::vector<double>(rows.begin(), rows.begin() + 4),
+            (std::vector<double>{20, 21, 0, 1}));
+  for (int i = 4; i < 8; ++i) // indices 3 and -1 are out of range
+    EXPECT_TRUE(std::isnan(rows[i])) << i;
+  std::vector<double> cols = values((*out)[1]);
+  EXPECT_EQ(cols[0 * 4 + 1], 0);    // row 0, index 0
+  EXPECT_EQ(cols[2 * 4 + 1], 20);   // row 2, index 0
+  EXPECT_TRUE(std::isnan(cols[0])); // index 2 along a dim of 2
+}
+
+TEST_F(InterpreterTest, ScatterAddAccumulatesRepeatsAndDropsOutOfRange) {
+  auto out = run(R"mlir(
+    func.func @main(%z: tensor<3x2xf32>, %ids: tensor<4xi32>, %u: tensor<4x2xf32>) -> tensor<3x2xf32> {
+      %d = "kiln.scatter_add"(%z, %ids, %u) <{dim = 0 : i64}> : (tensor<3x2xf32>, tensor<4xi32>, tensor<4x2xf32>) -> tensor<3x2xf32>
+      return %d : tensor<3x2xf32>
+    })mlir",
+                 {tensor(DType::F32, {3, 2}, {1, 1, 1, 1, 1, 1}),
+                  tensor(DType::I32, {4}, {2, 2, 7, 0}),
+                  tensor(DType::F32, {4, 2}, {1, 2, 10, 20, 100, 200, 5, 6})});
+  ASSERT_TRUE(bool(out)) << llvm::toString(out.takeError());
+  EXPECT_EQ(values((*out)[0]), (std::vector<double>{6, 7, 1, 1, 12, 23}));
+}
+
+TEST_F(InterpreterTest, ArgmaxTakesTheFirstMaximumAndTheFirstNan) {
+  auto out = run(R"mlir(
+    func.func @main(%x: tensor<3x4xf32>) -> tensor<3xi64> {
+      %a = "kiln.argmax"(%x) <{dim = 1 : i64}> : (tensor<3x4xf32>) -> tensor<3xi64>
+      return %a : tensor<3xi64>
+    })mlir",
+                 {tensor(DType::F32, {3, 4},
+                         {1, 5, 5, 2, 3, NAN, 9, NAN, -1, -1, -1, -1})});
+  ASSERT_TRUE(bool(out)) << llvm::toString(out.takeError());
+  EXPECT_EQ(values((*out)[0]), (std::vector<double>{1, 1, 0}));
+}
+
+TEST_F(InterpreterTest, IotaAndRngUniform) {
+  auto out = run(R"mlir(
+    func.func @main(%key: tensor<2xi64>) -> (tensor<2x3xi32>, tensor<2x3xf32>) {
+      %p = "kiln.iota"() <{dim = 1 : i64}> : () -> tensor<2x3xi32>
+      %u = "kiln.rng_uniform"(%key) : (tensor<2xi64>) -> tensor<2x3xf32>
+      return %p, %u : tensor<2x3xi32>, tensor<2x3xf32>
+    })mlir",
+                 {tensor(DType::I64, {2}, {1234, 8})});
+  ASSERT_TRUE(bool(out)) << llvm::toString(out.takeError());
+  EXPECT_EQ(values((*out)[0]), (std::vector<double>{0, 1, 2, 0, 1, 2}));
+  for (int n = 0; n < 6; ++n)
+    EXPECT_EQ((*out)[1].getAsDouble(n), philox::uniformValue(1234, 8, n)) << n;
 }
 
 TEST_F(InterpreterTest, IntegersBeyondTwoToThe53AreRefused) {

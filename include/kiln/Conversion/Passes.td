@@ -18,6 +18,7 @@ def KilnLowerToLinalg : Pass<"kiln-lower-to-linalg", "mlir::ModuleOp"> {
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
     "mlir::linalg::LinalgDialect", "mlir::math::MathDialect",
+    "mlir::scf::SCFDialect",
     "mlir::tensor::TensorDialect"
   ];
   let options = [

@@ -229,6 +229,24 @@ public:
                                         llvm::ArrayRef<int64_t> dims);
   static llvm::Expected<NodeRef> matmul(const NodeRef &lhs, const NodeRef &rhs,
                                         bool transposeA, bool transposeB);
+  /// The index along `dim`, as `dtype` (an integer or a float type).
+  static llvm::Expected<NodeRef>
+  iota(DType dtype, llvm::ArrayRef<int64_t> shape, int64_t dim);
+  /// numpy.take along `dim` with i32/i64 `indices` (kiln.take).
+  static llvm::Expected<NodeRef> take(const NodeRef &operand,
+                                      const NodeRef &indices, int64_t dim);
+  /// `operand` with `updates` added at the positions `indices` name along
+  /// `dim` (kiln.scatter_add).
+  static llvm::Expected<NodeRef> scatterAdd(const NodeRef &operand,
+                                            const NodeRef &indices,
+                                            const NodeRef &updates,
+                                            int64_t dim);
+  /// The first maximum's index along `dim`, as `indexType` (i32 or i64).
+  static llvm::Expected<NodeRef> argmax(const NodeRef &operand, int64_t dim,
+                                        DType indexType);
+  /// f32 uniform numbers of `shape` from a [2] i64 key (seed, offset).
+  static llvm::Expected<NodeRef> rngUniform(const NodeRef &key,
+                                            llvm::ArrayRef<int64_t> shape);
   /// A collective over the `ranks` ranks of communicator `group`:
   /// AllReduce (attrs {reduction, group}), AllGather ({dim, group}: the
   /// result is `ranks` times the operand at `dim`) or ReduceScatter

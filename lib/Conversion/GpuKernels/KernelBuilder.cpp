@@ -135,14 +135,23 @@ Value KernelBuilder::emitAlignmentCheck(linalg::LinalgOp op,
 
 SmallVector<Value> KernelBuilder::emitPayload(linalg::LinalgOp op,
                                               ArrayRef<Value> args,
-                                              IRMapping &mapping) {
+                                              IRMapping &mapping,
+                                              ArrayRef<Value> ivs) {
   Block &body = op->getRegion(0).front();
   IRMapping payload = mapping;
   for (auto [arg, value] : llvm::zip(body.getArguments(), args))
     if (value)
       payload.map(arg, value);
-  for (Operation &inner : body.without_terminator())
+  for (Operation &inner : body.without_terminator()) {
+    // linalg.index is the loop's induction variable (only the scalar loop,
+    // which passes them, takes bodies that read it: emitNest).
+    if (auto index = dyn_cast<linalg::IndexOp>(inner);
+        index && index.getDim() < ivs.size()) {
+      payload.map(index.getResult(), ivs[index.getDim()]);
+      continue;
+    }
     b.clone(inner, payload);
+  }
   SmallVector<Value> yields;
   for (Value v : body.getTerminator()->getOperands())
     yields.push_back(payload.lookupOrDefault(v));
@@ -193,7 +202,7 @@ void KernelBuilder::emitScalarLoop(const Nest &nest,
     }
     SmallVector<Value> results = isa<linalg::FillOp>(op.getOperation())
                                      ? SmallVector<Value>{args.front()}
-                                     : emitPayload(op, args, mapping);
+                                     : emitPayload(op, args, mapping, ivs);
     for (auto [init, value] : llvm::zip(op.getDpsInitsMutable(), results))
       memref::StoreOp::create(b, loc, value,
                               mapping.lookupOrDefault(init.get()),
@@ -251,7 +260,7 @@ void KernelBuilder::emitScalarLoop(const Nest &nest,
                          ? loadOperand(init, ivs)
                          : Value());
   }
-  SmallVector<Value> results = emitPayload(op, args, mapping);
+  SmallVector<Value> results = emitPayload(op, args, mapping, ivs);
   SmallVector<Value> carriedResults;
   for (auto [init, value] : llvm::zip(op.getDpsInitsMutable(), results)) {
     if (llvm::is_contained(accumulated, &init))
@@ -394,6 +403,11 @@ KernelBuilder::getDynamicRanges(linalg::LinalgOp op, DynamicWork &work) {
   return ranges;
 }
 
+/// Whether `op`'s body reads its loop indices (linalg.index).
+static bool readsLoopIndices(linalg::LinalgOp op) {
+  return !op->getRegion(0).front().getOps<linalg::IndexOp>().empty();
+}
+
 FailureOr<bool> KernelBuilder::emitNest(const Nest &nest, IRMapping &mapping) {
   linalg::LinalgOp op = nest.op;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -406,7 +420,7 @@ FailureOr<bool> KernelBuilder::emitNest(const Nest &nest, IRMapping &mapping) {
     if (!values)
       return op->emitError("a GPU kernel reads each dynamic size from one of "
                            "its arguments; this op's is not one");
-    if (!canVectorize(op, ranges)) {
+    if (!canVectorize(op, ranges) || readsLoopIndices(op)) {
       dynamicWork.push_back(std::move(dynamic));
       emitScalarLoop(nest, *values, mapping);
       return false;
@@ -424,6 +438,13 @@ FailureOr<bool> KernelBuilder::emitNest(const Nest &nest, IRMapping &mapping) {
       parallelElements *= ranges[d];
   if (parallelElements == 0)
     return false;
+  // A body that reads its loop indices (iota, argmax, a gather) runs in
+  // the scalar loop, the one that passes them to emitPayload.
+  if (readsLoopIndices(op)) {
+    work = std::max(work, parallelElements);
+    emitScalarLoop(nest, sizes, mapping);
+    return false;
+  }
   // A reduction split across the grid (ReductionSplitting.h): a block per
   // part of each output, then a block per output.
   if (nest.phase != Nest::Phase::Whole) {

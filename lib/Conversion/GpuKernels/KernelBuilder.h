@@ -225,11 +225,12 @@ private:
   llvm::SmallVector<mlir::Value> loadInputs(mlir::linalg::LinalgOp op,
                                             mlir::IRMapping &mapping,
                                             llvm::ArrayRef<mlir::Value> ivs);
-  /// Clones the payload of `op` with `args` for its block arguments; returns
-  /// the yielded values.
-  llvm::SmallVector<mlir::Value> emitPayload(mlir::linalg::LinalgOp op,
-                                             llvm::ArrayRef<mlir::Value> args,
-                                             mlir::IRMapping &mapping);
+  /// Clones the payload of `op` with `args` for its block arguments and
+  /// `ivs` (the loop indices, where the caller has them) for its
+  /// linalg.index ops; returns the yielded values.
+  llvm::SmallVector<mlir::Value>
+  emitPayload(mlir::linalg::LinalgOp op, llvm::ArrayRef<mlir::Value> args,
+              mlir::IRMapping &mapping, llvm::ArrayRef<mlir::Value> ivs = {});
 
   mlir::OpBuilder &b;
   mlir::gpu::GPUFuncOp func;

@@ -32,14 +32,16 @@ void kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns,
   populateElementwiseLoweringPatterns(patterns);
   populateShapeLoweringPatterns(patterns);
   populateReductionLoweringPatterns(patterns);
+  populateIndexingLoweringPatterns(patterns);
   populateLinearLoweringPatterns(patterns, options.matmulLibraryCalls);
 }
 
 void kiln::configureKilnToLinalgTarget(ConversionTarget &target) {
   target.addIllegalDialect<KilnDialect>();
-  target.addLegalDialect<
-      arith::ArithDialect, bufferization::BufferizationDialect,
-      linalg::LinalgDialect, math::MathDialect, tensor::TensorDialect>();
+  target
+      .addLegalDialect<arith::ArithDialect, bufferization::BufferizationDialect,
+                       linalg::LinalgDialect, math::MathDialect,
+                       scf::SCFDialect, tensor::TensorDialect>();
 }
 
 /// Replaces a fusion group by its body, with the block arguments replaced by

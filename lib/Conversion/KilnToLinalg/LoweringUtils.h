@@ -31,6 +31,8 @@ using mlir::ValueRange;
 void populateElementwiseLoweringPatterns(RewritePatternSet &patterns);
 void populateShapeLoweringPatterns(RewritePatternSet &patterns);
 void populateReductionLoweringPatterns(RewritePatternSet &patterns);
+/// iota, take, scatter_add, argmax and rng_uniform (Indexing.cpp).
+void populateIndexingLoweringPatterns(RewritePatternSet &patterns);
 void populateLinearLoweringPatterns(RewritePatternSet &patterns,
                                     bool matmulLibraryCalls);
 

@@ -81,7 +81,10 @@ std::optional<RowKernel> kiln::row_kernels::matchRowKernel(func::FuncOp func) {
       continue;
     }
     auto generic = dyn_cast<linalg::GenericOp>(op);
-    if (!generic || !generic.hasPureBufferSemantics())
+    // A body that reads its loop indices (argmax, iota, a gather) is left
+    // to the general loops: the row nests do not map linalg.index.
+    if (!generic || !generic.hasPureBufferSemantics() ||
+        !generic.getBody()->getOps<linalg::IndexOp>().empty())
       return std::nullopt;
     SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
     int64_t loops = ranges.size();

@@ -90,3 +90,38 @@ func.func @vjp(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %ct: tensor<4x8xf32>) -
   %g = "kiln.vjp"(%x, %w, %ct) <{callee = @f, wrt = array<i64: 0>}> : (tensor<4x8xf32>, tensor<8x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   return %g : tensor<4x8xf32>
 }
+
+// CHECK-LABEL: func.func @take(
+// CHECK: kiln.take %{{.*}}, %{{.*}} dim = 0 : tensor<65x32xf32>, tensor<4x16xi64> -> tensor<4x16x32xf32>
+func.func @take(%wte: tensor<65x32xf32>, %ids: tensor<4x16xi64>) -> tensor<4x16x32xf32> {
+  %e = "kiln.take"(%wte, %ids) <{dim = 0 : i64}> : (tensor<65x32xf32>, tensor<4x16xi64>) -> tensor<4x16x32xf32>
+  return %e : tensor<4x16x32xf32>
+}
+
+// CHECK-LABEL: func.func @scatter_add(
+// CHECK: kiln.scatter_add %{{.*}}, %{{.*}}, %{{.*}} dim = 0 : tensor<65x32xf32>, tensor<4x16xi64>, tensor<4x16x32xf32> -> tensor<65x32xf32>
+func.func @scatter_add(%z: tensor<65x32xf32>, %ids: tensor<4x16xi64>, %ct: tensor<4x16x32xf32>) -> tensor<65x32xf32> {
+  %d = "kiln.scatter_add"(%z, %ids, %ct) <{dim = 0 : i64}> : (tensor<65x32xf32>, tensor<4x16xi64>, tensor<4x16x32xf32>) -> tensor<65x32xf32>
+  return %d : tensor<65x32xf32>
+}
+
+// CHECK-LABEL: func.func @iota(
+// CHECK: kiln.iota dim = 1 : tensor<4x16xi64>
+func.func @iota() -> tensor<4x16xi64> {
+  %p = "kiln.iota"() <{dim = 1 : i64}> : () -> tensor<4x16xi64>
+  return %p : tensor<4x16xi64>
+}
+
+// CHECK-LABEL: func.func @argmax(
+// CHECK: kiln.argmax %{{.*}} dim = 1 : tensor<4x65xf32> -> tensor<4xi64>
+func.func @argmax(%logits: tensor<4x65xf32>) -> tensor<4xi64> {
+  %a = "kiln.argmax"(%logits) <{dim = 1 : i64}> : (tensor<4x65xf32>) -> tensor<4xi64>
+  return %a : tensor<4xi64>
+}
+
+// CHECK-LABEL: func.func @rng_uniform(
+// CHECK: kiln.rng_uniform %{{.*}} : tensor<2xi64> -> tensor<4x16xf32>
+func.func @rng_uniform(%key: tensor<2xi64>) -> tensor<4x16xf32> {
+  %u = "kiln.rng_uniform"(%key) : (tensor<2xi64>) -> tensor<4x16xf32>
+  return %u : tensor<4x16xf32>
+}

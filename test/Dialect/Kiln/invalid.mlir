@@ -1016,3 +1016,75 @@ func.func @vjp_wrt_integer(%x: tensor<3xf32>, %n: tensor<3xi64>, %ct: tensor<3xf
   %g = "kiln.vjp"(%x, %n, %ct) <{callee = @scale, wrt = array<i64: 1>}> : (tensor<3xf32>, tensor<3xi64>, tensor<3xf32>) -> tensor<3xi64>
   return %g : tensor<3xi64>
 }
+
+// -----
+
+// take: the result is operand.shape[:dim] + indices.shape + operand.shape[dim+1:].
+func.func @take_shape(%w: tensor<65x32xf32>, %ids: tensor<4x16xi64>) -> tensor<4x32xf32> {
+  // expected-error @+1 {{result shape [4, 32] should be [4, 16, 32] (operand.shape[:dim] + indices.shape + operand.shape[dim+1:])}}
+  %0 = "kiln.take"(%w, %ids) <{dim = 0 : i64}> : (tensor<65x32xf32>, tensor<4x16xi64>) -> tensor<4x32xf32>
+  return %0 : tensor<4x32xf32>
+}
+
+// -----
+
+// take: indices are i32 or i64.
+func.func @take_float_indices(%w: tensor<65x32xf32>, %ids: tensor<4xf32>) -> tensor<4x32xf32> {
+  // expected-error @+1 {{operand #1 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xf32>'}}
+  %0 = "kiln.take"(%w, %ids) <{dim = 0 : i64}> : (tensor<65x32xf32>, tensor<4xf32>) -> tensor<4x32xf32>
+  return %0 : tensor<4x32xf32>
+}
+
+// -----
+
+// take: dim names a dim of the operand.
+func.func @take_dim(%w: tensor<65x32xf32>, %ids: tensor<4xi32>) -> tensor<4x32xf32> {
+  // expected-error @+1 {{dim 2 is out of range for the operand of rank 2}}
+  %0 = "kiln.take"(%w, %ids) <{dim = 2 : i64}> : (tensor<65x32xf32>, tensor<4xi32>) -> tensor<4x32xf32>
+  return %0 : tensor<4x32xf32>
+}
+
+// -----
+
+// scatter_add: the updates have the gathered shape.
+func.func @scatter_add_updates(%z: tensor<65x32xf32>, %ids: tensor<4xi64>, %u: tensor<4x31xf32>) -> tensor<65x32xf32> {
+  // expected-error @+1 {{updates shape [4, 31] should be [4, 32]}}
+  %0 = "kiln.scatter_add"(%z, %ids, %u) <{dim = 0 : i64}> : (tensor<65x32xf32>, tensor<4xi64>, tensor<4x31xf32>) -> tensor<65x32xf32>
+  return %0 : tensor<65x32xf32>
+}
+
+// -----
+
+// argmax: the result drops dim.
+func.func @argmax_shape(%x: tensor<4x65xf32>) -> tensor<65xi64> {
+  // expected-error @+1 {{result shape [65] should be [4] (the operand's without dim 1)}}
+  %0 = "kiln.argmax"(%x) <{dim = 1 : i64}> : (tensor<4x65xf32>) -> tensor<65xi64>
+  return %0 : tensor<65xi64>
+}
+
+// -----
+
+// iota: one size per dynamic dim.
+func.func @iota_sizes() -> tensor<?x4xi64> {
+  // expected-error @+1 {{expects one size per dynamic dim of the result (1), got 0}}
+  %0 = "kiln.iota"() <{dim = 1 : i64}> : () -> tensor<?x4xi64>
+  return %0 : tensor<?x4xi64>
+}
+
+// -----
+
+// rng_uniform: the key is (seed, offset).
+func.func @rng_key(%k: tensor<3xi64>) -> tensor<4xf32> {
+  // expected-error @+1 {{key must be a tensor<2xi64> holding (seed, offset), not 'tensor<3xi64>'}}
+  %0 = "kiln.rng_uniform"(%k) : (tensor<3xi64>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// rng_uniform: a static f32 result.
+func.func @rng_dynamic(%k: tensor<2xi64>) -> tensor<?xf32> {
+  // expected-error @+1 {{result must have a static shape, not 'tensor<?xf32>'}}
+  %0 = "kiln.rng_uniform"(%k) : (tensor<2xi64>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}

@@ -460,3 +460,23 @@ func.func @integers(%a: tensor<4x16xi32>, %ids: tensor<4x16xi64>, %x: tensor<4x1
   %f = "kiln.convert"(%ids) : (tensor<4x16xi64>) -> tensor<4x16xf32>
   return %s, %c, %m, %i, %f : tensor<4x16xi32>, tensor<4x16xi1>, tensor<4xi64>, tensor<4x16xi32>, tensor<4x16xf32>
 }
+
+// -----
+
+// The ops of integer indices and random numbers (issue 38).
+// CHECK-LABEL: func.func @gathers
+func.func @gathers(%w: tensor<65x32xf32>, %ids: tensor<4x16xi64>, %ct: tensor<4x16x32xf32>, %key: tensor<2xi64>, %n: index) -> (tensor<4x16x32xf32>, tensor<65x32xf32>, tensor<4x16xi64>, tensor<65xi32>, tensor<4x16xf32>, tensor<?x8xf32>) {
+  // CHECK: kiln.take %{{.*}}, %{{.*}} dim = 0 : tensor<65x32xf32>, tensor<4x16xi64> -> tensor<4x16x32xf32>
+  %e = "kiln.take"(%w, %ids) <{dim = 0 : i64}> : (tensor<65x32xf32>, tensor<4x16xi64>) -> tensor<4x16x32xf32>
+  // CHECK: kiln.scatter_add %{{.*}}, %{{.*}}, %{{.*}} dim = 0 : tensor<65x32xf32>, tensor<4x16xi64>, tensor<4x16x32xf32> -> tensor<65x32xf32>
+  %d = "kiln.scatter_add"(%w, %ids, %ct) <{dim = 0 : i64}> : (tensor<65x32xf32>, tensor<4x16xi64>, tensor<4x16x32xf32>) -> tensor<65x32xf32>
+  // CHECK: kiln.iota dim = 1 : tensor<4x16xi64>
+  %p = "kiln.iota"() <{dim = 1 : i64}> : () -> tensor<4x16xi64>
+  // CHECK: kiln.argmax %{{.*}} dim = 1 : tensor<65x32xf32> -> tensor<65xi32>
+  %m = "kiln.argmax"(%w) <{dim = 1 : i64}> : (tensor<65x32xf32>) -> tensor<65xi32>
+  // CHECK: kiln.rng_uniform %{{.*}} : tensor<2xi64> -> tensor<4x16xf32>
+  %u = "kiln.rng_uniform"(%key) : (tensor<2xi64>) -> tensor<4x16xf32>
+  // CHECK: kiln.iota sizes(%{{.*}}) dim = 0 : tensor<?x8xf32>
+  %q = "kiln.iota"(%n) <{dim = 0 : i64}> : (index) -> tensor<?x8xf32>
+  return %e, %d, %p, %m, %u, %q : tensor<4x16x32xf32>, tensor<65x32xf32>, tensor<4x16xi64>, tensor<65xi32>, tensor<4x16xf32>, tensor<?x8xf32>
+}

@@ -627,3 +627,126 @@ bool MatmulOp::isCompatibleReturnTypes(TypeRange inferred, TypeRange declared) {
 
 #define GET_OP_CLASSES
 #include "kiln/Dialect/Kiln/IR/KilnOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Indices, gathers and random numbers
+//===----------------------------------------------------------------------===//
+
+/// Checks that `dim` names a dim of a rank-`rank` tensor.
+static LogicalResult verifyDim(Operation *op, int64_t dim, int64_t rank,
+                               StringRef what) {
+  if (dim < 0 || dim >= rank)
+    return op->emitOpError("dim ")
+           << dim << " is out of range for " << what << " of rank " << rank;
+  return success();
+}
+
+/// The shape `operand.shape[:dim] + indices.shape + operand.shape[dim+1:]`
+/// of kiln.take's result and kiln.scatter_add's updates.
+static SmallVector<int64_t> getGatheredShape(RankedTensorType operand,
+                                             RankedTensorType indices,
+                                             int64_t dim) {
+  SmallVector<int64_t> shape(operand.getShape().take_front(dim));
+  llvm::append_range(shape, indices.getShape());
+  llvm::append_range(shape, operand.getShape().drop_front(dim + 1));
+  return shape;
+}
+
+/// Whether `actual` may stand for `expected`: equal ranks, and equal dims
+/// wherever both are static.
+static bool isCompatibleShape(ArrayRef<int64_t> actual,
+                              ArrayRef<int64_t> expected) {
+  if (actual.size() != expected.size())
+    return false;
+  for (auto [a, e] : llvm::zip(actual, expected))
+    if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(e) && a != e)
+      return false;
+  return true;
+}
+
+static std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? ", " : "") +
+         (ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d));
+  return s + "]";
+}
+
+LogicalResult IotaOp::verify() {
+  RankedTensorType type = getType();
+  if (failed(verifyDim(*this, getDim(), type.getRank(), "the result")))
+    return failure();
+  if (static_cast<int64_t>(getSizes().size()) != type.getNumDynamicDims())
+    return emitOpError("expects one size per dynamic dim of the result (")
+           << type.getNumDynamicDims() << "), got " << getSizes().size();
+  return success();
+}
+
+LogicalResult TakeOp::verify() {
+  auto operand = cast<RankedTensorType>(getOperand().getType());
+  auto indices = cast<RankedTensorType>(getIndices().getType());
+  RankedTensorType result = getType();
+  if (failed(verifyDim(*this, getDim(), operand.getRank(), "the operand")))
+    return failure();
+  if (result.getElementType() != operand.getElementType())
+    return emitOpError("result element type ")
+           << result.getElementType() << " differs from the operand's "
+           << operand.getElementType();
+  SmallVector<int64_t> expected = getGatheredShape(operand, indices, getDim());
+  if (!isCompatibleShape(result.getShape(), expected))
+    return emitOpError("result shape ")
+           << shapeString(result.getShape()) << " should be "
+           << shapeString(expected)
+           << " (operand.shape[:dim] + indices.shape + "
+              "operand.shape[dim+1:])";
+  return success();
+}
+
+LogicalResult ScatterAddOp::verify() {
+  auto operand = cast<RankedTensorType>(getOperand().getType());
+  auto indices = cast<RankedTensorType>(getIndices().getType());
+  auto updates = cast<RankedTensorType>(getUpdates().getType());
+  if (failed(verifyDim(*this, getDim(), operand.getRank(), "the operand")))
+    return failure();
+  if (updates.getElementType() != operand.getElementType())
+    return emitOpError("updates element type ")
+           << updates.getElementType() << " differs from the operand's "
+           << operand.getElementType();
+  SmallVector<int64_t> expected = getGatheredShape(operand, indices, getDim());
+  if (!isCompatibleShape(updates.getShape(), expected))
+    return emitOpError("updates shape ")
+           << shapeString(updates.getShape()) << " should be "
+           << shapeString(expected)
+           << " (operand.shape[:dim] + indices.shape + "
+              "operand.shape[dim+1:])";
+  return success();
+}
+
+LogicalResult ArgmaxOp::verify() {
+  auto operand = cast<RankedTensorType>(getOperand().getType());
+  RankedTensorType result = getType();
+  if (failed(verifyDim(*this, getDim(), operand.getRank(), "the operand")))
+    return failure();
+  SmallVector<int64_t> expected(operand.getShape());
+  expected.erase(expected.begin() + getDim());
+  if (!isCompatibleShape(result.getShape(), expected))
+    return emitOpError("result shape ")
+           << shapeString(result.getShape()) << " should be "
+           << shapeString(expected) << " (the operand's without dim "
+           << getDim() << ")";
+  return success();
+}
+
+LogicalResult RngUniformOp::verify() {
+  auto key = cast<RankedTensorType>(getKey().getType());
+  if (key.getRank() != 1 || key.getDimSize(0) != 2 ||
+      !key.getElementType().isSignlessInteger(64))
+    return emitOpError("key must be a tensor<2xi64> holding (seed, offset), "
+                       "not ")
+           << key;
+  if (!getType().getElementType().isF32())
+    return emitOpError("result must be f32, not ") << getType();
+  if (!getType().hasStaticShape())
+    return emitOpError("result must have a static shape, not ") << getType();
+  return success();
+}

@@ -397,6 +397,116 @@ def Kiln_MatmulOp : Kiln_Op<"matmul", [Pure,
 }
 
 //===----------------------------------------------------------------------===//
+// Indices, gathers and random numbers
+//===----------------------------------------------------------------------===//
+
+def Kiln_IotaOp : Kiln_Op<"iota", [Pure]> {
+  let summary = "the index along one dim";
+  let description = [{
+    The element at index `i` is `i[dim]`, in the result's element type (an
+    integer or a float). `sizes` gives the result's dynamic dims, one
+    `index` each, in order; there are none when the result is static.
+    ```mlir
+    %p = kiln.iota dim = 1 : tensor<4x16xi64>
+    %q = kiln.iota sizes(%n) dim = 0 : tensor<?x8xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$sizes, I64Attr:$dim);
+  let results = (outs Kiln_NumericTensor:$result);
+  let assemblyFormat = [{
+    (`sizes` `(` $sizes^ `)`)? `dim` `=` $dim attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kiln_TakeOp : Kiln_Op<"take", [Pure]> {
+  let summary = "gathers slices along one dim by index (numpy.take)";
+  let description = [{
+    `numpy.take(operand, indices, axis=dim)`: an embedding lookup, or
+    PyTorch's `index_select` with indices of any rank. The result's shape
+    is `operand.shape[:dim] + indices.shape + operand.shape[dim+1:]` and
+    `result[a, j, b] = operand[a, indices[j], b]`. An index outside
+    `[0, operand.shape[dim])` gives NaN in a float result and 0 (false) in
+    an integer one: the op never reads outside its operand.
+    ```mlir
+    %e = kiln.take %wte, %ids dim = 0 : tensor<65x32xf32>, tensor<4x16xi64> -> tensor<4x16x32xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$operand, Kiln_IntTensor:$indices,
+                       I64Attr:$dim);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `,` $indices `dim` `=` $dim attr-dict `:` type($operand) `,`
+    type($indices) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kiln_ScatterAddOp : Kiln_Op<"scatter_add", [Pure,
+    AllTypesMatch<["operand", "result"]>]> {
+  let summary = "adds slices at indexed positions along one dim";
+  let description = [{
+    The transpose of `kiln.take`: a copy of `operand` with each slice of
+    `updates` added at the position its index names along `dim`.
+    `updates.shape = operand.shape[:dim] + indices.shape +
+    operand.shape[dim+1:]`. Repeated indices accumulate; an update whose
+    index is outside `[0, operand.shape[dim])` is dropped. Deterministic:
+    the updates of one position are added in the row-major order of their
+    indices, so a program gives the same bits on every run.
+    ```mlir
+    %d = kiln.scatter_add %z, %ids, %ct dim = 0 : tensor<65x32xf32>, tensor<4x16xi64>, tensor<4x16x32xf32> -> tensor<65x32xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_NumericTensor:$operand, Kiln_IntTensor:$indices,
+                       Kiln_NumericTensor:$updates, I64Attr:$dim);
+  let results = (outs Kiln_NumericTensor:$result);
+  let assemblyFormat = [{
+    $operand `,` $indices `,` $updates `dim` `=` $dim attr-dict `:`
+    type($operand) `,` type($indices) `,` type($updates) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kiln_ArgmaxOp : Kiln_Op<"argmax", [Pure]> {
+  let summary = "the index of the maximum along one dim";
+  let description = [{
+    The index of the first maximal element along `dim`, which is removed
+    from the shape, as an `i32` or `i64`. A NaN counts as the maximum (the
+    first NaN wins), as in PyTorch. An empty dim gives 0.
+    ```mlir
+    %a = kiln.argmax %logits dim = 1 : tensor<4x65xf32> -> tensor<4xi64>
+    ```
+  }];
+  let arguments = (ins Kiln_NumericTensor:$operand, I64Attr:$dim);
+  let results = (outs Kiln_IntTensor:$result);
+  let assemblyFormat = [{
+    $operand `dim` `=` $dim attr-dict `:` type($operand) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kiln_RngUniformOp : Kiln_Op<"rng_uniform", [Pure]> {
+  let summary = "counter-based uniform random numbers in [0, 1)";
+  let description = [{
+    `key` is a `tensor<2xi64>` holding (seed, offset). The 32-bit word for
+    flat index `n` (row-major) is word `n mod 4` of Philox4x32-10 (Salmon et
+    al., 2011) with key `(seed mod 2^32, seed >> 32)` and counter
+    `(c mod 2^32, c >> 32, 0, 0)`, `c = offset + n div 4`; the value is
+    `(word >> 8) * 2^-24`. A function of `key` alone: the same bits on every
+    backend and run, and a new seed or offset is data, never a new program.
+    ```mlir
+    %u = kiln.rng_uniform %key : tensor<2xi64> -> tensor<4x16xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_IntTensor:$key);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = [{
+    $key attr-dict `:` type($key) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Collectives (docs/DISTRIBUTED.md)
 //===----------------------------------------------------------------------===//
 

@@ -14,6 +14,9 @@
 // - reduce_max: the cotangent is split evenly among all elements equal to
 //   the maximum (as PyTorch's amax and JAX).
 // - pow: d/dy of x^y is taken as 0 where x <= 0 (log x is undefined there).
+// - take -> scatter_add of ct into zeros; scatter_add -> ct for the operand
+//   and, for the updates, take of ct, 0 where an update was dropped (its
+//   index out of range). Integer operands (indices) carry no gradient.
 // - all_reduce max: every rank whose x equals the maximum gets the whole
 //   summed cotangent (no split among tied ranks: counting them would take
 //   a second collective).
@@ -404,7 +407,36 @@ LogicalResult kiln::applyVjpRule(Operation *op, ArrayRef<Value> resultAdjoints,
   if (std::optional<LogicalResult> result = binaryRule(r, ct))
     return *result;
   return TypeSwitch<Operation *, LogicalResult>(op)
-      .Case<ConstantOp, CmpOp>([](Operation *) { return success(); })
+      .Case<ConstantOp, CmpOp, IotaOp, ArgmaxOp, RngUniformOp>(
+          [](Operation *) { return success(); })
+      .Case([&](TakeOp take) {
+        // The transpose of a gather: the cotangent added at the indices.
+        r.contribute(0, [&] {
+          Value zeros = r.constant(take.getOperand(), 0.0);
+          return ScatterAddOp::create(r.b, r.loc, take.getOperand().getType(),
+                                      zeros, take.getIndices(), ct,
+                                      take.getDim())
+              .getResult();
+        });
+        return success();
+      })
+      .Case([&](ScatterAddOp scatter) {
+        r.contribute(0, [&] { return ct; });
+        r.contribute(2, [&] {
+          // Dropped updates (indices out of range) get 0, not take's NaN:
+          // in range is where a gather of ones gives 1.
+          Type type = scatter.getUpdates().getType();
+          Value gathered = TakeOp::create(
+              r.b, r.loc, type, ct, scatter.getIndices(), scatter.getDim());
+          Value ones = TakeOp::create(r.b, r.loc, type,
+                                      r.constant(scatter.getOperand(), 1.0),
+                                      scatter.getIndices(), scatter.getDim());
+          Value inRange =
+              r.compare(CmpPredicate::eq, ones, r.constant(ones, 1.0));
+          return r.keepWhere(inRange, gathered);
+        });
+        return success();
+      })
       .Case([&](SelectOp select) {
         r.contribute(1, [&] { return r.keepWhere(select.getPred(), ct); });
         r.contribute(2, [&] {

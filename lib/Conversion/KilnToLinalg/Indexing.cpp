@@ -1,0 +1,489 @@
+//===- Indexing.cpp - iota, take, scatter_add, argmax, rng_uniform --------===//
+//
+// The ops of integer indices and random numbers, each lowered on its own:
+// - iota, take and rng_uniform: one parallel linalg.generic over the
+//   result, reading linalg.index (and, for take, the operand through
+//   tensor.extract at a clamped index, the out-of-range value selected
+//   after the read, so no read leaves the operand);
+// - argmax: a linalg.generic reducing over `dim` into (best value, its
+//   index), in increasing index order, so ties go to the first;
+// - scatter_add: a copy of the operand, then one elementwise add per index
+//   in row-major order (an scf.for over them), each into the slice its
+//   index names: the order the contract fixes, the same bits every run.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Support/Philox.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace kiln;
+
+namespace {
+
+SmallVector<utils::IteratorType> allParallel(int64_t rank) {
+  return SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel);
+}
+
+/// An index converted to integer or float element type `type`.
+Value indexToElement(OpBuilder &b, Location loc, Value index, Type type) {
+  if (auto integer = dyn_cast<IntegerType>(type))
+    return arith::IndexCastOp::create(b, loc, integer, index);
+  Value wide = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+  return arith::SIToFPOp::create(b, loc, type, wide);
+}
+
+/// What an out-of-range index gives: NaN in a float, 0 (false) otherwise.
+Value missingValue(OpBuilder &b, Location loc, Type type) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(b, loc,
+                                     b.getFloatAttr(floatType, std::nan("")));
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 0));
+}
+
+struct IotaLowering : OpConversionPattern<IotaOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(IotaOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Value init = createDestination(rewriter, loc, type, adaptor.getSizes());
+    int64_t dim = op.getDim();
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
+        SmallVector<AffineMap>{rewriter.getMultiDimIdentityMap(type.getRank())},
+        allParallel(type.getRank()),
+        [&](OpBuilder &b, Location nestedLoc, ValueRange) {
+          Value index = linalg::IndexOp::create(b, nestedLoc, dim);
+          linalg::YieldOp::create(
+              b, nestedLoc,
+              indexToElement(b, nestedLoc, index, type.getElementType()));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+struct TakeLowering : OpConversionPattern<TakeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(TakeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Value operand = adaptor.getOperand();
+    Value indices = adaptor.getIndices();
+    auto operandType = cast<RankedTensorType>(operand.getType());
+    auto indicesType = cast<RankedTensorType>(indices.getType());
+    int64_t dim = op.getDim();
+    int64_t indexRank = indicesType.getRank();
+    int64_t rank = type.getRank();
+    // The result's dynamic sizes: the operand's around `dim`, the
+    // indices' in between.
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!type.isDynamicDim(d))
+        continue;
+      if (d < dim)
+        dynamicSizes.push_back(
+            tensor::DimOp::create(rewriter, loc, operand, d));
+      else if (d < dim + indexRank)
+        dynamicSizes.push_back(
+            tensor::DimOp::create(rewriter, loc, indices, d - dim));
+      else
+        dynamicSizes.push_back(
+            tensor::DimOp::create(rewriter, loc, operand, d - indexRank + 1));
+    }
+    Value init = createDestination(rewriter, loc, type, dynamicSizes);
+    bool neverEmpty =
+        !operandType.isDynamicDim(dim) && operandType.getDimSize(dim) > 0;
+
+    SmallVector<AffineExpr> indexExprs;
+    for (int64_t k = 0; k < indexRank; ++k)
+      indexExprs.push_back(rewriter.getAffineDimExpr(dim + k));
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(rank, 0, indexExprs, rewriter.getContext()),
+        rewriter.getMultiDimIdentityMap(rank)};
+    Type element = type.getElementType();
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, ValueRange{indices}, ValueRange{init},
+        maps, allParallel(rank),
+        [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
+          Value position = arith::IndexCastOp::create(
+              b, nestedLoc, b.getIndexType(), args[0]);
+          Value zero = arith::ConstantIndexOp::create(b, nestedLoc, 0);
+          // Read in the body (a constant when static): kernels take
+          // buffers, not sizes computed outside them.
+          Value extent = tensor::DimOp::create(b, nestedLoc, operand, dim);
+          Value inRange = arith::AndIOp::create(
+              b, nestedLoc,
+              arith::CmpIOp::create(b, nestedLoc, arith::CmpIPredicate::sge,
+                                    position, zero),
+              arith::CmpIOp::create(b, nestedLoc, arith::CmpIPredicate::slt,
+                                    position, extent));
+          Value clamped =
+              arith::SelectOp::create(b, nestedLoc, inRange, position, zero);
+          SmallVector<Value> coords;
+          for (int64_t d = 0; d < dim; ++d)
+            coords.push_back(linalg::IndexOp::create(b, nestedLoc, d));
+          coords.push_back(clamped);
+          for (int64_t d = dim + indexRank; d < rank; ++d)
+            coords.push_back(linalg::IndexOp::create(b, nestedLoc, d));
+          Value missing = missingValue(b, nestedLoc, element);
+          Value result;
+          if (neverEmpty) {
+            // Index 0 exists: read there when out of range, then select.
+            Value read =
+                tensor::ExtractOp::create(b, nestedLoc, operand, coords);
+            result =
+                arith::SelectOp::create(b, nestedLoc, inRange, read, missing);
+          } else {
+            // An empty dim has no index to read at all.
+            auto branch = scf::IfOp::create(
+                b, nestedLoc, inRange,
+                [&](OpBuilder &thenBuilder, Location thenLoc) {
+                  Value read = tensor::ExtractOp::create(thenBuilder, thenLoc,
+                                                         operand, coords);
+                  scf::YieldOp::create(thenBuilder, thenLoc, read);
+                },
+                [&](OpBuilder &elseBuilder, Location elseLoc) {
+                  scf::YieldOp::create(elseBuilder, elseLoc, missing);
+                });
+            result = branch.getResult(0);
+          }
+          linalg::YieldOp::create(b, nestedLoc, result);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+struct ArgmaxLowering : OpConversionPattern<ArgmaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ArgmaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getOperand();
+    auto inputType = cast<RankedTensorType>(input.getType());
+    RankedTensorType resultType = op.getType();
+    int64_t dim = op.getDim();
+    int64_t rank = inputType.getRank();
+    Type element = inputType.getElementType();
+    Type compute = getComputeType(element);
+
+    SmallVector<Value> dynamicSizes;
+    SmallVector<AffineExpr> kept;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d == dim)
+        continue;
+      kept.push_back(rewriter.getAffineDimExpr(d));
+      if (inputType.isDynamicDim(d))
+        dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc, input, d));
+    }
+    // The best value so far starts below every value; its index at 0.
+    Value best =
+        createFilledAccumulator(rewriter, loc, ReductionKind::Max,
+                                resultType.clone(compute), dynamicSizes);
+    Value zeroIndex = arith::ConstantOp::create(
+        rewriter, loc, rewriter.getIntegerAttr(resultType.getElementType(), 0));
+    Value position =
+        linalg::FillOp::create(rewriter, loc, ValueRange{zeroIndex},
+                               ValueRange{createDestination(
+                                   rewriter, loc, resultType, dynamicSizes)})
+            .getResult(0);
+    AffineMap keptMap = AffineMap::get(rank, 0, kept, rewriter.getContext());
+    SmallVector<utils::IteratorType> iterators = allParallel(rank);
+    iterators[dim] = utils::IteratorType::reduction;
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{best.getType(), position.getType()},
+        ValueRange{input}, ValueRange{best, position},
+        SmallVector<AffineMap>{rewriter.getMultiDimIdentityMap(rank), keptMap,
+                               keptMap},
+        iterators, [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
+          Value x = extendToCompute(b, nestedLoc, args[0]);
+          Value current = args[1];
+          Value take;
+          if (isa<FloatType>(compute)) {
+            // The first NaN is the maximum; otherwise the first largest.
+            Value currentIsNan = arith::CmpFOp::create(
+                b, nestedLoc, arith::CmpFPredicate::UNO, current, current);
+            Value xWins = arith::CmpFOp::create(
+                b, nestedLoc, arith::CmpFPredicate::UGT, x, current);
+            Value one =
+                arith::ConstantOp::create(b, nestedLoc, b.getBoolAttr(true));
+            take = arith::AndIOp::create(
+                b, nestedLoc,
+                arith::XOrIOp::create(b, nestedLoc, currentIsNan, one), xWins);
+          } else {
+            take = arith::CmpIOp::create(b, nestedLoc,
+                                         arith::CmpIPredicate::sgt, x, current);
+          }
+          Value index = indexToElement(
+              b, nestedLoc, linalg::IndexOp::create(b, nestedLoc, dim),
+              resultType.getElementType());
+          linalg::YieldOp::create(
+              b, nestedLoc,
+              ValueRange{
+                  arith::SelectOp::create(b, nestedLoc, take, x, current),
+                  arith::SelectOp::create(b, nestedLoc, take, index, args[2])});
+        });
+    rewriter.replaceOp(op, generic.getResult(1));
+    return success();
+  }
+};
+
+struct RngUniformLowering : OpConversionPattern<RngUniformOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(RngUniformOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    int64_t rank = type.getRank();
+    Value key = adaptor.getKey();
+    Value init = createDestination(rewriter, loc, type, {});
+    SmallVector<int64_t> strides(rank, 1);
+    for (int64_t d = rank - 2; d >= 0; --d)
+      strides[d] = strides[d + 1] * type.getDimSize(d + 1);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
+        SmallVector<AffineMap>{rewriter.getMultiDimIdentityMap(rank)},
+        allParallel(rank), [&](OpBuilder &b, Location l, ValueRange) {
+          Type i32 = b.getI32Type(), i64 = b.getI64Type();
+          // The key is read in the body: a kernel takes buffers (a GPU
+          // kernel no scalars), and the read is one load per element.
+          auto read = [&](int64_t i) -> Value {
+            Value at = arith::ConstantIndexOp::create(b, l, i);
+            return tensor::ExtractOp::create(b, l, key, ValueRange{at});
+          };
+          Value seed = read(0), offset = read(1);
+          auto c32 = [&](uint32_t v) -> Value {
+            return arith::ConstantOp::create(b, l,
+                                             b.getIntegerAttr(i32, int64_t(v)));
+          };
+          auto c64 = [&](int64_t v) -> Value {
+            return arith::ConstantOp::create(b, l, b.getIntegerAttr(i64, v));
+          };
+          // The flat (row-major) index n.
+          Value flat = arith::ConstantIndexOp::create(b, l, 0);
+          for (int64_t d = 0; d < rank; ++d) {
+            Value term = arith::MulIOp::create(
+                b, l, linalg::IndexOp::create(b, l, d),
+                arith::ConstantIndexOp::create(b, l, strides[d]));
+            flat = arith::AddIOp::create(b, l, flat, term);
+          }
+          Value n = arith::IndexCastOp::create(b, l, i64, flat);
+          Value counter = arith::AddIOp::create(
+              b, l, offset, arith::ShRUIOp::create(b, l, n, c64(2)));
+          Value word = arith::AndIOp::create(b, l, n, c64(3));
+          auto low = [&](Value v) -> Value {
+            return arith::TruncIOp::create(b, l, i32, v);
+          };
+          auto high = [&](Value v) -> Value {
+            return low(arith::ShRUIOp::create(b, l, v, c64(32)));
+          };
+          Value c[4] = {low(counter), high(counter), c32(0), c32(0)};
+          Value k[2] = {low(seed), high(seed)};
+          for (int round = 0; round < philox::kRounds; ++round) {
+            if (round > 0) {
+              k[0] = arith::AddIOp::create(b, l, k[0], c32(philox::kWeyl0));
+              k[1] = arith::AddIOp::create(b, l, k[1], c32(philox::kWeyl1));
+            }
+            auto p0 = arith::MulUIExtendedOp::create(
+                b, l, c32(philox::kMultiplier0), c[0]);
+            auto p1 = arith::MulUIExtendedOp::create(
+                b, l, c32(philox::kMultiplier1), c[2]);
+            Value next[4] = {
+                arith::XOrIOp::create(
+                    b, l, arith::XOrIOp::create(b, l, p1.getHigh(), c[1]),
+                    k[0]),
+                p1.getLow(),
+                arith::XOrIOp::create(
+                    b, l, arith::XOrIOp::create(b, l, p0.getHigh(), c[3]),
+                    k[1]),
+                p0.getLow()};
+            std::copy(std::begin(next), std::end(next), std::begin(c));
+          }
+          Value chosen = c[3];
+          for (int w = 2; w >= 0; --w) {
+            Value isW = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                              word, c64(w));
+            chosen = arith::SelectOp::create(b, l, isW, c[w], chosen);
+          }
+          Value top = arith::ShRUIOp::create(b, l, chosen, c32(8));
+          Value value = arith::UIToFPOp::create(b, l, b.getF32Type(), top);
+          Value scale = arith::ConstantOp::create(
+              b, l, b.getF32FloatAttr(1.0f / 16777216.0f));
+          linalg::YieldOp::create(
+              b, l, arith::MulFOp::create(b, l, value, scale).getResult());
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// The product of `tensor`'s dims in [begin, end), as an index.
+Value countElements(OpBuilder &b, Location loc, Value tensor, int64_t begin,
+                    int64_t end) {
+  Value count = arith::ConstantIndexOp::create(b, loc, 1);
+  for (int64_t d = begin; d < end; ++d)
+    count = arith::MulIOp::create(b, loc, count,
+                                  tensor::DimOp::create(b, loc, tensor, d));
+  return count;
+}
+
+/// `tensor` reshaped to three dims: the product of its dims before
+/// `begin`, of [begin, end), and of those from `end` (1 for an empty
+/// range).
+Value collapseToThree(OpBuilder &b, Location loc, Value tensor, int64_t begin,
+                      int64_t end) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  int64_t rank = type.getRank();
+  auto product = [&](int64_t from, int64_t to) {
+    int64_t n = 1;
+    for (int64_t d = from; d < to; ++d) {
+      if (type.isDynamicDim(d))
+        return ShapedType::kDynamic;
+      n *= type.getDimSize(d);
+    }
+    return n;
+  };
+  SmallVector<int64_t> shape = {product(0, begin), product(begin, end),
+                                product(end, rank)};
+  auto collapsedType = RankedTensorType::get(shape, type.getElementType());
+  Value parts[3] = {countElements(b, loc, tensor, 0, begin),
+                    countElements(b, loc, tensor, begin, end),
+                    countElements(b, loc, tensor, end, rank)};
+  auto shapeType = RankedTensorType::get({3}, b.getIndexType());
+  Value shapeTensor = tensor::FromElementsOp::create(b, loc, shapeType, parts);
+  return tensor::ReshapeOp::create(b, loc, collapsedType, tensor, shapeTensor);
+}
+
+struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ScatterAddOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value operand = adaptor.getOperand();
+    Value indices = adaptor.getIndices();
+    Value updates = adaptor.getUpdates();
+    auto operandType = cast<RankedTensorType>(operand.getType());
+    auto indicesType = cast<RankedTensorType>(indices.getType());
+    int64_t dim = op.getDim();
+    int64_t indexRank = indicesType.getRank();
+    Type element = operandType.getElementType();
+
+    // [A, V, B] views of the operand (a copy: the result) and of the
+    // updates ([A, N, B]), and the indices flattened to [N].
+    Value copy = buildElementwise(
+        rewriter, loc, operandType, {operand},
+        [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+    Value table = collapseToThree(rewriter, loc, copy, dim, dim + 1);
+    Value rows = collapseToThree(rewriter, loc, updates, dim, dim + indexRank);
+    Value count = countElements(rewriter, loc, indices, 0, indexRank);
+    auto flatType = RankedTensorType::get({ShapedType::kDynamic},
+                                          indicesType.getElementType());
+    Value flatShape = tensor::FromElementsOp::create(
+        rewriter, loc, RankedTensorType::get({1}, rewriter.getIndexType()),
+        ValueRange{count});
+    Value flatIndices =
+        tensor::ReshapeOp::create(rewriter, loc, flatType, indices, flatShape);
+    Value outer = tensor::DimOp::create(rewriter, loc, table, 0);
+    Value extent = tensor::DimOp::create(rewriter, loc, table, 1);
+    Value inner = tensor::DimOp::create(rewriter, loc, table, 2);
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+
+    // One index after another, in row-major order.
+    auto loop = scf::ForOp::create(
+        rewriter, loc, zero, count, one, ValueRange{table},
+        [&](OpBuilder &b, Location l, Value j, ValueRange iterArgs) {
+          Value acc = iterArgs[0];
+          Value position = arith::IndexCastOp::create(
+              b, l, b.getIndexType(),
+              tensor::ExtractOp::create(b, l, flatIndices, ValueRange{j}));
+          Value inRange = arith::AndIOp::create(
+              b, l,
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, position,
+                                    zero),
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, position,
+                                    extent));
+          auto branch = scf::IfOp::create(
+              b, l, inRange,
+              [&](OpBuilder &tb, Location tl) {
+                auto sliceType = RankedTensorType::get(
+                    {ShapedType::kDynamic, ShapedType::kDynamic}, element);
+                SmallVector<OpFoldResult> sizes = {outer, tb.getIndexAttr(1),
+                                                   inner};
+                SmallVector<OpFoldResult> strides(3, tb.getIndexAttr(1));
+                Value target = tensor::ExtractSliceOp::create(
+                    tb, tl, sliceType, acc,
+                    SmallVector<OpFoldResult>{tb.getIndexAttr(0), position,
+                                              tb.getIndexAttr(0)},
+                    sizes, strides);
+                Value source = tensor::ExtractSliceOp::create(
+                    tb, tl, sliceType, rows,
+                    SmallVector<OpFoldResult>{tb.getIndexAttr(0), j,
+                                              tb.getIndexAttr(0)},
+                    sizes, strides);
+                Value sum = buildElementwise(
+                    tb, tl, sliceType, {target, source},
+                    [element](OpBuilder &eb, Location el, ValueRange args) {
+                      Value x = extendToCompute(eb, el, args[0]);
+                      Value y = extendToCompute(eb, el, args[1]);
+                      Value s =
+                          isa<FloatType>(x.getType())
+                              ? arith::AddFOp::create(eb, el, x, y).getResult()
+                              : arith::AddIOp::create(eb, el, x, y).getResult();
+                      return convertScalar(eb, el, s, element);
+                    });
+                Value updated = tensor::InsertSliceOp::create(
+                    tb, tl, sum, acc,
+                    SmallVector<OpFoldResult>{tb.getIndexAttr(0), position,
+                                              tb.getIndexAttr(0)},
+                    sizes, strides);
+                scf::YieldOp::create(tb, tl, updated);
+              },
+              [&](OpBuilder &eb, Location el) {
+                scf::YieldOp::create(eb, el, acc);
+              });
+          scf::YieldOp::create(b, l, branch.getResult(0));
+        });
+    // Back to the operand's shape.
+    SmallVector<Value> dims;
+    for (int64_t d = 0; d < operandType.getRank(); ++d)
+      dims.push_back(tensor::DimOp::create(rewriter, loc, operand, d));
+    Value shape = tensor::FromElementsOp::create(
+        rewriter, loc,
+        RankedTensorType::get({operandType.getRank()}, rewriter.getIndexType()),
+        dims);
+    rewriter.replaceOp(op, tensor::ReshapeOp::create(rewriter, loc, operandType,
+                                                     loop.getResult(0), shape)
+                               .getResult());
+    return success();
+  }
+};
+
+} // namespace
+
+void kiln::populateIndexingLoweringPatterns(RewritePatternSet &patterns) {
+  patterns.add<IotaLowering, TakeLowering, ArgmaxLowering, RngUniformLowering,
+               ScatterAddLowering>(patterns.getContext());
+}
