@@ -7,9 +7,10 @@
 //   after the read, so no read leaves the operand);
 // - argmax: a linalg.generic reducing over `dim` into (best value, its
 //   index), in increasing index order, so ties go to the first;
-// - scatter_add: a copy of the operand, then one elementwise add per index
-//   in row-major order (an scf.for over them), each into the slice its
-//   index names: the order the contract fixes, the same bits every run.
+// - scatter_add: a copy of the operand, then one add per index in
+//   row-major order (an scf.for over them), each into the slice of the
+//   copy's buffer its index names, in place: the order the contract fixes,
+//   the same bits every run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +19,8 @@
 #include "kiln/Support/Philox.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -337,41 +340,12 @@ struct RngUniformLowering : OpConversionPattern<RngUniformOp> {
   }
 };
 
-/// The product of `tensor`'s dims in [begin, end), as an index.
-Value countElements(OpBuilder &b, Location loc, Value tensor, int64_t begin,
-                    int64_t end) {
-  Value count = arith::ConstantIndexOp::create(b, loc, 1);
-  for (int64_t d = begin; d < end; ++d)
-    count = arith::MulIOp::create(b, loc, count,
-                                  tensor::DimOp::create(b, loc, tensor, d));
-  return count;
-}
-
-/// `tensor` reshaped to three dims: the product of its dims before
-/// `begin`, of [begin, end), and of those from `end` (1 for an empty
-/// range).
-Value collapseToThree(OpBuilder &b, Location loc, Value tensor, int64_t begin,
-                      int64_t end) {
-  auto type = cast<RankedTensorType>(tensor.getType());
-  int64_t rank = type.getRank();
-  auto product = [&](int64_t from, int64_t to) {
-    int64_t n = 1;
-    for (int64_t d = from; d < to; ++d) {
-      if (type.isDynamicDim(d))
-        return ShapedType::kDynamic;
-      n *= type.getDimSize(d);
-    }
-    return n;
-  };
-  SmallVector<int64_t> shape = {product(0, begin), product(begin, end),
-                                product(end, rank)};
-  auto collapsedType = RankedTensorType::get(shape, type.getElementType());
-  Value parts[3] = {countElements(b, loc, tensor, 0, begin),
-                    countElements(b, loc, tensor, begin, end),
-                    countElements(b, loc, tensor, end, rank)};
-  auto shapeType = RankedTensorType::get({3}, b.getIndexType());
-  Value shapeTensor = tensor::FromElementsOp::create(b, loc, shapeType, parts);
-  return tensor::ReshapeOp::create(b, loc, collapsedType, tensor, shapeTensor);
+/// Dim `d` of `buffer`: a constant where static, else memref.dim.
+OpFoldResult sizeOf(OpBuilder &b, Location loc, Value buffer, int64_t d) {
+  auto type = cast<MemRefType>(buffer.getType());
+  if (!type.isDynamicDim(d))
+    return b.getIndexAttr(type.getDimSize(d));
+  return memref::DimOp::create(b, loc, buffer, d).getResult();
 }
 
 struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
@@ -386,96 +360,115 @@ struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
     Value updates = adaptor.getUpdates();
     auto operandType = cast<RankedTensorType>(operand.getType());
     auto indicesType = cast<RankedTensorType>(indices.getType());
+    auto updatesType = cast<RankedTensorType>(updates.getType());
     int64_t dim = op.getDim();
+    int64_t rank = operandType.getRank();
     int64_t indexRank = indicesType.getRank();
     Type element = operandType.getElementType();
 
-    // [A, V, B] views of the operand (a copy: the result) and of the
-    // updates ([A, N, B]), and the indices flattened to [N].
-    Value copy = buildElementwise(
-        rewriter, loc, operandType, {operand},
-        [](OpBuilder &, Location, ValueRange args) { return args[0]; });
-    Value table = collapseToThree(rewriter, loc, copy, dim, dim + 1);
-    Value rows = collapseToThree(rewriter, loc, updates, dim, dim + indexRank);
-    Value count = countElements(rewriter, loc, indices, 0, indexRank);
-    auto flatType = RankedTensorType::get({ShapedType::kDynamic},
-                                          indicesType.getElementType());
-    Value flatShape = tensor::FromElementsOp::create(
-        rewriter, loc, RankedTensorType::get({1}, rewriter.getIndexType()),
-        ValueRange{count});
-    Value flatIndices =
-        tensor::ReshapeOp::create(rewriter, loc, flatType, indices, flatShape);
-    Value outer = tensor::DimOp::create(rewriter, loc, table, 0);
-    Value extent = tensor::DimOp::create(rewriter, loc, table, 1);
-    Value inner = tensor::DimOp::create(rewriter, loc, table, 2);
+    // The result starts as a copy of the operand, whose buffer
+    // the adds then write in place: one-shot bufferization copies before
+    // every tensor write in kiln's pipeline, which in a loop would copy
+    // the whole table per index. The copy has no other reader, so the
+    // buffer is the result's alone (to_tensor's restrict).
+    // (An identity linalg.generic would fold away into the operand, whose
+    // buffer may be the caller's.)
+    Value copy = bufferization::AllocTensorOp::create(
+        rewriter, loc, operandType, ValueRange{}, operand);
+    auto bufferType = MemRefType::get(operandType.getShape(), element);
+    Value buffer =
+        bufferization::ToBufferOp::create(rewriter, loc, bufferType, copy);
+    auto updatesBufferType = MemRefType::get(updatesType.getShape(), element);
+    Value updatesBuffer = bufferization::ToBufferOp::create(
+        rewriter, loc, updatesBufferType, updates, /*readOnly=*/true);
+
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value count = one;
+    SmallVector<Value> indexSizes;
+    for (int64_t k = 0; k < indexRank; ++k) {
+      indexSizes.push_back(tensor::DimOp::create(rewriter, loc, indices, k));
+      count = arith::MulIOp::create(rewriter, loc, count, indexSizes.back());
+    }
+    Value extent = tensor::DimOp::create(rewriter, loc, operand, dim);
 
     // One index after another, in row-major order.
-    auto loop = scf::ForOp::create(
-        rewriter, loc, zero, count, one, ValueRange{table},
-        [&](OpBuilder &b, Location l, Value j, ValueRange iterArgs) {
-          Value acc = iterArgs[0];
-          Value position = arith::IndexCastOp::create(
-              b, l, b.getIndexType(),
-              tensor::ExtractOp::create(b, l, flatIndices, ValueRange{j}));
-          Value inRange = arith::AndIOp::create(
-              b, l,
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, position,
-                                    zero),
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, position,
-                                    extent));
-          auto branch = scf::IfOp::create(
-              b, l, inRange,
-              [&](OpBuilder &tb, Location tl) {
-                auto sliceType = RankedTensorType::get(
-                    {ShapedType::kDynamic, ShapedType::kDynamic}, element);
-                SmallVector<OpFoldResult> sizes = {outer, tb.getIndexAttr(1),
-                                                   inner};
-                SmallVector<OpFoldResult> strides(3, tb.getIndexAttr(1));
-                Value target = tensor::ExtractSliceOp::create(
-                    tb, tl, sliceType, acc,
-                    SmallVector<OpFoldResult>{tb.getIndexAttr(0), position,
-                                              tb.getIndexAttr(0)},
-                    sizes, strides);
-                Value source = tensor::ExtractSliceOp::create(
-                    tb, tl, sliceType, rows,
-                    SmallVector<OpFoldResult>{tb.getIndexAttr(0), j,
-                                              tb.getIndexAttr(0)},
-                    sizes, strides);
-                Value sum = buildElementwise(
-                    tb, tl, sliceType, {target, source},
-                    [element](OpBuilder &eb, Location el, ValueRange args) {
-                      Value x = extendToCompute(eb, el, args[0]);
-                      Value y = extendToCompute(eb, el, args[1]);
-                      Value s =
-                          isa<FloatType>(x.getType())
-                              ? arith::AddFOp::create(eb, el, x, y).getResult()
-                              : arith::AddIOp::create(eb, el, x, y).getResult();
-                      return convertScalar(eb, el, s, element);
-                    });
-                Value updated = tensor::InsertSliceOp::create(
-                    tb, tl, sum, acc,
-                    SmallVector<OpFoldResult>{tb.getIndexAttr(0), position,
-                                              tb.getIndexAttr(0)},
-                    sizes, strides);
-                scf::YieldOp::create(tb, tl, updated);
-              },
-              [&](OpBuilder &eb, Location el) {
-                scf::YieldOp::create(eb, el, acc);
-              });
-          scf::YieldOp::create(b, l, branch.getResult(0));
-        });
-    // Back to the operand's shape.
-    SmallVector<Value> dims;
-    for (int64_t d = 0; d < operandType.getRank(); ++d)
-      dims.push_back(tensor::DimOp::create(rewriter, loc, operand, d));
-    Value shape = tensor::FromElementsOp::create(
-        rewriter, loc,
-        RankedTensorType::get({operandType.getRank()}, rewriter.getIndexType()),
-        dims);
-    rewriter.replaceOp(op, tensor::ReshapeOp::create(rewriter, loc, operandType,
-                                                     loop.getResult(0), shape)
+    auto loop = scf::ForOp::create(rewriter, loc, zero, count, one);
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      OpBuilder &b = rewriter;
+      b.setInsertionPointToStart(loop.getBody());
+      Value j = loop.getInductionVar();
+      // j's position in the indices (row-major).
+      SmallVector<Value> at(indexRank);
+      Value rest = j;
+      for (int64_t k = indexRank - 1; k >= 0; --k) {
+        at[k] = arith::RemUIOp::create(b, loc, rest, indexSizes[k]);
+        rest = arith::DivUIOp::create(b, loc, rest, indexSizes[k]);
+      }
+      Value position = arith::IndexCastOp::create(
+          b, loc, b.getIndexType(),
+          tensor::ExtractOp::create(b, loc, indices, at));
+      Value inRange = arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, position,
+                                zero),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, position,
+                                extent));
+      auto branch = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
+      b.setInsertionPointToStart(branch.thenBlock());
+      // The slice at `position` of the result, and the one at `at` of the
+      // updates: both of rank - 1 dims (the others in order).
+      SmallVector<OpFoldResult> targetOffsets, targetSizes, sourceOffsets,
+          sourceSizes;
+      SmallVector<int64_t> sliceShape;
+      for (int64_t d = 0; d < rank; ++d) {
+        bool indexed = d == dim;
+        targetOffsets.push_back(indexed ? OpFoldResult(position)
+                                        : OpFoldResult(b.getIndexAttr(0)));
+        targetSizes.push_back(indexed ? OpFoldResult(b.getIndexAttr(1))
+                                      : sizeOf(b, loc, buffer, d));
+        if (!indexed)
+          sliceShape.push_back(operandType.getDimSize(d));
+      }
+      for (int64_t d = 0; d < updatesType.getRank(); ++d) {
+        bool indexed = d >= dim && d < dim + indexRank;
+        sourceOffsets.push_back(indexed ? OpFoldResult(at[d - dim])
+                                        : OpFoldResult(b.getIndexAttr(0)));
+        sourceSizes.push_back(indexed ? OpFoldResult(b.getIndexAttr(1))
+                                      : sizeOf(b, loc, updatesBuffer, d));
+      }
+      SmallVector<OpFoldResult> targetStrides(rank, b.getIndexAttr(1));
+      SmallVector<OpFoldResult> sourceStrides(updatesType.getRank(),
+                                              b.getIndexAttr(1));
+      auto targetType = memref::SubViewOp::inferRankReducedResultType(
+          sliceShape, bufferType, targetOffsets, targetSizes, targetStrides);
+      auto sourceType = memref::SubViewOp::inferRankReducedResultType(
+          sliceShape, updatesBufferType, sourceOffsets, sourceSizes,
+          sourceStrides);
+      Value target = memref::SubViewOp::create(
+          b, loc, cast<MemRefType>(targetType), buffer, targetOffsets,
+          targetSizes, targetStrides);
+      Value source = memref::SubViewOp::create(
+          b, loc, cast<MemRefType>(sourceType), updatesBuffer, sourceOffsets,
+          sourceSizes, sourceStrides);
+      AffineMap identity = b.getMultiDimIdentityMap(rank - 1);
+      linalg::GenericOp::create(
+          b, loc, TypeRange{}, ValueRange{source}, ValueRange{target},
+          SmallVector<AffineMap>{identity, identity}, allParallel(rank - 1),
+          [element](OpBuilder &eb, Location el, ValueRange args) {
+            Value x = extendToCompute(eb, el, args[1]);
+            Value y = extendToCompute(eb, el, args[0]);
+            Value sum = isa<FloatType>(x.getType())
+                            ? arith::AddFOp::create(eb, el, x, y).getResult()
+                            : arith::AddIOp::create(eb, el, x, y).getResult();
+            linalg::YieldOp::create(eb, el,
+                                    convertScalar(eb, el, sum, element));
+          });
+    }
+    rewriter.replaceOp(op, bufferization::ToTensorOp::create(
+                               rewriter, loc, operandType, buffer,
+                               /*restrict=*/true, /*writable=*/true)
                                .getResult());
     return success();
   }
