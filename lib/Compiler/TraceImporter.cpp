@@ -44,7 +44,11 @@ static DenseElementsAttr getSplat(RankedTensorType type,
                   &lostInfo);
     return DenseElementsAttr::get(type, value);
   }
-  return DenseElementsAttr::get(type, node.getScalar() != 0);
+  if (element.isInteger(1))
+    return DenseElementsAttr::get(type, node.getScalar() != 0);
+  // i32/i64: the scalar is an integer (roundToDType made it one).
+  return DenseElementsAttr::get(
+      type, IntegerAttr::get(element, static_cast<int64_t>(node.getScalar())));
 }
 
 namespace {

@@ -348,6 +348,39 @@ Tensor kiln::amax(const Tensor &x, ArrayRef<int64_t> dims) {
   return Tensor::make(TraceNode::reduce(TraceOp::ReduceMax, x.getNode(), dims));
 }
 
+Tensor kiln::take(const Tensor &x, const Tensor &indices, int64_t dim) {
+  if (!x.ok())
+    return x;
+  if (!indices.ok())
+    return indices;
+  return Tensor::make(TraceNode::take(x.getNode(), indices.getNode(), dim));
+}
+
+Tensor kiln::scatterAdd(const Tensor &x, const Tensor &indices,
+                        const Tensor &updates, int64_t dim) {
+  for (const Tensor *t : {&x, &indices, &updates})
+    if (!t->ok())
+      return *t;
+  return Tensor::make(TraceNode::scatterAdd(x.getNode(), indices.getNode(),
+                                            updates.getNode(), dim));
+}
+
+Tensor kiln::argmax(const Tensor &x, int64_t dim, DType indexType) {
+  if (!x.ok())
+    return x;
+  return Tensor::make(TraceNode::argmax(x.getNode(), dim, indexType));
+}
+
+Tensor kiln::iota(ArrayRef<int64_t> shape, int64_t dim, DType dtype) {
+  return Tensor::make(TraceNode::iota(dtype, shape, dim));
+}
+
+Tensor kiln::rngUniform(const Tensor &key, ArrayRef<int64_t> shape) {
+  if (!key.ok())
+    return key;
+  return Tensor::make(TraceNode::rngUniform(key.getNode(), shape));
+}
+
 Tensor kiln::mean(const Tensor &x, ArrayRef<int64_t> dims) {
   if (!x.ok())
     return x;

@@ -312,6 +312,23 @@ TraceNode::constant(DType dtype, ArrayRef<int64_t> shape, double value) {
               roundToDType(value, dtype));
 }
 
+/// The elementwise ops that take i32/i64 too (two's complement), as
+/// the contract lists them.
+static bool acceptsIntegers(TraceOp op) {
+  switch (op) {
+  case TraceOp::Neg:
+  case TraceOp::Abs:
+  case TraceOp::Add:
+  case TraceOp::Sub:
+  case TraceOp::Mul:
+  case TraceOp::Max:
+  case TraceOp::Min:
+    return true;
+  default:
+    return false;
+  }
+}
+
 llvm::Expected<NodeRef> TraceNode::elementwise(TraceOp op,
                                                ArrayRef<NodeRef> operands,
                                                ArrayRef<int64_t> attrs) {
@@ -328,8 +345,12 @@ llvm::Expected<NodeRef> TraceNode::elementwise(TraceOp op,
     return opError(op, "takes " + llvm::Twine(numFlags) +
                            " bool attributes, got " + getListString(attrs));
   const NodeRef &first = operands.front();
-  if (!isFloat(first->getDType()))
-    return opError(op, "needs float operands, got " + typeString(first));
+  if (!isFloat(first->getDType()) &&
+      !(isIntegerDType(first->getDType()) && acceptsIntegers(op)))
+    return opError(op, std::string(acceptsIntegers(op)
+                                       ? "needs float or i32/i64 operands"
+                                       : "needs float operands") +
+                           ", got " + typeString(first));
   if (arity == 2 && (operands[1]->getDType() != first->getDType() ||
                      operands[1]->getShape() != first->getShape()))
     return opError(op, "operand types differ: " + typeString(first) + " and " +
@@ -342,10 +363,10 @@ llvm::Expected<NodeRef> TraceNode::cmp(TracePredicate predicate,
   if (lhs->getDType() != rhs->getDType() || lhs->getShape() != rhs->getShape())
     return opError(TraceOp::Cmp, "operand types differ: " + typeString(lhs) +
                                      " and " + typeString(rhs));
-  // kiln.cmp compares floats (DIALECT.md); bools are compared by select.
-  if (!isFloat(lhs->getDType()))
+  // kiln.cmp compares numbers (DIALECT.md); bools are compared by select.
+  if (!isFloat(lhs->getDType()) && !isIntegerDType(lhs->getDType()))
     return opError(TraceOp::Cmp,
-                   "needs float operands, got " + typeString(lhs));
+                   "needs float or i32/i64 operands, got " + typeString(lhs));
   return make(TraceOp::Cmp, DType::I1, lhs->getShape(), {lhs, rhs},
               {static_cast<int64_t>(predicate)});
 }
@@ -485,8 +506,9 @@ llvm::Expected<NodeRef> TraceNode::reduce(TraceOp op, const NodeRef &operand,
                                           ArrayRef<int64_t> dims) {
   if (op != TraceOp::ReduceSum && op != TraceOp::ReduceMax)
     return opError(op, "not a reduction");
-  if (!isFloat(operand->getDType()))
-    return opError(op, "needs a float operand, got " + typeString(operand));
+  if (!isFloat(operand->getDType()) && !isIntegerDType(operand->getDType()))
+    return opError(op, "needs a float or i32/i64 operand, got " +
+                           typeString(operand));
   int64_t rank = operand->getShape().size();
   for (auto [i, d] : llvm::enumerate(dims))
     if (d < 0 || d >= rank || (i > 0 && d <= dims[i - 1]))

@@ -332,3 +332,65 @@ TEST(TensorTest, ExplainMiss) {
 }
 
 } // namespace
+
+namespace {
+
+/// An i64 tensor of `values`.
+Tensor ids(std::vector<int64_t> shape, std::vector<int64_t> values) {
+  HostTensor data(DType::I64, shape);
+  for (size_t i = 0; i < values.size(); ++i)
+    data.setFromInt64(static_cast<int64_t>(i), values[i]);
+  return Tensor::fromHost(std::move(data));
+}
+
+// An embedding lookup and its gradient (issue 38): take, and the
+// scatter_add that kiln::grad derives for it; repeated ids accumulate.
+TEST(TensorTest, EmbeddingLookupAndGradient) {
+  Tensor table = input({4, 2}, {0, 1, 10, 11, 20, 21, 30, 31});
+  Tensor tokens = ids({3}, {2, 0, 2});
+  Tensor rows = take(table, tokens, 0);
+  Tensor loss = sum(rows * input({3, 2}, {1, 2, 3, 4, 5, 6}), {0, 1});
+  // (Read after grad is recorded: a value read is a leaf of later work.)
+  std::vector<Tensor> g = grad({loss}, {table});
+  ASSERT_EQ(g.size(), 1u);
+  EXPECT_EQ(values(g[0]), (std::vector<float>{3, 4, 0, 0, 6, 8, 0, 0}));
+  EXPECT_EQ(values(rows), (std::vector<float>{20, 21, 0, 1, 20, 21}));
+  // The same scatter, directly: an id out of range is dropped.
+  Tensor direct = scatterAdd(Tensor::zeros({4, 2}), ids({2}, {3, 9}),
+                             input({2, 2}, {1, 1, 5, 5}), 0);
+  EXPECT_EQ(values(direct), (std::vector<float>{0, 0, 0, 0, 0, 0, 1, 1}));
+}
+
+// Integer tensors: wrapping arithmetic, compares, argmax and iota.
+TEST(TensorTest, IntegerTensorsAndArgmax) {
+  Tensor a = ids({4}, {5, -3, 9, 9});
+  EXPECT_EQ(values<int64_t>(a * a - a), (std::vector<int64_t>{20, 12, 72, 72}));
+  EXPECT_EQ(values<int64_t>(argmax(convert(a, DType::F32), 0)),
+            (std::vector<int64_t>{2}));
+  EXPECT_EQ(values<int64_t>(iota({2, 3}, 1)),
+            (std::vector<int64_t>{0, 1, 2, 0, 1, 2}));
+  EXPECT_EQ(values(convert(gt(a, ids({4}, {0, 0, 0, 10})), DType::F32)),
+            (std::vector<float>{1, 0, 1, 0}));
+}
+
+// A new seed or offset is data: one program for every key.
+TEST(TensorTest, RandomNumbersTakeTheirKeyAsData) {
+  auto draw = [](int64_t seed, int64_t offset) {
+    return values(rngUniform(ids({2}, {seed, offset}), {8}));
+  };
+  std::vector<float> first = draw(1, 0);
+  int64_t misses = stats().misses;
+  std::vector<float> second = draw(2, 0), third = draw(1, 2);
+  EXPECT_EQ(stats().misses, misses);
+  EXPECT_NE(first, second);
+  // Offset 2 starts at counter 2: the elements from 8 on of offset 0.
+  std::vector<float> longer = values(rngUniform(ids({2}, {1, 0}), {16}));
+  EXPECT_EQ(third, std::vector<float>(longer.begin() + 8, longer.end()));
+  EXPECT_EQ(first, std::vector<float>(longer.begin(), longer.begin() + 8));
+  for (float v : first) {
+    EXPECT_GE(v, 0.0f);
+    EXPECT_LT(v, 1.0f);
+  }
+}
+
+} // namespace

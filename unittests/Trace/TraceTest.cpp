@@ -94,7 +94,7 @@ TEST(TraceTest, ErrorsNameTheOpAndTheTypes) {
       "kiln.exp: needs float operands, got tensor<2xi1>");
   EXPECT_EQ(error(TraceNode::select(a, a, a)),
             "kiln.select: the predicate must be i1, got tensor<4x8xf32>");
-  // kiln.cmp takes floats; a comparison of bools was accepted and imported
+  // kiln.cmp takes numbers; a comparison of bools was accepted and imported
   // into IR that does not verify (found by kiln-fuzz-trace;
   // test/Fuzz/corpus/trace/regression-cmp-of-i1).
   // A slice whose offset + size overflows int64 passed the bounds check
@@ -104,7 +104,7 @@ TEST(TraceTest, ErrorsNameTheOpAndTheTypes) {
             "[4611686018427387903] do not fit in tensor<2xf32>");
   NodeRef bools = param({2}, DType::I1);
   EXPECT_EQ(error(TraceNode::cmp(TracePredicate::EQ, bools, bools)),
-            "kiln.cmp: needs float operands, got tensor<2xi1>");
+            "kiln.cmp: needs float or i32/i64 operands, got tensor<2xi1>");
 }
 
 // The op table (TraceOps.def): every op's name, arity and result rule, and

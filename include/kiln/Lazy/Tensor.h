@@ -205,6 +205,24 @@ Tensor logSoftmax(const Tensor &x, int64_t dim);
 Tensor matmul(const Tensor &a, const Tensor &b, bool transposeA = false,
               bool transposeB = false);
 
+// Integer indices and random numbers.
+/// numpy.take along `dim` (an embedding lookup): i32 or i64 `indices` of
+/// any shape; an index out of range gives NaN (0 in an integer result).
+Tensor take(const Tensor &x, const Tensor &indices, int64_t dim);
+/// `x` with each slice of `updates` added at the index `indices` names
+/// along `dim` (take's transpose); out-of-range updates are dropped, and
+/// repeated indices accumulate in row-major order (the same bits always).
+Tensor scatterAdd(const Tensor &x, const Tensor &indices, const Tensor &updates,
+                  int64_t dim);
+/// The index of the first maximum along `dim` (the first NaN wins).
+Tensor argmax(const Tensor &x, int64_t dim, DType indexType = DType::I64);
+/// The index along `dim` of every element of `shape`, as `dtype`.
+Tensor iota(llvm::ArrayRef<int64_t> shape, int64_t dim,
+            DType dtype = DType::I64);
+/// Uniform f32 numbers in [0, 1) from a [2] i64 key (seed, offset):
+/// kiln.rng_uniform, Philox4x32-10; a new key is data, never a new program.
+Tensor rngUniform(const Tensor &key, llvm::ArrayRef<int64_t> shape);
+
 // Gradients.
 /// The gradients of `outputs` with respect to `inputs`, weighted by
 /// `gradOutputs` (one per output, of its shape), as PyTorch's
