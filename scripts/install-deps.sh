@@ -50,6 +50,20 @@ for requirement in "${pinned[@]}"; do
 done
 echo "install-deps: python packages in $python_prefix"
 
+# kiln's pinned runtime packages (kiln.save and kiln.load use safetensors),
+# in their own prefix, which the build tree's kiln adds to its path.
+runtime_prefix="${KILN_DEPS_DIR:-$repo/.deps}/python-runtime"
+for requirement in safetensors==0.5.3; do
+  name="${requirement%%==*}"
+  version="${requirement##*==}"
+  if [ -d "$runtime_prefix/$name-$version.dist-info" ]; then
+    continue
+  fi
+  echo "install-deps: installing $requirement into $runtime_prefix"
+  /usr/bin/python3 -m pip install --quiet --disable-pip-version-check \
+    --no-deps --upgrade --target "$runtime_prefix" "$requirement"
+done
+
 # ptxas, for the tests that assemble kiln's PTX (lit feature `ptxas`): the
 # CUDA toolkit's where one is installed, else the one in NVIDIA's pinned
 # nvidia-cuda-nvcc-cu12 wheel (a binary, no GPU or driver needed) under

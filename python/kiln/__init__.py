@@ -27,10 +27,10 @@ from ._C import (
     explain_misses,
     from_dlpack,
     from_numpy,
-    full,
     gelu,
     get_device,
     grad,
+    is_grad_enabled,
     log,
     log_softmax,
     mark_dynamic,
@@ -38,27 +38,60 @@ from ._C import (
     maximum,
     metrics,
     minimum,
-    ones,
     power,
     relu,
     rsqrt,
+    scatter_add,
     set_device,
     set_kernel_timing,
     sigmoid,
     sin,
     softmax,
-    split,
     sqrt,
-    stack,
     sync,
     synchronize,
+    take,
     tanh,
     tensor,
-    where,
-    zeros,
 )
-from . import distributed, optim
+from ._dtypes import (bfloat16, bool_, finfo, float16, float32, float64,
+                      iinfo, int32, int64)
+from . import _tensor
+from ._creation import (arange, cat, empty, empty_like, eye, full, full_like,
+                        linspace, ones, ones_like, stack, tril, triu, where,
+                        zeros, zeros_like)
+from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled
+from .random import (initial_seed, manual_seed, rand, rand_like, randint,
+                     randn, randn_like, randperm, seed)
+from .serialization import load, save
+from . import distributed, nn, optim
 from .runner import KilnRunError, find_tool, run
+
+# PyTorch's other names for the dtypes.
+float = float32  # noqa: A001 (kiln.float, as torch.float)
+double = float64
+half = float16
+long = int64
+int = int32  # noqa: A001
+bool = bool_  # noqa: A001
+
+
+def _method(name):
+    def function(x, *args, **kwargs):
+        return getattr(x, name)(*args, **kwargs)
+    function.__name__ = name
+    function.__doc__ = f"kiln.{name}(x, ...) is x.{name}(...)."
+    return function
+
+
+# torch.sum(x, dim) and friends: the Tensor methods as functions.
+for _name in ["sum", "mean", "var", "std", "amax", "amin", "argmax",
+              "argmin", "max", "min", "logsumexp", "reshape", "permute",
+              "transpose", "flatten", "unsqueeze", "squeeze", "chunk",
+              "split", "masked_fill", "gather", "index_select", "clamp",
+              "clip", "numel", "movedim", "unbind", "t", "all", "any"]:
+    globals()[_name] = _method(_name)
+del _name
 
 
 def jit(fn):
@@ -100,20 +133,7 @@ def jit(fn):
     return _C.Jit(fn)
 
 
-# dtypes, as numpy names them (kiln has no bfloat16 in numpy: a name).
-float32 = _np.dtype("float32")
-float64 = _np.dtype("float64")
-float16 = _np.dtype("float16")
-bool_ = _np.dtype("bool")
-bfloat16 = "bfloat16"
-
-__all__ = [
-    "KilnRunError", "Tensor", "abs", "bfloat16", "bool_", "concatenate",
-    "cos", "erf", "exp", "explain_misses", "find_tool", "float16", "float32",
-    "float64", "from_dlpack", "from_numpy", "full", "gelu", "get_device",
-    "grad", "jit", "log", "log_softmax", "mark_dynamic", "matmul", "maximum",
-    "metrics", "minimum",
-    "ones", "optim", "power", "relu", "rsqrt", "run", "set_device",
-    "set_kernel_timing", "sigmoid", "sin", "softmax", "split", "sqrt",
-    "stack", "sync", "synchronize", "tanh", "tensor", "where", "zeros",
-]
+# `from kiln import *` leaves Python's float, int and bool alone.
+__all__ = [name for name in dir() if not name.startswith("_") and
+           name not in ("float", "int", "bool", "abs", "sum", "max", "min",
+                        "all", "any")]

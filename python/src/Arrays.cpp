@@ -45,6 +45,12 @@ std::optional<DType> fromDLPack(dl::dtype dtype) {
     return DType::BF16;
   if (dtype.code == uint8_t(dl::dtype_code::Bool) && dtype.bits == 8)
     return DType::I1;
+  if (dtype.code == uint8_t(dl::dtype_code::Int)) {
+    if (dtype.bits == 32)
+      return DType::I32;
+    if (dtype.bits == 64)
+      return DType::I64;
+  }
   return std::nullopt;
 }
 
@@ -74,8 +80,10 @@ DType arrayDType(const CpuArray &array, nb::handle source) {
     return *dtype;
   std::string got = toString(source.attr("dtype"));
   throw nb::type_error(("kiln tensors hold float32, float64, float16, "
-                        "bfloat16 or bool, not " +
-                        got + ": convert it first, e.g. .astype(np.float32)")
+                        "bfloat16, int32, int64 or bool, not " +
+                        got +
+                        ": convert it first, e.g. .astype(np.float32) or "
+                        ".astype(np.int64)")
                            .c_str());
 }
 
@@ -123,18 +131,43 @@ std::shared_ptr<const HostTensor> borrow(const CpuArray &array, DType dtype,
       });
 }
 
-/// A tensor copied from whatever numpy.asarray accepts.
-Tensor copyFrom(nb::handle value) {
-  nb::object array = getNumpy().attr("asarray")(value, "order"_a = "C");
+/// A tensor copied from whatever numpy.asarray accepts, of `dtype` (None:
+/// PyTorch's rule: numpy data keeps its dtype; Python floats give float32,
+/// ints int64 and bools bool).
+Tensor copyFrom(nb::handle value, nb::handle dtype) {
+  nb::module_ &numpy = getNumpy();
+  bool fromNumpy = nb::isinstance(value, numpy.attr("ndarray")) ||
+                   nb::isinstance(value, numpy.attr("generic"));
+  nb::object array = numpy.attr("asarray")(value, "order"_a = "C");
+  std::optional<DType> target;
+  if (!dtype.is_none())
+    target = toDType(dtype);
+  else if (!fromNumpy) {
+    std::string kind = nb::cast<std::string>(array.attr("dtype").attr("kind"));
+    if (kind == "f")
+      target = DType::F32;
+    else if (kind == "i" || kind == "u")
+      target = DType::I64;
+  }
+  if (target && *target != DType::BF16)
+    array = numpy.attr("ascontiguousarray")(array, fromDType(*target));
+  else if (target)
+    array = numpy.attr("ascontiguousarray")(array, "float32");
   toDType(array.attr("dtype")); // TypeError for a dtype kiln lacks
   CpuArray view = nb::cast<CpuArray>(array);
-  DType dtype = arrayDType(view, array);
+  DType arrayType = arrayDType(view, array);
   llvm::Expected<HostTensor> tensor =
-      HostTensor::createUninitialized(dtype, arrayShape(view));
+      HostTensor::createUninitialized(arrayType, arrayShape(view));
   if (!tensor)
     throw nb::value_error(llvm::toString(tensor.takeError()).c_str());
   if (tensor->getByteSize())
     std::memcpy(tensor->getData(), view.data(), tensor->getByteSize());
+  if (target == DType::BF16) {
+    HostTensor narrowed(DType::BF16, tensor->getShape().vec());
+    for (int64_t i = 0; i < tensor->getNumElements(); ++i)
+      narrowed.setFromDouble(i, tensor->getAsDouble(i));
+    return Tensor::fromHost(std::move(narrowed));
+  }
   return Tensor::fromHost(std::move(*tensor));
 }
 
@@ -144,10 +177,16 @@ std::vector<int64_t> toShape(nb::handle shape) {
   std::vector<int64_t> dims;
   for (nb::handle d : shape)
     dims.push_back(nb::cast<int64_t>(d));
-  for (int64_t d : dims)
+  int64_t bytes = 8;
+  for (int64_t d : dims) {
     if (d < 0)
       throw nb::value_error(
           ("negative dimension in shape " + getListString(dims)).c_str());
+    if (__builtin_mul_overflow(bytes, d, &bytes))
+      throw nb::value_error(("size " + getListString(dims) +
+                             " overflows: its byte count is above 2^63")
+                                .c_str());
+  }
   return dims;
 }
 
@@ -155,8 +194,9 @@ std::vector<int64_t> toShape(nb::handle shape) {
 nb::object makeLeaf(Tensor t, bool requiresGrad = false) {
   if (!t.ok())
     throw nb::value_error(t.getError().c_str());
-  if (requiresGrad && t.getDType() == DType::I1)
-    throw nb::value_error("only float tensors can require gradients");
+  if (requiresGrad && !isFloatDType(t.getDType()))
+    throw std::runtime_error("Only Tensors of floating point dtype can "
+                             "require gradients");
   nb::object made = nb::cast(PyTensor(std::move(t), requiresGrad, true));
   updateRegistration(*nb::inst_ptr<PyTensor>(made));
   return made;
@@ -166,7 +206,7 @@ nb::object filled(nb::handle shape, double value, nb::handle dtype,
                   bool requiresGrad) {
   DType kind = dtype.is_none() ? DType::F32 : toDType(dtype);
   std::vector<int64_t> dims = toShape(shape);
-  if (!requiresGrad || kind == DType::I1)
+  if (!requiresGrad || !isFloatDType(kind))
     return makeLeaf(Tensor::full(dims, value, kind), requiresGrad);
   // A parameter is data, not a constant: the first training step then
   // compiles into the program every later step (whose parameters are
@@ -188,10 +228,12 @@ DType kiln::python::toDType(nb::handle dtype) {
                                                  : name == "float64" ? "f64"
                                                  : name == "float16" ? "f16"
                                                  : name == "bool"    ? "i1"
+                                                 : name == "int32"   ? "i32"
+                                                 : name == "int64"   ? "i64"
                                                                      : name))
     return *kind;
   throw nb::type_error(("kiln tensors hold float32, float64, float16, "
-                        "bfloat16 or bool, not " +
+                        "bfloat16, int32, int64 or bool, not " +
                         name)
                            .c_str());
 }
@@ -240,15 +282,21 @@ nb::object kiln::python::toNumpy(PyTensor &t) {
 void kiln::python::bindArrays(nb::module_ &m) {
   m.def(
       "tensor",
-      [](nb::handle data, bool requiresGrad) {
-        Tensor value = nb::isinstance<PyTensor>(data)
-                           ? nb::cast<PyTensor &>(data).value
-                           : copyFrom(data);
+      [](nb::handle data, nb::handle dtype, bool requiresGrad) {
+        if (!nb::isinstance<PyTensor>(data))
+          return makeLeaf(copyFrom(data, dtype), requiresGrad);
+        Tensor value = nb::cast<PyTensor &>(data).value;
+        if (!dtype.is_none() && value.ok() &&
+            toDType(dtype) != value.getDType())
+          value = convert(value, toDType(dtype));
         return makeLeaf(std::move(value), requiresGrad);
       },
-      nb::arg("data"), nb::arg("requires_grad") = false,
+      nb::arg("data"), nb::arg("dtype") = nb::none(),
+      nb::arg("requires_grad") = false,
       "A tensor holding a copy of `data` (a numpy array, or anything "
-      "numpy.asarray accepts), of its dtype.");
+      "numpy.asarray accepts). Its dtype, unless `dtype` names one, is "
+      "PyTorch's: a numpy array's own; float32 for Python floats, int64 "
+      "for ints, bool for bools.");
   m.def(
       "from_numpy",
       [](nb::handle array) {
@@ -292,20 +340,6 @@ void kiln::python::bindArrays(nb::module_ &m) {
       nb::arg("producer"),
       "A tensor over the producer's buffer (anything with __dlpack__), "
       "zero-copy.");
-  m.def(
-      "zeros",
-      [](nb::handle shape, nb::handle dtype, bool requiresGrad) {
-        return filled(shape, 0.0, dtype, requiresGrad);
-      },
-      nb::arg("shape"), nb::arg("dtype") = nb::none(),
-      nb::arg("requires_grad") = false);
-  m.def(
-      "ones",
-      [](nb::handle shape, nb::handle dtype, bool requiresGrad) {
-        return filled(shape, 1.0, dtype, requiresGrad);
-      },
-      nb::arg("shape"), nb::arg("dtype") = nb::none(),
-      nb::arg("requires_grad") = false);
-  m.def("full", &filled, nb::arg("shape"), nb::arg("fill_value"),
+  m.def("_filled", &filled, nb::arg("shape"), nb::arg("fill_value"),
         nb::arg("dtype") = nb::none(), nb::arg("requires_grad") = false);
 }

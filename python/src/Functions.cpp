@@ -43,10 +43,9 @@ template <Tensor (*op)(const Tensor &)> PyTensor unaryFunction(nb::handle x) {
 
 template <Tensor (*op)(const Tensor &, const Tensor &)>
 PyTensor binaryFunction(nb::handle a, nb::handle b) {
-  Tensor like = dtypeSource(a, b);
-  Operand lhs = toOperand(a, like), rhs = toOperand(b, like);
-  return checked(op(lhs.value, rhs.value),
-                 lhs.requiresGrad || rhs.requiresGrad);
+  std::vector<Operand> operands = promoteOperands({a, b});
+  return checked(op(operands[0].value, operands[1].value),
+                 operands[0].requiresGrad || operands[1].requiresGrad);
 }
 
 int64_t product(llvm::ArrayRef<int64_t> dims) {
@@ -128,10 +127,9 @@ PyTensor kiln::python::matmulTensors(nb::handle a, nb::handle b) {
       PyFloat_Check(b.ptr()) || PyLong_Check(b.ptr()))
     throw nb::type_error("matmul: operands must be tensors or arrays, not "
                          "numbers");
-  Tensor like = dtypeSource(a, b);
-  Operand x = toOperand(a, like), y = toOperand(b, like);
-  return checked(matmulLike(x.value, y.value),
-                 x.requiresGrad || y.requiresGrad);
+  std::vector<Operand> operands = promoteOperands({a, b});
+  return checked(matmulLike(operands[0].value, operands[1].value),
+                 operands[0].requiresGrad || operands[1].requiresGrad);
 }
 
 namespace {
@@ -215,10 +213,9 @@ PyTensor alongAxis(nb::handle x, int64_t axis) {
 
 PyTensor whereFunction(nb::handle cond, nb::handle a, nb::handle b) {
   PyTensor &c = asTensor(cond, "condition");
-  Tensor like = dtypeSource(a, b);
-  Operand x = toOperand(a, like), y = toOperand(b, like);
-  return checked(where(c.value, x.value, y.value),
-                 x.requiresGrad || y.requiresGrad);
+  std::vector<Operand> operands = promoteOperands({a, b});
+  return checked(where(c.value, operands[0].value, operands[1].value),
+                 operands[0].requiresGrad || operands[1].requiresGrad);
 }
 
 /// kiln.grad(outputs, inputs, grad_outputs=None), as torch.autograd.grad.
@@ -242,6 +239,52 @@ std::vector<PyTensor> gradFunction(nb::handle outputs, nb::handle inputs,
   for (Tensor &g : grad(outs, ins, cotangents))
     result.push_back(checked(std::move(g), createGraph));
   return result;
+}
+
+/// `indices` as an index operand: a Tensor as it is, or an int64 copy of
+/// whatever numpy accepts.
+Tensor toIndices(nb::handle indices) {
+  PyTensor *t = nullptr;
+  if (nb::try_cast<PyTensor *>(indices, t, false) && t)
+    return t->value;
+  nb::object made = nb::module_::import_("kiln._C").attr("tensor")(indices);
+  return nb::cast<PyTensor &>(made).value;
+}
+
+PyTensor takeFunction(nb::handle x, nb::handle indices, int64_t dim) {
+  PyTensor &t = asTensor(x, "x");
+  return checked(take(t.value, toIndices(indices),
+                      normalizeDim(dim, t.value.getShape().size())),
+                 t.requiresGrad);
+}
+
+PyTensor scatterAddFunction(nb::handle x, nb::handle indices,
+                            nb::handle updates, int64_t dim) {
+  PyTensor &t = asTensor(x, "x");
+  PyTensor &u = asTensor(updates, "updates");
+  return checked(scatterAdd(t.value, toIndices(indices), u.value,
+                            normalizeDim(dim, t.value.getShape().size())),
+                 t.requiresGrad || u.requiresGrad);
+}
+
+PyTensor argmaxFunction(nb::handle x, int64_t dim) {
+  PyTensor &t = asTensor(x, "x");
+  return checked(argmax(t.value, normalizeDim(dim, t.value.getShape().size())));
+}
+
+PyTensor iotaFunction(std::vector<int64_t> shape, int64_t dim,
+                      nb::handle dtype) {
+  return checked(iota(shape, normalizeDim(dim, shape.size()),
+                      dtype.is_none() ? DType::I64 : toDType(dtype)));
+}
+
+PyTensor rngUniformFunction(nb::handle key, std::vector<int64_t> shape) {
+  return checked(rngUniform(asTensor(key, "key").value, shape));
+}
+
+PyTensor constantFunction(std::vector<int64_t> shape, double value,
+                          nb::handle dtype) {
+  return checked(Tensor::full(shape, value, toDType(dtype)));
 }
 
 void syncFunction(nb::args tensors) {
@@ -348,6 +391,25 @@ void kiln::python::bindFunctions(nb::module_ &m) {
         "The gradients of `outputs` with respect to `inputs`, weighted by "
         "`grad_outputs`, as torch.autograd.grad: a list, one per input. "
         "Recorded lazily, so gradients of gradients work.");
+  m.def("take", &takeFunction, nb::arg("x"), nb::arg("indices"),
+        nb::arg("dim") = 0,
+        "numpy.take along `dim` (kiln.take): an index out of range gives "
+        "NaN (0 in an integer result).");
+  m.def("scatter_add", &scatterAddFunction, nb::arg("x"), nb::arg("indices"),
+        nb::arg("updates"), nb::arg("dim") = 0,
+        "`x` with each slice of `updates` added at the index `indices` "
+        "names along `dim` (kiln.scatter_add): out-of-range updates are "
+        "dropped; repeated indices add up in row-major order, the same "
+        "bits on every run.");
+  m.def("_argmax", &argmaxFunction, nb::arg("x"), nb::arg("dim"));
+  m.def("_iota", &iotaFunction, nb::arg("shape"), nb::arg("dim"),
+        nb::arg("dtype") = nb::none());
+  m.def("_rng_uniform", &rngUniformFunction, nb::arg("key"), nb::arg("shape"));
+  m.def("_constant", &constantFunction, nb::arg("shape"), nb::arg("value"),
+        nb::arg("dtype"));
+  m.def("is_grad_enabled", &isGradEnabled,
+        "Whether ops record gradients (False under kiln.no_grad()).");
+  m.def("_set_grad_enabled", &setGradEnabled, nb::arg("enabled"));
   m.def("sync", &syncFunction, "Computes every tensor given, in one program.");
   m.def("mark_dynamic", &markDynamicFunction, nb::arg("x"), nb::arg("dim"),
         "Marks dim `dim` of `x` dynamic: a program that reads `x` compiles "

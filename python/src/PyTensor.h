@@ -120,12 +120,20 @@ struct Operand {
   Tensor value;
   bool requiresGrad = false;
 };
-/// An operand of an op on `like`: a Tensor as it is, a Python number as a
-/// rank-0 parameter of `like`'s dtype, anything else numpy accepts copied.
-Operand toOperand(nb::handle value, const Tensor &like);
-/// The tensor whose dtype a Python number in an op on `a` and `b` takes:
-/// the first of them that is a Tensor (f32 when neither is).
-Tensor dtypeSource(nb::handle a, nb::handle b);
+/// Why operands are promoted: true division gives a float even for ints.
+enum class PromoteFor { Arithmetic, TrueDivision };
+/// The operands of one op (tensors, Python numbers, arrays) converted to
+/// the dtype PyTorch's type promotion gives them: Python numbers weigh
+/// less than rank-0 tensors, which weigh less than others, unless they are
+/// of a higher category (bool < integer < float).
+std::vector<Operand>
+promoteOperands(llvm::ArrayRef<nb::handle> values,
+                PromoteFor purpose = PromoteFor::Arithmetic);
+
+/// torch.is_grad_enabled(): off under kiln.no_grad(); ops then make
+/// tensors that do not require grad.
+bool isGradEnabled();
+void setGradEnabled(bool enabled);
 
 /// a @ b as numpy's matmul (1-D operands, broadcast batch dims).
 PyTensor matmulTensors(nb::handle a, nb::handle b);

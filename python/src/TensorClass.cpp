@@ -8,6 +8,8 @@
 
 #include "PyTensor.h"
 
+#include <cmath>
+
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -18,27 +20,114 @@ using namespace nb::literals;
 PyTensor kiln::python::checked(Tensor t, bool requiresGrad) {
   if (!t.ok())
     throw nb::value_error(t.getError().c_str());
+  requiresGrad = requiresGrad && isGradEnabled();
   return PyTensor(std::move(t), requiresGrad, /*isLeaf=*/!requiresGrad);
 }
 
-Operand kiln::python::toOperand(nb::handle value, const Tensor &like) {
+namespace {
+/// PyTorch's categories of dtypes, in promotion order.
+int getCategory(DType dtype) {
+  return dtype == DType::I1 ? 0 : isIntegerDType(dtype) ? 1 : 2;
+}
+
+/// PyTorch's promote_types on kiln's dtypes.
+DType promoteTypes(DType a, DType b) {
+  if (a == b)
+    return a;
+  if (getCategory(a) != getCategory(b))
+    return getCategory(a) > getCategory(b) ? a : b;
+  if (getCategory(a) == 1)
+    return DType::I64; // i32 with i64
+  auto rank = [](DType d) {
+    return d == DType::F64 ? 3 : d == DType::F32 ? 2 : 1;
+  };
+  if ((a == DType::F16 && b == DType::BF16) ||
+      (a == DType::BF16 && b == DType::F16))
+    return DType::F32;
+  return rank(a) >= rank(b) ? a : b;
+}
+
+/// One priority class of PyTorch's result_type: its promoted dtype, if any.
+struct Promoted {
+  std::optional<DType> dtype;
+  void add(DType d) { dtype = dtype ? promoteTypes(*dtype, d) : d; }
+};
+
+/// PyTorch's combine_categories(higher, lower).
+std::optional<DType> combineCategories(std::optional<DType> higher,
+                                       std::optional<DType> lower) {
+  if (!higher)
+    return lower;
+  if (!lower || getCategory(*higher) == 2)
+    return higher;
+  if (*higher == DType::I1 || getCategory(*lower) == 2)
+    return promoteTypes(*higher, *lower);
+  return higher;
+}
+
+bool isPythonNumber(nb::handle value) {
+  return PyFloat_Check(value.ptr()) || PyLong_Check(value.ptr());
+}
+
+/// The dtype a Python number stands for in promotion (PyTorch's wrapped
+/// numbers: bool, int64 and the default float32).
+DType getNumberDType(nb::handle value) {
+  if (PyBool_Check(value.ptr()))
+    return DType::I1;
+  return PyLong_Check(value.ptr()) ? DType::I64 : DType::F32;
+}
+
+/// `value` as a tensor: a Tensor as it is, anything numpy accepts copied
+/// (kiln.tensor's dtype rules).
+Operand toTensorOperand(nb::handle value) {
   PyTensor *t = nullptr;
   if (nb::try_cast<PyTensor *>(value, t, false) && t)
     return {t->value, t->requiresGrad};
-  if (PyFloat_Check(value.ptr()) || PyLong_Check(value.ptr()))
-    return {Tensor::scalar(nb::cast<double>(value),
-                           like.ok() ? like.getDType() : DType::F32)};
   nb::object made = nb::module_::import_("kiln._C").attr("tensor")(value);
   return {nb::cast<PyTensor &>(made).value};
 }
+} // namespace
 
-Tensor kiln::python::dtypeSource(nb::handle a, nb::handle b) {
-  PyTensor *t = nullptr;
-  for (nb::handle value : {a, b})
-    if (nb::try_cast<PyTensor *>(value, t, false) && t)
-      return t->value;
-  return Tensor();
+std::vector<Operand>
+kiln::python::promoteOperands(llvm::ArrayRef<nb::handle> values,
+                              PromoteFor purpose) {
+  std::vector<Operand> tensors(values.size());
+  Promoted dimensioned, zeroDim, numbers;
+  bool allNumbers = true;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (isPythonNumber(values[i])) {
+      numbers.add(getNumberDType(values[i]));
+      continue;
+    }
+    allNumbers = false;
+    tensors[i] = toTensorOperand(values[i]);
+    const Tensor &t = tensors[i].value;
+    if (!t.ok())
+      return tensors; // the op reports the operand's error
+    (t.getShape().empty() ? zeroDim : dimensioned).add(t.getDType());
+  }
+  DType result = *combineCategories(
+      dimensioned.dtype, combineCategories(zeroDim.dtype, numbers.dtype));
+  if (purpose == PromoteFor::TrueDivision && getCategory(result) < 2)
+    result = DType::F32;
+  (void)allNumbers;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (isPythonNumber(values[i])) {
+      tensors[i] = {Tensor::scalar(nb::cast<double>(values[i]), result)};
+      continue;
+    }
+    if (tensors[i].value.getDType() != result)
+      tensors[i].value = convert(tensors[i].value, result);
+  }
+  return tensors;
 }
+
+namespace {
+thread_local bool gradEnabled = true;
+} // namespace
+
+bool kiln::python::isGradEnabled() { return gradEnabled; }
+void kiln::python::setGradEnabled(bool enabled) { gradEnabled = enabled; }
 
 std::string kiln::python::toString(nb::handle value) {
   nb::object text = nb::steal(PyObject_Str(value.ptr()));
@@ -60,13 +149,16 @@ int64_t kiln::python::normalizeDim(int64_t dim, int64_t rank) {
 namespace {
 using Binary = Tensor (*)(const Tensor &, const Tensor &);
 
-/// self OP other (or other OP self when `reflected`).
-template <Binary op, bool reflected = false>
-PyTensor binaryMethod(const PyTensor &self, nb::handle other) {
-  Operand rhs = toOperand(other, self.value);
-  bool grad = self.requiresGrad || rhs.requiresGrad;
-  return reflected ? checked(op(rhs.value, self.value), grad)
-                   : checked(op(self.value, rhs.value), grad);
+/// self OP other (or other OP self when `reflected`), promoted as
+/// PyTorch's operators promote.
+template <Binary op, bool reflected = false,
+          PromoteFor purpose = PromoteFor::Arithmetic>
+PyTensor binaryMethod(nb::handle self, nb::handle other) {
+  std::vector<Operand> operands = reflected
+                                      ? promoteOperands({other, self}, purpose)
+                                      : promoteOperands({self, other}, purpose);
+  return checked(op(operands[0].value, operands[1].value),
+                 operands[0].requiresGrad || operands[1].requiresGrad);
 }
 
 template <Tensor (*op)(const Tensor &)>
@@ -245,9 +337,100 @@ nb::tuple getShapeTuple(const PyTensor &self) {
   return nb::tuple(dims);
 }
 
-PyTensor powOp(const PyTensor &self, nb::handle other, nb::handle modulo) {
+/// The exponent as an integer when it is one (a Python int, or a float of
+/// integral value), for exact powers.
+std::optional<int64_t> getIntegralExponent(nb::handle exponent) {
+  if (PyLong_Check(exponent.ptr())) {
+    int overflow = 0;
+    long long n = PyLong_AsLongLongAndOverflow(exponent.ptr(), &overflow);
+    if (overflow)
+      return std::nullopt;
+    return n;
+  }
+  if (PyFloat_Check(exponent.ptr())) {
+    double d = PyFloat_AsDouble(exponent.ptr());
+    if (std::trunc(d) == d && std::abs(d) <= (1 << 20))
+      return static_cast<int64_t>(d);
+  }
+  return std::nullopt;
+}
+
+/// x ** n by repeated squaring: exact where multiplication is (11**2 is
+/// 121), with the gradient of the products.
+Tensor integerPower(const Tensor &x, int64_t n) {
+  if (n == 0)
+    return Tensor::full(x.getShape(), 1.0, x.getDType());
+  uint64_t count = n < 0 ? 0 - static_cast<uint64_t>(n) : n;
+  Tensor result, base = x;
+  while (count) {
+    if (count & 1)
+      result = result.ok() ? result * base : base;
+    count >>= 1;
+    if (count)
+      base = base * base;
+  }
+  return n < 0 ? reciprocal(result) : result;
+}
+
+/// self = result, as PyTorch's in-place ops leave `self`: its dtype and
+/// shape (result broadcast, and converted unless that would drop a
+/// category), a leaf still under no_grad (an optimizer's update).
+void assignInPlace(PyTensor &self, const PyTensor &result) {
+  if (isGradEnabled() && self.isLeaf && self.requiresGrad)
+    throw std::runtime_error("a leaf Variable that requires grad is being "
+                             "used in an in-place operation.");
+  Tensor value = result.value;
+  if (!value.ok() || !self.value.ok())
+    throw nb::value_error((value.ok() ? self.value : value).getError().c_str());
+  DType dtype = self.value.getDType();
+  if (getCategory(value.getDType()) > getCategory(dtype))
+    throw std::runtime_error(("result type " +
+                              getDTypeName(value.getDType()).str() +
+                              " can't be cast to the desired output type " +
+                              getDTypeName(dtype).str())
+                                 .c_str());
+  if (value.getDType() != dtype)
+    value = convert(value, dtype);
+  if (value.getShape() != self.value.getShape()) {
+    Tensor widened = broadcastTo(value, self.value.getShape());
+    if (!widened.ok())
+      throw std::runtime_error(("output with shape " +
+                                getListString(self.value.getShape()) +
+                                " doesn't match the broadcast shape " +
+                                getListString(value.getShape()))
+                                   .c_str());
+    value = widened;
+  }
+  if (!value.ok())
+    throw nb::value_error(value.getError().c_str());
+  self.willChange();
+  self.value = std::move(value);
+  self.snapshot = Tensor();
+  if (isGradEnabled() && result.requiresGrad && !self.requiresGrad) {
+    self.requiresGrad = true;
+    self.isLeaf = false;
+  }
+  // A parameter updated under no_grad is computed with the next read, as
+  // an optimizer step's are, so its trace never grows from step to step.
+  if (self.registered)
+    markPending(self.value);
+}
+
+PyTensor powOp(nb::handle self, nb::handle other, nb::handle modulo) {
   if (!modulo.is_none())
     throw nb::type_error("pow() with a modulus is not supported");
+  const PyTensor &x = nb::cast<const PyTensor &>(self);
+  if (std::optional<int64_t> n = getIntegralExponent(other);
+      n && x.value.ok()) {
+    if (isIntegerDType(x.value.getDType()) && *n < 0)
+      throw nb::value_error("Integers to negative integer powers are not "
+                            "allowed.");
+    bool exactDType =
+        x.value.getDType() != DType::I1 &&
+        (PyLong_Check(other.ptr()) || isFloatDType(x.value.getDType()));
+    if (exactDType)
+      return checked(integerPower(x.value, *n), x.requiresGrad);
+  }
   return binaryMethod<pow>(self, other);
 }
 } // namespace
@@ -338,6 +521,18 @@ void kiln::python::bindTensor(nb::module_ &m) {
             t.grad = nb::borrow(value);
           },
           nb::arg("value").none())
+      .def(
+          "_assign_",
+          [](nb::handle self, const PyTensor &result) {
+            assignInPlace(nb::cast<PyTensor &>(self), result);
+            return nb::borrow(self);
+          },
+          "Internal (in-place ops): `self` takes `result`'s value, as "
+          "PyTorch's in-place ops leave it; returns self.")
+      .def_prop_ro("_has_value",
+                   [](const PyTensor &t) {
+                     return t.value.ok() && t.value.getNode()->hasValue();
+                   })
       .def("detach",
            [](const PyTensor &t) { return PyTensor(t.value, false, true); })
       // Arithmetic, with Python numbers on either side.
@@ -347,11 +542,11 @@ void kiln::python::bindTensor(nb::module_ &m) {
       .def("__rsub__", &binaryMethod<subOp, true>)
       .def("__mul__", &binaryMethod<mulOp>)
       .def("__rmul__", &binaryMethod<mulOp, true>)
-      .def("__truediv__", &binaryMethod<divOp>)
-      .def("__rtruediv__", &binaryMethod<divOp, true>)
+      .def("__truediv__", &binaryMethod<divOp, false, PromoteFor::TrueDivision>)
+      .def("__rtruediv__", &binaryMethod<divOp, true, PromoteFor::TrueDivision>)
       .def("__pow__", &powOp, nb::arg("other"), nb::arg("modulo") = nb::none())
       .def("__rpow__",
-           [](const PyTensor &self, nb::handle other) {
+           [](nb::handle self, nb::handle other) {
              return binaryMethod<pow, true>(self, other);
            })
       .def("__neg__", &unaryMethod<neg>)
