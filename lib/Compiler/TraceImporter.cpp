@@ -168,6 +168,8 @@ Value TraceImporter::importNode(OpBuilder &b, const TraceNode &node,
     return ConvertOp::create(b, loc, type, operands[0]);
   case TraceOp::Reshape:
     return ReshapeOp::create(b, loc, type, operands[0]);
+  case TraceOp::StopGradient:
+    return operands[0];
   case TraceOp::Cmp:
     return CmpOp::create(b, loc, type, getPredicate(attrs[0]), operands[0],
                          operands[1]);
@@ -302,9 +304,11 @@ func::FuncOp TraceImporter::importProgram(const TraceProgram &program,
       operands.push_back(values[operand]);
     // A reshape to its operand's own shape is the operand: with dynamic
     // dims, they stay named, rather than left to a reshape to infer.
-    if (entry.node->getOp() == TraceOp::Reshape &&
-        program.entries[entry.operands[0]].node->getShape() ==
-            entry.node->getShape()) {
+    // A stop_gradient is its operand too (it matters to gradients only).
+    if (entry.node->getOp() == TraceOp::StopGradient ||
+        (entry.node->getOp() == TraceOp::Reshape &&
+         program.entries[entry.operands[0]].node->getShape() ==
+             entry.node->getShape())) {
       values[i] = operands[0];
       continue;
     }

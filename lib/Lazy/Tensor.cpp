@@ -250,6 +250,13 @@ Tensor kiln::eq(const Tensor &a, const Tensor &b) {
 Tensor kiln::ne(const Tensor &a, const Tensor &b) {
   return compare(TracePredicate::NE, a, b);
 }
+
+Tensor kiln::stopGradient(const Tensor &x) {
+  if (!x.ok())
+    return x;
+  return Tensor::make(TraceNode::stopGradient(x.getNode()));
+}
+
 Tensor kiln::convert(const Tensor &x, DType dtype) {
   if (!x.ok())
     return x;

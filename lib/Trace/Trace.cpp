@@ -387,6 +387,11 @@ llvm::Expected<NodeRef> TraceNode::select(const NodeRef &pred,
               {pred, onTrue, onFalse});
 }
 
+NodeRef TraceNode::stopGradient(const NodeRef &operand) {
+  return make(TraceOp::StopGradient, operand->getDType(), operand->getShape(),
+              {operand});
+}
+
 llvm::Expected<NodeRef> TraceNode::convert(const NodeRef &operand,
                                            DType dtype) {
   return make(TraceOp::Convert, dtype, operand->getShape(), {operand});
@@ -734,7 +739,8 @@ static void rehash(TraceProgram &program) {
 
 TraceProgram TraceProgram::extract(
     ArrayRef<NodeRef> outputs,
-    const std::vector<std::pair<NodeRef, NodeRef>> &substitutes) {
+    const std::vector<std::pair<NodeRef, NodeRef>> &substitutes,
+    bool stopAtStopGradients) {
   TraceProgram program;
   // Per node seen: its entry, or -1 while its operands are being entered.
   llvm::DenseMap<const TraceNode *, int32_t> index;
@@ -765,6 +771,11 @@ TraceProgram TraceProgram::extract(
   auto push = [&](NodeRef node) {
     uint32_t first = operands.size();
     bool leaf = node->isLeafOrGetOperands(operands);
+    if (!leaf && stopAtStopGradients &&
+        node->getOp() == TraceOp::StopGradient) {
+      leaf = true;
+      operands.truncate(first);
+    }
     if (!substituteOf.empty())
       for (NodeRef &operand : llvm::drop_begin(operands, first)) {
         auto it = substituteOf.find(operand.get());
@@ -890,7 +901,8 @@ TraceNode::vjp(ArrayRef<NodeRef> outputs, ArrayRef<NodeRef> inputs,
     argumentOf[input.get()] = std::move(delta);
   }
   auto callee = std::make_shared<TraceProgram>(
-      TraceProgram::extract(outputs, substitutes));
+      TraceProgram::extract(outputs, substitutes,
+                            /*stopAtStopGradients=*/true));
   // A perturbation reaches what the callee computes itself, not what an
   // inner gradient recomputes in its own callee.
   for (const TraceProgram::Entry &entry : callee->entries)

@@ -25,7 +25,6 @@ from ._C import (
     erf,
     exp,
     explain_misses,
-    from_dlpack,
     from_numpy,
     gelu,
     get_device,
@@ -57,6 +56,7 @@ from ._C import (
 from ._dtypes import (bfloat16, bool_, finfo, float16, float32, float64,
                       iinfo, int32, int64)
 from . import _tensor
+from ._tensor import from_dlpack
 from ._creation import (arange, cat, empty, empty_like, eye, full, full_like,
                         linspace, ones, ones_like, stack, tril, triu, where,
                         zeros, zeros_like)

@@ -27,6 +27,7 @@ _permute = Tensor.transpose
 _basic_getitem = Tensor.__getitem__
 _astype = Tensor.astype
 _to_numpy = Tensor.numpy
+_from_dlpack = _C.from_dlpack
 
 values_indices = collections.namedtuple("values_indices",
                                         ["values", "indices"])
@@ -468,7 +469,7 @@ def _logical(fn):
 def _invert(self):
     if self.dtype != bool_:
         raise TypeError("~ takes a bool tensor in kiln")
-    return self == False  # noqa: E712 (elementwise)
+    return _C.where(self, False, True)
 
 
 # --- Indexing -------------------------------------------------------------
@@ -690,6 +691,28 @@ def _zero(self):
     return _C._constant(list(self.shape), 0.0, self.dtype)
 
 
+class _Capsule:
+    """A DLPack capsule (``torch.utils.dlpack.to_dlpack(t)``) as a CPU
+    producer."""
+
+    def __init__(self, capsule):
+        self.capsule = capsule
+
+    def __dlpack__(self, stream=None, **kwargs):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+def from_dlpack(producer):
+    """A tensor over the producer's buffer (an object with __dlpack__, or
+    a DLPack capsule), zero-copy; float, bool and int32/int64 data."""
+    if type(producer).__name__ == "PyCapsule":
+        producer = _Capsule(producer)
+    return _from_dlpack(producer)
+
+
 def _install():
     T = Tensor
     for name, fn in [
@@ -714,6 +737,19 @@ def _install():
             ("__xor__", _logical(lambda a, b: a != b)),
             ("__invert__", _invert), ("logical_not", _invert)]:
         setattr(T, name, fn)
+    for name in ["exp", "log", "tanh", "sigmoid", "relu", "sqrt", "rsqrt",
+                 "abs", "sin", "cos", "erf"]:
+        if not hasattr(T, name):
+            setattr(T, name, (lambda f: lambda self: f(self))(
+                getattr(_C, name)))
+    T.neg = T.__neg__
+    T.reciprocal = lambda self: 1.0 / self
+    T.square = lambda self: self * self
+    T.pow = lambda self, exponent: self ** exponent
+    T.softmax = lambda self, dim: _C.softmax(self, dim)
+    T.log_softmax = lambda self, dim: _C.log_softmax(self, dim)
+    T.maximum = lambda self, other: _C.maximum(self, other)
+    T.minimum = lambda self, other: _C.minimum(self, other)
     T.mT = property(_mT)
     T.ndimension = dim
     T.nelement = numel

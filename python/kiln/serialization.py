@@ -26,10 +26,13 @@ from . import _C
 from ._dtypes import bfloat16
 
 _SAFETENSORS_VERSION = "0.5.3"
-_TO_FILE = {"float32": "F32", "float64": "F64", "float16": "F16",
-            "bfloat16": "BF16", "int32": "I32", "int64": "I64",
-            "bool": "BOOL"}
-_FROM_FILE = {v: k for k, v in _TO_FILE.items()}
+# The dtype names safetensors' serialize takes, and the file's names that
+# deserialize gives.
+_DTYPES = ("float32", "float64", "float16", "bfloat16", "int32", "int64",
+           "bool")
+_FROM_FILE = {"F32": "float32", "F64": "float64", "F16": "float16",
+              "BF16": "bfloat16", "I32": "int32", "I64": "int64",
+              "BOOL": "bool"}
 _STRUCTURE = "kiln.structure"
 
 
@@ -66,9 +69,9 @@ def _tensor_entry(value):
     else:
         array = _np.asarray(value)
         dtype = str(array.dtype)
-        if dtype not in _TO_FILE:
+        if dtype not in _DTYPES:
             raise TypeError(f"kiln.save: cannot store a {dtype} array")
-    return {"dtype": _TO_FILE[dtype], "shape": list(array.shape),
+    return {"dtype": dtype, "shape": list(array.shape),
             "data": _np.ascontiguousarray(array).tobytes()}
 
 
@@ -136,8 +139,8 @@ def _read_metadata(path):
 
 
 def _to_tensor(entry):
-    dtype = _FROM_FILE.get(entry["dtype"])
-    if dtype is None:
+    dtype = _FROM_FILE.get(entry["dtype"], entry["dtype"])
+    if dtype not in _DTYPES:
         raise TypeError(f"kiln.load: kiln has no {entry['dtype']} tensors")
     shape = entry["shape"]
     if dtype == "bfloat16":

@@ -149,10 +149,10 @@ Tensor copyFrom(nb::handle value, nb::handle dtype) {
     else if (kind == "i" || kind == "u")
       target = DType::I64;
   }
-  if (target && *target != DType::BF16)
-    array = numpy.attr("ascontiguousarray")(array, fromDType(*target));
-  else if (target)
-    array = numpy.attr("ascontiguousarray")(array, "float32");
+  if (target)
+    array = numpy.attr("asarray")(
+        array, *target == DType::BF16 ? nb::str("float32") : fromDType(*target),
+        "order"_a = "C");
   toDType(array.attr("dtype")); // TypeError for a dtype kiln lacks
   CpuArray view = nb::cast<CpuArray>(array);
   DType arrayType = arrayDType(view, array);

@@ -45,7 +45,9 @@ llvm::DenseSet<const TraceNode *> collectReachable(const NodeRef &root) {
     if (!seen.insert(node.get()).second)
       continue;
     operands.clear();
-    if (!node->isLeafOrGetOperands(operands))
+    // No gradient flows through a stop_gradient (detach, no_grad).
+    if (!node->isLeafOrGetOperands(operands) &&
+        node->getOp() != TraceOp::StopGradient)
       stack.append(operands.begin(), operands.end());
   }
   return seen;

@@ -20,6 +20,10 @@ using namespace nb::literals;
 PyTensor kiln::python::checked(Tensor t, bool requiresGrad) {
   if (!t.ok())
     throw nb::value_error(t.getError().c_str());
+  // Under no_grad a result of tensors that require grad is detached: no
+  // gradient taken later flows through it, as in PyTorch.
+  if (requiresGrad && !isGradEnabled())
+    t = stopGradient(t);
   requiresGrad = requiresGrad && isGradEnabled();
   return PyTensor(std::move(t), requiresGrad, /*isLeaf=*/!requiresGrad);
 }
@@ -533,8 +537,14 @@ void kiln::python::bindTensor(nb::module_ &m) {
                    [](const PyTensor &t) {
                      return t.value.ok() && t.value.getNode()->hasValue();
                    })
-      .def("detach",
-           [](const PyTensor &t) { return PyTensor(t.value, false, true); })
+      .def(
+          "detach",
+          [](const PyTensor &t) {
+            bool computed = t.value.ok() && t.value.getNode()->hasValue();
+            return PyTensor(computed ? t.value : stopGradient(t.value), false,
+                            true);
+          },
+          "This tensor's value as a leaf: no gradient flows through it.")
       // Arithmetic, with Python numbers on either side.
       .def("__add__", &binaryMethod<addOp>)
       .def("__radd__", &binaryMethod<addOp, true>)

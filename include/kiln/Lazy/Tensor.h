@@ -174,6 +174,9 @@ Tensor lt(const Tensor &a, const Tensor &b);
 Tensor le(const Tensor &a, const Tensor &b);
 Tensor eq(const Tensor &a, const Tensor &b);
 Tensor ne(const Tensor &a, const Tensor &b);
+/// `x`, through which no gradient flows (PyTorch's detach, JAX's
+/// stop_gradient): a leaf to every gradient taken of what reads it.
+Tensor stopGradient(const Tensor &x);
 /// `x` in another element type.
 Tensor convert(const Tensor &x, DType dtype);
 /// cond ? a : b, broadcast.

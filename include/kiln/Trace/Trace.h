@@ -217,6 +217,8 @@ public:
                                                 llvm::ArrayRef<int64_t> dims);
   static llvm::Expected<NodeRef> reshape(const NodeRef &operand,
                                          llvm::ArrayRef<int64_t> shape);
+  /// `operand`, through which no gradient flows (TraceOp::StopGradient).
+  static NodeRef stopGradient(const NodeRef &operand);
   static llvm::Expected<NodeRef> transpose(const NodeRef &operand,
                                            llvm::ArrayRef<int64_t> perm);
   static llvm::Expected<NodeRef> slice(const NodeRef &operand,
@@ -340,9 +342,12 @@ struct TraceProgram {
   /// (hash-consing: a trace recorded twice is computed once).
   /// `substitutes` replaces, wherever a node is an operand or an output,
   /// that node by another (the substitute's own operands excepted).
+  /// `stopAtStopGradients` (a gradient's callee) makes each StopGradient
+  /// node a parameter, whose value the caller computes.
   static TraceProgram
   extract(llvm::ArrayRef<NodeRef> outputs,
-          const std::vector<std::pair<NodeRef, NodeRef>> &substitutes = {});
+          const std::vector<std::pair<NodeRef, NodeRef>> &substitutes = {},
+          bool stopAtStopGradients = false);
 };
 
 } // namespace kiln
