@@ -45,6 +45,22 @@ void kiln::requestVectorization(scf::ForOp loop, unsigned width,
   });
   if (callsLibm)
     return;
+  // Nor one that loads or stores i1 (a byte each in memory, a bit in a
+  // vector): LLVM does not vectorize such irregular accesses, and would
+  // warn.
+  bool touchesBools = false;
+  loop.getBody()->walk([&](Operation *op) {
+    Value memref;
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      memref = load.getMemref();
+    else if (auto store = dyn_cast<memref::StoreOp>(op))
+      memref = store.getMemref();
+    if (memref &&
+        cast<MemRefType>(memref.getType()).getElementType().isInteger(1))
+      touchesBools = true;
+  });
+  if (touchesBools)
+    return;
   MLIRContext *ctx = loop.getContext();
   auto i32 = IntegerType::get(ctx, 32);
   auto vectorize = LLVM::LoopVectorizeAttr::get(

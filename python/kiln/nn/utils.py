@@ -11,8 +11,9 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0,
     """Scales the gradients so that their joint norm is at most
     ``max_norm``; returns the norm (a tensor: nothing is read, so a
     training step stays one program)."""
-    if isinstance(parameters, _C.Tensor):
-        parameters = [parameters]
+    # A generator (model.parameters()) is walked twice.
+    parameters = [parameters] if isinstance(parameters, _C.Tensor) else \
+        list(parameters)
     grads = [p.grad for p in parameters if p.grad is not None]
     if not grads:
         return _C.tensor(0.0)
