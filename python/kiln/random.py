@@ -63,8 +63,9 @@ class _Generator:
         state = self.state()
         numbers = _C._rng_uniform(state, list(shape))
         count = -(-math.prod(shape) // 4)
+        # Computed with the program that next reads a value (the state is a
+        # live tensor sharing that program's work), not on its own.
         state._rebind(state + _C.tensor(_np.array([0, count], _np.int64)))
-        _C._mark_pending([state])
         return numbers
 
 

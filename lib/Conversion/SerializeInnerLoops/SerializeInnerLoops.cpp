@@ -61,6 +61,23 @@ void kiln::requestVectorization(scf::ForOp loop, unsigned width,
   });
   if (touchesBools)
     return;
+  // A load from the same element on every iteration (a broadcast scalar)
+  // moves before the loop: LLVM would not vectorize a loop that reloads it
+  // after each store (it cannot tell the buffers apart), and would warn.
+  llvm::SmallPtrSet<Value, 8> stored;
+  loop.getBody()->walk(
+      [&](memref::StoreOp store) { stored.insert(store.getMemref()); });
+  SmallVector<memref::LoadOp> invariantLoads;
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      if (!stored.contains(load.getMemref()) &&
+          loop.isDefinedOutsideOfLoop(load.getMemref()) &&
+          llvm::all_of(load.getIndices(), [&](Value index) {
+            return loop.isDefinedOutsideOfLoop(index);
+          }))
+        invariantLoads.push_back(load);
+  for (memref::LoadOp load : invariantLoads)
+    load->moveBefore(loop);
   MLIRContext *ctx = loop.getContext();
   auto i32 = IntegerType::get(ctx, 32);
   auto vectorize = LLVM::LoopVectorizeAttr::get(

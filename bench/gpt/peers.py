@@ -1,0 +1,206 @@
+"""The peers' side of bench/gpt/run.py (the peers python of
+../shared/peers/setup.sh): the same GPT step in PyTorch eager (torch.nn,
+torch.optim.AdamW, clip_grad_norm_, CosineAnnealingLR) and as one jax.jit
+call (the model, its gradient, clipping and AdamW written in jax.numpy; the
+learning rate and the dropout key are arguments). A peer that is missing
+gives an *_error field."""
+
+import json
+import math
+import sys
+
+import numpy as np
+
+from common import (BATCH, CLIP, CONFIG, DROPOUT, LR, MIN_LR, batches,
+                    load_data, time_steps)
+
+
+def torch_side(steps, warmup):
+    import os
+
+    import torch
+    from torch import nn
+    F = nn.functional
+    # The machine's cores, as kiln and JAX use them (Debian's PyTorch
+    # starts with one thread here).
+    torch.set_num_threads(os.cpu_count())
+    torch.manual_seed(0)
+    C, H, T, L = (CONFIG["n_embd"], CONFIG["n_head"], CONFIG["block_size"],
+                  CONFIG["n_layer"])
+    data, vocab = load_data()
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln_1, self.ln_2 = nn.LayerNorm(C), nn.LayerNorm(C)
+            self.c_attn, self.c_proj = nn.Linear(C, 3 * C), nn.Linear(C, C)
+            self.c_fc, self.mlp_proj = nn.Linear(C, 4 * C), nn.Linear(4 * C, C)
+            self.drop = nn.Dropout(DROPOUT)
+            self.register_buffer("bias", torch.tril(torch.ones(T, T)).view(
+                1, 1, T, T))
+
+        def forward(self, x):
+            B, T_, _ = x.size()
+            q, k, v = self.c_attn(self.ln_1(x)).split(C, dim=2)
+            q, k, v = (t.view(B, T_, H, C // H).transpose(1, 2)
+                       for t in (q, k, v))
+            att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(C // H))
+            att = att.masked_fill(self.bias[:, :, :T_, :T_] == 0,
+                                  float("-inf"))
+            att = self.drop(F.softmax(att, dim=-1))
+            y = (att @ v).transpose(1, 2).contiguous().view(B, T_, C)
+            x = x + self.drop(self.c_proj(y))
+            return x + self.drop(self.mlp_proj(F.gelu(self.c_fc(
+                self.ln_2(x)))))
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.wte, self.wpe = nn.Embedding(vocab, C), nn.Embedding(T, C)
+            self.h = nn.ModuleList([Block() for _ in range(L)])
+            self.ln_f = nn.LayerNorm(C)
+            self.lm_head = nn.Linear(C, vocab, bias=False)
+            self.wte.weight = self.lm_head.weight
+            self.drop = nn.Dropout(DROPOUT)
+
+        def forward(self, idx, targets):
+            x = self.drop(self.wte(idx) + self.wpe(torch.arange(
+                idx.size(1))))
+            for block in self.h:
+                x = block(x)
+            logits = self.lm_head(self.ln_f(x))
+            return F.cross_entropy(logits.view(-1, vocab), targets.view(-1))
+
+    model = GPT()
+    decay = [p for p in model.parameters() if p.ndim >= 2]
+    rest = [p for p in model.parameters() if p.ndim < 2]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1},
+                             {"params": rest, "weight_decay": 0.0}],
+                            lr=LR, betas=(0.9, 0.99))
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(
+        opt, T_max=warmup + steps, eta_min=MIN_LR)
+
+    def step(x, y):
+        loss = model(torch.from_numpy(x), torch.from_numpy(y))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), CLIP)
+        opt.step()
+        sched.step()
+        return loss.item()
+
+    out = time_steps(step, batches(data, 32), warmup, steps)
+    out.update(version=torch.__version__, threads=torch.get_num_threads())
+    return out
+
+
+def jax_side(steps, warmup):
+    import jax
+    import jax.numpy as jnp
+    C, H, T, L = (CONFIG["n_embd"], CONFIG["n_head"], CONFIG["block_size"],
+                  CONFIG["n_layer"])
+    data, vocab = load_data()
+    rng = np.random.default_rng(0)
+
+    def normal(*shape):
+        return jnp.asarray(rng.normal(0, 0.02, shape).astype(np.float32))
+
+    params = {"wte": normal(vocab, C), "wpe": normal(T, C),
+              "ln_f": (jnp.ones(C), jnp.zeros(C)), "h": []}
+    for _ in range(L):
+        params["h"].append({
+            "ln_1": (jnp.ones(C), jnp.zeros(C)),
+            "ln_2": (jnp.ones(C), jnp.zeros(C)),
+            "c_attn": (normal(3 * C, C), jnp.zeros(3 * C)),
+            "c_proj": (normal(C, C), jnp.zeros(C)),
+            "c_fc": (normal(4 * C, C), jnp.zeros(4 * C)),
+            "mlp_proj": (normal(C, 4 * C), jnp.zeros(C))})
+    mask = jnp.tril(jnp.ones((T, T), bool))
+
+    def layer_norm(x, wb):
+        mean = x.mean(-1, keepdims=True)
+        var = ((x - mean) ** 2).mean(-1, keepdims=True)
+        return (x - mean) * jax.lax.rsqrt(var + 1e-5) * wb[0] + wb[1]
+
+    def linear(x, wb):
+        return x @ wb[0].T + wb[1]
+
+    def dropout(x, key):
+        keep = jax.random.bernoulli(key, 1 - DROPOUT, x.shape)
+        return jnp.where(keep, x / (1 - DROPOUT), 0)
+
+    def loss_fn(p, x, y, key):
+        keys = iter(jax.random.split(key, 1 + 3 * L))
+        B = x.shape[0]
+        h = dropout(p["wte"][x] + p["wpe"][:T], next(keys))
+        for blk in p["h"]:
+            q, k, v = jnp.split(linear(layer_norm(h, blk["ln_1"]),
+                                       blk["c_attn"]), 3, axis=2)
+            q, k, v = (t.reshape(B, T, H, C // H).transpose(0, 2, 1, 3)
+                       for t in (q, k, v))
+            att = (q @ k.transpose(0, 1, 3, 2)) / math.sqrt(C // H)
+            att = jnp.where(mask, att, -jnp.inf)
+            att = dropout(jax.nn.softmax(att, -1), next(keys))
+            out = (att @ v).transpose(0, 2, 1, 3).reshape(B, T, C)
+            h = h + dropout(linear(out, blk["c_proj"]), next(keys))
+            m = jax.nn.gelu(linear(layer_norm(h, blk["ln_2"]), blk["c_fc"]),
+                            approximate=False)
+            h = h + dropout(linear(m, blk["mlp_proj"]), next(keys))
+        logits = layer_norm(h, p["ln_f"]) @ p["wte"].T
+        logp = jax.nn.log_softmax(logits, -1)
+        return -jnp.take_along_axis(logp, y[..., None], -1).mean()
+
+    def step_fn(p, m, v, t, lr, x, y, key):
+        loss, g = jax.value_and_grad(loss_fn)(p, x, y, key)
+        leaves = jax.tree_util.tree_leaves(g)
+        norm = jnp.sqrt(sum((l * l).sum() for l in leaves))
+        scale = jnp.minimum(CLIP / (norm + 1e-6), 1.0)
+        g = jax.tree_util.tree_map(lambda a: a * scale, g)
+        b1, b2 = 0.9, 0.99
+        m = jax.tree_util.tree_map(lambda a, b: b1 * a + (1 - b1) * b, m, g)
+        v = jax.tree_util.tree_map(lambda a, b: b2 * a + (1 - b2) * b * b,
+                                   v, g)
+        c1, c2 = 1 - b1 ** t, 1 - b2 ** t
+
+        def update(w, mm, vv):
+            decay = 0.1 if w.ndim >= 2 else 0.0
+            w = w * (1 - lr * decay)
+            return w - lr / c1 * mm / (jnp.sqrt(vv) / jnp.sqrt(c2) + 1e-8)
+        p = jax.tree_util.tree_map(update, p, m, v)
+        return p, m, v, loss
+
+    jitted = jax.jit(step_fn, donate_argnums=(0, 1, 2))
+    state = {"p": params,
+             "m": jax.tree_util.tree_map(jnp.zeros_like, params),
+             "v": jax.tree_util.tree_map(jnp.zeros_like, params), "t": 0}
+    key = jax.random.PRNGKey(0)
+    total = warmup + steps
+
+    def step(x, y):
+        state["t"] += 1
+        t = state["t"]
+        lr = MIN_LR + (LR - MIN_LR) * (1 + math.cos(math.pi * (t - 1) /
+                                                    total)) / 2
+        state["p"], state["m"], state["v"], loss = jitted(
+            state["p"], state["m"], state["v"], jnp.float32(t),
+            jnp.float32(lr), x, y, jax.random.fold_in(key, t))
+        return float(loss)
+
+    out = time_steps(step, batches(data, 32), warmup, steps)
+    out.update(version=jax.__version__)
+    return out
+
+
+def main():
+    steps = int(sys.argv[1]) if len(sys.argv) > 1 else 30
+    out = {}
+    for name, side in [("torch_eager", torch_side), ("jax_jit", jax_side)]:
+        try:
+            out[name] = side(steps, 5)
+        except Exception as e:  # a missing peer is reported, not fatal
+            out[name + "_error"] = f"{type(e).__name__}: {e}"
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
