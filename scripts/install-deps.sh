@@ -16,7 +16,7 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 
 packages=(cmake ninja-build git clang-22 clang-format-22 llvm-22-dev llvm-22-tools libmlir-22-dev
           mlir-22-tools libomp-22-dev libclang-rt-22-dev libgtest-dev python3 python3-dev python3-numpy
-          python3-pytest python3-pip python3-venv python3-sklearn libopenblas-dev
+          python3-pytest python3-pip python3-venv python3-sklearn python3-torch libopenblas-dev
           openmpi-bin libopenmpi-dev mpich)
 missing=()
 for p in "${packages[@]}"; do

@@ -63,9 +63,10 @@ class _Generator:
         state = self.state()
         numbers = _C._rng_uniform(state, list(shape))
         count = -(-math.prod(shape) // 4)
-        # Computed with the program that next reads a value (the state is a
-        # live tensor sharing that program's work), not on its own.
+        # Computed with the program that next reads a value (a backward()
+        # or an optimizer step does not compute it first: none needs it).
         state._rebind(state + _C.tensor(_np.array([0, count], _np.int64)))
+        _C._mark_companion([state])
         return numbers
 
 

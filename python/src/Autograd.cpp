@@ -35,6 +35,14 @@ std::vector<std::weak_ptr<const TraceNode>> &getPending() {
   return *pending;
 }
 
+/// What the next materialization computes too, but that never makes a
+/// gradient or an optimizer step compute earlier (the random generator's
+/// state: no gradient needs it).
+std::vector<std::weak_ptr<const TraceNode>> &getCompanions() {
+  static auto *companions = new std::vector<std::weak_ptr<const TraceNode>>();
+  return *companions;
+}
+
 /// The nodes `root`'s value is computed from (up to nodes with values).
 llvm::DenseSet<const TraceNode *> collectReachable(const NodeRef &root) {
   llvm::DenseSet<const TraceNode *> seen;
@@ -55,6 +63,15 @@ llvm::DenseSet<const TraceNode *> collectReachable(const NodeRef &root) {
 
 [[noreturn]] void fail(const std::string &message) {
   throw nb::value_error(message.c_str());
+}
+
+/// Whether a pending tensor that has no value yet is among `nodes`.
+bool hasPendingIn(const llvm::DenseSet<const TraceNode *> &nodes) {
+  for (const std::weak_ptr<const TraceNode> &weak : getPending())
+    if (NodeRef node = weak.lock())
+      if (!node->hasValue() && nodes.contains(node.get()))
+        return true;
+  return false;
 }
 
 bool hasPending() {
@@ -115,19 +132,23 @@ void kiln::python::backward(PyTensor &output, nb::handle gradient,
   }
   std::vector<PyTensor *> leaves;
   std::vector<Tensor> inputs;
+  llvm::DenseSet<const TraceNode *> reachable =
+      collectReachable(output.value.getNode());
   if (output.isLeaf) {
     leaves.push_back(&output);
     inputs.push_back(output.value);
   } else {
-    llvm::DenseSet<const TraceNode *> reachable =
-        collectReachable(output.value.getNode());
     for (PyTensor *leaf : getRegistry())
       if (reachable.contains(leaf->value.getNode().get())) {
         leaves.push_back(leaf);
         inputs.push_back(leaf->value);
       }
   }
-  flushPending();
+  // Pending tensors this gradient would recompute (an earlier step's
+  // parameters) are computed first; others (the random generator's next
+  // state) wait for the next read, in the step's one program.
+  if (hasPendingIn(reachable))
+    materialize({});
   if (leaves.empty())
     fail("backward: no leaf that requires grad reaches this tensor (was it "
          "computed from a tensor whose value was read, or replaced, "
@@ -249,11 +270,13 @@ void addLiveSharers(std::vector<Tensor> &all) {
 
 void kiln::python::materialize(llvm::ArrayRef<Tensor> tensors) {
   std::vector<Tensor> all(tensors.begin(), tensors.end());
-  for (const std::weak_ptr<const TraceNode> &weak : getPending())
-    if (NodeRef node = weak.lock())
-      if (!node->hasValue())
-        all.push_back(Tensor::make(node));
-  getPending().clear();
+  for (auto *list : {&getPending(), &getCompanions()}) {
+    for (const std::weak_ptr<const TraceNode> &weak : *list)
+      if (NodeRef node = weak.lock())
+        if (!node->hasValue())
+          all.push_back(Tensor::make(node));
+    list->clear();
+  }
   addLiveSharers(all);
   llvm::Error error = [&] {
     nb::gil_scoped_release noGil; // compiling and running take a while
@@ -294,6 +317,17 @@ void kiln::python::bindAutograd(nb::module_ &m) {
           markPending(nb::cast<PyTensor &>(t).value);
       },
       "Internal (optimizers): compute these with the next materialization.");
+  m.def(
+      "_mark_companion",
+      [](nb::handle tensors) {
+        for (nb::handle t : tensors) {
+          const Tensor &value = nb::cast<PyTensor &>(t).value;
+          if (value.ok() && !value.getNode()->hasValue())
+            getCompanions().push_back(value.getNode());
+        }
+      },
+      "Internal (the random generator): compute these with the next "
+      "materialization, without making gradients or steps compute first.");
   m.def("_flush_pending", &flushPending,
         "Internal (optimizers): compute what earlier steps left pending.");
   m.def("_has_pending", &hasPending);

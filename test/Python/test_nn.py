@@ -277,7 +277,7 @@ def test_clip_grad_norm_against_torch(rng):
     for p, g in zip(kps, grads):
         p.grad = kiln.tensor(g)
     tn = torch.nn.utils.clip_grad_norm_(tps, 0.5)
-    kn = nn.utils.clip_grad_norm_(kps, 0.5)
+    kn = nn.utils.clip_grad_norm_(iter(kps), 0.5)  # a generator, as usual
     close(kn, tn.numpy())
     for k, t in zip(kps, tps):
         close(k.grad, t.grad, rtol=1e-5)
@@ -316,3 +316,33 @@ def test_module_to_dtype():
     m = nn.Linear(3, 2).to(kiln.float64)
     assert m.weight.dtype == kiln.float64 and m.weight.requires_grad
     assert m(kiln.ones(1, 3, dtype=kiln.float64)).dtype == kiln.float64
+
+
+def test_jit_with_dropout_and_a_schedule_compiles_nothing_after_step_3(rng):
+    kiln.manual_seed(4)
+    model = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Dropout(0.5),
+                          nn.Linear(32, 1))
+    opt = kiln.optim.AdamW(model.parameters(), lr=0.01)
+    sched = kiln.optim.lr_scheduler.LambdaLR(opt, lambda e: 1 / (1 + e))
+    x = rng.standard_normal((64, 8)).astype(np.float32)
+
+    @kiln.jit
+    def step(x):
+        opt.zero_grad()
+        out = model(kiln.tensor(x) if not isinstance(x, kiln.Tensor) else x)
+        loss = (out * out).mean()
+        loss.backward()
+        opt.step()
+        return loss
+
+    compiles, masks = [], []
+    for _ in range(8):
+        before = kiln.metrics()["compiles"]
+        step(x)
+        sched.step()
+        compiles.append(kiln.metrics()["compiles"] - before)
+        masks.append(model[2](kiln.ones(64)).numpy().copy())
+    assert sum(compiles[3:]) == 0, compiles
+    assert step.replays >= 5
+    # Each draw, replayed or not, gives a new mask.
+    assert len({m.tobytes() for m in masks}) == len(masks)
