@@ -22,8 +22,11 @@ llvm::Expected<HostTensor> kiln::makeRandomInput(DType dtype,
   for (int64_t i = 0; i < created->getNumElements(); ++i) {
     uint64_t bits = nextRandom(state);
     double unit = static_cast<double>(bits >> 11) * 0x1.0p-53;
-    created->setFromDouble(i,
-                           dtype == DType::I1 ? (bits & 1) : 2.0 * unit - 1.0);
+    if (isIntegerDType(dtype))
+      created->setFromInt64(i, static_cast<int64_t>(bits % 12) - 2);
+    else
+      created->setFromDouble(i, dtype == DType::I1 ? (bits & 1)
+                                                   : 2.0 * unit - 1.0);
   }
   return created;
 }

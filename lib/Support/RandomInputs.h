@@ -15,9 +15,10 @@
 
 namespace kiln {
 
-/// Argument `index`'s values from `seed`: uniform in [-1, 1) (i1: 0 or 1),
-/// from splitmix64, the same on every platform. Fails when the shape
-/// cannot be allocated.
+/// Argument `index`'s values from `seed`: uniform in [-1, 1) (i1: 0 or 1;
+/// i32 and i64: integers in [-2, 9], which as indices are often out of
+/// range or repeated), from splitmix64, the same on every platform. Fails when
+/// the shape cannot be allocated.
 llvm::Expected<HostTensor> makeRandomInput(DType dtype,
                                            llvm::ArrayRef<int64_t> shape,
                                            uint64_t seed, size_t index);

@@ -163,7 +163,8 @@ std::vector<int> Expander::differentiate(const Program &callee,
         active[numArgs + i] = true;
   std::vector<int> adjoint(callee.getNumValues(), -1);
   auto contribute = [&](int v, int g) {
-    if (!active[v] || callee.getType(v).dtype == DType::I1)
+    // Booleans and integers carry no gradient.
+    if (!active[v] || !isFloatDType(callee.getType(v).dtype))
       return;
     adjoint[v] = adjoint[v] < 0 ? g : add(adjoint[v], g);
   };
@@ -272,6 +273,8 @@ void Expander::applyRule(const Op &op, const Program &callee, int g, int y,
     contribute(2, select(x(0), splat(type(g), 0), g));
     return;
   case OpKind::Convert:
+    if (!isFloatDType(callee.getType(op.operands[0]).dtype))
+      return; // from an integer: no gradient
     contribute(0, emit({OpKind::Convert,
                         "kiln.convert",
                         {g},
@@ -389,10 +392,47 @@ void Expander::applyRule(const Op &op, const Program &callee, int g, int y,
                      : matmul(a, g, !ta, false, typeB));
     return;
   }
+  case OpKind::Take: {
+    // take's transpose: g added at the indices into zeros (out-of-range
+    // elements dropped).
+    const ValueType &from = callee.getType(op.operands[0]);
+    contribute(0, emit({OpKind::ScatterAdd,
+                        "kiln.scatter_add",
+                        {splat(from, 0), x(1), g},
+                        op.ints,
+                        {},
+                        0,
+                        from}));
+    return;
+  }
+  case OpKind::ScatterAdd: {
+    // x: g. updates: g taken at the indices, 0 where an index is out of
+    // range (those updates were dropped): where take(1) is 1.
+    contribute(0, g);
+    const ValueType &from = callee.getType(op.operands[0]);
+    const ValueType &updates = callee.getType(op.operands[2]);
+    auto takeAt = [&](int values) {
+      return emit(
+          {OpKind::Take, "kiln.take", {values, x(1)}, op.ints, {}, 0, updates});
+    };
+    int one = splat(updates, 1);
+    int inRange = emit({OpKind::Cmp,
+                        "kiln.cmp",
+                        {takeAt(splat(from, 1)), one},
+                        {0},
+                        {},
+                        0,
+                        {DType::I1, updates.shape}});
+    contribute(2, keepWhere(inRange, takeAt(g)));
+    return;
+  }
   case OpKind::Cmp:
   case OpKind::Constant:
   case OpKind::Vjp:
   case OpKind::VjpResult:
+  case OpKind::Iota:
+  case OpKind::Argmax:
+  case OpKind::RngUniform:
     return; // no adjoint (and no Vjp: the callee was expanded first)
   }
 }

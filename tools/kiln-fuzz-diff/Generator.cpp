@@ -69,7 +69,27 @@ private:
   }
 
   void refreshBounds() { bounds = program.computeBounds(); }
-  bool isFloat(int v) const { return program.getType(v).dtype != DType::I1; }
+  bool isFloat(int v) const { return isFloatDType(program.getType(v).dtype); }
+  bool isInteger(int v) const {
+    return isIntegerDType(program.getType(v).dtype);
+  }
+  /// A float or an integer (not a bool).
+  bool isNumeric(int v) const { return isFloat(v) || isInteger(v); }
+  DType randomIndexType() { return chance(0.7) ? DType::I64 : DType::I32; }
+  /// An integer value of rank <= 2 to index with (mostly a new argument:
+  /// [-2, 9], out of range and repeated often), renumbering `held`.
+  int indices(std::initializer_list<int *> held) {
+    int v = pick([&](int w) {
+      return isInteger(w) && bounds.error[w] == 0 &&
+             program.getType(w).shape.size() <= 2;
+    });
+    if (v >= 0 && chance(0.4))
+      return v;
+    ValueType type{randomIndexType(), {}};
+    for (int64_t rank = uniform(0, 2); rank > 0; --rank)
+      type.shape.push_back(chance(0.8) ? uniform(1, 6) : randomDim());
+    return addArgument(type, held);
+  }
   /// A value, mostly a recent one; `accept` filters.
   template <typename Fn> int pick(Fn accept) {
     int n = program.getNumValues();
@@ -110,7 +130,8 @@ private:
   bool makeUnary(), makePositiveUnary(), makeBinary(), makePositiveBinary(),
       makeCmp(), makeSelect(), makeConvert(), makeBroadcast(), makeReshape(),
       makeTranspose(), makeSlice(), makeConcat(), makeReduce(), makeMatMul(),
-      makeConstant(), makeVjp();
+      makeConstant(), makeVjp(), makeIntegerOp(), makeIota(), makeTake(),
+      makeScatterAdd(), makeArgmax(), makeRngUniform();
 
   std::mt19937_64 &rng;
   int depth;
@@ -225,7 +246,7 @@ bool Generator::makeBinary() {
 }
 
 bool Generator::makeCmp() {
-  int a = pick([&](int v) { return isFloat(v) && bounds.error[v] == 0; });
+  int a = pick([&](int v) { return isNumeric(v) && bounds.error[v] == 0; });
   if (a < 0)
     return false;
   ValueType type = program.getType(a);
@@ -240,7 +261,9 @@ bool Generator::makeCmp() {
 }
 
 bool Generator::makeSelect() {
-  int p = pick([&](int v) { return !isFloat(v) && bounds.error[v] == 0; });
+  int p = pick([&](int v) {
+    return program.getType(v).dtype == DType::I1 && bounds.error[v] == 0;
+  });
   if (p < 0)
     return false;
   ValueType type{chance(0.8) ? DType::F32 : DType::F64,
@@ -251,11 +274,16 @@ bool Generator::makeSelect() {
 }
 
 bool Generator::makeConvert() {
-  int x = pick([&](int v) { return isFloat(v); });
+  int x = pick([&](int v) { return isNumeric(v); });
   if (x < 0)
     return false;
   ValueType type = program.getType(x);
-  type.dtype = type.dtype == DType::F32 ? DType::F64 : DType::F32;
+  if (isInteger(x))
+    type.dtype = chance(0.5) ? DType::F32 : DType::F64;
+  else if (bounds.error[x] == 0 && chance(0.3))
+    type.dtype = randomIndexType(); // truncation of an exact value
+  else
+    type.dtype = type.dtype == DType::F32 ? DType::F64 : DType::F32;
   return append({OpKind::Convert, "kiln.convert", {x}, {}, {}, 0, type});
 }
 
@@ -386,7 +414,7 @@ bool Generator::makeConcat() {
 
 bool Generator::makeReduce() {
   int x = pick(
-      [&](int v) { return isFloat(v) && !program.getType(v).shape.empty(); });
+      [&](int v) { return isNumeric(v) && !program.getType(v).shape.empty(); });
   if (x < 0)
     return false;
   const ValueType &from = program.getType(x);
@@ -463,6 +491,100 @@ bool Generator::makeConstant() {
   return append({OpKind::Constant, "kiln.constant", {}, {}, {}, value, type});
 }
 
+bool Generator::makeIntegerOp() {
+  int a = pick([&](int v) { return isInteger(v); });
+  if (a < 0)
+    return false;
+  ValueType type = program.getType(a);
+  if (chance(0.2))
+    return append({OpKind::Unary,
+                   chance(0.5) ? "kiln.neg" : "kiln.abs",
+                   {a},
+                   {},
+                   {},
+                   0,
+                   type});
+  int b = chance(0.15) ? a : partner(type, false, {&a});
+  std::string name = binaryOps[uniform(0, std::size(binaryOps) - 1)];
+  return append({OpKind::Binary, name, {a, b}, {}, {}, 0, type});
+}
+
+bool Generator::makeIota() {
+  ValueType type = randomType(chance(0.8) ? randomIndexType() : DType::F32);
+  if (type.shape.empty())
+    type.shape.push_back(randomDim());
+  int64_t dim = uniform(0, type.shape.size() - 1);
+  return append({OpKind::Iota, "kiln.iota", {}, {dim}, {}, 0, type});
+}
+
+bool Generator::makeTake() {
+  int x = pick(
+      [&](int v) { return isNumeric(v) && !program.getType(v).shape.empty(); });
+  if (x < 0)
+    return false;
+  int64_t rank = program.getType(x).shape.size();
+  int64_t dim = uniform(0, rank - 1);
+  int idx = indices({&x});
+  const ValueType &from = program.getType(x);
+  ValueType type{from.dtype, {}};
+  type.shape.assign(from.shape.begin(), from.shape.begin() + dim);
+  const std::vector<int64_t> &at = program.getType(idx).shape;
+  type.shape.insert(type.shape.end(), at.begin(), at.end());
+  type.shape.insert(type.shape.end(), from.shape.begin() + dim + 1,
+                    from.shape.end());
+  return append({OpKind::Take, "kiln.take", {x, idx}, {dim}, {}, 0, type});
+}
+
+bool Generator::makeScatterAdd() {
+  int x = pick(
+      [&](int v) { return isNumeric(v) && !program.getType(v).shape.empty(); });
+  if (x < 0)
+    return false;
+  int64_t rank = program.getType(x).shape.size();
+  int64_t dim = uniform(0, rank - 1);
+  int idx = indices({&x});
+  const ValueType &from = program.getType(x);
+  ValueType updates{from.dtype, {}};
+  updates.shape.assign(from.shape.begin(), from.shape.begin() + dim);
+  const std::vector<int64_t> &at = program.getType(idx).shape;
+  updates.shape.insert(updates.shape.end(), at.begin(), at.end());
+  updates.shape.insert(updates.shape.end(), from.shape.begin() + dim + 1,
+                       from.shape.end());
+  if (updates.getNumElements() > maxElements)
+    return false;
+  int u = partner(updates, false, {&x, &idx});
+  ValueType type = program.getType(x);
+  return append({OpKind::ScatterAdd,
+                 "kiln.scatter_add",
+                 {x, idx, u},
+                 {dim},
+                 {},
+                 0,
+                 type});
+}
+
+bool Generator::makeArgmax() {
+  // Exact operands only: a near tie may go either way otherwise.
+  int x = pick([&](int v) {
+    return isNumeric(v) && bounds.error[v] == 0 &&
+           !program.getType(v).shape.empty();
+  });
+  if (x < 0)
+    return false;
+  const ValueType &from = program.getType(x);
+  int64_t dim = uniform(0, from.shape.size() - 1);
+  ValueType type{randomIndexType(), from.shape};
+  type.shape.erase(type.shape.begin() + dim);
+  return append({OpKind::Argmax, "kiln.argmax", {x}, {dim}, {}, 0, type});
+}
+
+bool Generator::makeRngUniform() {
+  int key = partner({DType::I64, {2}}, false, {});
+  ValueType type = randomType(DType::F32);
+  return append(
+      {OpKind::RngUniform, "kiln.rng_uniform", {key}, {}, {}, 0, type});
+}
+
 bool Generator::dependsOn(int from, int to) const {
   int numArgs = static_cast<int>(program.arguments.size());
   std::vector<int> stack{from};
@@ -487,10 +609,10 @@ bool Generator::makeVjp() {
     return false;
   Generator inner(rng, depth + 1);
   Program callee = inner.run(static_cast<int>(uniform(2, depth ? 6 : 12)));
-  // Float results only (a cotangent of an i1 means nothing).
+  // Float results only (a cotangent of an i1 or an integer means nothing).
   std::vector<int> results;
   for (int r : callee.results)
-    if (callee.getType(r).dtype != DType::I1)
+    if (isFloatDType(callee.getType(r).dtype))
       results.push_back(r);
   if (results.empty())
     return false;
@@ -498,6 +620,20 @@ bool Generator::makeVjp() {
   callee.removeDeadCode();
   if (callee.arguments.empty())
     return false; // nothing to differentiate with respect to
+  // A random non-empty subset of the float arguments (an integer has no
+  // gradient: wrt naming one is a verifier error).
+  std::vector<int64_t> wrt, floats;
+  int64_t numArgs = static_cast<int64_t>(callee.arguments.size());
+  for (int64_t i = 0; i < numArgs; ++i)
+    if (isFloatDType(callee.arguments[i].dtype))
+      floats.push_back(i);
+  for (int64_t i : floats)
+    if (chance(0.5))
+      wrt.push_back(i);
+  if (wrt.empty() && !floats.empty())
+    wrt.push_back(floats[uniform(0, floats.size() - 1)]);
+  if (wrt.empty())
+    return false;
   // The callee's arguments: values none of which is computed from another
   // (kiln.vjp differentiates with respect to its parameters, the lazy
   // API's grad with respect to tensors: they agree only then), or new
@@ -520,14 +656,6 @@ bool Generator::makeVjp() {
     int v = pick([&](int w) { return program.getType(w) == type; });
     operands.push_back(v >= 0 && chance(0.7) ? v : addArgument(type, operands));
   }
-  // A random non-empty subset of the arguments.
-  std::vector<int64_t> wrt;
-  int64_t numArgs = static_cast<int64_t>(callee.arguments.size());
-  for (int64_t i = 0; i < numArgs; ++i)
-    if (chance(0.5))
-      wrt.push_back(i);
-  if (wrt.empty())
-    wrt.push_back(uniform(0, numArgs - 1));
   Op vjp{OpKind::Vjp, "kiln.vjp", operands, wrt, {}, 0, {}};
   vjp.callee = static_cast<int>(program.functions.size());
   for (int64_t i : wrt)
@@ -573,7 +701,10 @@ Program Generator::run(int maxOps) {
       {&Generator::makeReshape, 1},       {&Generator::makeTranspose, 1},
       {&Generator::makeSlice, 2},         {&Generator::makeConcat, 2},
       {&Generator::makeReduce, 2},        {&Generator::makeMatMul, 2},
-      {&Generator::makeConstant, 1},      {&Generator::makeVjp, depth ? 8 : 3}};
+      {&Generator::makeConstant, 1},      {&Generator::makeVjp, depth ? 8 : 3},
+      {&Generator::makeIntegerOp, 1},     {&Generator::makeIota, 1},
+      {&Generator::makeTake, 2},          {&Generator::makeScatterAdd, 1},
+      {&Generator::makeArgmax, 1},        {&Generator::makeRngUniform, 1}};
   // A third of the programs are built around a gradient.
   if (depth == 0 && chance(0.3))
     makeVjp();
@@ -634,7 +765,8 @@ const std::vector<std::string> &kiln::fuzz::getGeneratedOpNames() {
          {"kiln.cmp", "kiln.select", "kiln.convert", "kiln.broadcast_in_dim",
           "kiln.reshape", "kiln.transpose", "kiln.slice", "kiln.concat",
           "kiln.reduce_sum", "kiln.reduce_max", "kiln.matmul", "kiln.constant",
-          "kiln.vjp"})
+          "kiln.vjp", "kiln.iota", "kiln.take", "kiln.scatter_add",
+          "kiln.argmax", "kiln.rng_uniform"})
       all.push_back(name);
     return all;
   }();

@@ -93,6 +93,16 @@ static Tensor record(const Op &op, llvm::ArrayRef<Tensor> operands) {
     return matmul(operands[0], operands[1], op.ints[0] != 0, op.ints[1] != 0);
   case OpKind::Constant:
     return Tensor::full(op.type.shape, op.scalar, op.type.dtype);
+  case OpKind::Iota:
+    return iota(op.type.shape, op.ints[0], op.type.dtype);
+  case OpKind::Take:
+    return take(operands[0], operands[1], op.ints[0]);
+  case OpKind::ScatterAdd:
+    return scatterAdd(operands[0], operands[1], operands[2], op.ints[0]);
+  case OpKind::Argmax:
+    return argmax(operands[0], op.ints[0], op.type.dtype);
+  case OpKind::RngUniform:
+    return rngUniform(operands[0], op.type.shape);
   case OpKind::Vjp:
   case OpKind::VjpResult:
     break; // recorded by recordProgram

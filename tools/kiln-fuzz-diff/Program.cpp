@@ -40,6 +40,10 @@ double kiln::fuzz::getUnitRoundoff(DType dtype) {
     return std::ldexp(1.0, -53);
   case DType::F32:
     return std::ldexp(1.0, -24);
+  case DType::I1:
+  case DType::I32:
+  case DType::I64:
+    return 0; // exact (values stay far below 2^31)
   default:
     return std::ldexp(1.0, -8); // f16, bf16: not generated
   }
@@ -136,6 +140,10 @@ static void printFunction(llvm::raw_ostream &os, const Program &program,
       os << "}>";
       break;
     case OpKind::Concat:
+    case OpKind::Iota:
+    case OpKind::Take:
+    case OpKind::ScatterAdd:
+    case OpKind::Argmax:
       os << " <{dim = " << op.ints[0] << " : i64}>";
       break;
     case OpKind::MatMul:
@@ -227,11 +235,14 @@ Program::Bounds Program::computeBounds(const KinkOracle &isExact) const {
   bounds.low.assign(getNumValues(), -inf);
   bounds.high.assign(getNumValues(), inf);
   bounds.error.assign(getNumValues(), inf);
-  // Arguments are uniform in [-1, 1) (i1: 0 or 1), and exact.
+  // Arguments are uniform in [-1, 1) (i1: 0 or 1; integers: [-2, 9]), and
+  // exact.
   for (size_t i = 0; i < arguments.size(); ++i) {
-    bool isBool = arguments[i].dtype == DType::I1;
-    bounds.low[i] = isBool ? 0 : -1;
-    bounds.high[i] = 1;
+    DType dtype = arguments[i].dtype;
+    bool isBool = dtype == DType::I1;
+    bool isInteger = dtype == DType::I32 || dtype == DType::I64;
+    bounds.low[i] = isBool ? 0 : isInteger ? -2 : -1;
+    bounds.high[i] = isInteger ? 9 : 1;
     bounds.error[i] = 0;
   }
   for (size_t i = 0; i < ops.size(); ++i) {
@@ -357,8 +368,40 @@ Program::Bounds Program::computeBounds(const KinkOracle &isExact) const {
       r = in(0);
       double from = getUnitRoundoff(getType(op.operands[0]).dtype);
       E = e(0) + (u > from ? u * r.magnitude() : 0);
+      // To an integer: truncation, which any error may move by one.
+      if (isIntegerDType(op.type.dtype) && e(0) > 0)
+        E = inf;
       break;
     }
+    case OpKind::Iota: {
+      r = {0, static_cast<double>(op.type.shape[op.ints[0]] - 1)};
+      E = 0;
+      break;
+    }
+    case OpKind::Take:
+      // An element of the operand, or NaN (0 for integers) out of range.
+      r = {std::min(in(0).low, 0.0), std::max(in(0).high, 0.0)};
+      E = e(0);
+      break;
+    case OpKind::ScatterAdd: {
+      // Each element gets up to n updates (every index may repeat).
+      double n = static_cast<double>(getType(op.operands[1]).getNumElements());
+      Interval x = in(0), upd = in(2);
+      r = {x.low + n * std::min(upd.low, 0.0),
+           x.high + n * std::max(upd.high, 0.0)};
+      E = e(0) + n * e(2) + n * u * (x.magnitude() + n * upd.magnitude());
+      break;
+    }
+    case OpKind::Argmax:
+      // Exact only for exact operands: a near tie may go either way.
+      r = {0,
+           static_cast<double>(getType(op.operands[0]).shape[op.ints[0]] - 1)};
+      E = e(0) == 0 ? 0 : inf;
+      break;
+    case OpKind::RngUniform:
+      r = {0, 1};
+      E = 0;
+      break;
     case OpKind::BroadcastInDim:
     case OpKind::Reshape:
     case OpKind::Transpose:

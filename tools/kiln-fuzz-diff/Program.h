@@ -5,6 +5,9 @@
 // N+i. It prints as one `func.func @main` in the generic form that
 // DIALECT.md fixes, so the printed text is also the reproducer.
 //
+// Integer arguments are uniform in [-2, 9] (RandomInputs.cpp): as indices
+// they are out of range (negative, or past a small dim) and repeated often.
+//
 // Every value carries bounds, recomputed from the ops by computeBounds():
 // an interval [low, high] that holds every element (interval arithmetic
 // from arguments in [-1, 1]), and `error`, an upper bound on how far any
@@ -58,6 +61,11 @@ enum class OpKind {
                   // arguments, then one cotangent per callee result. Its
                   // value is a tuple, read only by VjpResult.
   VjpResult,      // ints: {k}: the k-th result of the Vjp operand
+  Iota,           // ints: {dim}; an i32, i64 or float result
+  Take,           // ints: {dim}. Operands: values, integer indices
+  ScatterAdd,     // ints: {dim}. Operands: values, integer indices, updates
+  Argmax,         // ints: {dim}; an i32 or i64 result
+  RngUniform,     // operand: a tensor<2xi64> key; an f32 result
 };
 
 struct Op {

@@ -28,7 +28,8 @@ void Program::substituteSize(int64_t from, int64_t to) {
   for (ValueType &type : arguments)
     substitute(type.shape, from, to);
   for (Op &op : ops) {
-    if (op.kind == OpKind::Constant || op.kind == OpKind::Reshape) {
+    if (op.kind == OpKind::Constant || op.kind == OpKind::Reshape ||
+        op.kind == OpKind::Iota || op.kind == OpKind::RngUniform) {
       substitute(op.type.shape, from, to);
     } else if (op.kind == OpKind::BroadcastInDim) {
       // The new dims only: the others follow the operand.
@@ -127,7 +128,46 @@ bool Program::retype() {
       break;
     }
     case OpKind::Constant:
+    case OpKind::Iota:
       break;
+    case OpKind::RngUniform:
+      if (in[0].shape != std::vector<int64_t>{2})
+        return false;
+      break;
+    case OpKind::Take: {
+      int64_t dim = op.ints[0];
+      if (dim >= static_cast<int64_t>(in[0].shape.size()))
+        return false;
+      op.type.shape.assign(in[0].shape.begin(), in[0].shape.begin() + dim);
+      op.type.shape.insert(op.type.shape.end(), in[1].shape.begin(),
+                           in[1].shape.end());
+      op.type.shape.insert(op.type.shape.end(), in[0].shape.begin() + dim + 1,
+                           in[0].shape.end());
+      op.type.dtype = in[0].dtype;
+      break;
+    }
+    case OpKind::ScatterAdd: {
+      int64_t dim = op.ints[0];
+      if (dim >= static_cast<int64_t>(in[0].shape.size()))
+        return false;
+      std::vector<int64_t> expected(in[0].shape.begin(),
+                                    in[0].shape.begin() + dim);
+      expected.insert(expected.end(), in[1].shape.begin(), in[1].shape.end());
+      expected.insert(expected.end(), in[0].shape.begin() + dim + 1,
+                      in[0].shape.end());
+      if (in[2].shape != expected || in[2].dtype != in[0].dtype)
+        return false;
+      op.type = in[0];
+      break;
+    }
+    case OpKind::Argmax: {
+      int64_t dim = op.ints[0];
+      if (dim >= static_cast<int64_t>(in[0].shape.size()))
+        return false;
+      op.type.shape = in[0].shape;
+      op.type.shape.erase(op.type.shape.begin() + dim);
+      break;
+    }
     case OpKind::Vjp: {
       const Program &callee = functions[op.callee];
       size_t numArgs = callee.arguments.size();

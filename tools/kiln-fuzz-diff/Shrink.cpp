@@ -65,7 +65,8 @@ static void collectSizes(const Program &program,
     add(type);
   for (const Op &op : program.ops)
     if (op.kind == OpKind::Constant || op.kind == OpKind::BroadcastInDim ||
-        op.kind == OpKind::Reshape)
+        op.kind == OpKind::Reshape || op.kind == OpKind::Iota ||
+        op.kind == OpKind::RngUniform)
       add(op.type);
   for (const Program &callee : program.functions)
     collectSizes(callee, sizes);
