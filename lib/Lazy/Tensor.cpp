@@ -412,7 +412,10 @@ static Tensor reduceKeepingDim(const Tensor &x, int64_t dim,
   return broadcastTo(reshape(reduced, kept), x.getShape());
 }
 
-/// x - max(x) along `dim`, or an error naming `op` for a bad dim.
+/// x - max(x) along `dim`, or an error naming `op` for a bad dim. The max
+/// only keeps exp in range: no gradient flows through it (its exact
+/// contribution to softmax's and log_softmax's gradients is zero), so none
+/// is computed (no tie masks, no counts).
 static Tensor shiftedByMax(llvm::StringRef op, const Tensor &x, int64_t dim) {
   if (!x.ok())
     return x;
@@ -421,7 +424,7 @@ static Tensor shiftedByMax(llvm::StringRef op, const Tensor &x, int64_t dim) {
     return Tensor::make(makeError(op + ": dim " + llvm::Twine(dim) +
                                   " is out of range for rank " +
                                   llvm::Twine(rank)));
-  return x - reduceKeepingDim(x, dim, amax);
+  return x - stopGradient(reduceKeepingDim(x, dim, amax));
 }
 
 Tensor kiln::softmax(const Tensor &x, int64_t dim) {

@@ -71,6 +71,12 @@ std::optional<RowKernel> kiln::gpu_mapper::getGpuRowKernel(
   std::optional<RowKernel> kernel = kiln::row_kernels::matchRowKernel(func);
   if (!kernel || blockSize % 32 != 0)
     return std::nullopt;
+  // A body that reads its loop indices (an iota) is left to the general
+  // nests: the warp's row loop does not map linalg.index.
+  for (auto [op, kind] : kernel->ops)
+    if (auto generic = dyn_cast<linalg::GenericOp>(op);
+        generic && !generic.getBody()->getOps<linalg::IndexOp>().empty())
+      return std::nullopt;
   // A lone reduction is a nest of its own (emitNest), with no row values
   // to hand on.
   if (llvm::count_if(kernel->ops, [](auto &entry) {

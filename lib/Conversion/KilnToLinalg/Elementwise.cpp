@@ -104,6 +104,17 @@ Value buildGelu(OpBuilder &b, Location loc, Value x, bool approximate) {
   return mul(mul(constant(0.5), x), onePlus);
 }
 
+/// `result` where `x` is finite, NaN elsewhere: sin and cos of NaN and of
+/// infinities (the CPU's polynomial forms reduce the range with an integer
+/// conversion, which gives them no meaning there).
+static Value nanUnlessFinite(OpBuilder &b, Location loc, Value x,
+                             Value result) {
+  Value difference = arith::SubFOp::create(b, loc, x, x); // NaN unless finite
+  Value notFinite = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
+                                          difference, difference);
+  return arith::SelectOp::create(b, loc, notFinite, difference, result);
+}
+
 using UnaryScalarFn = std::function<Value(OpBuilder &, Location, Value)>;
 using BinaryScalarFn =
     std::function<Value(OpBuilder &, Location, Value, Value)>;
@@ -169,12 +180,12 @@ UnaryScalarFn getUnaryScalar(Operation *op) {
       })
       .Case([](SinOp) {
         return F([](OpBuilder &b, Location loc, Value x) -> Value {
-          return math::SinOp::create(b, loc, x);
+          return nanUnlessFinite(b, loc, x, math::SinOp::create(b, loc, x));
         });
       })
       .Case([](CosOp) {
         return F([](OpBuilder &b, Location loc, Value x) -> Value {
-          return math::CosOp::create(b, loc, x);
+          return nanUnlessFinite(b, loc, x, math::CosOp::create(b, loc, x));
         });
       })
       .Case([](ReciprocalOp) {
@@ -246,6 +257,7 @@ struct ElementwiseLowering : ConversionPattern {
                   ConversionPatternRewriter &rewriter) const override {
     if (!isElementwiseKilnOp(op))
       return rewriter.notifyMatchFailure(op, "not an elementwise kiln op");
+
     FailureOr<ScalarLowering> scalar = getScalarLowering(op);
     if (failed(scalar))
       return op->emitOpError("has no lowering to arith and math");

@@ -286,6 +286,14 @@ LogicalResult KernelBuilder::collect(OpBuilder &b, Value v,
     leaves.push_back({view, AffineMap::get(rank, 0, exprs, ctx)});
     return success();
   }
+  if (auto iota = dyn_cast<IotaOp>(op)) {
+    // Its loop index: computed in the body, at `offsets`.
+    if (iota.getType().getRank() != rank || !iota.getSizes().empty())
+      return failure();
+    scalars[key] = nullptr;
+    computed.insert(op);
+    return success();
+  }
   FailureOr<ScalarLowering> lowering = getScalarLowering(op);
   if (failed(lowering))
     return failure();
@@ -390,6 +398,8 @@ Value KernelBuilder::emit(OpBuilder &b, Location loc, Value v,
       inner[d] += slice.getOffsets()[d];
     return cached = emit(b, loc, slice.getOperand(), inner, leafArgs);
   }
+  if (auto iota = dyn_cast<IotaOp>(op))
+    return cached = emitIotaElement(b, loc, iota, offsets[iota.getDim()]);
   SmallVector<Value> args;
   for (Value operand : op->getOperands())
     args.push_back(emit(b, loc, operand, offsets, leafArgs));

@@ -37,14 +37,6 @@ SmallVector<utils::IteratorType> allParallel(int64_t rank) {
   return SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel);
 }
 
-/// An index converted to integer or float element type `type`.
-Value indexToElement(OpBuilder &b, Location loc, Value index, Type type) {
-  if (auto integer = dyn_cast<IntegerType>(type))
-    return arith::IndexCastOp::create(b, loc, integer, index);
-  Value wide = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
-  return arith::SIToFPOp::create(b, loc, type, wide);
-}
-
 /// What an out-of-range index gives: NaN in a float, 0 (false) otherwise.
 Value missingValue(OpBuilder &b, Location loc, Type type) {
   if (auto floatType = dyn_cast<FloatType>(type))

@@ -183,3 +183,20 @@ Value kiln::buildElementwise(OpBuilder &b, Location loc,
       });
   return generic.getResult(0);
 }
+
+Value kiln::indexToElement(OpBuilder &b, Location loc, Value index, Type type) {
+  if (auto integer = dyn_cast<IntegerType>(type))
+    return arith::IndexCastOp::create(b, loc, integer, index);
+  Value wide = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+  return arith::SIToFPOp::create(b, loc, type, wide);
+}
+
+Value kiln::emitIotaElement(OpBuilder &b, Location loc, IotaOp iota,
+                            int64_t offset) {
+  int64_t dim = static_cast<int64_t>(iota.getDim());
+  Value index = linalg::IndexOp::create(b, loc, dim);
+  if (offset != 0)
+    index = arith::AddIOp::create(
+        b, loc, index, arith::ConstantIndexOp::create(b, loc, offset));
+  return indexToElement(b, loc, index, iota.getType().getElementType());
+}

@@ -78,6 +78,15 @@ bool isElementwiseKilnOp(mlir::Operation *op);
 /// op's element type.
 using ScalarLowering = std::function<Value(OpBuilder &, Location, ValueRange)>;
 
+/// An index converted to integer or float element type `type`.
+mlir::Value indexToElement(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value index, mlir::Type type);
+
+/// A static kiln.iota inside a kernel body: its element at the loop
+/// indices, shifted by `offset` along its dim (a slice of it).
+mlir::Value emitIotaElement(mlir::OpBuilder &b, mlir::Location loc, IotaOp iota,
+                            int64_t offset);
+
 /// The scalar computation of elementwise kiln op `op`; fails when `op` is
 /// not elementwise or has no lowering (the caller reports it).
 mlir::FailureOr<ScalarLowering> getScalarLowering(mlir::Operation *op);

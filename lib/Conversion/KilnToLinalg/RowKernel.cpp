@@ -150,6 +150,13 @@ LogicalResult RowKernelBuilder::plan(MLIRContext *ctx) {
           if (dim != static_cast<int64_t>(i))
             return failure();
       }
+    } else if (auto iota = dyn_cast<IotaOp>(op)) {
+      // Its loop index, computed in the body: over the domain, or over the
+      // rows along a row dim.
+      if (!iota.getSizes().empty() ||
+          (type.getShape() != ArrayRef<int64_t>(domain) &&
+           !isRowShaped(op.getResult(0))))
+        return failure();
     } else {
       FailureOr<ScalarLowering> lowering = getScalarLowering(&op);
       if (failed(lowering) || (type.getShape() != ArrayRef<int64_t>(domain) &&
@@ -313,6 +320,8 @@ Value RowKernelBuilder::emit(OpBuilder &b, Location loc, Nest &nest, Value v,
         b, loc, b.getFloatAttr(elementType, *getSplatValue(outer)));
     return nest.scalars[v] = constant;
   }
+  if (auto iota = dyn_cast<IotaOp>(op))
+    return nest.scalars[v] = emitIotaElement(b, loc, iota, 0);
   SmallVector<Value> args;
   for (Value operand : op->getOperands())
     args.push_back(emit(b, loc, nest, operand, leafArgs));

@@ -270,6 +270,11 @@ SmallVector<Value> RowKernelLowering::cloneBody(linalg::GenericOp generic,
   mapping.map(body.getArguments(), args);
   ValueRange rowIndices = ivs.drop_front(kernel.k);
   for (Operation &op : body.without_terminator()) {
+    // The loop indices are the row nest's induction variables.
+    if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+      mapping.map(index.getResult(), ivs[index.getDim()]);
+      continue;
+    }
     if (auto slot = stash.loaded.find(&op); slot != stash.loaded.end()) {
       mapping.map(op.getResult(0),
                   memref::LoadOp::create(rewriter, op.getLoc(),

@@ -81,10 +81,9 @@ std::optional<RowKernel> kiln::row_kernels::matchRowKernel(func::FuncOp func) {
       continue;
     }
     auto generic = dyn_cast<linalg::GenericOp>(op);
-    // A body that reads its loop indices (argmax, iota, a gather) is left
-    // to the general loops: the row nests do not map linalg.index.
-    if (!generic || !generic.hasPureBufferSemantics() ||
-        !generic.getBody()->getOps<linalg::IndexOp>().empty())
+    // A body may read its loop indices (an iota): the row nests map
+    // linalg.index to their induction variables.
+    if (!generic || !generic.hasPureBufferSemantics())
       return std::nullopt;
     SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
     int64_t loops = ranges.size();

@@ -61,6 +61,21 @@ void kiln::requestVectorization(scf::ForOp loop, unsigned width,
   });
   if (touchesBools)
     return;
+  // Nor one that carries a value updated by a select, in its iter_args or
+  // in memory (argmax's value and index, updated together): LLVM recognizes
+  // no such reduction, and would warn.
+  bool selectsAccumulator =
+      llvm::any_of(loop.getBody()->getTerminator()->getOperands(),
+                   [](Value v) { return v.getDefiningOp<arith::SelectOp>(); });
+  loop.getBody()->walk([&](memref::StoreOp store) {
+    bool invariant = llvm::all_of(store.getIndices(), [&](Value index) {
+      return loop.isDefinedOutsideOfLoop(index);
+    });
+    if (invariant && store.getValueToStore().getDefiningOp<arith::SelectOp>())
+      selectsAccumulator = true;
+  });
+  if (selectsAccumulator)
+    return;
   // A load from the same element on every iteration (a broadcast scalar)
   // moves before the loop: LLVM would not vectorize a loop that reloads it
   // after each store (it cannot tell the buffers apart), and would warn.

@@ -298,6 +298,33 @@ func.func @broadcast_unit_dims(%x: tensor<8xf32>) -> tensor<1x8x1xf32> {
 
 // -----
 
+// A broadcast of a reshape that only inserts unit dims reads the reshape's
+// operand: a row value [4] as [4, 1] broadcast along the row.
+// CHECK-LABEL: func @broadcast_of_unit_reshape
+// CHECK-SAME: (%[[X:.+]]: tensor<4xf32>)
+// CHECK-NOT: kiln.reshape
+// CHECK: %[[B:.+]] = kiln.broadcast_in_dim %[[X]], dims = [0] : tensor<4xf32> -> tensor<4x8xf32>
+// CHECK: return %[[B]]
+func.func @broadcast_of_unit_reshape(%x: tensor<4xf32>) -> tensor<4x8xf32> {
+  %r = kiln.reshape %x : tensor<4xf32> -> tensor<4x1xf32>
+  %b = kiln.broadcast_in_dim %r, dims = [0, 1] : tensor<4x1xf32> -> tensor<4x8xf32>
+  return %b : tensor<4x8xf32>
+}
+
+// -----
+
+// A reshape that moves data (not only unit dims) stays.
+// CHECK-LABEL: func @broadcast_of_moving_reshape
+// CHECK: kiln.reshape
+// CHECK: kiln.broadcast_in_dim
+func.func @broadcast_of_moving_reshape(%x: tensor<2x4xf32>) -> tensor<8x3xf32> {
+  %r = kiln.reshape %x : tensor<2x4xf32> -> tensor<8x1xf32>
+  %b = kiln.broadcast_in_dim %r, dims = [0, 1] : tensor<8x1xf32> -> tensor<8x3xf32>
+  return %b : tensor<8x3xf32>
+}
+
+// -----
+
 // A slice covering its whole operand is the operand.
 // CHECK-LABEL: func @slice_whole
 // CHECK-SAME: (%[[X:.+]]: tensor<4x8xf32>)

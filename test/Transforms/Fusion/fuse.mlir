@@ -223,3 +223,25 @@ func.func @sink_into_consumer(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %dh: ten
   %r = kiln.add %s, %p : tensor<4x8xf32>
   return %r : tensor<4x8xf32>
 }
+
+// -----
+
+// A static iota is computed where it is read: a cross-entropy's label mask
+// (iota == label) and its row sum are one row group, with no iota stored.
+// CHECK-LABEL: func @iota_in_row_group
+// CHECK-NOT: kiln.iota
+// CHECK: kiln.fusion_group
+// CHECK: kiln.iota dim = 1 : tensor<4x16xi64>
+// CHECK: kiln.cmp eq
+// CHECK: kiln.reduce_sum
+// CHECK: kiln.yield
+// CHECK-NOT: kiln.fusion_group
+func.func @iota_in_row_group(%logp: tensor<4x16xf32>, %label: tensor<4xi64>) -> tensor<4xf32> {
+  %i = kiln.iota dim = 1 : tensor<4x16xi64>
+  %l = kiln.broadcast_in_dim %label, dims = [0] : tensor<4xi64> -> tensor<4x16xi64>
+  %hit = kiln.cmp eq, %i, %l : tensor<4x16xi64>
+  %z = kiln.constant dense<0.0> : tensor<4x16xf32>
+  %picked = kiln.select %hit, %logp, %z : tensor<4x16xi1>, tensor<4x16xf32>
+  %s = kiln.reduce_sum %picked, dims = [1] : tensor<4x16xf32> -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}

@@ -30,6 +30,44 @@ struct BroadcastAsReshape : OpRewritePattern<BroadcastInDimOp> {
   }
 };
 
+/// broadcast_in_dim(reshape(x)) -> broadcast_in_dim(x) when the reshape only
+/// inserts unit dims (x of [512] as [512, 1] to [512, 5000]): the broadcast
+/// then reads a row value straight from its producer, so that a row group
+/// (softmax's max, a cross-entropy's label) fuses across it.
+struct BroadcastOfUnitReshape : OpRewritePattern<BroadcastInDimOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(BroadcastInDimOp op,
+                                PatternRewriter &rewriter) const override {
+    auto reshape = op.getOperand().getDefiningOp<ReshapeOp>();
+    if (!reshape || !op.getSizes().empty())
+      return rewriter.notifyMatchFailure(op, "not a static broadcast of a "
+                                             "reshape");
+    auto from = cast<RankedTensorType>(reshape.getOperand().getType());
+    auto to = cast<RankedTensorType>(reshape.getType());
+    if (!from.hasStaticShape() || !to.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic reshape");
+    // Each dim of `from`, in order, is a dim of `to`; the others are 1s.
+    SmallVector<int64_t> dims;
+    ArrayRef<int64_t> source = from.getShape();
+    size_t next = 0;
+    for (auto [i, size] : llvm::enumerate(to.getShape())) {
+      if (next < source.size() && source[next] == size) {
+        dims.push_back(op.getDims()[i]);
+        ++next;
+      } else if (size != 1) {
+        return rewriter.notifyMatchFailure(op, "the reshape moves data");
+      }
+    }
+    if (next != source.size())
+      return rewriter.notifyMatchFailure(op, "the reshape drops dims");
+    rewriter.replaceOpWithNewOp<BroadcastInDimOp>(
+        op, op.getType(), reshape.getOperand(), ValueRange{},
+        rewriter.getDenseI64ArrayAttr(dims));
+    return success();
+  }
+};
+
 /// Whether reading `value` costs no more than reading values that are in
 /// memory anyway: an argument, a product, a value with other readers (so
 /// it is stored), or a sum of such values.
@@ -82,5 +120,5 @@ void AddOp::getCanonicalizationPatterns(RewritePatternSet &results,
 
 void BroadcastInDimOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                                    MLIRContext *context) {
-  results.add<BroadcastAsReshape>(context);
+  results.add<BroadcastAsReshape, BroadcastOfUnitReshape>(context);
 }

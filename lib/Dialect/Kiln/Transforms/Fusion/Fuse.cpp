@@ -58,6 +58,10 @@ bool isFusible(Operation *op) {
   // An add that accumulates a matmul's product is that matmul's epilogue.
   if (auto add = dyn_cast<AddOp>(op); add && getAccumulatedMatmul(add))
     return false;
+  // A static iota is computed where it is read (its loop indices), never
+  // stored: a cross-entropy's iota == label fuses into its row kernel.
+  if (auto iota = dyn_cast<IotaOp>(op))
+    return iota.getSizes().empty();
   return isa<KilnDialect>(op->getDialect()) &&
          (op->hasTrait<OpTrait::Elementwise>() ||
           isa<BroadcastInDimOp, SliceOp, ConcatOp, ReduceSumOp, ReduceMaxOp>(
@@ -84,7 +88,7 @@ std::optional<SmallVector<int64_t>> getDomain(Operation *op) {
 /// Whether `op` may be in a row group.
 bool isRowMember(Operation *op) {
   return op->hasTrait<OpTrait::Elementwise>() ||
-         isa<BroadcastInDimOp, ReduceSumOp, ReduceMaxOp>(op);
+         isa<BroadcastInDimOp, ReduceSumOp, ReduceMaxOp, IotaOp>(op);
 }
 
 ArrayRef<int64_t> getResultShape(Operation *op) {
