@@ -64,9 +64,15 @@ void kiln::requestVectorization(scf::ForOp loop, unsigned width,
   // Nor one that carries a value updated by a select, in its iter_args or
   // in memory (argmax's value and index, updated together): LLVM recognizes
   // no such reduction, and would warn.
-  bool selectsAccumulator =
-      llvm::any_of(loop.getBody()->getTerminator()->getOperands(),
-                   [](Value v) { return v.getDefiningOp<arith::SelectOp>(); });
+  // The same for a NaN-propagating max or min of selected values (a masked
+  // softmax's row max): LLVM identifies no reduction there either.
+  bool hasSelect = !loop.getBody()->getOps<arith::SelectOp>().empty();
+  bool selectsAccumulator = llvm::any_of(
+      loop.getBody()->getTerminator()->getOperands(), [&](Value v) {
+        return v.getDefiningOp<arith::SelectOp>() ||
+               (hasSelect && v.getDefiningOp<arith::MaximumFOp>()) ||
+               (hasSelect && v.getDefiningOp<arith::MinimumFOp>());
+      });
   loop.getBody()->walk([&](memref::StoreOp store) {
     bool invariant = llvm::all_of(store.getIndices(), [&](Value index) {
       return loop.isDefinedOutsideOfLoop(index);
