@@ -463,9 +463,9 @@ void kiln::python::bindTensor(nb::module_ &m) {
       .def_prop_rw(
           "requires_grad", [](const PyTensor &t) { return t.requiresGrad; },
           [](PyTensor &t, bool value) {
-            if (value && t.value.getDType() == DType::I1)
-              throw nb::value_error("only float tensors can require "
-                                    "gradients");
+            if (value && t.value.ok() && !isFloatDType(t.value.getDType()))
+              throw std::runtime_error("only Tensors of floating point "
+                                       "dtype can require gradients");
             if (!value && !t.isLeaf)
               throw nb::value_error("requires_grad can be turned off only "
                                     "on a leaf: use .detach()");

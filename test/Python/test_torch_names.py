@@ -375,3 +375,12 @@ def test_detach_and_no_grad_stop_gradients():
     (g,) = kiln.grad((x * x).sum(), [x], create_graph=True)
     (gg,) = kiln.grad((g * g.detach()).sum(), [x])
     close(gg, [12.0])
+
+
+def test_only_float_tensors_require_grad():
+    with pytest.raises(RuntimeError, match="floating point"):
+        kiln.tensor([1, 2]).requires_grad_()
+    with pytest.raises(RuntimeError, match="floating point"):
+        kiln.tensor([True]).requires_grad = True
+    with pytest.raises(RuntimeError, match="floating point"):
+        kiln.zeros(2, dtype=kiln.int64, requires_grad=True)
