@@ -63,6 +63,13 @@ for requirement in safetensors==0.5.3; do
   /usr/bin/python3 -m pip install --quiet --disable-pip-version-check \
     --no-deps --upgrade --target "$runtime_prefix" "$requirement"
 done
+# Their wheels too, for test/Python/pip-install.sh's venv (pip installs a
+# package's dependencies; that test installs them from here, offline).
+wheels="${KILN_DEPS_DIR:-$repo/.deps}/wheels"
+if ! ls "$wheels"/safetensors-0.5.3-*.whl >/dev/null 2>&1; then
+  /usr/bin/python3 -m pip download --quiet --disable-pip-version-check \
+    --no-deps --dest "$wheels" safetensors==0.5.3
+fi
 
 # ptxas, for the tests that assemble kiln's PTX (lit feature `ptxas`): the
 # CUDA toolkit's where one is installed, else the one in NVIDIA's pinned

@@ -30,6 +30,10 @@ start=$(date +%s)
 PYTHONPATH="${KILN_DEPS_DIR:-$repo/.deps}/python" "$work/venv/bin/pip" install \
   --quiet --disable-pip-version-check --no-build-isolation --no-deps \
   --config-settings=build-dir="$build" "$repo"
+# kiln's runtime dependencies (pyproject.toml), as pip would fetch them:
+# from the wheels scripts/install-deps.sh downloaded.
+"$work/venv/bin/pip" install --quiet --disable-pip-version-check --no-index \
+  --find-links "${KILN_DEPS_DIR:-$repo/.deps}/wheels" safetensors==0.5.3
 echo "pip-install: installed in $(($(date +%s) - start)) s"
 
 cd "$work"
