@@ -28,3 +28,22 @@ def write_jsonl(path, rows):
     with open(path, "w") as f:
         for row in rows:
             f.write(json.dumps(row) + "\n")
+
+
+def run_json(python, argv, path=()):
+    """The last line `python argv...` prints, as JSON, with `path` on its
+    PYTHONPATH; {"error": the end of its stderr} when it fails."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in path if p)
+    out = subprocess.run([python, *argv], capture_output=True, text=True,
+                         env=env)
+    if out.returncode != 0:
+        return {"error": out.stderr.strip()[-600:]}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def peers_python():
+    """The python of ../shared/peers/setup.sh (PyTorch and JAX)."""
+    return subprocess.run(
+        ["bash", os.path.join(PEERS, "setup.sh")], check=True,
+        capture_output=True, text=True).stdout.strip().splitlines()[-1]

@@ -10,15 +10,14 @@ Usage: bench/embedding/run.py [REPEATS] [--build DIR] [--peers-python PY]
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
-PEERS = os.path.normpath(os.path.join(ROOT, "..", "shared", "peers"))
+sys.path.insert(0, os.path.dirname(HERE))
+from common import ROOT, peers_python, run_json  # noqa: E402
 VOCAB, DIM, BATCH, SEQ = 50304, 768, 8, 1024
 
 
@@ -76,17 +75,6 @@ def torch_side(repeats):
     return result
 
 
-def run_side(python, side, repeats, path=""):
-    env = dict(os.environ)
-    if path:
-        env["PYTHONPATH"] = path
-    out = subprocess.run([python, __file__, "--side", side, str(repeats)],
-                         capture_output=True, text=True, env=env)
-    if out.returncode != 0:
-        return {"error": out.stderr.strip()[-600:]}
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("repeats", nargs="?", type=int, default=10)
@@ -98,12 +86,11 @@ def main():
         side = kiln_side if args.side == "kiln" else torch_side
         print(json.dumps(side(args.repeats)))
         return
-    kiln = run_side("/usr/bin/python3", "kiln", args.repeats,
-                    os.path.join(os.path.abspath(args.build), "python"))
-    py = args.peers_python or subprocess.run(
-        ["bash", os.path.join(PEERS, "setup.sh")], check=True,
-        capture_output=True, text=True).stdout.strip().splitlines()[-1]
-    torch = run_side(py, "torch", args.repeats)
+    argv = [os.path.abspath(__file__), "--side"]
+    kiln = run_json("/usr/bin/python3", argv + ["kiln", str(args.repeats)],
+                    [os.path.join(os.path.abspath(args.build), "python")])
+    torch = run_json(args.peers_python or peers_python(),
+                     argv + ["torch", str(args.repeats)])
     result = {"shape": {"table": [VOCAB, DIM], "ids": [BATCH, SEQ]},
               "kiln": kiln, "torch": torch}
     best = min((v for k, v in torch.items() if k.endswith("_ms")),

@@ -7,7 +7,7 @@ import os
 import sys
 
 import kiln
-from common import (BATCH, CLIP, CONFIG, DROPOUT, LR, MIN_LR, batches,
+from workload import (BATCH, CLIP, CONFIG, DROPOUT, LR, MIN_LR, batches,
                     load_data, time_steps)
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))

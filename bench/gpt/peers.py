@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 
-from common import (BATCH, CLIP, CONFIG, DROPOUT, LR, MIN_LR, batches,
+from workload import (BATCH, CLIP, CONFIG, DROPOUT, LR, MIN_LR, batches,
                     load_data, time_steps)
 
 

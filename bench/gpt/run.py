@@ -13,21 +13,11 @@ Usage: bench/gpt/run.py [STEPS] [--build DIR] [--peers-python PY]
 import argparse
 import json
 import os
-import subprocess
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
-PEERS = os.path.normpath(os.path.join(ROOT, "..", "shared", "peers"))
-
-
-def run_json(python, script, steps, extra_path=""):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (extra_path, HERE) if p)
-    out = subprocess.run([python, os.path.join(HERE, script), str(steps)],
-                         capture_output=True, text=True, env=env)
-    if out.returncode != 0:
-        return {"error": out.stderr.strip()[-600:]}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+sys.path.insert(0, os.path.dirname(HERE))
+from common import ROOT, peers_python, run_json  # noqa: E402
 
 
 def main():
@@ -36,12 +26,11 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--peers-python", default=None)
     args = ap.parse_args()
-    kiln = run_json("/usr/bin/python3", "kiln_side.py", args.steps,
-                    os.path.join(os.path.abspath(args.build), "python"))
-    py = args.peers_python or subprocess.run(
-        ["bash", os.path.join(PEERS, "setup.sh")], check=True,
-        capture_output=True, text=True).stdout.strip().splitlines()[-1]
-    peers = run_json(py, "peers.py", args.steps)
+    kiln = run_json("/usr/bin/python3",
+                    [os.path.join(HERE, "kiln_side.py"), str(args.steps)],
+                    [os.path.join(os.path.abspath(args.build), "python"), HERE])
+    peers = run_json(args.peers_python or peers_python(),
+                     [os.path.join(HERE, "peers.py"), str(args.steps)], [HERE])
     result = {"steps": args.steps, "kiln": kiln, "peers": peers}
     jit = kiln.get("jit", {}).get("median_ms")
     torch = peers.get("torch_eager", {}).get("median_ms")

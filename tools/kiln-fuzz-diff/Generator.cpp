@@ -526,12 +526,8 @@ bool Generator::makeTake() {
   int64_t dim = uniform(0, rank - 1);
   int idx = indices({&x});
   const ValueType &from = program.getType(x);
-  ValueType type{from.dtype, {}};
-  type.shape.assign(from.shape.begin(), from.shape.begin() + dim);
-  const std::vector<int64_t> &at = program.getType(idx).shape;
-  type.shape.insert(type.shape.end(), at.begin(), at.end());
-  type.shape.insert(type.shape.end(), from.shape.begin() + dim + 1,
-                    from.shape.end());
+  ValueType type{from.dtype,
+                 getTakeShape(from.shape, program.getType(idx).shape, dim)};
   return append({OpKind::Take, "kiln.take", {x, idx}, {dim}, {}, 0, type});
 }
 
@@ -544,12 +540,8 @@ bool Generator::makeScatterAdd() {
   int64_t dim = uniform(0, rank - 1);
   int idx = indices({&x});
   const ValueType &from = program.getType(x);
-  ValueType updates{from.dtype, {}};
-  updates.shape.assign(from.shape.begin(), from.shape.begin() + dim);
-  const std::vector<int64_t> &at = program.getType(idx).shape;
-  updates.shape.insert(updates.shape.end(), at.begin(), at.end());
-  updates.shape.insert(updates.shape.end(), from.shape.begin() + dim + 1,
-                       from.shape.end());
+  ValueType updates{from.dtype,
+                    getTakeShape(from.shape, program.getType(idx).shape, dim)};
   if (updates.getNumElements() > maxElements)
     return false;
   int u = partner(updates, false, {&x, &idx});

@@ -34,6 +34,15 @@ bool Program::hasVjp() const {
   return llvm::any_of(ops, [](const Op &op) { return op.kind == OpKind::Vjp; });
 }
 
+std::vector<int64_t>
+kiln::fuzz::getTakeShape(const std::vector<int64_t> &operand,
+                         const std::vector<int64_t> &indices, int64_t dim) {
+  std::vector<int64_t> shape(operand.begin(), operand.begin() + dim);
+  shape.insert(shape.end(), indices.begin(), indices.end());
+  shape.insert(shape.end(), operand.begin() + dim + 1, operand.end());
+  return shape;
+}
+
 double kiln::fuzz::getUnitRoundoff(DType dtype) {
   switch (dtype) {
   case DType::F64:

@@ -143,6 +143,12 @@ const std::vector<std::string> &getGeneratedOpNames();
 /// in each callee of a kiln.vjp, nested at most twice).
 Program generateProgram(std::mt19937_64 &rng, int maxOps);
 
+/// The shape of kiln.take of `operand` at `indices` along `dim` (and of
+/// kiln.scatter_add's updates): `indices`' dims in place of `dim`.
+std::vector<int64_t> getTakeShape(const std::vector<int64_t> &operand,
+                                  const std::vector<int64_t> &indices,
+                                  int64_t dim);
+
 /// The unit roundoff of `dtype` (2^-24 for f32).
 double getUnitRoundoff(DType dtype);
 

@@ -138,11 +138,7 @@ bool Program::retype() {
       int64_t dim = op.ints[0];
       if (dim >= static_cast<int64_t>(in[0].shape.size()))
         return false;
-      op.type.shape.assign(in[0].shape.begin(), in[0].shape.begin() + dim);
-      op.type.shape.insert(op.type.shape.end(), in[1].shape.begin(),
-                           in[1].shape.end());
-      op.type.shape.insert(op.type.shape.end(), in[0].shape.begin() + dim + 1,
-                           in[0].shape.end());
+      op.type.shape = getTakeShape(in[0].shape, in[1].shape, dim);
       op.type.dtype = in[0].dtype;
       break;
     }
@@ -150,12 +146,8 @@ bool Program::retype() {
       int64_t dim = op.ints[0];
       if (dim >= static_cast<int64_t>(in[0].shape.size()))
         return false;
-      std::vector<int64_t> expected(in[0].shape.begin(),
-                                    in[0].shape.begin() + dim);
-      expected.insert(expected.end(), in[1].shape.begin(), in[1].shape.end());
-      expected.insert(expected.end(), in[0].shape.begin() + dim + 1,
-                      in[0].shape.end());
-      if (in[2].shape != expected || in[2].dtype != in[0].dtype)
+      if (in[2].shape != getTakeShape(in[0].shape, in[1].shape, dim) ||
+          in[2].dtype != in[0].dtype)
         return false;
       op.type = in[0];
       break;
