@@ -19,40 +19,34 @@ import numpy as _np
 
 from ._C import (
     Tensor,
-    abs,
     concatenate,
-    cos,
-    erf,
-    exp,
     explain_misses,
     from_numpy,
-    gelu,
     get_device,
     grad,
     is_grad_enabled,
-    log,
     log_softmax,
     mark_dynamic,
     matmul,
-    maximum,
     metrics,
-    minimum,
     power,
-    relu,
-    rsqrt,
     scatter_add,
     set_device,
     set_kernel_timing,
-    sigmoid,
-    sin,
     softmax,
-    sqrt,
     sync,
     synchronize,
     take,
-    tanh,
     tensor,
 )
+from . import _C
+
+# The elementwise ops of TraceOps.def, generated into the extension:
+# kiln.exp(x), kiln.maximum(a, b), ... (add, sub, mul, div and pow below).
+for _name in _C.unary_functions + _C.binary_functions:
+    globals()[_name] = getattr(_C, _name)
+del _name
+
 from ._dtypes import (bfloat16, bool_, finfo, float16, float32, float64,
                       iinfo, int32, int64)
 from . import _tensor
@@ -92,6 +86,36 @@ for _name in ["sum", "mean", "var", "std", "amax", "amin", "argmax",
               "clip", "numel", "movedim", "unbind", "t", "all", "any"]:
     globals()[_name] = _method(_name)
 del _name
+
+
+def add(input, other, *, alpha=1):
+    """torch.add: ``input + alpha * other``, promoted as PyTorch's ``+``."""
+    return input + (other if alpha == 1 else other * alpha)
+
+
+def sub(input, other, *, alpha=1):
+    """torch.sub: ``input - alpha * other``, promoted as PyTorch's ``-``."""
+    return input - (other if alpha == 1 else other * alpha)
+
+
+def mul(input, other):
+    """torch.mul: ``input * other``, promoted as PyTorch's ``*``."""
+    return input * other
+
+
+def div(input, other, *, rounding_mode=None):
+    """torch.div: true division (integers give float32), as ``/``."""
+    if rounding_mode is not None:
+        raise NotImplementedError(
+            "kiln.div supports rounding_mode=None only; for 'floor' or "
+            "'trunc' divide, then round the quotient in numpy")
+    return input / other
+
+
+def pow(input, exponent):
+    """torch.pow: ``input ** exponent`` (an integer exponent is exact, by
+    repeated multiplication)."""
+    return input ** exponent
 
 
 def jit(fn):
@@ -136,4 +160,4 @@ def jit(fn):
 # `from kiln import *` leaves Python's float, int and bool alone.
 __all__ = [name for name in dir() if not name.startswith("_") and
            name not in ("float", "int", "bool", "abs", "sum", "max", "min",
-                        "all", "any")]
+                        "all", "any", "pow")]

@@ -737,19 +737,12 @@ def _install():
             ("__xor__", _logical(lambda a, b: a != b)),
             ("__invert__", _invert), ("logical_not", _invert)]:
         setattr(T, name, fn)
-    for name in ["exp", "log", "tanh", "sigmoid", "relu", "sqrt", "rsqrt",
-                 "abs", "sin", "cos", "erf"]:
-        if not hasattr(T, name):
-            setattr(T, name, (lambda f: lambda self: f(self))(
-                getattr(_C, name)))
     T.neg = T.__neg__
     T.reciprocal = lambda self: 1.0 / self
     T.square = lambda self: self * self
     T.pow = lambda self, exponent: self ** exponent
     T.softmax = lambda self, dim: _C.softmax(self, dim)
     T.log_softmax = lambda self, dim: _C.log_softmax(self, dim)
-    T.maximum = lambda self, other: _C.maximum(self, other)
-    T.minimum = lambda self, other: _C.minimum(self, other)
     T.mT = property(_mT)
     T.ndimension = dim
     T.nelement = numel
@@ -769,8 +762,7 @@ def _install():
                       if alpha != 1 else a - b),
                      ("mul", lambda a, b: a * b),
                      ("div", lambda a, b: a / b)]:
-        if not hasattr(T, name):
-            setattr(T, name, fn)
+        setattr(T, name, fn)
         setattr(T, name + "_", _inplace(fn))
     T.__iadd__ = _inplace(lambda a, b: a + b)
     T.__isub__ = _inplace(lambda a, b: a - b)

@@ -355,26 +355,29 @@ void setDeviceFunction(const std::string &name) {
 } // namespace
 
 void kiln::python::bindFunctions(nb::module_ &m) {
-  m.def("exp", &unaryFunction<exp>, nb::arg("x"));
-  m.def("log", &unaryFunction<log>, nb::arg("x"));
-  m.def("tanh", &unaryFunction<tanh>, nb::arg("x"));
-  m.def("sigmoid", &unaryFunction<sigmoid>, nb::arg("x"));
-  m.def("relu", &unaryFunction<relu>, nb::arg("x"));
-  m.def("sqrt", &unaryFunction<sqrt>, nb::arg("x"));
-  m.def("rsqrt", &unaryFunction<rsqrt>, nb::arg("x"));
-  m.def("abs", &unaryFunction<abs>, nb::arg("x"));
-  m.def("sin", &unaryFunction<sin>, nb::arg("x"));
-  m.def("cos", &unaryFunction<cos>, nb::arg("x"));
-  m.def("erf", &unaryFunction<erf>, nb::arg("x"));
-  m.def(
-      "gelu",
-      [](nb::handle x, bool approximate) {
-        PyTensor &t = asTensor(x, "x");
-        return checked(gelu(t.value, approximate), t.requiresGrad);
-      },
-      nb::arg("x"), nb::arg("approximate") = false);
-  m.def("maximum", &binaryFunction<maximum>, nb::arg("a"), nb::arg("b"));
-  m.def("minimum", &binaryFunction<minimum>, nb::arg("a"), nb::arg("b"));
+  // The elementwise ops of TraceOps.def, by their C++ names, and the
+  // names as tuples (kiln/__init__.py exports them; Tensor has them as
+  // methods too).
+  nb::list unaryNames, binaryNames;
+#define KILN_TRACE_UNARY(Name, OpName, Function)                               \
+  m.def(#Function, &unaryFunction<kiln::Function>, nb::arg("x"));              \
+  unaryNames.append(#Function);
+#define KILN_TRACE_UNARY_FLAG(Name, OpName, Function, Flag)                    \
+  m.def(                                                                       \
+      #Function,                                                               \
+      [](nb::handle x, bool flag) {                                            \
+        PyTensor &t = asTensor(x, "x");                                        \
+        return checked(kiln::Function(t.value, flag), t.requiresGrad);         \
+      },                                                                       \
+      nb::arg("x"), nb::arg(#Flag) = false);                                   \
+  unaryNames.append(#Function);
+#define KILN_TRACE_BINARY(Name, OpName, Function)                              \
+  m.def(#Function, &binaryFunction<kiln::Function>, nb::arg("a"),              \
+        nb::arg("b"));                                                         \
+  binaryNames.append(#Function);
+#include "kiln/Trace/TraceOps.def"
+  m.attr("unary_functions") = nb::tuple(unaryNames);
+  m.attr("binary_functions") = nb::tuple(binaryNames);
   m.def("power", &binaryFunction<pow>, nb::arg("a"), nb::arg("b"));
   m.def("where", &whereFunction, nb::arg("condition"), nb::arg("x"),
         nb::arg("y"));

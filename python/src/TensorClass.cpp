@@ -678,13 +678,19 @@ void kiln::python::bindTensor(nb::module_ &m) {
           [](const PyTensor &t, nb::handle axis, bool keepdims) {
             return reduceMethod(t, axis, keepdims, amax);
           },
-          nb::arg("axis") = nb::none(), nb::arg("keepdims") = false)
-      // Elementwise math.
-      .def("exp", &unaryMethod<exp>)
-      .def("log", &unaryMethod<log>)
-      .def("tanh", &unaryMethod<tanh>)
-      .def("sigmoid", &unaryMethod<sigmoid>)
-      .def("relu", &unaryMethod<relu>)
-      .def("sqrt", &unaryMethod<sqrt>)
-      .def("abs", &unaryMethod<abs>);
+          nb::arg("axis") = nb::none(), nb::arg("keepdims") = false);
+  // The elementwise ops of TraceOps.def as methods (kiln/_tensor.py gives
+  // add, sub, mul, div and pow PyTorch's alpha and exact integer powers).
+#define KILN_TRACE_UNARY(Name, OpName, Function)                               \
+  tensor.def(#Function, &unaryMethod<kiln::Function>);
+#define KILN_TRACE_UNARY_FLAG(Name, OpName, Function, Flag)                    \
+  tensor.def(                                                                  \
+      #Function,                                                               \
+      [](const PyTensor &self, bool flag) {                                    \
+        return checked(kiln::Function(self.value, flag), self.requiresGrad);   \
+      },                                                                       \
+      nb::arg(#Flag) = false);
+#define KILN_TRACE_BINARY(Name, OpName, Function)                              \
+  tensor.def(#Function, &binaryMethod<kiln::Function>);
+#include "kiln/Trace/TraceOps.def"
 }

@@ -384,3 +384,38 @@ def test_only_float_tensors_require_grad():
         kiln.tensor([True]).requires_grad = True
     with pytest.raises(RuntimeError, match="floating point"):
         kiln.zeros(2, dtype=kiln.int64, requires_grad=True)
+
+
+# --- The elementwise ops of TraceOps.def, generated -----------------------
+
+def test_every_elementwise_op_is_a_function_and_a_method(rng):
+    """Each KILN_TRACE_UNARY/BINARY line of TraceOps.def gives kiln.<name>
+    and Tensor.<name> without Python code of its own."""
+    x = rng.uniform(0.5, 1.5, (3, 4)).astype(np.float32)
+    y = rng.uniform(0.5, 1.5, (3, 4)).astype(np.float32)
+    assert "gelu" in kiln._C.unary_functions
+    assert "maximum" in kiln._C.binary_functions
+    for name in kiln._C.unary_functions:
+        function, method = getattr(kiln, name), getattr(kiln.Tensor, name)
+        close(function(kiln.tensor(x)), method(kiln.tensor(x)))
+    for name in kiln._C.binary_functions:
+        got = getattr(kiln, name)(kiln.tensor(x), kiln.tensor(y))
+        close(got, getattr(kiln.tensor(x), name)(kiln.tensor(y)))
+
+
+def test_generated_functions_keep_pytorch_meanings():
+    i = kiln.tensor([7, 8])
+    assert kiln.div(i, 2).dtype == kiln.float32  # true division
+    close(kiln.div(i, 2), [3.5, 4.0])
+    close(kiln.add(i, i, alpha=3), [28, 32])
+    close(kiln.sub(kiln.tensor([1.0]), 2.0, alpha=2), [-3.0])
+    assert kiln.pow(kiln.tensor([11.0]), 2).item() == 121.0  # exact
+    assert kiln.tensor([11.0]).pow(2).item() == 121.0
+    with pytest.raises(NotImplementedError, match="rounding_mode"):
+        kiln.div(i, 2, rounding_mode="floor")
+    if torch is not None:
+        t = torch.tensor([-1.5, 0.25, 2.0])
+        k = kiln.tensor(t.numpy())
+        close(kiln.gelu(k, approximate=True),
+              torch.nn.functional.gelu(t, approximate="tanh"))
+        close(k.gelu(), torch.nn.functional.gelu(t))

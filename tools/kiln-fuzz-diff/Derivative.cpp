@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ElementwiseRules.h"
 #include "Program.h"
 
 #include <cmath>
@@ -27,7 +28,7 @@ using namespace kiln::fuzz;
 
 namespace {
 
-class Expander {
+class Expander : public DerivativeBuilder {
 public:
   /// `program`'s values in `out`, its arguments bound to `args`.
   std::vector<int> expand(const Program &program, const std::vector<int> &args);
@@ -41,24 +42,19 @@ private:
   }
   ValueType type(int v) const { return out.getType(v); }
 
-  int unary(const char *name, int x) {
+  int unary(const char *name, int x) override {
     return emit({OpKind::Unary, name, {x}, {}, {}, 0, type(x)});
   }
-  int binary(const char *name, int a, int b) {
+  int binary(const char *name, int a, int b) override {
     return emit({OpKind::Binary, name, {a, b}, {}, {}, 0, type(a)});
   }
-  int add(int a, int b) { return binary("kiln.add", a, b); }
-  int sub(int a, int b) { return binary("kiln.sub", a, b); }
-  int mul(int a, int b) { return binary("kiln.mul", a, b); }
-  int div(int a, int b) { return binary("kiln.div", a, b); }
-  int neg(int x) { return unary("kiln.neg", x); }
   int splat(const ValueType &t, double value) {
     return emit({OpKind::Constant, "kiln.constant", {}, {}, {}, value, t});
   }
-  /// `x` times the constant `c`.
-  int scale(int x, double c) { return mul(x, splat(type(x), c)); }
-  /// A comparison that differentiation made (predicates as OpKind::Cmp).
-  int kink(int64_t predicate, int a, int b) {
+  int splat(int like, double value) override {
+    return splat(type(like), value);
+  }
+  int kink(int64_t predicate, int a, int b) override {
     Op op{OpKind::Cmp,
           "kiln.cmp",
           {a, b},
@@ -69,11 +65,9 @@ private:
     op.isKink = true;
     return emit(std::move(op));
   }
-  int select(int p, int a, int b) {
+  int select(int p, int a, int b) override {
     return emit({OpKind::Select, "kiln.select", {p, a, b}, {}, {}, 0, type(a)});
   }
-  /// `g` where `p`, else 0.
-  int keepWhere(int p, int g) { return select(p, g, splat(type(g), 0)); }
   int broadcast(int x, const ValueType &to, std::vector<int64_t> dims) {
     return emit({OpKind::BroadcastInDim,
                  "kiln.broadcast_in_dim",
@@ -192,80 +186,12 @@ void Expander::applyRule(const Op &op, const Program &callee, int g, int y,
                          Operand x, Contribute contribute) {
   const std::string &name = op.name;
   switch (op.kind) {
-  case OpKind::Unary: {
-    int a = x(0);
-    int d = -1; // the derivative, when the rule is g * d
-    if (name == "kiln.neg") {
-      contribute(0, neg(g));
-    } else if (name == "kiln.abs") {
-      int zero = splat(type(a), 0);
-      contribute(
-          0, select(kink(4, a, zero), g, keepWhere(kink(2, a, zero), neg(g))));
-    } else if (name == "kiln.relu") {
-      contribute(0, keepWhere(kink(4, a, splat(type(a), 0)), g));
-    } else if (name == "kiln.tanh") {
-      d = sub(splat(type(a), 1), mul(y, y));
-    } else if (name == "kiln.sigmoid") {
-      d = mul(y, sub(splat(type(a), 1), y));
-    } else if (name == "kiln.sin") {
-      d = unary("kiln.cos", a);
-    } else if (name == "kiln.cos") {
-      d = neg(unary("kiln.sin", a));
-    } else if (name == "kiln.exp") {
-      d = y;
-    } else if (name == "kiln.erf") {
-      // 2 / sqrt(pi) exp(-x^2)
-      d = scale(unary("kiln.exp", neg(mul(a, a))), M_2_SQRTPI);
-    } else if (name == "kiln.gelu") {
-      // Phi(x) + x phi(x): 0.5 (1 + erf(x / sqrt 2)) + x exp(-x^2/2)/sqrt(2pi)
-      int cdf = scale(
-          add(splat(type(a), 1), unary("kiln.erf", scale(a, M_SQRT1_2))), 0.5);
-      int pdf = scale(unary("kiln.exp", scale(mul(a, a), -0.5)),
-                      0.5 * M_2_SQRTPI * M_SQRT1_2);
-      d = add(cdf, mul(a, pdf));
-    } else if (name == "kiln.log") {
-      contribute(0, div(g, a));
-    } else if (name == "kiln.sqrt") {
-      contribute(0, div(scale(g, 0.5), y));
-    } else if (name == "kiln.rsqrt") {
-      // -x^(-3/2) / 2 = -y / (2 x)
-      contribute(0, div(mul(scale(g, -0.5), y), a));
-    } else if (name == "kiln.reciprocal") {
-      contribute(0, neg(mul(g, mul(y, y))));
-    }
-    if (d >= 0)
-      contribute(0, mul(g, d));
-    return;
-  }
+  case OpKind::Unary:
   case OpKind::Binary: {
-    int a = x(0), b = x(1);
-    if (name == "kiln.add") {
-      contribute(0, g);
-      contribute(1, g);
-    } else if (name == "kiln.sub") {
-      contribute(0, g);
-      contribute(1, neg(g));
-    } else if (name == "kiln.mul") {
-      contribute(0, mul(g, b));
-      contribute(1, mul(g, a));
-    } else if (name == "kiln.div") {
-      contribute(0, div(g, b));
-      contribute(1, neg(div(mul(g, y), b)));
-    } else if (name == "kiln.max" || name == "kiln.min") {
-      // The winner takes g; a tie gives half to each side.
-      int64_t wins = name == "kiln.max" ? 4 : 2;
-      auto share = [&](int self, int other) {
-        return select(kink(wins, self, other), g,
-                      keepWhere(kink(0, self, other), scale(g, 0.5)));
-      };
-      contribute(0, share(a, b));
-      contribute(1, share(b, a));
-    } else if (name == "kiln.pow") {
-      // a > 0 (the generator makes it so): b a^(b-1) and a^b log a.
-      int power = binary("kiln.pow", a, sub(b, splat(type(b), 1)));
-      contribute(0, mul(g, mul(b, power)));
-      contribute(1, mul(g, mul(y, unary("kiln.log", a))));
-    }
+    std::vector<int> operands;
+    for (size_t k = 0; k < op.operands.size(); ++k)
+      operands.push_back(x(k));
+    findElementwiseRule(op.name)->derivative(*this, g, y, operands, contribute);
     return;
   }
   case OpKind::Select:

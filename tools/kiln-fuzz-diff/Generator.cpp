@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ElementwiseRules.h"
 #include "Program.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -28,15 +29,22 @@ constexpr double maxMagnitude = 1e4;
 /// time).
 constexpr int64_t maxElements = 1 << 16;
 
-const char *const unaryOps[] = {
-    "kiln.neg", "kiln.abs", "kiln.relu", "kiln.tanh", "kiln.sigmoid",
-    "kiln.sin", "kiln.cos", "kiln.exp",  "kiln.erf",  "kiln.gelu"};
-const char *const binaryOps[] = {"kiln.add", "kiln.sub", "kiln.mul", "kiln.max",
-                                 "kiln.min"};
-/// Ops defined on positive operands only: made so first.
-const char *const positiveUnaryOps[] = {"kiln.log", "kiln.sqrt", "kiln.rsqrt",
-                                        "kiln.reciprocal"};
-const char *const positiveBinaryOps[] = {"kiln.div", "kiln.pow"};
+/// The elementwise ops of `arity` operands whose rule needs positive
+/// operands (or none) and whose magnitude limits `x` meets (x < 0: any),
+/// also on integers when `integers`.
+std::vector<const ElementwiseRule *>
+elementwiseCandidates(int arity, bool positive, double magnitude,
+                      bool integers = false) {
+  std::vector<const ElementwiseRule *> candidates;
+  for (const ElementwiseRule *rule : getElementwiseRules(arity)) {
+    bool limited = rule->limitedOperands & 1;
+    if ((rule->positiveOperands != 0) == positive &&
+        (!integers || rule->integers) &&
+        (!limited || magnitude <= rule->operandMagnitude))
+      candidates.push_back(rule);
+  }
+  return candidates;
+}
 
 class Generator {
 public:
@@ -181,9 +189,9 @@ bool Generator::makeUnary() {
   int x = pick([&](int v) { return isFloat(v); });
   if (x < 0)
     return false;
-  std::string name = unaryOps[uniform(0, std::size(unaryOps) - 1)];
-  if (name == "kiln.exp" && bounds.magnitude(x) > 3)
-    name = "kiln.tanh";
+  std::vector<const ElementwiseRule *> candidates =
+      elementwiseCandidates(1, false, bounds.magnitude(x));
+  const char *name = candidates[uniform(0, candidates.size() - 1)]->name;
   return append({OpKind::Unary, name, {x}, {}, {}, 0, program.getType(x)});
 }
 
@@ -215,8 +223,11 @@ bool Generator::makePositiveUnary() {
   int x = pick([&](int v) { return isFloat(v); });
   if (x < 0 || !makePositive(x))
     return false;
-  std::string name =
-      positiveUnaryOps[uniform(0, std::size(positiveUnaryOps) - 1)];
+  std::vector<const ElementwiseRule *> candidates =
+      elementwiseCandidates(1, true, bounds.magnitude(x));
+  if (candidates.empty())
+    return false;
+  const char *name = candidates[uniform(0, candidates.size() - 1)]->name;
   return append({OpKind::Unary, name, {x}, {}, {}, 0, program.getType(x)});
 }
 
@@ -225,14 +236,21 @@ bool Generator::makePositiveBinary() {
   if (a < 0)
     return false;
   ValueType type = program.getType(a);
-  std::string name =
-      positiveBinaryOps[uniform(0, std::size(positiveBinaryOps) - 1)];
-  // div: a / positive b; pow: positive a ** b, b kept small.
+  std::vector<const ElementwiseRule *> candidates =
+      elementwiseCandidates(2, true, -1);
+  const ElementwiseRule &rule = *candidates[uniform(0, candidates.size() - 1)];
   int b = partner(type, false, {&a});
-  if (name == "kiln.div" ? !makePositive(b)
-                         : !makePositive(a) || bounds.magnitude(b) > 3)
-    return false;
-  return append({OpKind::Binary, name, {a, b}, {}, {}, 0, type});
+  // The operands the rule needs positive made so (div: b; pow: a), and the
+  // limited ones small (pow's exponent).
+  int *operands[] = {&a, &b};
+  for (unsigned k = 0; k < 2; ++k) {
+    if ((rule.positiveOperands >> k & 1) && !makePositive(*operands[k]))
+      return false;
+    if ((rule.limitedOperands >> k & 1) &&
+        bounds.magnitude(*operands[k]) > rule.operandMagnitude)
+      return false;
+  }
+  return append({OpKind::Binary, rule.name, {a, b}, {}, {}, 0, type});
 }
 
 bool Generator::makeBinary() {
@@ -241,7 +259,9 @@ bool Generator::makeBinary() {
     return false;
   ValueType type = program.getType(a);
   int b = chance(0.15) ? a : partner(type, false, {&a});
-  std::string name = binaryOps[uniform(0, std::size(binaryOps) - 1)];
+  std::vector<const ElementwiseRule *> candidates =
+      elementwiseCandidates(2, false, -1);
+  const char *name = candidates[uniform(0, candidates.size() - 1)]->name;
   return append({OpKind::Binary, name, {a, b}, {}, {}, 0, type});
 }
 
@@ -496,16 +516,16 @@ bool Generator::makeIntegerOp() {
   if (a < 0)
     return false;
   ValueType type = program.getType(a);
-  if (chance(0.2))
-    return append({OpKind::Unary,
-                   chance(0.5) ? "kiln.neg" : "kiln.abs",
-                   {a},
-                   {},
-                   {},
-                   0,
-                   type});
+  if (chance(0.2)) {
+    std::vector<const ElementwiseRule *> unary =
+        elementwiseCandidates(1, false, -1, /*integers=*/true);
+    const char *name = unary[uniform(0, unary.size() - 1)]->name;
+    return append({OpKind::Unary, name, {a}, {}, {}, 0, type});
+  }
   int b = chance(0.15) ? a : partner(type, false, {&a});
-  std::string name = binaryOps[uniform(0, std::size(binaryOps) - 1)];
+  std::vector<const ElementwiseRule *> binary =
+      elementwiseCandidates(2, false, -1, /*integers=*/true);
+  const char *name = binary[uniform(0, binary.size() - 1)]->name;
   return append({OpKind::Binary, name, {a, b}, {}, {}, 0, type});
 }
 
@@ -747,12 +767,10 @@ Program kiln::fuzz::generateProgram(std::mt19937_64 &rng, int maxOps) {
 
 const std::vector<std::string> &kiln::fuzz::getGeneratedOpNames() {
   static const std::vector<std::string> names = [] {
-    std::vector<std::string> all(std::begin(unaryOps), std::end(unaryOps));
-    all.insert(all.end(), std::begin(binaryOps), std::end(binaryOps));
-    all.insert(all.end(), std::begin(positiveUnaryOps),
-               std::end(positiveUnaryOps));
-    all.insert(all.end(), std::begin(positiveBinaryOps),
-               std::end(positiveBinaryOps));
+    std::vector<std::string> all;
+    for (int arity : {1, 2})
+      for (const ElementwiseRule *rule : getElementwiseRules(arity))
+        all.push_back(rule->name);
     for (const char *name :
          {"kiln.cmp", "kiln.select", "kiln.convert", "kiln.broadcast_in_dim",
           "kiln.reshape", "kiln.transpose", "kiln.slice", "kiln.concat",

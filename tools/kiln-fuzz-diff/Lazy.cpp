@@ -25,41 +25,20 @@ static llvm::Error failure(const std::string &message) {
 static Tensor record(const Op &op, llvm::ArrayRef<Tensor> operands) {
   const std::string &name = op.name;
   switch (op.kind) {
-  case OpKind::Unary: {
-    using Fn = Tensor (*)(const Tensor &);
-    static const std::pair<const char *, Fn> unary[] = {
-        {"kiln.neg", static_cast<Fn>(kiln::neg)},
-        {"kiln.abs", kiln::abs},
-        {"kiln.relu", kiln::relu},
-        {"kiln.tanh", kiln::tanh},
-        {"kiln.sigmoid", kiln::sigmoid},
-        {"kiln.sin", kiln::sin},
-        {"kiln.cos", kiln::cos},
-        {"kiln.exp", kiln::exp},
-        {"kiln.erf", kiln::erf},
-        {"kiln.log", kiln::log},
-        {"kiln.sqrt", kiln::sqrt},
-        {"kiln.rsqrt", kiln::rsqrt},
-        {"kiln.reciprocal", kiln::reciprocal}};
-    if (name == "kiln.gelu")
-      return gelu(operands[0]);
-    for (const auto &[opName, fn] : unary)
-      if (name == opName)
-        return fn(operands[0]);
+  case OpKind::Unary:
+  case OpKind::Binary:
+    // The elementwise ops of TraceOps.def, by their lazy functions.
+#define KILN_TRACE_UNARY(Name, OpName, Function)                               \
+  if (name == OpName)                                                          \
+    return kiln::Function(operands[0]);
+#define KILN_TRACE_UNARY_FLAG(Name, OpName, Function, Flag)                    \
+  if (name == OpName)                                                          \
+    return kiln::Function(operands[0]);
+#define KILN_TRACE_BINARY(Name, OpName, Function)                              \
+  if (name == OpName)                                                          \
+    return kiln::Function(operands[0], operands[1]);
+#include "kiln/Trace/TraceOps.def"
     break;
-  }
-  case OpKind::Binary: {
-    using Fn = Tensor (*)(const Tensor &, const Tensor &);
-    static const std::pair<const char *, Fn> binary[] = {
-        {"kiln.add", kiln::add},     {"kiln.sub", kiln::sub},
-        {"kiln.mul", kiln::mul},     {"kiln.max", kiln::maximum},
-        {"kiln.min", kiln::minimum}, {"kiln.div", kiln::div},
-        {"kiln.pow", kiln::pow}};
-    for (const auto &[opName, fn] : binary)
-      if (name == opName)
-        return fn(operands[0], operands[1]);
-    break;
-  }
   case OpKind::Cmp: {
     using Fn = Tensor (*)(const Tensor &, const Tensor &);
     static const Fn predicates[] = {kiln::eq, kiln::ne, kiln::lt,

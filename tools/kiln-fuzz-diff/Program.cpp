@@ -2,6 +2,8 @@
 
 #include "Program.h"
 
+#include "ElementwiseRules.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -208,23 +210,6 @@ std::string Program::print() const {
   return text;
 }
 
-namespace {
-/// Bounds of one op's operands and result, and the rules that relate them.
-struct Interval {
-  double low, high;
-  double magnitude() const { return std::max(std::abs(low), std::abs(high)); }
-};
-
-Interval hull(std::initializer_list<double> values) {
-  return {std::min(values), std::max(values)};
-}
-
-/// Applies a monotone `f` to an interval.
-template <typename Fn> Interval increasing(Interval x, Fn f) {
-  return {f(x.low), f(x.high)};
-}
-} // namespace
-
 Program::Bounds Program::computeBounds(const KinkOracle &isExact) const {
   const double inf = std::numeric_limits<double>::infinity();
   if (hasVjp()) {
@@ -266,97 +251,18 @@ Program::Bounds Program::computeBounds(const KinkOracle &isExact) const {
     double E = inf;
     const std::string &name = op.name;
     switch (op.kind) {
-    case OpKind::Unary: {
-      Interval x = in(0);
-      // Transcendentals: a few ulps of their own (4u covers the polynomial
-      // expansions), plus the operand's error times the largest slope.
-      if (name == "kiln.neg") {
-        r = {-x.high, -x.low};
-        E = e(0);
-      } else if (name == "kiln.abs") {
-        r = x.low >= 0    ? x
-            : x.high <= 0 ? Interval{-x.high, -x.low}
-                          : Interval{0, x.magnitude()};
-        E = e(0);
-      } else if (name == "kiln.relu") {
-        r = {std::max(x.low, 0.0), std::max(x.high, 0.0)};
-        E = e(0);
-      } else if (name == "kiln.tanh") {
-        r = increasing(x, [](double t) { return std::tanh(t); });
-        E = e(0) + 4 * u;
-      } else if (name == "kiln.sigmoid") {
-        r = increasing(x, [](double t) { return 1 / (1 + std::exp(-t)); });
-        E = 0.25 * e(0) + 4 * u;
-      } else if (name == "kiln.sin" || name == "kiln.cos") {
-        r = {-1, 1};
-        E = e(0) + 4 * u;
-      } else if (name == "kiln.erf") {
-        r = increasing(x, [](double t) { return std::erf(t); });
-        E = 1.13 * e(0) + 4 * u;
-      } else if (name == "kiln.gelu") {
-        // x Phi(x) >= -0.17; its slope is within [-0.13, 1.13].
-        r = {-0.17, std::max(x.high, 0.0)};
-        E = 1.13 * e(0) + 4 * u * std::max(1.0, x.magnitude());
-      } else if (name == "kiln.exp") {
-        r = increasing(x, [](double t) { return std::exp(t); });
-        E = r.high * (std::expm1(e(0)) + 4 * u);
-      } else if (x.low - e(0) > 0) {
-        // The rest need a positive operand, even allowing for its error.
-        double lo = x.low - e(0);
-        if (name == "kiln.log") {
-          r = increasing(x, [](double t) { return std::log(t); });
-          E = e(0) / lo + 4 * u * std::max(1.0, r.magnitude());
-        } else if (name == "kiln.sqrt") {
-          r = increasing(x, [](double t) { return std::sqrt(t); });
-          E = e(0) / (2 * std::sqrt(lo)) + 4 * u * r.high;
-        } else if (name == "kiln.rsqrt") {
-          r = {1 / std::sqrt(x.high), 1 / std::sqrt(x.low)};
-          E = 0.5 * e(0) * std::pow(lo, -1.5) + 4 * u * r.high;
-        } else if (name == "kiln.reciprocal") {
-          r = {1 / x.high, 1 / x.low};
-          E = e(0) / (lo * lo) + 4 * u * r.high;
-        }
-      }
-      break;
-    }
+    case OpKind::Unary:
     case OpKind::Binary: {
-      Interval a = in(0), b = in(1);
-      if (name == "kiln.add") {
-        r = {a.low + b.low, a.high + b.high};
-        E = e(0) + e(1) + u * r.magnitude();
-      } else if (name == "kiln.sub") {
-        r = {a.low - b.high, a.high - b.low};
-        E = e(0) + e(1) + u * r.magnitude();
-      } else if (name == "kiln.mul") {
-        r = hull(
-            {a.low * b.low, a.low * b.high, a.high * b.low, a.high * b.high});
-        E = a.magnitude() * e(1) + b.magnitude() * e(0) + e(0) * e(1) +
-            u * r.magnitude();
-      } else if (name == "kiln.max") {
-        r = {std::max(a.low, b.low), std::max(a.high, b.high)};
-        E = std::max(e(0), e(1));
-      } else if (name == "kiln.min") {
-        r = {std::min(a.low, b.low), std::min(a.high, b.high)};
-        E = std::max(e(0), e(1));
-      } else if (name == "kiln.div" && b.low - e(1) > 0) {
-        double lo = b.low - e(1);
-        r = hull(
-            {a.low / b.low, a.low / b.high, a.high / b.low, a.high / b.high});
-        E = e(0) / lo + a.magnitude() * e(1) / (lo * lo) +
-            4 * u * r.magnitude();
-      } else if (name == "kiln.pow" && a.low - e(0) > 0) {
-        // exp(b log a): corners of the exponent's interval.
-        double lo = a.low - e(0);
-        Interval logA = increasing(a, [](double t) { return std::log(t); });
-        Interval exponent = hull({b.low * logA.low, b.low * logA.high,
-                                  b.high * logA.low, b.high * logA.high});
-        r = increasing(exponent, [](double t) { return std::exp(t); });
-        double logMagnitude =
-            std::max(std::abs(std::log(lo)), logA.magnitude());
-        E = r.high *
-                std::expm1(b.magnitude() * e(0) / lo + logMagnitude * e(1)) +
-            8 * u * r.high;
+      const ElementwiseRule *rule = findElementwiseRule(name);
+      if (!rule)
+        break;
+      std::vector<Interval> x;
+      std::vector<double> errors;
+      for (size_t k = 0; k < op.operands.size(); ++k) {
+        x.push_back(in(k));
+        errors.push_back(e(k));
       }
+      rule->bound(x, errors, u, r, E);
       break;
     }
     case OpKind::Cmp:

@@ -16,6 +16,8 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <cmath> // the scalar semantics that KilnOps.td defines
+
 using namespace mlir;
 using namespace kiln;
 

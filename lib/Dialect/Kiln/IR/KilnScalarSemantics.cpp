@@ -1,8 +1,10 @@
 //===- KilnScalarSemantics.cpp - elementwise ops at one element -----------===//
 //
 // The one definition of each elementwise kiln op's scalar math
-// (ScalarSemanticsOpInterface), in double. The constant folder below and the
-// reference interpreter both evaluate ops through it, so they cannot drift
+// (ScalarSemanticsOpInterface), in double: the unary and binary math ops
+// state theirs in KilnOps.td, next to their formulas; here are cmp, select
+// and convert, and the NaN rules of max and min. The constant folder below and
+// the reference interpreter both evaluate ops through it, so they cannot drift
 // apart; the lowerings (Elementwise.cpp) are checked against it by the
 // reference tests.
 //
@@ -23,53 +25,8 @@ using namespace kiln;
 #include "kiln/Dialect/Kiln/IR/KilnInterfaces.cpp.inc"
 
 //===----------------------------------------------------------------------===//
-// Unary ops
+// Unary and binary math: in KilnOps.td (Kiln_ScalarSemantics)
 //===----------------------------------------------------------------------===//
-
-double NegOp::evaluateScalar(ArrayRef<double> x) { return -x[0]; }
-double ExpOp::evaluateScalar(ArrayRef<double> x) { return std::exp(x[0]); }
-double LogOp::evaluateScalar(ArrayRef<double> x) { return std::log(x[0]); }
-double TanhOp::evaluateScalar(ArrayRef<double> x) { return std::tanh(x[0]); }
-
-double SigmoidOp::evaluateScalar(ArrayRef<double> x) {
-  return 1.0 / (1.0 + std::exp(-x[0]));
-}
-
-double ReluOp::evaluateScalar(ArrayRef<double> x) {
-  // NaN propagates, and -0 becomes +0, as max(x, +0) does.
-  return std::isnan(x[0]) ? x[0] : (std::signbit(x[0]) ? 0.0 : x[0]);
-}
-
-double SqrtOp::evaluateScalar(ArrayRef<double> x) { return std::sqrt(x[0]); }
-
-double RsqrtOp::evaluateScalar(ArrayRef<double> x) {
-  return 1.0 / std::sqrt(x[0]);
-}
-
-double AbsOp::evaluateScalar(ArrayRef<double> x) { return std::fabs(x[0]); }
-double SinOp::evaluateScalar(ArrayRef<double> x) { return std::sin(x[0]); }
-double CosOp::evaluateScalar(ArrayRef<double> x) { return std::cos(x[0]); }
-double ReciprocalOp::evaluateScalar(ArrayRef<double> x) { return 1.0 / x[0]; }
-double ErfOp::evaluateScalar(ArrayRef<double> x) { return std::erf(x[0]); }
-
-double GeluOp::evaluateScalar(ArrayRef<double> x) {
-  double v = x[0];
-  if (getApproximate()) {
-    double inner =
-        GeluOp::kTanhScale * (v + GeluOp::kCubicCoefficient * v * v * v);
-    return 0.5 * v * (1.0 + std::tanh(inner));
-  }
-  return 0.5 * v * (1.0 + std::erf(v * M_SQRT1_2));
-}
-
-//===----------------------------------------------------------------------===//
-// Binary ops
-//===----------------------------------------------------------------------===//
-
-double AddOp::evaluateScalar(ArrayRef<double> x) { return x[0] + x[1]; }
-double SubOp::evaluateScalar(ArrayRef<double> x) { return x[0] - x[1]; }
-double MulOp::evaluateScalar(ArrayRef<double> x) { return x[0] * x[1]; }
-double DivOp::evaluateScalar(ArrayRef<double> x) { return x[0] / x[1]; }
 
 double kiln::maximumOf(double a, double b) {
   return std::isnan(a) || std::isnan(b) ? NAN : std::fmax(a, b);
@@ -77,18 +34,6 @@ double kiln::maximumOf(double a, double b) {
 
 double kiln::minimumOf(double a, double b) {
   return std::isnan(a) || std::isnan(b) ? NAN : std::fmin(a, b);
-}
-
-double MaxOp::evaluateScalar(ArrayRef<double> x) {
-  return maximumOf(x[0], x[1]);
-}
-
-double MinOp::evaluateScalar(ArrayRef<double> x) {
-  return minimumOf(x[0], x[1]);
-}
-
-double PowOp::evaluateScalar(ArrayRef<double> x) {
-  return std::pow(x[0], x[1]);
 }
 
 //===----------------------------------------------------------------------===//

@@ -109,7 +109,8 @@ class Kiln_Op<string mnemonic, list<Trait> traits = []>
     : Op<Kiln_Dialect, mnemonic, traits>;
 
 // The traits of every elementwise op: its scalar semantics, written once
-// (KilnScalarSemantics.cpp), from which constant folding follows.
+// (Kiln_ScalarSemantics in KilnOps.td, or KilnScalarSemantics.cpp), from
+// which constant folding follows.
 // `rhs` has `lhs`'s element type. The assembly format infers `rhs`'s type as
 // `lhs`'s; shapes are Kiln_ElementwiseShapes' to check, which names them.
 class Kiln_SameElementTypeAs<string lhs, string rhs>

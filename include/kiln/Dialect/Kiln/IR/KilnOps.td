@@ -39,9 +39,24 @@ def Kiln_ConstantOp : Kiln_Op<"constant",
 // Elementwise unary ops
 //===----------------------------------------------------------------------===//
 
-class Kiln_UnaryMathOp<string mnemonic, string formula, string rules = "",
-                       Type tensor = Kiln_FloatTensor>
-    : Kiln_UnaryOp<mnemonic, [], tensor> {
+// The scalar semantics (ScalarSemanticsOpInterface) of an elementwise op:
+// `scalar`, a C++ expression in the double `x` (and `y`), the one definition
+// that the constant folder and the reference interpreter evaluate.
+class Kiln_ScalarSemantics<string scalar, int arity> {
+  code scalarDefinition = [{
+    double $cppClass::evaluateScalar(::llvm::ArrayRef<double> operands) {
+      double x = operands[0];}] # !if(!eq(arity, 2), [{
+      double y = operands[1];}], "") # [{
+      return }] # scalar # [{;
+    }
+  }];
+}
+
+// `formula` documents the op; `scalar` is its semantics in C++ (above).
+class Kiln_UnaryMathOp<string mnemonic, string formula, string scalar,
+                       string rules = "", Type tensor = Kiln_FloatTensor>
+    : Kiln_UnaryOp<mnemonic, [], tensor>, Kiln_ScalarSemantics<scalar, 1> {
+  let extraClassDefinition = scalarDefinition;
   let summary = "elementwise " # formula;
   let description = [{
     Computes `}] # formula # [{` for every element of a }] #
@@ -56,31 +71,34 @@ class Kiln_UnaryMathOp<string mnemonic, string formula, string rules = "",
   }];
 }
 
-def Kiln_NegOp : Kiln_UnaryMathOp<"neg", "-x", "", Kiln_NumericTensor> {
+def Kiln_NegOp : Kiln_UnaryMathOp<"neg", "-x", "-x", "", Kiln_NumericTensor> {
   let hasFolder = 1; // neg(neg(x)) = x
 }
-def Kiln_ExpOp : Kiln_UnaryMathOp<"exp", "exp(x)">;
-def Kiln_LogOp : Kiln_UnaryMathOp<"log", "log(x)">;
-def Kiln_TanhOp : Kiln_UnaryMathOp<"tanh", "tanh(x)">;
-def Kiln_SigmoidOp : Kiln_UnaryMathOp<"sigmoid", "1 / (1 + exp(-x))">;
+def Kiln_ExpOp : Kiln_UnaryMathOp<"exp", "exp(x)", "std::exp(x)">;
+def Kiln_LogOp : Kiln_UnaryMathOp<"log", "log(x)", "std::log(x)">;
+def Kiln_TanhOp : Kiln_UnaryMathOp<"tanh", "tanh(x)", "std::tanh(x)">;
+def Kiln_SigmoidOp : Kiln_UnaryMathOp<"sigmoid", "1 / (1 + exp(-x))",
+    "1.0 / (1.0 + std::exp(-x))">;
 def Kiln_ReluOp : Kiln_UnaryMathOp<"relu", "max(x, 0)",
+    // NaN propagates, and -0 becomes +0, as max(x, +0) does.
+    "std::isnan(x) ? x : (std::signbit(x) ? 0.0 : x)",
     "NaN stays NaN and -0 becomes +0. Its derivative is 1 where x > 0 and "
     "0 elsewhere: 0 at the tie x = 0, as PyTorch's threshold_backward."> {
   let hasFolder = 1; // relu(relu(x)) = relu(x)
 }
-def Kiln_SqrtOp : Kiln_UnaryMathOp<"sqrt", "sqrt(x)">;
-def Kiln_RsqrtOp : Kiln_UnaryMathOp<"rsqrt", "1 / sqrt(x)">;
-def Kiln_AbsOp : Kiln_UnaryMathOp<"abs", "|x|",
+def Kiln_SqrtOp : Kiln_UnaryMathOp<"sqrt", "sqrt(x)", "std::sqrt(x)">;
+def Kiln_RsqrtOp : Kiln_UnaryMathOp<"rsqrt", "1 / sqrt(x)", "1.0 / std::sqrt(x)">;
+def Kiln_AbsOp : Kiln_UnaryMathOp<"abs", "|x|", "std::fabs(x)",
     "Its derivative is sign(x), with sign(0) = 0: 0 at the tie x = 0.",
     Kiln_NumericTensor> {
   let hasFolder = 1; // abs(abs(x)) = abs(x)
 }
-def Kiln_SinOp : Kiln_UnaryMathOp<"sin", "sin(x)">;
-def Kiln_CosOp : Kiln_UnaryMathOp<"cos", "cos(x)">;
-def Kiln_ReciprocalOp : Kiln_UnaryMathOp<"reciprocal", "1 / x"> {
+def Kiln_SinOp : Kiln_UnaryMathOp<"sin", "sin(x)", "std::sin(x)">;
+def Kiln_CosOp : Kiln_UnaryMathOp<"cos", "cos(x)", "std::cos(x)">;
+def Kiln_ReciprocalOp : Kiln_UnaryMathOp<"reciprocal", "1 / x", "1.0 / x"> {
   let hasFolder = 1; // reciprocal(reciprocal(x)) = x
 }
-def Kiln_ErfOp : Kiln_UnaryMathOp<"erf", "erf(x)",
+def Kiln_ErfOp : Kiln_UnaryMathOp<"erf", "erf(x)", "std::erf(x)",
     "The Gauss error function, 2/sqrt(pi) times the integral of exp(-t^2) "
     "from 0 to x.">;
 
@@ -106,16 +124,27 @@ def Kiln_GeluOp : Kiln_UnaryOp<"gelu"> {
     static constexpr double kTanhScale = 0.7978845608028654;
     static constexpr double kCubicCoefficient = 0.044715;
   }];
+  let extraClassDefinition = [{
+    double $cppClass::evaluateScalar(::llvm::ArrayRef<double> operands) {
+      double x = operands[0];
+      if (getApproximate())
+        return 0.5 * x *
+               (1.0 + std::tanh(kTanhScale * (x + kCubicCoefficient * x * x * x)));
+      return 0.5 * x * (1.0 + std::erf(x * M_SQRT1_2));
+    }
+  }];
 }
 
 //===----------------------------------------------------------------------===//
 // Elementwise binary ops
 //===----------------------------------------------------------------------===//
 
-class Kiln_BinaryMathOp<string mnemonic, string formula,
+class Kiln_BinaryMathOp<string mnemonic, string formula, string scalar,
                         list<Trait> traits = [], string rules = "",
                         Type tensor = Kiln_FloatTensor>
-    : Kiln_BinaryOp<mnemonic, traits, tensor> {
+    : Kiln_BinaryOp<mnemonic, traits, tensor>,
+      Kiln_ScalarSemantics<scalar, 2> {
+  let extraClassDefinition = scalarDefinition;
   let summary = "elementwise " # formula;
   let description = [{
     Computes `}] # formula # [{` elementwise. Both operands and the result
@@ -131,27 +160,29 @@ class Kiln_BinaryMathOp<string mnemonic, string formula,
   }];
 }
 
-def Kiln_AddOp : Kiln_BinaryMathOp<"add", "x + y", [Commutative], "",
+def Kiln_AddOp : Kiln_BinaryMathOp<"add", "x + y", "x + y", [Commutative], "",
                                   Kiln_NumericTensor> {
   // Sums of reductions become reductions of sums (KilnCanonicalize.cpp).
   let hasCanonicalizer = 1;
 }
-def Kiln_SubOp : Kiln_BinaryMathOp<"sub", "x - y", [], "",
+def Kiln_SubOp : Kiln_BinaryMathOp<"sub", "x - y", "x - y", [], "",
                                   Kiln_NumericTensor>;
-def Kiln_MulOp : Kiln_BinaryMathOp<"mul", "x * y", [Commutative], "",
+def Kiln_MulOp : Kiln_BinaryMathOp<"mul", "x * y", "x * y", [Commutative], "",
                                   Kiln_NumericTensor>;
-def Kiln_DivOp : Kiln_BinaryMathOp<"div", "x / y">;
-def Kiln_MaxOp : Kiln_BinaryMathOp<"max", "max(x, y)", [Commutative],
+def Kiln_DivOp : Kiln_BinaryMathOp<"div", "x / y", "x / y">;
+def Kiln_MaxOp : Kiln_BinaryMathOp<"max", "max(x, y)",
+    "::kiln::maximumOf(x, y)", [Commutative],
     "NaN propagates: the result is NaN where either operand is NaN (IEEE "
     "754-2019 maximum). The derivative goes to the larger operand; where "
     "x == y it is split evenly, half to each, and a NaN operand gets none.",
     Kiln_NumericTensor>;
-def Kiln_MinOp : Kiln_BinaryMathOp<"min", "min(x, y)", [Commutative],
+def Kiln_MinOp : Kiln_BinaryMathOp<"min", "min(x, y)",
+    "::kiln::minimumOf(x, y)", [Commutative],
     "NaN propagates: the result is NaN where either operand is NaN (IEEE "
     "754-2019 minimum). The derivative goes to the smaller operand; where "
     "x == y it is split evenly, half to each, and a NaN operand gets none.",
     Kiln_NumericTensor>;
-def Kiln_PowOp : Kiln_BinaryMathOp<"pow", "x ^ y", [],
+def Kiln_PowOp : Kiln_BinaryMathOp<"pow", "x ^ y", "std::pow(x, y)", [],
     "The derivative in y, x^y * log(x), is taken as 0 where x <= 0.">;
 
 //===----------------------------------------------------------------------===//
