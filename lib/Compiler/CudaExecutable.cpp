@@ -58,19 +58,6 @@ CudaExecutable::compile(ModuleOp module, StringRef entry,
   exe->inputs = prepared->inputs;
   exe->outputs = prepared->outputs;
 
-  // kiln.scatter_add lowers to a loop of the host (one add per index, in
-  // order: deterministic), which CUDA host programs do not have yet; a
-  // gradient of kiln.take is one.
-  bool scatters = false, takes = false, differentiates = false;
-  module.walk([&](Operation *op) {
-    scatters |= isa<ScatterAddOp>(op);
-    takes |= isa<TakeOp>(op);
-    differentiates |= isa<VjpOp>(op);
-  });
-  if (scatters || (takes && differentiates))
-    return makeError("the cuda backend does not run kiln.scatter_add yet (a "
-                     "gradient of kiln.take is one): run this program on the "
-                     "cpu backend");
   llvm::Expected<CudaTarget> target = resolveCudaTarget(options);
   if (!target)
     return target.takeError();

@@ -36,6 +36,7 @@ void kiln::buildKilnCpuTensorPipeline(OpPassManager &pm,
   pm.addPass(createKilnFuse());
   KilnLowerToLinalgOptions lowering;
   lowering.blas = options.blas;
+  lowering.parallelScatters = options.parallelScatters;
   pm.addPass(createKilnLowerToLinalg(lowering));
   pm.addNestedPass<func::FuncOp>(createKilnFuseLinalgElementwise());
   pm.addPass(createCanonicalizerPass());

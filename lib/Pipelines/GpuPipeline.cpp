@@ -24,6 +24,8 @@ void kiln::buildKilnGpuPipeline(OpPassManager &pm,
   shared.foldContractionLayouts = false;
   // A device memcpy copies one block; strided views are copied by kernels.
   shared.stridedCopyKernels = true;
+  // Device memory is not the host's to loop over.
+  shared.parallelScatters = true;
   buildKilnCpuTensorPipeline(pm, shared);
   buildKilnCpuBufferPipeline(pm, shared);
 

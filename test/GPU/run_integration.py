@@ -36,7 +36,6 @@ MODES = {"emulate": ["--emulate-gpu"], "cuda": ["--backend", "cuda"],
 UNSUPPORTED = [
     "the cuda backend does not copy strided views yet",
     "the cuda backend cannot run",
-    "the cuda backend does not run kiln.scatter_add yet",
     "is a libdevice function",
 ]
 

@@ -13,11 +13,15 @@
 // The scatter is the same bits on every run.
 // RUN: kiln-run %s --input %t/table.npy --input %t/ids.npy --input %t/cot.npy --input %t/logits.npy --input %t/key.npy --output-dir %t/again
 // RUN: cmp %t/out/out1.npy %t/again/out1.npy
-// The GPU kernels, run on the CPU one thread after another.
-// RUN: kiln-run %s --input %t/table.npy --input %t/ids.npy --input %t/cot.npy --input %t/logits.npy --input %t/key.npy --emulate-gpu --check-reference 2>&1 | FileCheck %s
-// The cuda backend does not take the scatter yet, and says so.
-// RUN: not env KILN_RT_LIBCUDA=%t/none.so kiln-run %s --backend cuda --dump-ptx %t/all.ptx 2>&1 | FileCheck %s --check-prefix=CUDA
-// CUDA: kiln-run: error: the cuda backend does not run kiln.scatter_add yet (a gradient of kiln.take is one): run this program on the cpu backend
+// The GPU kernels, run on the CPU one thread after another: the scatter's
+// chains give the CPU's bits.
+// RUN: kiln-run %s --input %t/table.npy --input %t/ids.npy --input %t/cot.npy --input %t/logits.npy --input %t/key.npy --emulate-gpu --check-reference --output-dir %t/gpu 2>&1 | FileCheck %s
+// RUN: cmp %t/out/out1.npy %t/gpu/out1.npy
+// The cuda backend compiles every kernel, the scatter's included.
+// RUN: env KILN_RT_LIBCUDA=%t/none.so kiln-run %s --input %t/table.npy --input %t/ids.npy --input %t/cot.npy --input %t/logits.npy --input %t/key.npy --backend cuda --dump-ptx %t/all.ptx 2>&1 | FileCheck %s --check-prefix=CUDA
+// CUDA: wrote the PTX for sm_{{[0-9]+}}
+// RUN: FileCheck %s --check-prefix=PTX < %t/all.ptx
+// PTX: .entry
 
 func.func @main(%table: tensor<7x4xf32>, %ids: tensor<2x3xi64>, %cot: tensor<2x3x4xf32>, %logits: tensor<3x5xf32>, %key: tensor<2xi64>)
     -> (tensor<2x3x4xf32>, tensor<7x4xf32>, tensor<3xi64>, tensor<2x3xi32>, tensor<4x6xf32>) {

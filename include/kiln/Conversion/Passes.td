@@ -24,7 +24,12 @@ def KilnLowerToLinalg : Pass<"kiln-lower-to-linalg", "mlir::ModuleOp"> {
   let options = [
     Option<"blas", "blas", "bool", /*default=*/"false",
            "lower f32/f64 matmuls to kiln_rt_matmul_* runtime calls (a BLAS "
-           "found at run time) instead of generated loops">
+           "found at run time) instead of generated loops">,
+    Option<"parallelScatters", "parallel-scatters", "bool",
+           /*default=*/"false",
+           "lower kiln.scatter_add to parallel kernels that add each "
+           "element's updates in index order along a chain (no host loop, no "
+           "atomics: the GPU's) instead of one in-place add per index">
   ];
   let statistics = [
     Statistic<"numLoweredOps", "kiln-lowered-ops", "kiln ops lowered">,

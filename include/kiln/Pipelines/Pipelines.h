@@ -35,6 +35,11 @@ struct KilnCpuPipelineOptions
       *this, "expand-math",
       llvm::cl::desc("expand transcendentals into polynomials"),
       llvm::cl::init(true)};
+  Option<bool> parallelScatters{
+      *this, "parallel-scatters",
+      llvm::cl::desc("kiln.scatter_add as parallel kernels (the GPU "
+                     "pipeline's; false: one in-place add per index)"),
+      llvm::cl::init(false)};
   Option<bool> stridedCopyKernels{
       *this, "strided-copy-kernels",
       llvm::cl::desc("copies between strided views as kernels (the GPU "

@@ -10,7 +10,9 @@
 // - scatter_add: a copy of the operand, then one add per index in
 //   row-major order (an scf.for over them), each into the slice of the
 //   copy's buffer its index names, in place: the order the contract fixes,
-//   the same bits every run.
+//   the same bits every run. For the GPU (parallel-scatters), three
+//   parallel kernels that make the same adds in the same order per element
+//   (ParallelScatterAddLowering).
 //
 //===----------------------------------------------------------------------===//
 
@@ -466,9 +468,193 @@ struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
   }
 };
 
+/// kiln.scatter_add as three parallel kernels, for a device whose memory
+/// the host cannot loop over. With the indices flattened (row-major, j in
+/// [0, N)) and V the extent of `dim`:
+/// - next[j]: the least k > j whose index equals j's, else N;
+/// - head[p]: the least j whose index is p, else N (an index out of [0, V)
+///   heads no chain, so its update is dropped);
+/// - the result: each element starts from the operand's and adds the
+///   updates along its position's chain, head then next, in increasing j.
+/// That is the CPU lowering's order of adds for every element, so the same
+/// bits, and each element is one thread's alone: no atomics. next and head
+/// cost N^2 and N V comparisons, which the device's threads share.
+struct ParallelScatterAddLowering : OpConversionPattern<ScatterAddOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ScatterAddOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value operand = adaptor.getOperand();
+    Value indices = adaptor.getIndices();
+    Value updates = adaptor.getUpdates();
+    auto operandType = cast<RankedTensorType>(operand.getType());
+    auto indicesType = cast<RankedTensorType>(indices.getType());
+    int64_t dim = op.getDim();
+    int64_t rank = operandType.getRank();
+    int64_t indexRank = indicesType.getRank();
+    Type element = operandType.getElementType();
+    Type i64 = b.getI64Type();
+
+    // The indices as one dim of N.
+    int64_t staticCount = 1;
+    for (int64_t size : indicesType.getShape())
+      staticCount =
+          ShapedType::isDynamic(size) || ShapedType::isDynamic(staticCount)
+              ? ShapedType::kDynamic
+              : staticCount * size;
+    auto flatType =
+        RankedTensorType::get({staticCount}, indicesType.getElementType());
+    Value flat = indices;
+    if (indexRank == 0)
+      flat = tensor::ExpandShapeOp::create(b, loc, flatType, indices,
+                                           ArrayRef<ReassociationIndices>{});
+    else if (indexRank > 1)
+      flat = tensor::CollapseShapeOp::create(
+          b, loc, indices,
+          ArrayRef<ReassociationIndices>{
+              llvm::to_vector(llvm::seq<int64_t>(0, indexRank))});
+    Value count = tensor::DimOp::create(b, loc, flat, 0);
+    Value count64 = arith::IndexCastOp::create(b, loc, i64, count);
+    // A [size] i64 tensor of `fill`.
+    auto filled = [&](int64_t staticSize, Value size, Value fill) {
+      auto type = RankedTensorType::get({staticSize}, i64);
+      SmallVector<Value> dynamic;
+      if (ShapedType::isDynamic(staticSize))
+        dynamic.push_back(size);
+      Value empty = tensor::EmptyOp::create(b, loc, type, dynamic);
+      return linalg::FillOp::create(b, loc, fill, empty).getResult(0);
+    };
+    auto index64 = [&](OpBuilder &eb, Location el, int64_t d) {
+      return arith::IndexCastOp::create(eb, el, eb.getI64Type(),
+                                        linalg::IndexOp::create(eb, el, d));
+    };
+    MLIRContext *context = b.getContext();
+    AffineExpr d0 = b.getAffineDimExpr(0), d1 = b.getAffineDimExpr(1);
+    SmallVector<utils::IteratorType> rowReduction = {
+        utils::IteratorType::parallel, utils::IteratorType::reduction};
+
+    // next[j] = min over k of (k > j && index[k] == index[j] ? k : N).
+    Value noNext = filled(staticCount, count, count64);
+    Value next = linalg::GenericOp::create(
+                     b, loc, TypeRange{noNext.getType()},
+                     ValueRange{flat, flat}, ValueRange{noNext},
+                     SmallVector<AffineMap>{AffineMap::get(2, 0, d0, context),
+                                            AffineMap::get(2, 0, d1, context),
+                                            AffineMap::get(2, 0, d0, context)},
+                     rowReduction,
+                     [&](OpBuilder &eb, Location el, ValueRange args) {
+                       Value j = index64(eb, el, 0), k = index64(eb, el, 1);
+                       Value later = arith::CmpIOp::create(
+                           eb, el, arith::CmpIPredicate::sgt, k, j);
+                       Value same = arith::CmpIOp::create(
+                           eb, el, arith::CmpIPredicate::eq, args[0], args[1]);
+                       Value candidate = arith::SelectOp::create(
+                           eb, el, arith::AndIOp::create(eb, el, later, same),
+                           k, count64);
+                       linalg::YieldOp::create(
+                           eb, el,
+                           arith::MinSIOp::create(eb, el, args[2], candidate)
+                               .getResult());
+                     })
+                     .getResult(0);
+
+    // head[p] = min over j of (index[j] == p ? j : N).
+    int64_t staticExtent = operandType.getDimSize(dim);
+    Value extent = tensor::DimOp::create(b, loc, operand, dim);
+    Value head =
+        linalg::GenericOp::create(
+            b, loc, TypeRange{RankedTensorType::get({staticExtent}, i64)},
+            ValueRange{flat}, ValueRange{filled(staticExtent, extent, count64)},
+            SmallVector<AffineMap>{AffineMap::get(2, 0, d1, context),
+                                   AffineMap::get(2, 0, d0, context)},
+            rowReduction,
+            [&](OpBuilder &eb, Location el, ValueRange args) {
+              Value p = index64(eb, el, 0), j = index64(eb, el, 1);
+              Value position = args[0];
+              if (position.getType() != eb.getI64Type())
+                position =
+                    arith::ExtSIOp::create(eb, el, eb.getI64Type(), position);
+              Value same = arith::CmpIOp::create(
+                  eb, el, arith::CmpIPredicate::eq, position, p);
+              Value candidate =
+                  arith::SelectOp::create(eb, el, same, j, count64);
+              linalg::YieldOp::create(
+                  eb, el,
+                  arith::MinSIOp::create(eb, el, args[1], candidate)
+                      .getResult());
+            })
+            .getResult(0);
+
+    // The result: each element walks its chain.
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < rank; ++d)
+      if (operandType.isDynamicDim(d))
+        dynamicSizes.push_back(tensor::DimOp::create(b, loc, operand, d));
+    Value empty = tensor::EmptyOp::create(b, loc, operandType, dynamicSizes);
+    SmallVector<Value> indexSizes;
+    for (int64_t k = 0; k < indexRank; ++k)
+      indexSizes.push_back(tensor::DimOp::create(b, loc, indices, k));
+    AffineMap identity = b.getMultiDimIdentityMap(rank);
+    AffineMap atDim = AffineMap::get(rank, 0, b.getAffineDimExpr(dim), context);
+    auto walk = [&](OpBuilder &eb, Location el, ValueRange args) {
+      SmallVector<Value> ivs;
+      for (int64_t d = 0; d < rank; ++d)
+        ivs.push_back(linalg::IndexOp::create(eb, el, d));
+      Type i64 = eb.getI64Type();
+      auto loop = scf::WhileOp::create(
+          eb, el, TypeRange{i64, element}, ValueRange{args[1], args[0]},
+          [&](OpBuilder &wb, Location wl, ValueRange state) {
+            Value more = arith::CmpIOp::create(
+                wb, wl, arith::CmpIPredicate::slt, state[0], count64);
+            scf::ConditionOp::create(wb, wl, more, state);
+          },
+          [&](OpBuilder &wb, Location wl, ValueRange state) {
+            Value j =
+                arith::IndexCastOp::create(wb, wl, wb.getIndexType(), state[0]);
+            // j's position in the indices (row-major), between the
+            // element's dims before and after `dim` in the updates.
+            SmallVector<Value> at(indexRank);
+            Value rest = j;
+            for (int64_t k = indexRank - 1; k >= 0; --k) {
+              at[k] = arith::RemUIOp::create(wb, wl, rest, indexSizes[k]);
+              rest = arith::DivUIOp::create(wb, wl, rest, indexSizes[k]);
+            }
+            SmallVector<Value> source(ivs.begin(), ivs.begin() + dim);
+            source.append(at);
+            source.append(ivs.begin() + dim + 1, ivs.end());
+            Value update = tensor::ExtractOp::create(wb, wl, updates, source);
+            Value x = extendToCompute(wb, wl, state[1]);
+            Value y = extendToCompute(wb, wl, update);
+            Value sum = isa<FloatType>(x.getType())
+                            ? arith::AddFOp::create(wb, wl, x, y).getResult()
+                            : arith::AddIOp::create(wb, wl, x, y).getResult();
+            Value following = tensor::ExtractOp::create(wb, wl, next, j);
+            scf::YieldOp::create(
+                wb, wl,
+                ValueRange{following, convertScalar(wb, wl, sum, element)});
+          });
+      linalg::YieldOp::create(eb, el, loop.getResult(1));
+    };
+    auto result = linalg::GenericOp::create(
+        b, loc, TypeRange{operandType}, ValueRange{operand, head},
+        ValueRange{empty}, SmallVector<AffineMap>{identity, atDim, identity},
+        allParallel(rank), walk);
+    rewriter.replaceOp(op, result.getResult(0));
+    return success();
+  }
+};
+
 } // namespace
 
-void kiln::populateIndexingLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<IotaLowering, TakeLowering, ArgmaxLowering, RngUniformLowering,
-               ScatterAddLowering>(patterns.getContext());
+void kiln::populateIndexingLoweringPatterns(RewritePatternSet &patterns,
+                                            bool parallelScatters) {
+  patterns.add<IotaLowering, TakeLowering, ArgmaxLowering, RngUniformLowering>(
+      patterns.getContext());
+  if (parallelScatters)
+    patterns.add<ParallelScatterAddLowering>(patterns.getContext());
+  else
+    patterns.add<ScatterAddLowering>(patterns.getContext());
 }

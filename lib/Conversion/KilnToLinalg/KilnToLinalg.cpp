@@ -32,7 +32,7 @@ void kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns,
   populateElementwiseLoweringPatterns(patterns);
   populateShapeLoweringPatterns(patterns);
   populateReductionLoweringPatterns(patterns);
-  populateIndexingLoweringPatterns(patterns);
+  populateIndexingLoweringPatterns(patterns, options.parallelScatters);
   populateLinearLoweringPatterns(patterns, options.matmulLibraryCalls);
 }
 
@@ -118,6 +118,7 @@ struct KilnLowerToLinalgPass
     RewritePatternSet patterns(&getContext());
     KilnToLinalgOptions options;
     options.matmulLibraryCalls = blas;
+    options.parallelScatters = parallelScatters;
     populateKilnToLinalgPatterns(patterns, options);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();

@@ -31,8 +31,10 @@ using mlir::ValueRange;
 void populateElementwiseLoweringPatterns(RewritePatternSet &patterns);
 void populateShapeLoweringPatterns(RewritePatternSet &patterns);
 void populateReductionLoweringPatterns(RewritePatternSet &patterns);
-/// iota, take, scatter_add, argmax and rng_uniform (Indexing.cpp).
-void populateIndexingLoweringPatterns(RewritePatternSet &patterns);
+/// iota, take, scatter_add, argmax and rng_uniform (Indexing.cpp);
+/// `parallelScatters` as KilnToLinalgOptions says.
+void populateIndexingLoweringPatterns(RewritePatternSet &patterns,
+                                      bool parallelScatters);
 void populateLinearLoweringPatterns(RewritePatternSet &patterns,
                                     bool matmulLibraryCalls);
 

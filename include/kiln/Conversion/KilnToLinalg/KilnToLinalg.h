@@ -12,6 +12,10 @@ struct KilnToLinalgOptions {
   /// Mark f32/f64 matmuls with a kiln_rt_* library_call (a BLAS at run
   /// time) instead of leaving them to loop generation.
   bool matmulLibraryCalls = false;
+  /// Lower kiln.scatter_add to parallel kernels that sum each element's
+  /// updates in index order along a chain (the GPU's: no host loop, no
+  /// atomics) instead of one in-place add per index (the CPU's).
+  bool parallelScatters = false;
 };
 
 /// Adds the patterns that lower every kiln op except kiln.vjp,
