@@ -240,7 +240,11 @@ createEngine(ModuleOp module, bool optimize, bool keepObject,
   engineOptions.jitCodeGenOptLevel = level;
   engineOptions.enableObjectDump = keepObject;
   engineOptions.enableGDBNotificationListener = false;
-  engineOptions.enablePerfNotificationListener = false;
+  // KILN_PERF_JITDUMP=1: a jitdump for `perf record -k 1` and
+  // `perf inject --jit`, which names each kernel in a profile (a compiled
+  // program only, not one loaded from the cache).
+  engineOptions.enablePerfNotificationListener =
+      std::getenv("KILN_PERF_JITDUMP") != nullptr;
   auto engine =
       ExecutionEngine::create(module, engineOptions, std::move(*codegenTm));
   if (!engine)

@@ -123,15 +123,20 @@ struct KilnLowerToLinalgPass
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
 
-    // A reduction lowered on its own (one over every dim) fills its
+    // A reduction lowered on its own (a linalg.reduce, or a generic with a
+    // reduction loop: argmax, a GPU scatter's chains) fills its
     // accumulator in the same kernel, not in a kernel of its own.
+    // Contractions keep theirs apart: a BLAS call absorbs a zero fill.
     auto kernelId = KilnDialect::KernelIdAttrHelper::getNameStr();
-    module.walk([&](linalg::ReduceOp reduce) {
-      if (reduce->hasAttr(kernelId))
+    module.walk([&](linalg::LinalgOp reduce) {
+      if (reduce->hasAttr(kernelId) || reduce.getNumReductionLoops() == 0 ||
+          reduce.getNumDpsInits() == 0 ||
+          linalg::isaContractionOpInterface(reduce))
         return;
       SmallVector<Operation *> fills;
-      for (Value init : reduce.getInits()) {
-        auto fill = init.getDefiningOp<linalg::FillOp>();
+      for (OpOperand &init : reduce.getDpsInitsMutable()) {
+        Value value = init.get();
+        auto fill = value.getDefiningOp<linalg::FillOp>();
         if (!fill || !fill->hasOneUse() || fill->hasAttr(kernelId))
           return;
         fills.push_back(fill);
