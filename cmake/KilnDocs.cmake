@@ -1,6 +1,7 @@
 # The reference generated from ODS, as upstream generates its dialect docs:
-# docs/Dialect.md (every op with its operands, attributes and example) and
-# docs/Passes.md (every pass and its options). `kiln-docs` generates them
+# docs/Dialect.md (every op with its operands, attributes and example),
+# docs/TransformPasses.md and docs/ConversionPasses.md (every pass and its
+# options). `kiln-docs` generates them
 # into the build tree, `update-docs` copies them into docs/, and
 # `check-docs` (run by CI) fails when docs/ is not current.
 set(KILN_DOCS_DIR ${PROJECT_BINARY_DIR}/docs/generated)

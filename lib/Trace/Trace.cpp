@@ -363,7 +363,7 @@ llvm::Expected<NodeRef> TraceNode::cmp(TracePredicate predicate,
   if (lhs->getDType() != rhs->getDType() || lhs->getShape() != rhs->getShape())
     return opError(TraceOp::Cmp, "operand types differ: " + typeString(lhs) +
                                      " and " + typeString(rhs));
-  // kiln.cmp compares numbers (DIALECT.md); bools are compared by select.
+  // kiln.cmp compares numbers (docs/Dialect.md); bools are compared by select.
   if (!isFloat(lhs->getDType()) && !isIntegerDType(lhs->getDType()))
     return opError(TraceOp::Cmp,
                    "needs float or i32/i64 operands, got " + typeString(lhs));

@@ -489,7 +489,7 @@ def _known_values(index):
     if isinstance(index, _np.ndarray):
         return index
     if isinstance(index, Tensor) and index._has_value:
-        return _to_numpy(index)
+        return index._known_numpy()
     return None
 
 

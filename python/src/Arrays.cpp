@@ -258,8 +258,8 @@ nb::object kiln::python::fromDType(DType dtype) {
   return nb::none();
 }
 
-nb::object kiln::python::toNumpy(PyTensor &t) {
-  std::shared_ptr<const HostTensor> value = materializedValue(t);
+nb::object kiln::python::toNumpy(PyTensor &t, bool noteRead) {
+  std::shared_ptr<const HostTensor> value = materializedValue(t, noteRead);
   if (value->getDType() == DType::BF16) {
     // numpy has no bfloat16: a float32 copy.
     HostTensor widened(DType::F32, value->getShape().vec());

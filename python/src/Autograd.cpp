@@ -286,13 +286,15 @@ void kiln::python::materialize(llvm::ArrayRef<Tensor> tensors) {
     fail(llvm::toString(std::move(error)));
 }
 
-std::shared_ptr<const HostTensor> kiln::python::materializedValue(PyTensor &t) {
+std::shared_ptr<const HostTensor>
+kiln::python::materializedValue(PyTensor &t, bool noteRead) {
   if (!t.value.ok())
     fail(t.value.getError());
   // Reading a computed tensor that requires grad must keep its recipe for
   // backward(): read a copy (a reshape to its own shape, which the
   // compiler folds away).
-  noteValueRead();
+  if (noteRead)
+    noteValueRead();
   // (A value already computed has no recipe left to keep.)
   Tensor &read = t.requiresGrad && !t.isLeaf && !t.value.getNode()->hasValue()
                      ? t.snapshot

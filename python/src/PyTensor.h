@@ -102,8 +102,11 @@ void markPending(const Tensor &t);
 void flushPending();
 /// Computes `tensors` and every pending tensor still alive, in one program.
 void materialize(llvm::ArrayRef<Tensor> tensors);
-/// The value `t` shows (numpy, item), computed.
-std::shared_ptr<const HostTensor> materializedValue(PyTensor &t);
+/// The value `t` shows (numpy, item), computed. A read inside a kiln.jit
+/// recording is noted (the replay will not run the Python that used it)
+/// unless `noteRead` is false: a check of values already known.
+std::shared_ptr<const HostTensor> materializedValue(PyTensor &t,
+                                                    bool noteRead = true);
 
 /// The kiln dtype that numpy's `dtype` (a numpy dtype, a type such as
 /// np.float32, or a name such as "float32") names; TypeError otherwise.
@@ -112,8 +115,8 @@ DType toDType(nb::handle dtype);
 nb::object fromDType(DType dtype);
 
 /// `t`'s value as a numpy array over the tensor's own buffer (bfloat16 as a
-/// float32 copy). Materializes `t` first.
-nb::object toNumpy(PyTensor &t);
+/// float32 copy). Materializes `t` first; `noteRead` as materializedValue.
+nb::object toNumpy(PyTensor &t, bool noteRead = true);
 
 /// An operand of an op, and whether it makes the result require grad.
 struct Operand {

@@ -583,6 +583,15 @@ void kiln::python::bindTensor(nb::module_ &m) {
            })
       // Values.
       .def("numpy", [](PyTensor &t) { return toNumpy(t); })
+      // The values of a tensor already computed, for checks made while
+      // recording (an index's range): not a read that kiln.jit warns of.
+      .def("_known_numpy",
+           [](PyTensor &t) {
+             if (!t.value.ok() || !t.value.getNode()->hasValue())
+               throw nb::value_error("_known_numpy: the tensor has no value "
+                                     "yet");
+             return toNumpy(t, /*noteRead=*/false);
+           })
       .def(
           "__array__",
           [](PyTensor &t, nb::handle dtype, nb::handle copy) {

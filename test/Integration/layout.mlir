@@ -241,7 +241,7 @@ func.func @layout_f16_i1(%h: tensor<5x7xf16>, %b: tensor<7x5xbf16>,
       tensor<5x7xi1>, tensor<14x5xi1>, tensor<35xbf16>, tensor<7x2xf16>
 }
 
-// The generic-form examples of DIALECT.md.
+// The generic-form examples of docs/Dialect.md.
 // GENERIC: reference: out0 tensor<4x8xf32> matches
 // GENERIC: reference: out1 tensor<4x8xf32> matches
 // GENERIC: reference: out2 tensor<4x11xf32> matches

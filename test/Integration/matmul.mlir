@@ -134,7 +134,7 @@ func.func @matmul_f16(%a: tensor<16x32xf16>, %b: tensor<32x24xf16>,
   return %0, %1 : tensor<16x24xf16>, tensor<2x16x24xbf16>
 }
 
-// The generic-form example of DIALECT.md.
+// The generic-form example of docs/Dialect.md.
 // GENERIC: reference: out0 tensor<4x16xf32> matches
 // GENERIC: reference: out1 tensor<8x8xf32> matches
 // GENERIC-NOT: matches

@@ -1,5 +1,5 @@
 // Found by kiln-fuzz-diff (program 72): a kiln.slice size of -1 takes its
-// dim whole, as DIALECT.md says, and the verifier refused it ("slice dim 0
+// dim whole, as docs/Dialect.md says, and the verifier refused it ("slice dim 0
 // has a negative offset or size"). It now parses, folds, lowers, runs on
 // the CPU and the emulated GPU, and differentiates.
 

@@ -4,7 +4,7 @@
 // reference interpreter evaluates gradients exactly (no finite differences)
 // and computeBounds bounds them like any other value. This is a second,
 // independent derivation: -kiln-autodiff is what is under test. The rules
-// are the textbook ones, with the tie rules DIALECT.md's op descriptions
+// are the textbook ones, with the tie rules docs/Dialect.md's op descriptions
 // fix (relu and abs: 0 at 0; max and min: ties split evenly; reduce_max:
 // the cotangent split evenly among the elements equal to the maximum).
 // Every comparison a rule makes is marked as a kink: whether the compiled

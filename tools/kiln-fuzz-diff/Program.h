@@ -3,7 +3,7 @@
 // A random kiln program as a list of ops over numbered values, small enough
 // to shrink by editing: arguments are values 0..N-1, op i defines value
 // N+i. It prints as one `func.func @main` in the generic form that
-// DIALECT.md fixes, so the printed text is also the reproducer.
+// docs/Dialect.md fixes, so the printed text is also the reproducer.
 //
 // Integer arguments are uniform in [-2, 9] (RandomInputs.cpp): as indices
 // they are out of range (negative, or past a small dim) and repeated often.
@@ -130,7 +130,7 @@ struct Program {
 
 /// `program` with every Vjp expanded into explicit ops, innermost first,
 /// by the fuzzer's own reverse mode (Derivative.cpp; independent of
-/// -kiln-autodiff, with the tie rules that DIALECT.md's ops document).
+/// -kiln-autodiff, with the tie rules that docs/Dialect.md's ops document).
 /// The arguments are the same; `valueMap`, if given, maps each of
 /// `program`'s values to the expanded one's (-1 for a Vjp's tuple).
 Program expandVjps(const Program &program,

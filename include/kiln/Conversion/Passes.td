@@ -134,7 +134,7 @@ def KilnLowerRowKernels : Pass<"kiln-lower-row-kernels", "mlir::func::FuncOp"> {
     register rather than a memory location that the buffers might alias,
     and a row value that a later nest reads is the SSA value, not a load.
     Sums are marked `reassoc` (kiln's sums may be computed in any order,
-    see docs/RELIABILITY.md), so that LLVM vectorizes them; every innermost
+    see docs/Reliability.md), so that LLVM vectorizes them; every innermost
     loop asks for vectorization as `-kiln-serialize-inner-loops` does.
 
     Store versus recompute, within the row: a costly value (a math op, a
@@ -147,7 +147,7 @@ def KilnLowerRowKernels : Pass<"kiln-lower-row-kernels", "mlir::func::FuncOp"> {
     two. Rows whose scratch would exceed `max-scratch-bytes` recompute.
     A division by a row value (or any value defined outside the loop) is a
     multiplication by its reciprocal, computed once per row: two roundings
-    instead of one (docs/RELIABILITY.md), and no divide per element.
+    instead of one (docs/Reliability.md), and no divide per element.
     Kernels of any other shape are left alone.
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::LLVM::LLVMDialect",

@@ -158,7 +158,7 @@ Tensor operator-(const Tensor &a);
 // sigmoid, relu, sqrt, rsqrt, abs, sin, cos, reciprocal, erf,
 // gelu(x, approximate = false) (the tanh form when approximate), and the
 // broadcasting add, sub, mul, div, maximum, minimum and pow (a ** b). Each
-// records the kiln op of the same name (DIALECT.md has their semantics).
+// records the kiln op of the same name (docs/Dialect.md has their semantics).
 #define KILN_TRACE_UNARY(Name, OpName, Function)                               \
   Tensor Function(const Tensor &x);
 #define KILN_TRACE_UNARY_FLAG(Name, OpName, Function, Flag)                    \

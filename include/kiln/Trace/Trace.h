@@ -1,7 +1,7 @@
 //===- Trace.h - the recorded program of lazy tensors -----------*- C++ -*-===//
 //
 // A lazy tensor records the op that makes it as a TraceNode: the op (one of
-// the kiln dialect's, DIALECT.md), its attributes, its operands, and the
+// the kiln dialect's, docs/Dialect.md), its attributes, its operands, and the
 // result's dtype and shape, checked when the node is made. Nodes are
 // immutable and shared; together they form a DAG, the trace.
 //

@@ -139,7 +139,7 @@ def _reduce(loss, reduction, divisor=None):
 def _check_targets(target, classes, ignore_index):
     """Labels known when recorded are checked as PyTorch checks them."""
     if target._has_value:
-        values = target.numpy()
+        values = target._known_numpy()
         bad = (values != ignore_index) & ((values < 0) | (values >= classes))
         if bad.any():
             raise IndexError(f"Target {int(values[bad].flat[0])} is out of "
@@ -158,7 +158,13 @@ def nll_loss(input, target, weight=None, ignore_index=-100,
     return _nll(input, target, weight, ignore_index, reduction, 0.0)
 
 
+def _as_tensor(value):
+    """A tensor of `value` (numpy data as kiln.tensor takes it)."""
+    return value if isinstance(value, _C.Tensor) else _C.tensor(value)
+
+
 def _nll(logp, target, weight, ignore_index, reduction, smoothing):
+    target = _as_tensor(target)
     if not is_integer(target.dtype):
         raise RuntimeError(f"expected an int64 (or int32) target of class "
                            f"indices, got {target.dtype}")
@@ -200,6 +206,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100,
         raise ValueError("label_smoothing must be between 0.0 and 1.0")
     dim = 1 if input.ndim >= 2 else 0
     logp = _C.log_softmax(input, dim)
+    target = _as_tensor(target)
     if is_integer(target.dtype):
         return _nll(logp, target, weight, ignore_index, reduction,
                     label_smoothing)

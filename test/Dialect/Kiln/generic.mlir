@@ -1,4 +1,4 @@
-// The generic-form examples of DIALECT.md, verbatim, parse, verify and print
+// The generic-form examples of docs/Dialect.md, verbatim, parse, verify and print
 // in the custom form (round-tripped once more through the custom form).
 // RUN: kiln-opt %s | FileCheck %s
 // RUN: kiln-opt %s | kiln-opt | FileCheck %s

@@ -1,5 +1,5 @@
 // Round trip of every kiln op in the custom form, directly and through the
-// generic form; the GENERIC lines pin the generic spelling of DIALECT.md.
+// generic form; the GENERIC lines pin the generic spelling of docs/Dialect.md.
 // RUN: kiln-opt %s | kiln-opt | FileCheck %s
 // RUN: kiln-opt %s --mlir-print-op-generic | kiln-opt | FileCheck %s
 // RUN: kiln-opt %s --mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC

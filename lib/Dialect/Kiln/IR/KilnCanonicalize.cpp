@@ -87,7 +87,7 @@ bool isStoredOrSumOfStored(Value value, int depth = 0) {
 /// unrolled network (a bias's, each step's reduced over the batch) is then
 /// one kernel that reads each step's tensor once, rather than a reduction
 /// kernel per step and a kernel adding their results. Sums may be computed
-/// in any order (docs/RELIABILITY.md).
+/// in any order (docs/Reliability.md).
 struct SumOfReductions : OpRewritePattern<AddOp> {
   using OpRewritePattern::OpRewritePattern;
 

@@ -1,6 +1,6 @@
 //===- KilnOps.cpp - kiln op verifiers and result-type inference ----------===//
 //
-// Every constraint of DIALECT.md is checked here or by the ODS type
+// Every constraint of docs/Dialect.md is checked here or by the ODS type
 // constraints. Inference functions validate their inputs themselves: the
 // parser calls them before the op is verified, and Debian's LLVM has no
 // assertions to catch a bad access.

@@ -1,7 +1,7 @@
 //===- KilnBase.td - kiln dialect, types and op base classes -*- tablegen -*-===//
 //
 // The dialect definition, the tensor type constraints of the contract
-// (DIALECT.md) and the layered op base classes that the ops in KilnOps.td
+// (docs/Dialect.md) and the layered op base classes that the ops in KilnOps.td
 // derive from, so that traits and assembly formats are written once.
 //
 //===----------------------------------------------------------------------===//

@@ -1,6 +1,6 @@
 //===- KilnOps.td - kiln dialect ops -------------------------*- tablegen -*-===//
 //
-// Every op of the contract in DIALECT.md. Names, operands and attribute names
+// Every op of the contract in docs/Dialect.md. Names, operands and attribute names
 // are binding; programs use the generic form.
 //
 //===----------------------------------------------------------------------===//
@@ -538,7 +538,7 @@ def Kiln_RngUniformOp : Kiln_Op<"rng_uniform", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
-// Collectives (docs/DISTRIBUTED.md)
+// Collectives (docs/Distributed.md)
 //===----------------------------------------------------------------------===//
 
 def Kiln_AllReduceOp : Kiln_CollectiveOp<"all_reduce",
