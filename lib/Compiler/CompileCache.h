@@ -76,7 +76,6 @@ public:
   /// this directory with one warning.
   void store(llvm::StringRef key, llvm::StringRef payload);
 
-  const std::string &getDirectory() const { return directory; }
   /// Whether the directory could be used.
   bool isUsable() const { return usable; }
 

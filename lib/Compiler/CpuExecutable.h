@@ -78,13 +78,9 @@ public:
   static llvm::Expected<std::unique_ptr<CpuExecutable>>
   loadCached(llvm::ArrayRef<char> payload);
   /// For ahead-of-time modules: the host program's bytes (empty when the
-  /// entry is not a host program), the kernels' object code and the runtime
-  /// functions it calls.
+  /// entry is not a host program) and the kernels' object code.
   llvm::StringRef getProgramBytes() const { return programBytes; }
   llvm::StringRef getKernelObject() const { return kernelObject; }
-  llvm::ArrayRef<std::string> getRuntimeSymbolNames() const {
-    return runtimeSymbolNames;
-  }
   /// Records what the compile cache did (CompileStats::cache).
   void setCacheState(llvm::StringRef state) { stats.cache = state.str(); }
 

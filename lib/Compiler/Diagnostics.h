@@ -22,8 +22,6 @@ class FirstErrorCollector {
 public:
   explicit FirstErrorCollector(mlir::MLIRContext *context);
 
-  /// The first error seen, or empty.
-  const std::string &getFirstError() const { return firstError; }
   /// The first error, or `fallback` when there was none.
   std::string getFirstErrorOr(llvm::StringRef fallback) const;
 

@@ -77,8 +77,6 @@ public:
   std::vector<std::string> getKernelNames() const;
   std::vector<std::string> getRuntimeFunctionNames() const;
 
-  int64_t getNumSteps() const { return static_cast<int64_t>(steps.size()); }
-
   /// Kernel: a CPU kernel call; Launch: a GPU kernel launch
   /// (gpu.launch_func); Index: a size from others; Check: sizes that must
   /// agree; Collective: a collective across ranks starts (callee: its
@@ -128,10 +126,8 @@ public:
   };
 
   llvm::ArrayRef<Step> getSteps() const { return steps; }
-  llvm::ArrayRef<Constant> getConstants() const { return constants; }
   llvm::ArrayRef<Argument> getArguments() const { return arguments; }
   int32_t getNumArguments() const { return numArguments; }
-  int32_t getNumSlots() const { return numSlots; }
   /// Whether a step launches GPU kernels.
   bool hasLaunches() const;
   /// Whether a step is a collective across ranks.

@@ -75,11 +75,7 @@ public:
   bool isEquivalent(const CapturedStep &other, bool otherSizes = false) const;
 
   size_t getNumInputs() const { return inputTypes.size(); }
-  size_t getNumPrograms() const { return programs.size(); }
-  const std::vector<Program> &getPrograms() const { return programs; }
   const std::vector<Source> &getOutputs() const { return outputs; }
-  /// Whether input `i` is read by the programs (its value is bound).
-  bool isInputRead(size_t i) const { return inputIsRead[i]; }
   /// The dtype and shape input `i` had when captured.
   DType getInputDType(size_t i) const { return inputTypes[i].dtype; }
   llvm::ArrayRef<int64_t> getInputShape(size_t i) const {
