@@ -1,6 +1,7 @@
 //===- CudaExecutable.cpp - a kiln function compiled for a GPU ------------===//
 
 #include "Compiler/CudaExecutable.h"
+#include "Compiler/CudaError.h"
 #include "Compiler/DeviceQueue.h"
 #include "Compiler/DeviceTensor.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"

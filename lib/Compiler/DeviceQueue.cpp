@@ -1,7 +1,7 @@
 //===- DeviceQueue.cpp - work queued on the CUDA device -------------------===//
 
 #include "Compiler/DeviceQueue.h"
-#include "Compiler/DeviceTensor.h"
+#include "Compiler/CudaError.h"
 #include "kiln_rt/kiln_rt_cuda.h"
 
 #include <deque>

@@ -1,17 +1,11 @@
 //===- DeviceTensor.cpp - tensors in CUDA device memory -------------------===//
 
 #include "Compiler/DeviceTensor.h"
+#include "Compiler/CudaError.h"
 #include "Compiler/DeviceQueue.h"
 #include "kiln_rt/kiln_rt_cuda.h"
 
 using namespace kiln;
-
-llvm::Error kiln::getCudaError(kiln_rt_status status) {
-  std::string why = kiln_rt_cuda_last_error();
-  return llvm::createStringError(
-      llvm::inconvertibleErrorCode(),
-      why.empty() ? std::string(kiln_rt_status_string(status)) : why);
-}
 
 llvm::Expected<std::shared_ptr<const CudaDeviceTensor>>
 CudaDeviceTensor::allocate(DType dtype, llvm::ArrayRef<int64_t> shape) {

@@ -17,9 +17,6 @@
 
 namespace kiln {
 
-/// The CUDA runtime's message for a failed call (kiln_rt_cuda_last_error).
-llvm::Error getCudaError(kiln_rt_status status);
-
 class CudaDeviceTensor final : public DeviceValue {
 public:
   /// An uninitialized tensor on the device (the runtime initialized).

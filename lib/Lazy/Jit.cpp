@@ -1,6 +1,7 @@
 //===- Jit.cpp - steps captured once, replayed without recording ----------===//
 
 #include "kiln/Lazy/Jit.h"
+#include "Lazy/ProgramLog.h"
 #include "Runs.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -24,6 +25,7 @@ static thread_local std::vector<StepRecorder *> activeRecorders;
 //===----------------------------------------------------------------------===//
 
 StepRecorder::StepRecorder() : device(getDevice()) {
+  detail::setProgramListener(&StepRecorder::noteProgram);
   activeRecorders.push_back(this);
 }
 

@@ -5,8 +5,8 @@
 #include "Compiler/DeviceQueue.h"
 #include "Compiler/DeviceTensor.h"
 #include "Compiler/TraceCache.h"
+#include "Lazy/ProgramLog.h"
 #include "Runs.h"
-#include "kiln/Lazy/Jit.h"
 
 #include "kiln_rt/kiln_rt.h"
 #include "kiln_rt/kiln_rt_cuda.h"
@@ -722,7 +722,7 @@ llvm::Error kiln::sync(ArrayRef<Tensor> tensors) {
     for (auto [node, result] : llvm::zip(outputs, *results))
       if (llvm::Error e = node->setDeviceData(std::move(result)))
         return e;
-    StepRecorder::noteProgram(program, *exe, outputs);
+    detail::noteProgramRan(program, *exe, outputs);
     return llvm::Error::success();
   }
   // On the host: a value on the device is copied back (once per node).
@@ -747,7 +747,7 @@ llvm::Error kiln::sync(ArrayRef<Tensor> tensors) {
     if (llvm::Error e = node->setData(
             std::make_shared<const HostTensor>(std::move(result))))
       return e;
-  StepRecorder::noteProgram(program, *exe, outputs);
+  detail::noteProgramRan(program, *exe, outputs);
   return llvm::Error::success();
 }
 

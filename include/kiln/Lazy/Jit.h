@@ -129,7 +129,7 @@ public:
   /// candidates for inputs.
   llvm::DenseSet<const TraceNode *> getReadNodes() const;
 
-  /// Internal (kiln::sync): a program ran.
+  /// Internal (kiln::sync, through lib/Lazy/ProgramLog.h): a program ran.
   static void noteProgram(const TraceProgram &program,
                           std::shared_ptr<const Executable> executable,
                           llvm::ArrayRef<NodeRef> outputs);

@@ -1,12 +1,13 @@
-//===- KilnDialect.cpp - kiln dialect registration ------------------------===//
+//===- KilnDialect.cpp - the kiln dialect, its enums and attributes ------===//
 //
-// Registers the ops, attributes and the inliner interface, and materializes
-// folded constants.
+// The dialect: its enums and attributes, the inliner interface, and
+// initialize(). The ops register themselves (registerOps, in KilnOps.cpp,
+// as LLVM's dialect registers its types apart), so that this unit includes
+// nothing of the ops' while the ops' header includes this one.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
-#include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -45,21 +46,10 @@ struct KilnInlinerInterface : DialectInlinerInterface {
 } // namespace
 
 void KilnDialect::initialize() {
-  addOperations<
-#define GET_OP_LIST
-#include "kiln/Dialect/Kiln/IR/KilnOps.cpp.inc"
-      >();
+  registerOps();
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "kiln/Dialect/Kiln/IR/KilnAttrs.cpp.inc"
       >();
   addInterfaces<KilnInlinerInterface>();
-}
-
-Operation *KilnDialect::materializeConstant(OpBuilder &builder, Attribute value,
-                                            Type type, Location loc) {
-  auto elements = dyn_cast<ElementsAttr>(value);
-  if (!elements || elements.getType() != type)
-    return nullptr;
-  return ConstantOp::create(builder, loc, type, elements);
 }

@@ -631,6 +631,25 @@ bool MatmulOp::isCompatibleReturnTypes(TypeRange inferred, TypeRange declared) {
 #include "kiln/Dialect/Kiln/IR/KilnOps.cpp.inc"
 
 //===----------------------------------------------------------------------===//
+// The dialect's ops, and the constants its folders make
+//===----------------------------------------------------------------------===//
+
+void KilnDialect::registerOps() {
+  addOperations<
+#define GET_OP_LIST
+#include "kiln/Dialect/Kiln/IR/KilnOps.cpp.inc"
+      >();
+}
+
+Operation *KilnDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                            Type type, Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return ConstantOp::create(builder, loc, type, elements);
+}
+
+//===----------------------------------------------------------------------===//
 // Indices, gathers and random numbers
 //===----------------------------------------------------------------------===//
 

@@ -28,6 +28,13 @@ def Kiln_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
+  let extraClassDeclaration = [{
+  private:
+    /// Registers the ops (KilnOps.cpp, where they are defined).
+    void registerOps();
+
+  public:
+  }];
   // The attributes that pipeline stages leave for later ones, each named
   // once here (KilnDialect::<Name>AttrHelper::getNameStr() is "kiln.<name>"):
   // - kernel: a func.func outlined as a kernel (-kiln-outline-kernels);
