@@ -35,6 +35,12 @@ ElementwiseRule unaryRule(const char *name, Bound bound,
   return {name, 1, false, 0, 0, 0, bound, derivative};
 }
 
+/// `rule`, drawn on integer operands too (Kiln_NumericTensor in KilnOps.td).
+ElementwiseRule integersToo(ElementwiseRule rule) {
+  rule.integers = true;
+  return rule;
+}
+
 ElementwiseRule binaryRule(const char *name, Bound bound,
                            Derivative derivative) {
   return {name, 2, false, 0, 0, 0, bound, derivative};
@@ -62,7 +68,7 @@ void periodicBound(ArrayRef<Interval>, ArrayRef<double> e, double u,
 std::vector<ElementwiseRule> makeRules() {
   std::vector<ElementwiseRule> rules;
   // Unary.
-  rules.push_back(unaryRule(
+  rules.push_back(integersToo(unaryRule(
       "kiln.neg",
       [](ArrayRef<Interval> x, ArrayRef<double> e, double, Interval &r,
          double &E) {
@@ -71,8 +77,8 @@ std::vector<ElementwiseRule> makeRules() {
       },
       [](DerivativeBuilder &b, int g, int, ArrayRef<int>, Contribute c) {
         c(0, b.neg(g));
-      }));
-  rules.push_back(unaryRule(
+      })));
+  rules.push_back(integersToo(unaryRule(
       "kiln.abs",
       [](ArrayRef<Interval> x, ArrayRef<double> e, double, Interval &r,
          double &E) {
@@ -85,7 +91,7 @@ std::vector<ElementwiseRule> makeRules() {
         int zero = b.splat(x[0], 0);
         c(0, b.select(b.kink(kGt, x[0], zero), g,
                       b.keepWhere(b.kink(kLt, x[0], zero), b.neg(g))));
-      }));
+      })));
   rules.push_back(unaryRule(
       "kiln.relu",
       [](ArrayRef<Interval> x, ArrayRef<double> e, double, Interval &r,
@@ -232,7 +238,7 @@ std::vector<ElementwiseRule> makeRules() {
   }
 
   // Binary.
-  rules.push_back(binaryRule(
+  rules.push_back(integersToo(binaryRule(
       "kiln.add",
       [](ArrayRef<Interval> x, ArrayRef<double> e, double u, Interval &r,
          double &E) {
@@ -242,8 +248,8 @@ std::vector<ElementwiseRule> makeRules() {
       [](DerivativeBuilder &, int g, int, ArrayRef<int>, Contribute c) {
         c(0, g);
         c(1, g);
-      }));
-  rules.push_back(binaryRule(
+      })));
+  rules.push_back(integersToo(binaryRule(
       "kiln.sub",
       [](ArrayRef<Interval> x, ArrayRef<double> e, double u, Interval &r,
          double &E) {
@@ -253,8 +259,8 @@ std::vector<ElementwiseRule> makeRules() {
       [](DerivativeBuilder &b, int g, int, ArrayRef<int>, Contribute c) {
         c(0, g);
         c(1, b.neg(g));
-      }));
-  rules.push_back(binaryRule(
+      })));
+  rules.push_back(integersToo(binaryRule(
       "kiln.mul",
       [](ArrayRef<Interval> x, ArrayRef<double> e, double u, Interval &r,
          double &E) {
@@ -267,23 +273,23 @@ std::vector<ElementwiseRule> makeRules() {
       [](DerivativeBuilder &b, int g, int, ArrayRef<int> x, Contribute c) {
         c(0, b.mul(g, x[1]));
         c(1, b.mul(g, x[0]));
-      }));
-  rules.push_back(binaryRule(
+      })));
+  rules.push_back(integersToo(binaryRule(
       "kiln.max",
       [](ArrayRef<Interval> x, ArrayRef<double> e, double, Interval &r,
          double &E) {
         r = {std::max(x[0].low, x[1].low), std::max(x[0].high, x[1].high)};
         E = std::max(e[0], e[1]);
       },
-      extremumDerivative<kGt>));
-  rules.push_back(binaryRule(
+      extremumDerivative<kGt>)));
+  rules.push_back(integersToo(binaryRule(
       "kiln.min",
       [](ArrayRef<Interval> x, ArrayRef<double> e, double, Interval &r,
          double &E) {
         r = {std::min(x[0].low, x[1].low), std::min(x[0].high, x[1].high)};
         E = std::max(e[0], e[1]);
       },
-      extremumDerivative<kLt>));
+      extremumDerivative<kLt>)));
   ElementwiseRule div = binaryRule(
       "kiln.div",
       [](ArrayRef<Interval> x, ArrayRef<double> e, double u, Interval &r,
@@ -338,15 +344,8 @@ std::vector<ElementwiseRule> makeRules() {
 const llvm::StringMap<ElementwiseRule> &getRuleMap() {
   static const llvm::StringMap<ElementwiseRule> map = [] {
     llvm::StringMap<ElementwiseRule> byName;
-    for (ElementwiseRule rule : makeRules()) {
-      // The ops of integers too (Kiln_NumericTensor in KilnOps.td).
-      llvm::StringRef name = rule.name;
-      rule.integers = name == "kiln.neg" || name == "kiln.abs" ||
-                      name == "kiln.add" || name == "kiln.sub" ||
-                      name == "kiln.mul" || name == "kiln.max" ||
-                      name == "kiln.min";
+    for (const ElementwiseRule &rule : makeRules())
       byName[rule.name] = rule;
-    }
     return byName;
   }();
   return map;
