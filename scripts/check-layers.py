@@ -35,12 +35,17 @@ BELOW = {
                    "runtime"],
     "Pipelines": ["Conversion", "Dialect/Kiln/Transforms", "Dialect/Kiln/IR",
                   "Support", "runtime"],
-    "Compiler": ["Pipelines", "Conversion", "Dialect/Kiln/Transforms",
-                 "Dialect/Kiln/IR", "Reference", "Trace", "Support",
-                 "runtime"],
-    "Lazy": ["Compiler", "Pipelines", "Conversion", "Dialect/Kiln/Transforms",
-             "Dialect/Kiln/IR", "Reference", "Trace", "Support", "runtime"],
 }
+# The compiler's rooms, each above the last: the public interface
+# (include/kiln/Compiler), the device, compiling, the cache, the frontend.
+_COMPILER_BASE = ["Pipelines", "Conversion", "Dialect/Kiln/Transforms",
+                  "Dialect/Kiln/IR", "Reference", "Trace", "Support",
+                  "runtime"]
+_rooms = ["Compiler", "Compiler/Device", "Compiler/Compile", "Compiler/Cache",
+          "Compiler/Frontend"]
+for _i, _room in enumerate(_rooms):
+    BELOW[_room] = _rooms[:_i][::-1] + _COMPILER_BASE
+BELOW["Lazy"] = _rooms[::-1] + _COMPILER_BASE
 SOURCE_DIRS = ["include", "lib", "runtime"]
 SUFFIXES = (".h", ".c", ".cpp", ".def", ".inc")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

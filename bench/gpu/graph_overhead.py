@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The host's time per run of a CUDA program with and without CUDA graphs,
 against the number of kernel launches and cuBLAS products in it: what sets
-kGraphMinCalls (lib/Compiler/CudaGraphs.h).
+kGraphMinCalls (lib/Compiler/Device/CudaGraphs.h).
 
 Each program is a chain of N layers, x <- tanh(x) @ w: N tanh kernels and
 N products, 2N calls. kiln-run keeps its data on the device and reports

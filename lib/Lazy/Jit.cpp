@@ -1,8 +1,8 @@
 //===- Jit.cpp - steps captured once, replayed without recording ----------===//
 
 #include "kiln/Lazy/Jit.h"
+#include "Lazy/CountedRuns.h"
 #include "Lazy/ProgramLog.h"
-#include "Runs.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/Twine.h"

@@ -1,12 +1,12 @@
 //===- Tensor.cpp - lazy tensors ------------------------------------------===//
 
 #include "kiln/Lazy/Tensor.h"
-#include "Compiler/CompileCache.h"
-#include "Compiler/DeviceQueue.h"
-#include "Compiler/DeviceTensor.h"
-#include "Compiler/TraceCache.h"
+#include "Compiler/Cache/DiskCache.h"
+#include "Compiler/Device/DeviceQueue.h"
+#include "Compiler/Device/DeviceTensor.h"
+#include "Compiler/Frontend/TraceCache.h"
+#include "Lazy/CountedRuns.h"
 #include "Lazy/ProgramLog.h"
-#include "Runs.h"
 
 #include "kiln_rt/kiln_rt.h"
 #include "kiln_rt/kiln_rt_cuda.h"
@@ -546,7 +546,7 @@ Metrics kiln::metrics() {
   m.mlirContexts = cache.contexts;
   m.genericCompiles = cache.genericCompiles;
   m.genericHits = cache.genericHits;
-  CompileCacheStats disk = CompileCache::getStats();
+  DiskCacheStats disk = DiskCache::getStats();
   m.diskHits = disk.hits;
   m.diskMisses = disk.misses;
   m.diskWrites = disk.writes;

@@ -1,6 +1,6 @@
 /*===- module.c - loading and running ahead-of-time modules ---------------===*
  *
- * The file (lib/Compiler/AotModule.cpp writes it), little-endian:
+ * The file (lib/Compiler/Compile/AotModule.cpp writes it), little-endian:
  *
  *   header, 32 bytes:
  *     "KILNMOD\0"  u16 format version  u8 backend  u8 0  u32 0

@@ -1,7 +1,7 @@
 /*===- program.c - reading a host program, and running it on the CPU ------===*
  *
- * The bytes (lib/Compiler/HostProgramFormat.cpp writes them), little-endian,
- * fixed-width fields:
+ * The bytes (lib/Compiler/Cache/HostProgramFormat.cpp writes them),
+ * little-endian, fixed-width fields:
  *
  *   "KILNHP" u16 version
  *   i32 numArguments, i32 numInputs, i32 numSlots

@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Compiler/AotModule.h"
-#include "Compiler/Diagnostics.h"
+#include "Compiler/Compile/AotModule.h"
+#include "Compiler/Compile/Diagnostics.h"
 #include "kiln/Compiler/Executable.h"
 #include "kiln/Pipelines/Pipelines.h"
 

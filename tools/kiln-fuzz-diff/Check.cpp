@@ -3,7 +3,7 @@
 #include "Check.h"
 #include "Lazy.h"
 
-#include "Compiler/TraceCache.h"
+#include "Compiler/Frontend/TraceCache.h"
 #include "Reference/Interpreter.h"
 #include "Support/RandomInputs.h"
 #include "kiln/Compiler/Executable.h"

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Compiler/TraceImporter.h"
+#include "Compiler/Frontend/TraceImporter.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Trace/Trace.h"
 

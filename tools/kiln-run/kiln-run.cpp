@@ -8,11 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Compiler/AotModule.h"
-#include "Compiler/CompileCache.h"
-#include "Compiler/DeviceQueue.h"
-#include "Compiler/DeviceTensor.h"
-#include "Compiler/Diagnostics.h"
+#include "Compiler/Cache/DiskCache.h"
+#include "Compiler/Compile/AotModule.h"
+#include "Compiler/Compile/Diagnostics.h"
+#include "Compiler/Device/DeviceQueue.h"
+#include "Compiler/Device/DeviceTensor.h"
 #include "Reference/Interpreter.h"
 #include "Support/ElementTypes.h"
 #include "Support/RandomInputs.h"
@@ -744,7 +744,7 @@ int main(int argc, char **argv) {
     printCallProfile(callProfile, repeat, medianMs);
 
   if (cacheStats) {
-    kiln::CompileCacheStats cs = kiln::CompileCache::getStats();
+    kiln::DiskCacheStats cs = kiln::DiskCache::getStats();
     errs() << "{\"cache_hits\": " << cs.hits
            << ", \"cache_misses\": " << cs.misses
            << ", \"cache_writes\": " << cs.writes

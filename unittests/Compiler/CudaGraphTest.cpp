@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Compiler/CudaGraphs.h"
-#include "Compiler/DeviceTensor.h"
+#include "Compiler/Device/CudaGraphs.h"
+#include "Compiler/Device/DeviceTensor.h"
 #include "KilnTestContext.h"
 #include "kiln/Compiler/Executable.h"
 #include "kiln_rt/kiln_rt_cuda.h"

@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Compiler/HostProgram.h"
-#include "Compiler/CpuExecutable.h"
-#include "Compiler/ShapeFunction.h"
+#include "Compiler/Compile/HostProgram.h"
+#include "Compiler/Compile/CpuExecutable.h"
+#include "Compiler/Compile/ShapeFunction.h"
 #include "KilnTestContext.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Compiler/TraceImporter.h"
+#include "Compiler/Frontend/TraceImporter.h"
 #include "KilnTestContext.h"
 #include "kiln/Compiler/Executable.h"
 

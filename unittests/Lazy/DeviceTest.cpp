@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Compiler/DeviceQueue.h"
-#include "Compiler/TraceCache.h"
+#include "Compiler/Device/DeviceQueue.h"
+#include "Compiler/Frontend/TraceCache.h"
 #include "FakeCuda.h"
 #include "kiln/Lazy/Jit.h"
 

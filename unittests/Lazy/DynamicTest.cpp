@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Compiler/TraceCache.h"
+#include "Compiler/Frontend/TraceCache.h"
 #include "LazyTestHelpers.h"
 #include "kiln/Lazy/Jit.h"
 

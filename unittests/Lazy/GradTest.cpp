@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Compiler/TraceCache.h"
+#include "Compiler/Frontend/TraceCache.h"
 #include "LazyTestHelpers.h"
 
 #include "gtest/gtest.h"

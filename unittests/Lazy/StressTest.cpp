@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Compiler/TraceCache.h"
+#include "Compiler/Frontend/TraceCache.h"
 #include "LazyTestHelpers.h"
 
 #include <atomic>
