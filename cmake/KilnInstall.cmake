@@ -24,7 +24,8 @@ add_library(kiln::runtime ALIAS kiln_runtime)
 # The static libraries, in the package under kiln::internal_* names (a host
 # program names only kiln::lazy).
 set(KILN_INSTALLED_LIBRARIES KilnLazy KilnTrace KilnCompiler KilnPipelines
-  KilnConversion KilnTransforms KilnDialect KilnElementTypes KilnSupport)
+  KilnConversion KilnCodegenCommon KilnCodegenCPU KilnCodegenGPU
+  KilnTransforms KilnDialect KilnElementTypes KilnSupport)
 # A static build's libraries carry the runtime's archive (KilnSupport links it).
 if(KILN_STATIC)
   list(APPEND KILN_INSTALLED_LIBRARIES kiln_runtime_static)
@@ -49,7 +50,8 @@ endif()
 
 # The public API only: the lazy tensors (and kiln::Jit's replay), the
 # trace they record, the
-# compiler's facade (Executable, Device), HostTensor and .npy, and the
+# compiler's facade (Executable, Device, Diagnostics), HostTensor, element
+# types and .npy, and the
 # runtime's C headers.
 install(FILES
   ${PROJECT_SOURCE_DIR}/include/kiln/Lazy/Distributed.h
@@ -58,6 +60,7 @@ install(FILES
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln/Lazy)
 install(FILES
   ${PROJECT_SOURCE_DIR}/include/kiln/Compiler/Device.h
+  ${PROJECT_SOURCE_DIR}/include/kiln/Compiler/Diagnostics.h
   ${PROJECT_SOURCE_DIR}/include/kiln/Compiler/Executable.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln/Compiler)
 install(FILES
@@ -65,6 +68,7 @@ install(FILES
   ${PROJECT_SOURCE_DIR}/include/kiln/Trace/TraceOps.def
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln/Trace)
 install(FILES
+  ${PROJECT_SOURCE_DIR}/include/kiln/Support/ElementTypes.h
   ${PROJECT_SOURCE_DIR}/include/kiln/Support/HostTensor.h
   ${PROJECT_SOURCE_DIR}/include/kiln/Support/Npy.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln/Support)

@@ -11,6 +11,9 @@
   what exists: `build/bin/TOOL` a tool of tools/ (with --bin, each of its
   options is one that `TOOL --help` lists), `bash FILE` and
   `python3 FILE` a file, `--target NAME` a target the CMake files define.
+- docs/Dialect.md, the contract: each generic-form example it shows is
+  in test/Dialect/Kiln/generic.mlir verbatim (which parses it), and each
+  pass or pipeline its table names is one that a pass page documents.
 
 Prints one line per problem; exits 1 if there is any.
 """
@@ -118,6 +121,37 @@ def check_commands(path, bin_dir, problems):
                                 f"{path}: no CMake target {words[i + 1]}")
 
 
+def check_contract(problems):
+    with open(os.path.join(ROOT, "docs", "Dialect.md"), encoding="utf-8") as f:
+        contract = f.read()
+    with open(os.path.join(ROOT, "test", "Dialect", "Kiln", "generic.mlir"),
+              encoding="utf-8") as f:
+        tested = {line.strip() for line in f}
+    examples = re.findall(r'^\s*(%\w+ = "kiln\.[^\n]*)$', contract, re.M)
+    if len(examples) < 10:
+        problems.append("docs/Dialect.md: shows no generic-form examples")
+    for example in examples:
+        if example.strip() not in tested:
+            problems.append("docs/Dialect.md: generic example not in "
+                            f"test/Dialect/Kiln/generic.mlir: {example}")
+    documented = set()
+    for page in glob.glob(os.path.join(ROOT, "docs", "*Passes.md")):
+        with open(page, encoding="utf-8") as f:
+            documented.update(re.findall(r"^### `(-[\w-]+)`", f.read(), re.M))
+    # Pipelines and the passes registered by hand (-kiln-export-fusion-graph).
+    for source in glob.glob(os.path.join(ROOT, "lib", "**", "*.cpp"),
+                            recursive=True):
+        with open(source, encoding="utf-8") as f:
+            documented.update(re.findall(
+                r'(?:Registration\b|getArgument\(\))[^;]*?"(kiln-[\w-]+)"',
+                f.read(), re.S))
+    documented = {name.lstrip("-") for name in documented}
+    for name in re.findall(r"^\| `-([\w-]+)", contract, re.M):
+        if name not in documented:
+            problems.append(f"docs/Dialect.md: names -{name}, which no pass "
+                            "page or pipeline documents")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", help="the build's bin folder: check tools' "
@@ -131,6 +165,7 @@ def main():
         check_links(path, problems)
     for path in ["README.md", "CONTRIBUTING.md"]:
         check_commands(path, args.bin, problems)
+    check_contract(problems)
     for problem in problems:
         print(problem)
     print(f"checked {len(markdown_files())} files: {len(problems)} problems; "

@@ -7,9 +7,11 @@ between units or an include that runs up the layers.
 A unit is a header together with its source file (include/kiln/X/Y.h and
 lib/X/Y.cpp, or lib/X/Y.h and lib/X/Y.cpp). Two units that include each
 other, directly or through a chain, are a cycle. Each unit belongs to a
-layer (its folder under lib/, include/kiln/ or runtime/); LAYERS below says
+layer (its folder under lib/, include/kiln/ or runtime/); BELOW says
 which layers each may include, and an include outside that list is an
-upward (or sideways) include. docs/Architecture.md draws the same order.
+upward (or sideways) include. Code outside the layers (tools, the Python
+extension, examples, benchmarks) may not include a private header of lib/.
+docs/Architecture.md draws the same order.
 
 Prints the layers' include graph with --graph; then one line per problem
 and a summary. Exits 1 if there is any problem.
@@ -33,12 +35,19 @@ BELOW = {
     "Dialect/Kiln/Transforms": ["Dialect/Kiln/IR", "Support", "runtime"],
     "Conversion": ["Dialect/Kiln/Transforms", "Dialect/Kiln/IR", "Support",
                    "runtime"],
-    "Pipelines": ["Conversion", "Dialect/Kiln/Transforms", "Dialect/Kiln/IR",
-                  "Support", "runtime"],
 }
+# Codegen: what both targets share, then each target (beside each other).
+_CODEGEN_BASE = ["Conversion", "Dialect/Kiln/Transforms", "Dialect/Kiln/IR",
+                 "Support", "runtime"]
+BELOW["Codegen/Common"] = _CODEGEN_BASE
+BELOW["Codegen/CPU"] = ["Codegen/Common"] + _CODEGEN_BASE
+BELOW["Codegen/GPU"] = ["Codegen/Common"] + _CODEGEN_BASE
+BELOW["Pipelines"] = ["Codegen/CPU", "Codegen/GPU", "Codegen/Common"] + \
+    _CODEGEN_BASE
 # The compiler's rooms, each above the last: the public interface
 # (include/kiln/Compiler), the device, compiling, the cache, the frontend.
-_COMPILER_BASE = ["Pipelines", "Conversion", "Dialect/Kiln/Transforms",
+_COMPILER_BASE = ["Pipelines", "Codegen/CPU", "Codegen/GPU", "Codegen/Common",
+                  "Conversion", "Dialect/Kiln/Transforms",
                   "Dialect/Kiln/IR", "Reference", "Trace", "Support",
                   "runtime"]
 _rooms = ["Compiler", "Compiler/Device", "Compiler/Compile", "Compiler/Cache",
@@ -46,6 +55,12 @@ _rooms = ["Compiler", "Compiler/Device", "Compiler/Compile", "Compiler/Cache",
 for _i, _room in enumerate(_rooms):
     BELOW[_room] = _rooms[:_i][::-1] + _COMPILER_BASE
 BELOW["Lazy"] = _rooms[::-1] + _COMPILER_BASE
+# The tools' internal API (include/kiln/Tools, lib/Tools) sits on top.
+BELOW["Tools"] = ["Lazy"] + BELOW["Lazy"]
+# Code outside the layers (the tools, the Python extension, the examples and
+# benchmarks) may include headers under include/ and the runtime's, never a
+# private header of lib/.
+CLIENT_DIRS = ["tools", "python", "examples", "bench"]
 SOURCE_DIRS = ["include", "lib", "runtime"]
 SUFFIXES = (".h", ".c", ".cpp", ".def", ".inc")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -91,31 +106,45 @@ def resolve(include, source):
     return None
 
 
-def read_graph():
-    edges = {}  # unit -> {unit: (source, include)}
-    layers = {}
-    for top in SOURCE_DIRS:
+def includes_of(tops):
+    """(source, include, resolved target) for each include of the sources
+    under the folders `tops`, in path order."""
+    for top in tops:
         for directory, subdirs, files in os.walk(os.path.join(ROOT, top)):
             subdirs.sort()
             for name in sorted(files):
                 if not name.endswith(SUFFIXES):
                     continue
                 path = os.path.relpath(os.path.join(directory, name), ROOT)
-                unit = unit_of(path)
-                layers.setdefault(unit, layer_of(path))
                 with open(os.path.join(ROOT, path), encoding="utf-8",
                           errors="replace") as f:
                     text = f.read()
+                yield path, None, None
                 for include in INCLUDE.findall(text):
-                    target = resolve(include, path)
-                    if target is None:
-                        continue
-                    other = unit_of(target)
-                    layers.setdefault(other, layer_of(target))
-                    if other != unit:
-                        edges.setdefault(unit, {}).setdefault(
-                            other, (path, include))
+                    yield path, include, resolve(include, path)
+
+
+def read_graph():
+    edges = {}  # unit -> {unit: (source, include)}
+    layers = {}
+    for path, include, target in includes_of(SOURCE_DIRS):
+        unit = unit_of(path)
+        layers.setdefault(unit, layer_of(path))
+        if target is None:
+            continue
+        other = unit_of(target)
+        layers.setdefault(other, layer_of(target))
+        if other != unit:
+            edges.setdefault(unit, {}).setdefault(other, (path, include))
     return edges, layers
+
+
+def private_includes():
+    """Each include of a lib/ header from outside the layers."""
+    return [f"private include: {path} includes \"{include}\" ({target}); "
+            "use an installed header or kiln/Tools/"
+            for path, include, target in includes_of(CLIENT_DIRS)
+            if target is not None and target.startswith("lib/")]
 
 
 def cycles(edges):
@@ -189,6 +218,7 @@ def main():
                     chain.append(f"{source} -> {include}")
         problems.append("include cycle between units " + ", ".join(component)
                         + ": " + "; ".join(chain))
+    problems.extend(private_includes())
     if args.graph:
         for layer in sorted(layer_edges):
             print(f"{layer} -> {', '.join(sorted(layer_edges[layer]))}")

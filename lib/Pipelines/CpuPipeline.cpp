@@ -1,5 +1,8 @@
 //===- CpuPipeline.cpp - the -kiln-cpu-pipeline ---------------------------===//
 
+#include "kiln/Codegen/CPU/Passes.h"
+#include "kiln/Codegen/Common/Passes.h"
+#include "kiln/Codegen/GPU/Passes.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Pipelines/Pipelines.h"

@@ -1,6 +1,7 @@
 //===- GpuPipeline.cpp - the -kiln-gpu-pipeline ---------------------------===//
 
-#include "kiln/Conversion/Passes.h"
+#include "kiln/Codegen/Common/Passes.h"
+#include "kiln/Codegen/GPU/Passes.h"
 #include "kiln/Pipelines/Pipelines.h"
 
 #include "mlir/Conversion/Passes.h"

@@ -1,5 +1,8 @@
 //===- Registration.cpp - kiln dialect, pass and translation registration -===//
 
+#include "kiln/Codegen/CPU/Passes.h"
+#include "kiln/Codegen/Common/Passes.h"
+#include "kiln/Codegen/GPU/Passes.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
@@ -19,6 +22,9 @@ using namespace mlir;
 void kiln::registerAllKilnPasses() {
   registerAllPasses();
   registerKilnConversionPasses();
+  registerKilnCodegenCommonPasses();
+  registerKilnCodegenCPUPasses();
+  registerKilnCodegenGPUPasses();
   registerKilnTransformsPasses();
   registerExportFusionGraphPass();
   registerKilnPipelines();

@@ -8,8 +8,8 @@
 
 #include "Reference/Interpreter.h"
 #include "Reference/RankGroup.h"
-#include "Support/ElementTypes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Support/ElementTypes.h"
 #include "kiln/Support/Philox.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -754,7 +754,7 @@ Interpreter::evalVjp(VjpOp op, std::vector<const Buffer *> in, int depth) {
   bool savedRounding = rounding;
   rounding = false;
   ++differencing;
-  auto restore = llvm::make_scope_exit([&] {
+  llvm::scope_exit restore([&] {
     rounding = savedRounding;
     --differencing;
   });

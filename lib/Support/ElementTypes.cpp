@@ -1,6 +1,6 @@
 //===- ElementTypes.cpp - kiln dtypes as MLIR types -----------------------===//
 
-#include "Support/ElementTypes.h"
+#include "kiln/Support/ElementTypes.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/raw_ostream.h"

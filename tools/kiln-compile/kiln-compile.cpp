@@ -10,10 +10,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Compiler/Compile/AotModule.h"
-#include "Compiler/Compile/Diagnostics.h"
+#include "kiln/Compiler/Diagnostics.h"
 #include "kiln/Compiler/Executable.h"
 #include "kiln/Pipelines/Pipelines.h"
+#include "kiln/Tools/ToolSupport.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -95,7 +95,7 @@ int main(int argc, char **argv) {
   auto file = MemoryBuffer::getFileOrSTDIN(inputFile);
   if (!file)
     fail("cannot read '" + inputFile + "': " + file.getError().message());
-  if (kiln::isAotModule((*file)->getBuffer()))
+  if (kiln::tools::isAotModule((*file)->getBuffer()))
     fail("'" + inputFile + "' is already a compiled module");
   SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(*file), SMLoc());
@@ -119,7 +119,7 @@ int main(int argc, char **argv) {
   else if (blasMode != "auto")
     fail("--blas must be auto, on or off");
   Expected<std::string> bytes =
-      kiln::compileAotModule(*module, *entry, options);
+      kiln::tools::compileAotModule(*module, *entry, options);
   if (!bytes)
     fail(toString(bytes.takeError()));
 

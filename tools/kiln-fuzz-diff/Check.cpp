@@ -3,11 +3,9 @@
 #include "Check.h"
 #include "Lazy.h"
 
-#include "Compiler/Frontend/TraceCache.h"
-#include "Reference/Interpreter.h"
-#include "Support/RandomInputs.h"
 #include "kiln/Compiler/Executable.h"
 #include "kiln/Pipelines/Pipelines.h"
+#include "kiln/Tools/ToolSupport.h"
 #include "kiln_rt/kiln_rt_cuda.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -92,7 +90,7 @@ static Outcome checkHere(const Program &program, Backend backend, uint64_t seed,
   std::vector<HostTensor> inputs;
   for (auto [i, type] : llvm::enumerate(program.arguments)) {
     llvm::Expected<HostTensor> input =
-        makeRandomInput(type.dtype, type.shape, seed, i);
+        tools::makeRandomInput(type.dtype, type.shape, seed, i);
     if (!input)
       return {Outcome::CompileError, llvm::toString(input.takeError())};
     inputs.push_back(std::move(*input));
@@ -122,7 +120,7 @@ static Outcome checkHere(const Program &program, Backend backend, uint64_t seed,
           "the expanded program does not parse: " + diagnostics));
     auto referenceFunc =
         referenceModule->lookupSymbol<mlir::func::FuncOp>("main");
-    return reference::evaluate(referenceFunc, inputs);
+    return tools::evaluateReference(referenceFunc, inputs);
   }();
   if (!probed)
     return {Outcome::CompileError,
@@ -215,7 +213,7 @@ static Outcome checkBatches(const Program &program, uint64_t seed,
   int64_t batch = program.arguments[0].shape[0];
   std::vector<int64_t> sizes = {batch, batch + 3, 1, 2 * batch + 5, 2};
   llvm::SmallDenseSet<int64_t, 8> seen;
-  TraceCacheStats before = TraceCache::global().getStats();
+  int64_t genericHitsBefore = tools::getGenericTraceHits();
   for (int64_t size : sizes) {
     if (!seen.insert(size).second)
       continue;
@@ -240,8 +238,8 @@ static Outcome checkBatches(const Program &program, uint64_t seed,
     total.uncompared += outcome.uncompared;
     total.worstRatio = std::max(total.worstRatio, outcome.worstRatio);
   }
-  total.genericHits = static_cast<int>(
-      TraceCache::global().getStats().genericHits - before.genericHits);
+  total.genericHits =
+      static_cast<int>(tools::getGenericTraceHits() - genericHitsBefore);
   return total;
 }
 

@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Compiler/Frontend/TraceImporter.h"
 #include "kiln/Pipelines/Pipelines.h"
+#include "kiln/Tools/ToolSupport.h"
 #include "kiln/Trace/Trace.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -230,7 +230,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     diagnostics += d.str() + "\n";
     return mlir::success();
   });
-  mlir::OwningOpRef<mlir::ModuleOp> module = importTrace(context, program);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      tools::importTrace(context, program);
   if (!module || mlir::failed(mlir::verify(*module))) {
     llvm::errs() << "an imported trace does not verify:\n" << diagnostics;
     if (module)

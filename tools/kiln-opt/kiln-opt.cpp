@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Support/PassStatistics.h"
 #include "kiln/Pipelines/Pipelines.h"
+#include "kiln/Tools/ToolSupport.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -37,8 +37,8 @@ int main(int argc, char **argv) {
       mlir::MlirOptMain(argc, argv, "kiln optimizer driver\n", registry);
   // LLVM without statistics prints an empty report: add kiln's own.
 #if !LLVM_ENABLE_STATS
-  if (statistics && kiln::hasPassStatistics())
-    kiln::printPassStatistics(llvm::errs());
+  if (statistics)
+    kiln::tools::printPassStatistics(llvm::errs());
 #else
   (void)statistics;
 #endif

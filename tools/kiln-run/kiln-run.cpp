@@ -8,19 +8,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Compiler/Cache/DiskCache.h"
-#include "Compiler/Compile/AotModule.h"
-#include "Compiler/Compile/Diagnostics.h"
-#include "Compiler/Device/DeviceQueue.h"
-#include "Compiler/Device/DeviceTensor.h"
-#include "Reference/Interpreter.h"
-#include "Support/ElementTypes.h"
-#include "Support/RandomInputs.h"
+#include "kiln/Compiler/Diagnostics.h"
 #include "kiln/Compiler/Executable.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Pipelines/Pipelines.h"
+#include "kiln/Support/ElementTypes.h"
 #include "kiln/Support/Npy.h"
+#include "kiln/Tools/ToolSupport.h"
 #include "kiln_rt/kiln_rt_cuda.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -195,7 +190,7 @@ static cl::opt<bool> generalizeBatch(
 static HostTensor randomTensor(const kiln::TensorSignature &sig, uint64_t seed,
                                size_t index) {
   Expected<HostTensor> made =
-      kiln::makeRandomInput(sig.dtype, sig.shape, seed, index);
+      kiln::tools::makeRandomInput(sig.dtype, sig.shape, seed, index);
   if (!made)
     fail("argument " + Twine(index) + ": " + toString(made.takeError()));
   return std::move(*made);
@@ -426,7 +421,7 @@ int main(int argc, char **argv) {
     fail("cannot read '" + inputFile + "': " + file.getError().message());
   // A module (kiln-compile) runs through the runtime alone: nothing to
   // parse or compile.
-  bool isModule = kiln::isAotModule((*file)->getBuffer());
+  bool isModule = kiln::tools::isAotModule((*file)->getBuffer());
 
   mlir::DialectRegistry registry;
   kiln::registerAllKilnDialects(registry);
@@ -454,8 +449,8 @@ int main(int argc, char **argv) {
       if (given)
         fail(name + " does not apply to a compiled module ('" + inputFile +
              "')");
-    Expected<std::unique_ptr<kiln::ModuleExecutable>> loaded =
-        kiln::ModuleExecutable::load(inputFile);
+    Expected<std::unique_ptr<kiln::Executable>> loaded =
+        kiln::tools::loadAotModule(inputFile);
     if (!loaded)
       fail(toString(loaded.takeError()));
     exe = std::move(*loaded);
@@ -621,7 +616,7 @@ int main(int argc, char **argv) {
     std::vector<const kiln::DeviceValue *> devicePointers;
     if (resident)
       for (const HostTensor &arg : args) {
-        auto uploaded = kiln::CudaDeviceTensor::upload(arg);
+        auto uploaded = kiln::tools::uploadToDevice(arg);
         if (!uploaded)
           fail(toString(uploaded.takeError()));
         devicePointers.push_back(uploaded->get());
@@ -681,7 +676,7 @@ int main(int argc, char **argv) {
         hostTimes.push_back(
             std::chrono::duration<double, std::micro>(end - start).count());
       }
-      if (Error e = kiln::waitForDevice())
+      if (Error e = kiln::tools::waitForDevice())
         fail(toString(std::move(e)));
       kiln_rt_cuda_get_graph_stats(&after);
       std::sort(hostTimes.begin(), hostTimes.end());
@@ -718,7 +713,7 @@ int main(int argc, char **argv) {
     if (checkReference) {
       auto refFunc = referenceModule->lookupSymbol<mlir::func::FuncOp>(*entry);
       Expected<std::vector<HostTensor>> expected =
-          kiln::reference::evaluate(refFunc, args);
+          kiln::tools::evaluateReference(refFunc, args);
       if (!expected)
         fail("reference interpreter: " + toString(expected.takeError()));
       if (expected->size() != results.size())
@@ -744,14 +739,8 @@ int main(int argc, char **argv) {
     printCallProfile(callProfile, repeat, medianMs);
 
   if (cacheStats) {
-    kiln::DiskCacheStats cs = kiln::DiskCache::getStats();
-    errs() << "{\"cache_hits\": " << cs.hits
-           << ", \"cache_misses\": " << cs.misses
-           << ", \"cache_writes\": " << cs.writes
-           << ", \"cache_corrupt\": " << cs.corrupt
-           << ", \"cache_evictions\": " << cs.evictions
-           << ", \"cache_bytes_read\": " << cs.bytesRead
-           << ", \"cache_bytes_written\": " << cs.bytesWritten << "}\n";
+    kiln::tools::writeDiskCacheStats(errs());
+    errs() << "\n";
   }
   if (report) {
     kiln_rt_cuda_transfer_stats transfers;

@@ -7,13 +7,19 @@
 // - the CPU pipeline lowers it, and the compiled result matches the
 //   interpreter;
 // - -kiln-autodiff has its VJP rule, and the compiled gradient matches the
-//   interpreter's finite differences.
+//   interpreter's finite differences;
+// - an elementwise op reaches Python: its TraceOps.def line makes kiln.<fn>
+//   and Tensor.<fn> (test_torch_names.py runs each), or Python spells it
+//   otherwise (getPythonSpellings);
+// - kiln-fuzz-diff draws it: the fuzzer's rule table (ElementwiseRules.cpp)
+//   holds its domain, bounds and derivative.
 // Elementwise ops get their sample program from their traits (one operand
 // or two); the others have one written out below. Samples are f64 with
 // inputs in [0.5, 1.5), inside every op's domain and away from the kinks.
 //
 //===----------------------------------------------------------------------===//
 
+#include "ElementwiseRules.h"
 #include "KilnTestContext.h"
 #include "Reference/Interpreter.h"
 #include "kiln/Compiler/Executable.h"
@@ -37,6 +43,27 @@ constexpr llvm::StringLiteral kT = "tensor<3x5xf64>";
 /// -kiln-autodiff, so they need no VJP rule and no trace entry.
 bool isMadeByFusion(llvm::StringRef name) {
   return name == "kiln.fusion_group" || name == "kiln.yield";
+}
+
+/// The elementwise ops whose TraceOps.def line makes a Python function
+/// (kiln.<fn> and Tensor.<fn>, python/src/Functions.cpp).
+llvm::StringMap<std::string> getPythonFunctions() {
+  llvm::StringMap<std::string> functions;
+#define KILN_TRACE_UNARY(Name, OpName, Function) functions[OpName] = #Function;
+#define KILN_TRACE_UNARY_FLAG(Name, OpName, Function, Flag)                    \
+  functions[OpName] = #Function;
+#define KILN_TRACE_BINARY(Name, OpName, Function) functions[OpName] = #Function;
+#include "kiln/Trace/TraceOps.def"
+  return functions;
+}
+
+/// The elementwise ops that Python reaches by another name than a function
+/// of their own, and the fuzzer by its own generator code rather than the
+/// rule table.
+llvm::StringMap<std::string> getPythonSpellings() {
+  return {{"kiln.cmp", "the comparison operators (<, <=, ==, ...)"},
+          {"kiln.select", "kiln.where"},
+          {"kiln.convert", "Tensor.to(dtype)"}};
 }
 
 /// A sample: the function @f (f64, inputs in [0.5, 1.5)) and which of its
@@ -314,6 +341,8 @@ protected:
   }
 
   llvm::StringMap<Sample> written = getWrittenSamples();
+  llvm::StringMap<std::string> pythonFunctions = getPythonFunctions();
+  llvm::StringMap<std::string> pythonSpellings = getPythonSpellings();
   std::mt19937 rng{13};
 };
 
@@ -339,6 +368,20 @@ TEST_F(OpCoverageTest, EveryRegisteredOpThroughEveryLayer) {
     if (name.hasTrait<mlir::OpTrait::Elementwise>())
       EXPECT_TRUE(name.hasInterface<ScalarSemanticsOpInterface>())
           << opName.str() << " does not implement ScalarSemanticsOpInterface";
+
+    // Python and the fuzzer.
+    if (name.hasTrait<mlir::OpTrait::Elementwise>() &&
+        !isMadeByFusion(opName)) {
+      bool generated = pythonFunctions.count(opName);
+      EXPECT_TRUE(generated || pythonSpellings.count(opName))
+          << opName.str()
+          << " reaches no Python function: give it a KILN_TRACE_UNARY or "
+             "KILN_TRACE_BINARY line, or say how Python spells it";
+      if (generated)
+        EXPECT_TRUE(fuzz::findElementwiseRule(opName) != nullptr)
+            << opName.str()
+            << " has no rule in tools/kiln-fuzz-diff/ElementwiseRules.cpp";
+    }
 
     std::optional<Sample> sample = getSample(name);
     ASSERT_TRUE(sample) << opName.str()

@@ -356,7 +356,7 @@ static bool isGraphFailure(const std::string &name, const std::string &said) {
 /// Sets KILN_CUDA_GRAPHS to `value` until the result goes.
 static auto withGraphs(const char *value) {
   setenv("KILN_CUDA_GRAPHS", value, 1);
-  return llvm::make_scope_exit([] { unsetenv("KILN_CUDA_GRAPHS"); });
+  return llvm::scope_exit([] { unsetenv("KILN_CUDA_GRAPHS"); });
 }
 
 /// The Nth call of the stand-in driver, then of the stand-in cuBLAS, fails,
@@ -443,7 +443,7 @@ TEST_F(DeviceTest, FaultsInATrainingStep) {
   // Each new batch size compiles and loads a program of its own (not the
   // shape-generic one, which would load once).
   setenv("KILN_DYNAMIC", "0", 1);
-  auto restore = llvm::make_scope_exit([] { unsetenv("KILN_DYNAMIC"); });
+  llvm::scope_exit restore([] { unsetenv("KILN_DYNAMIC"); });
   auto direct = withGraphs("0");
   ASSERT_FALSE(static_cast<bool>(setDevice(Device::Cuda)));
   checkFaults(0, false, "compiling");
@@ -457,7 +457,7 @@ TEST_F(DeviceTest, FaultsInATrainingStep) {
 TEST_F(DeviceTest, FaultsInASessionsFirstStep) {
   useDriver(KILN_FAKE_CUDA_DRIVER, KILN_FAKE_CUBLAS);
   setenv("KILN_DYNAMIC", "0", 1);
-  auto restore = llvm::make_scope_exit([] { unsetenv("KILN_DYNAMIC"); });
+  llvm::scope_exit restore([] { unsetenv("KILN_DYNAMIC"); });
   auto direct = withGraphs("0");
   ASSERT_FALSE(static_cast<bool>(setDevice(Device::Cuda)));
   Tensor w = input({3, 2}, {0.1f, -0.2f, 0.3f, 0.2f, -0.1f, 0.05f});
@@ -529,7 +529,7 @@ TEST_F(DeviceTest, FaultsInASessionsFirstStep) {
 TEST_F(DeviceTest, FaultsInAGraphedTrainingStep) {
   useDriver(KILN_FAKE_CUDA_DRIVER, KILN_FAKE_CUBLAS);
   setenv("KILN_DYNAMIC", "0", 1);
-  auto restore = llvm::make_scope_exit([] { unsetenv("KILN_DYNAMIC"); });
+  llvm::scope_exit restore([] { unsetenv("KILN_DYNAMIC"); });
   auto graphs = withGraphs("1");
   ASSERT_FALSE(static_cast<bool>(setDevice(Device::Cuda)));
   checkFaults(1, true, "capturing");

@@ -100,7 +100,7 @@ TEST_F(LazyGraphTest, GraphReplaysComputeWhatDirectRunsCompute) {
   useDriver(KILN_FAKE_CUDA_DRIVER, KILN_FAKE_CUBLAS);
   auto train = [](Device device, const char *graphs) {
     setenv("KILN_CUDA_GRAPHS", graphs, 1);
-    auto restore = llvm::make_scope_exit([] { unsetenv("KILN_CUDA_GRAPHS"); });
+    llvm::scope_exit restore([] { unsetenv("KILN_CUDA_GRAPHS"); });
     EXPECT_FALSE(static_cast<bool>(setDevice(device)));
     Tensor w = weightsOf(4, 4, 0.5f), v = permutation(3);
     for (int step = 0; step < 30; ++step) {

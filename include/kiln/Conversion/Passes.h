@@ -19,11 +19,6 @@
 
 namespace kiln {
 
-/// Makes `kernel` a private kernel function as -kiln-outline-kernels makes
-/// them: `kiln.kernel`, its memref signature in `kiln.kernel_args` (for
-/// -kiln-compact-kernel-abi) and `noinline`.
-void markAsKernel(mlir::func::FuncOp kernel);
-
 #define GEN_PASS_DECL
 #include "kiln/Conversion/Passes.h.inc"
 

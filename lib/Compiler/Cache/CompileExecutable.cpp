@@ -10,7 +10,7 @@
 #include "Compiler/Cache/ExecutableCache.h"
 #include "Compiler/Compile/CpuExecutable.h"
 #include "Compiler/Compile/CudaExecutable.h"
-#include "Compiler/Compile/Diagnostics.h"
+#include "kiln/Compiler/Diagnostics.h"
 #include "kiln/Compiler/Executable.h"
 #include "kiln/Pipelines/Pipelines.h"
 

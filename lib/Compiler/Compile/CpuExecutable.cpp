@@ -1,15 +1,16 @@
 //===- CpuExecutable.cpp - a kiln function compiled for the host ----------===//
 
 #include "Compiler/Compile/CpuExecutable.h"
-#include "Compiler/Compile/Diagnostics.h"
 #include "Compiler/Compile/HostProgram.h"
 #include "Compiler/Compile/TargetCpu.h"
-#include "Support/ElementTypes.h"
+#include "kiln/Codegen/CPU/CompactKernelAbi.h"
+#include "kiln/Codegen/CPU/Passes.h"
+#include "kiln/Codegen/GPU/Passes.h"
+#include "kiln/Compiler/Diagnostics.h"
 #include "kiln/Conversion/CollectiveCalls.h"
-#include "kiln/Conversion/CompactKernelAbi.h"
-#include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Pipelines/Pipelines.h"
+#include "kiln/Support/ElementTypes.h"
 #include "kiln_rt/kiln_rt.h"
 #include "kiln_rt/kiln_rt_blas.h"
 

@@ -1,6 +1,6 @@
 //===- Diagnostics.cpp - one-line error reports from MLIR diagnostics -----===//
 
-#include "Compiler/Compile/Diagnostics.h"
+#include "kiln/Compiler/Diagnostics.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"

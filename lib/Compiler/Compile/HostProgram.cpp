@@ -2,8 +2,8 @@
 
 #include "Compiler/Compile/HostProgram.h"
 #include "Compiler/Compile/ShapeFunction.h"
+#include "kiln/Codegen/CPU/CompactKernelAbi.h"
 #include "kiln/Conversion/CollectiveCalls.h"
-#include "kiln/Conversion/CompactKernelAbi.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln_rt/kiln_rt.h"
 #include "kiln_rt/kiln_rt_blas.h"

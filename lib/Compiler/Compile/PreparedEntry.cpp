@@ -1,10 +1,10 @@
 //===- PreparedEntry.cpp - a module's entry function, ready to compile ----===//
 
 #include "Compiler/Compile/PreparedEntry.h"
-#include "Compiler/Compile/Diagnostics.h"
-#include "Support/ElementTypes.h"
+#include "kiln/Compiler/Diagnostics.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Pipelines/Pipelines.h"
+#include "kiln/Support/ElementTypes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

@@ -1,8 +1,8 @@
 //===- TraceImporter.cpp - a trace program as a kiln function -------------===//
 
 #include "Compiler/Frontend/TraceImporter.h"
-#include "Support/ElementTypes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Support/ElementTypes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -274,8 +274,7 @@ func::FuncOp TraceImporter::importProgram(const TraceProgram &program,
   // its sizes from its own parameters.
   llvm::DenseMap<int32_t, Value> callerSizes;
   std::swap(callerSizes, symbolSizes);
-  auto restore =
-      llvm::make_scope_exit([&] { std::swap(callerSizes, symbolSizes); });
+  llvm::scope_exit restore([&] { std::swap(callerSizes, symbolSizes); });
   OpBuilder b(&context);
   b.setInsertionPointToEnd(module.getBody());
   auto func =

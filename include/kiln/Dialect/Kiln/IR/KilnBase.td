@@ -24,7 +24,94 @@ def Kiln_Dialect : Dialect {
     The `kiln` dialect holds the programs that kiln records from lazy tensor
     code: elementwise math, layout ops, reductions, matmul, the `kiln.vjp`
     request for reverse-mode derivatives and the `kiln.fusion_group` regions
-    that become one kernel each. Operands never broadcast implicitly.
+    that become one kernel each.
+
+    This page is kiln's contract: the op names, operands, attribute names
+    and kinds, and semantics below are binding, as are the names of the
+    passes, pipelines and tools at its end. The custom assembly formats,
+    C++ classes, traits and folders are kiln's own; programs may always use
+    the generic form, as in these examples (each parses, verifies and
+    prints in the custom form: `test/Dialect/Kiln/generic.mlir`):
+
+    ```mlir
+    %c = "kiln.constant"() <{value = dense<1.0> : tensor<4x8xf32>}> : () -> tensor<4x8xf32>
+    %s = "kiln.add"(%a, %b) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+    %b = "kiln.broadcast_in_dim"(%bias) <{dims = array<i64: 1>}> : (tensor<8xf32>) -> tensor<4x8xf32>
+    %b = "kiln.broadcast_in_dim"(%bias, %n) <{dims = array<i64: 1>}> : (tensor<8xf32>, index) -> tensor<?x8xf32>
+    %i = "kiln.slice"(%g) <{offsets = array<i64: 0, 8>, sizes = array<i64: 4, 8>}> : (tensor<4x32xf32>) -> tensor<4x8xf32>
+    %k = "kiln.concat"(%x, %y) <{dim = 1 : i64}> : (tensor<4x8xf32>, tensor<4x3xf32>) -> tensor<4x11xf32>
+    %r = "kiln.reduce_sum"(%x) <{dims = array<i64: 0>}> : (tensor<4x8xf32>) -> tensor<8xf32>
+    %m = "kiln.matmul"(%x, %w) <{transpose_b = true}> : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+    %g = "kiln.vjp"(%x, %w, %ct) <{callee = @f, wrt = array<i64: 0>}> : (tensor<4x8xf32>, tensor<8x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+    %e = "kiln.take"(%wte, %ids) <{dim = 0 : i64}> : (tensor<65x32xf32>, tensor<4x16xi64>) -> tensor<4x16x32xf32>
+    %d = "kiln.scatter_add"(%z, %ids, %ct) <{dim = 0 : i64}> : (tensor<65x32xf32>, tensor<4x16xi64>, tensor<4x16x32xf32>) -> tensor<65x32xf32>
+    %p = "kiln.iota"() <{dim = 1 : i64}> : () -> tensor<4x16xi64>
+    %a = "kiln.argmax"(%logits) <{dim = 1 : i64}> : (tensor<4x65xf32>) -> tensor<4xi64>
+    %u = "kiln.rng_uniform"(%key) : (tensor<2xi64>) -> tensor<4x16xf32>
+    ```
+
+    ## Types
+
+    - Ranked builtin tensors. Element types: `f32` (everywhere), `f64` (CPU
+      and GPU; used by gradient checks), `f16` and `bf16` (storage types;
+      computed in f32), `i1` (results of `kiln.cmp`), `i32` and `i64`
+      (signed integers: token ids, labels, indices).
+    - Integer tensors are accepted by `kiln.constant`, `kiln.neg`,
+      `kiln.abs`, `kiln.add`, `kiln.sub`, `kiln.mul`, `kiln.max`, `kiln.min`
+      (two's-complement wrap-around), `kiln.cmp`, `kiln.select`,
+      `kiln.convert` (float to integer rounds toward zero and saturates at
+      the type's range; NaN gives 0), the shape ops, `kiln.concat`,
+      `kiln.reduce_sum`, `kiln.reduce_max`, and as `kiln.iota`, `kiln.take`,
+      `kiln.scatter_add` and `kiln.argmax` say. Other ops refuse them in the
+      verifier.
+    - Gradients flow through float values only: `kiln.vjp`'s `wrt` names
+      float arguments; a callee's integer results take a cotangent of their
+      own type, which is ignored.
+    - Verifiers accept dynamic dims (`?`) wherever an op's semantics allow
+      them. `kiln.constant` is always static; a constant of dynamic shape is
+      a rank-0 or static constant broadcast by `kiln.broadcast_in_dim`, whose
+      `sizes` operands give the dynamic dims. Programs may read a size with
+      upstream `tensor.dim`.
+    - No implicit broadcasting: binary ops take operands of identical type;
+      frontends insert `kiln.broadcast_in_dim`.
+
+    Every op is side-effect free (`Pure`) unless it says otherwise.
+    Attribute kinds: `i64` is an `IntegerAttr` of i64, `array<i64>` a
+    `DenseI64ArrayAttr`, `bool` a `BoolAttr`.
+
+    ## Passes and pipelines
+
+    | name | what it does |
+    | --- | --- |
+    | `-kiln-autodiff` | expands every `kiln.vjp` (innermost first) into kiln ops, keeping only the derivative work on a path from an output to a `wrt` argument (option `prune`, default true) |
+    | `-kiln-fuse` | forms `kiln.fusion_group`s; afterwards every elementwise, broadcast, slice, concat and reduction op is in exactly one group, so groups are kernels |
+    | `-kiln-export-fusion-graph=FILE` | writes the fusion graph as JSON (nodes, edges, groups) for the viewer |
+    | `-kiln-lower-to-linalg` | kiln ops and fusion groups to linalg, tensor, arith and math; a group becomes one kernel; a concat exit writes its producers into slices of one destination |
+    | `-kiln-cpu-pipeline` | kiln to the LLVM dialect for the host |
+    | `-kiln-gpu-pipeline` | kiln to host LLVM and a `gpu.binary` holding PTX (option `chip`, default sm_80) |
+
+    Upstream `-canonicalize` and `-cse` run the kiln-level clean-ups, through
+    the ops' folders and canonicalization patterns. The options are in
+    [TransformPasses.md](TransformPasses.md),
+    [ConversionPasses.md](ConversionPasses.md) and the codegen pages.
+
+    ## Tools
+
+    - `kiln-opt`: `mlir-opt` with kiln and what it lowers to;
+      `-mlir-pass-statistics` shows each kiln pass's statistics.
+    - `kiln-run FILE.mlir [--entry NAME] [--backend cpu|cuda]
+      [--input X.npy]... [--random-inputs SEED] [--output-dir DIR] [--print]
+      [--repeat N] [--report]`: compiles the entry (default `main`, or the
+      only public function) with the full pipeline and runs it; outputs go
+      to `DIR/out0.npy`, ...; `--report` prints one JSON line with at least
+      `compile_ms`, `run_ms`, `fusion_groups`, `unique_kernels`,
+      `kernel_launches` and `backend`. Bad input exits non-zero with one
+      clear line on stderr.
+    - `kiln-compile FILE.mlir [--entry NAME] [--backend cpu|cuda]
+      [--chip sm_XX] -o M.kiln`: compiles ahead of time into one module that
+      the runtime runs without MLIR or LLVM; `kiln-run M.kiln` runs it.
+
+    See [Tools.md](Tools.md) for every option.
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
