@@ -61,9 +61,8 @@ def Kiln_Dialect : Dialect {
       (two's-complement wrap-around), `kiln.cmp`, `kiln.select`,
       `kiln.convert` (float to integer rounds toward zero and saturates at
       the type's range; NaN gives 0), the shape ops, `kiln.concat`,
-      `kiln.reduce_sum`, `kiln.reduce_max`, and as `kiln.iota`, `kiln.take`,
-      `kiln.scatter_add` and `kiln.argmax` say. Other ops refuse them in the
-      verifier.
+      `kiln.reduce_sum`, `kiln.reduce_max`, and as the indexing ops below
+      say. Other ops refuse them in the verifier.
     - Gradients flow through float values only: `kiln.vjp`'s `wrt` names
       float arguments; a callee's integer results take a cotangent of their
       own type, which is ignored.
