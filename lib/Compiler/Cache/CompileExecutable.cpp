@@ -62,7 +62,7 @@ Executable::compile(mlir::ModuleOp module, llvm::StringRef entry,
   }
   if (llvm::Error e = checkOptions(options, device))
     return std::move(e);
-  DiskCache *cache = getCompileCacheFor(options, device);
+  DiskCache *cache = getDiskCacheFor(options, device);
   if (!cache && device == Device::Cuda) {
     auto exe = CudaExecutable::compile(module, entry, options);
     if (!exe)

@@ -13,8 +13,7 @@
 
 using namespace kiln;
 
-DiskCache *kiln::getCompileCacheFor(const CompileOptions &options,
-                                    Device device) {
+DiskCache *kiln::getDiskCacheFor(const CompileOptions &options, Device device) {
   if ((device != Device::Cpu && device != Device::Cuda) ||
       options.compileHostCode || options.emulateGpuKernels ||
       !options.objectDumpPath.empty())

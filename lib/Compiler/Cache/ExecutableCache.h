@@ -18,7 +18,7 @@ namespace kiln {
 /// The compile cache for a compile with `options` on `device` (cpu or
 /// cuda), or null: a disabled cache, or what a user asked to see compiled
 /// (objects, host code, GPU emulation).
-DiskCache *getCompileCacheFor(const CompileOptions &options, Device device);
+DiskCache *getDiskCacheFor(const CompileOptions &options, Device device);
 
 /// The key of a compile of `entry` of `program` (canonical text of the
 /// kind `programKind`: "mlir", "trace") with `options` for `device`, on

@@ -105,7 +105,7 @@ TraceCache::get(const TraceProgram &program, Device device) {
   std::shared_ptr<const Executable> exe =
       findGeneric(program, options, GenericMode::Fit, compiled);
   // 2. The compile cache on disk, keyed by the trace: a hit needs no MLIR.
-  DiskCache *disk = exe ? nullptr : getCompileCacheFor(options, device);
+  DiskCache *disk = exe ? nullptr : getDiskCacheFor(options, device);
   std::string diskKey;
   if (disk) {
     // KILN_DUMP_TRACES writes each program as it is imported: it needs the
@@ -229,7 +229,7 @@ TraceCache::findGeneric(const TraceProgram &program,
     mlir::ScopedDiagnosticHandler quiet(
         &getContext(), [](mlir::Diagnostic &) { return mlir::success(); });
     // Stored on disk with its pattern, for the next process.
-    DiskCache *disk = getCompileCacheFor(options, options.device);
+    DiskCache *disk = getDiskCacheFor(options, options.device);
     llvm::Expected<std::string> key =
         disk ? getGenericKey(structure, options) : std::string();
     if (!key) {
