@@ -1,6 +1,7 @@
 //===- Distributed.cpp - collectives and data parallelism -----------------===//
 
 #include "kiln/Lazy/Distributed.h"
+#include "Support/RuntimeError.h"
 
 #include "kiln_rt/kiln_rt.h"
 #include "kiln_rt/kiln_rt_dist.h"
@@ -15,13 +16,7 @@ static int64_t getNumElements(const Tensor &t) {
 }
 
 llvm::Error distributed::init() {
-  if (kiln_rt_status status = kiln_rt_dist_init())
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        std::string(kiln_rt_last_error()).empty()
-            ? std::string(kiln_rt_status_string(status))
-            : std::string(kiln_rt_last_error()));
-  return llvm::Error::success();
+  return takeRuntimeError(kiln_rt_dist_init());
 }
 
 int distributed::rank() { return kiln_rt_dist_rank(); }
@@ -62,9 +57,9 @@ llvm::Expected<int64_t> distributed::newGroup(llvm::ArrayRef<int> ranks) {
   if (llvm::Error e = init())
     return std::move(e);
   int64_t group = 0;
-  if (kiln_rt_dist_group_create(ranks.data(), static_cast<int>(ranks.size()),
-                                &group) != KILN_RT_OK)
-    return llvm::createStringError(kiln_rt_last_error());
+  if (llvm::Error e = takeRuntimeError(kiln_rt_dist_group_create(
+          ranks.data(), static_cast<int>(ranks.size()), &group)))
+    return std::move(e);
   return group;
 }
 

@@ -1,6 +1,7 @@
 //===- HostTensor.cpp - a dense tensor in host memory ---------------------===//
 
 #include "kiln/Support/HostTensor.h"
+#include "Support/RuntimeError.h"
 #include "kiln_rt/kiln_rt.h"
 
 #include "llvm/ADT/APFloat.h"
@@ -166,14 +167,11 @@ HostTensor::allocate(DType dtype, std::vector<int64_t> shape, bool zero) {
   // live-byte count that metrics and leak tests read.
   void *data = nullptr;
   size_t bytes = *count * getDTypeSize(dtype);
-  kiln_rt_status status =
-      zero ? kiln_rt_host_alloc(bytes, 64, &data)
-           : kiln_rt_host_alloc_uninitialized(bytes, 64, &data);
-  if (status != KILN_RT_OK)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "cannot allocate " +
-                                       getTensorTypeString(dtype, shape) +
-                                       ": " + kiln_rt_status_string(status));
+  if (llvm::Error e = takeRuntimeError(
+          zero ? kiln_rt_host_alloc(bytes, 64, &data)
+               : kiln_rt_host_alloc_uninitialized(bytes, 64, &data),
+          "cannot allocate " + getTensorTypeString(dtype, shape)))
+    return std::move(e);
   return HostTensor(dtype, std::move(shape), *count, data);
 }
 

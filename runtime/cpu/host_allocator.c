@@ -11,6 +11,7 @@
 
 #include "kiln_rt/kiln_rt.h"
 
+#include "../common/status.h"
 #include "faults.h"
 
 #include <stdatomic.h>
@@ -31,45 +32,33 @@ static atomic_uint_fast64_t peak_bytes;
 static atomic_uint_fast64_t allocations;
 static atomic_uint_fast64_t frees;
 
-const char *kiln_rt_status_string(kiln_rt_status status) {
-  switch (status) {
-  case KILN_RT_OK:
-    return "ok";
-  case KILN_RT_INVALID_ARGUMENT:
-    return "invalid argument";
-  case KILN_RT_OUT_OF_MEMORY:
-    return "out of memory";
-  case KILN_RT_UNAVAILABLE:
-    return "unavailable";
-  case KILN_RT_INTERNAL:
-    return "internal error";
-  case KILN_RT_DEVICE_ERROR:
-    return "device error";
-  }
-  return "unknown status";
-}
-
-static kiln_rt_status host_alloc(size_t bytes, size_t alignment, int zero,
-                                 void **out) {
+static kiln_rt_status host_alloc(const char *api, size_t bytes,
+                                 size_t alignment, int zero, void **out) {
   if (!out)
-    return KILN_RT_INVALID_ARGUMENT;
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT, "%s: out is NULL",
+                               api);
   *out = NULL;
   if (alignment < sizeof(void *) || (alignment & (alignment - 1)) != 0)
-    return KILN_RT_INVALID_ARGUMENT;
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "%s: alignment %zu is not a power of two of "
+                               "at least %zu",
+                               api, alignment, sizeof(void *));
   /* The header goes in front of the aligned pointer: in one alignment unit
    * of padding when that is large enough, else in more. */
   size_t padding = alignment;
   while (padding < sizeof(block_header))
     padding += alignment;
   if (bytes > SIZE_MAX - padding - alignment)
-    return KILN_RT_OUT_OF_MEMORY;
+    return kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY,
+                               "%zu bytes of host memory is too many", bytes);
   int cached = alignment <= CACHE_ALIGNMENT;
   char *base = cached ? kiln_rt_buffer_alloc(CACHE_ALIGNMENT, bytes + padding)
                : kiln_rt_injected_host_alloc_failure()
                    ? NULL
                    : malloc(bytes + padding + alignment);
   if (!base)
-    return KILN_RT_OUT_OF_MEMORY;
+    return kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY,
+                               "out of host memory for %zu bytes", bytes);
   uintptr_t first = (uintptr_t)(base + padding);
   char *aligned =
       (char *)((first + alignment - 1) & ~(uintptr_t)(alignment - 1));
@@ -84,16 +73,17 @@ static kiln_rt_status host_alloc(size_t bytes, size_t alignment, int zero,
     ;
   atomic_fetch_add(&allocations, 1);
   *out = aligned;
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 kiln_rt_status kiln_rt_host_alloc(size_t bytes, size_t alignment, void **out) {
-  return host_alloc(bytes, alignment, /*zero=*/1, out);
+  return host_alloc("kiln_rt_host_alloc", bytes, alignment, /*zero=*/1, out);
 }
 
 kiln_rt_status kiln_rt_host_alloc_uninitialized(size_t bytes, size_t alignment,
                                                 void **out) {
-  return host_alloc(bytes, alignment, /*zero=*/0, out);
+  return host_alloc("kiln_rt_host_alloc_uninitialized", bytes, alignment,
+                    /*zero=*/0, out);
 }
 
 void kiln_rt_host_free(void *ptr) {

@@ -14,7 +14,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,17 +75,18 @@ static void release_cached(void) {
 
 kiln_rt_status kiln_rt_cuda_malloc(size_t bytes, void **device_ptr) {
   kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_malloc");
-  if (status != KILN_RT_OK)
+  if (status)
     return status;
   if (!device_ptr)
-    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
-                          "kiln_rt_cuda_malloc: device_ptr is NULL");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_cuda_malloc: device_ptr is NULL");
   *device_ptr = NULL;
   if (bytes == 0)
-    return KILN_RT_OK;
+    return KILN_RT_SUCCESS;
   if (bytes > SIZE_MAX - (4u << 20)) /* the size class would wrap */
-    return kiln_cuda_fail(KILN_RT_OUT_OF_MEMORY,
-                          "kiln_rt_cuda_malloc: %zu bytes is too many", bytes);
+    return kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY,
+                               "kiln_rt_cuda_malloc: %zu bytes is too many",
+                               bytes);
   size_t size = size_class(bytes);
   pthread_mutex_lock(&memory_mutex);
   block b = {0, size};
@@ -102,53 +102,53 @@ kiln_rt_status kiln_rt_cuda_malloc(size_t bytes, void **device_ptr) {
     }
   if (!found) {
     status = KILN_CUDA_CALL(cuMemAlloc_v2, (&b.ptr, size));
+    int out_of_memory = kiln_rt_status_code_of(status) == KILN_RT_OUT_OF_MEMORY;
     void (*hook)(void) = atomic_load(&pressure_hook);
-    if (status == KILN_RT_OUT_OF_MEMORY && hook) {
+    if (out_of_memory && hook) {
       /* Memory held for speed only (graphs' temporaries) goes back to the
        * cache first; the hook frees, so it runs without the mutex. */
       pthread_mutex_unlock(&memory_mutex);
       hook();
       pthread_mutex_lock(&memory_mutex);
     }
-    if (status == KILN_RT_OUT_OF_MEMORY && cached.count > 0) {
+    if (out_of_memory && cached.count > 0) {
       release_cached();
+      kiln_rt_status_free(status);
       status = KILN_CUDA_CALL(cuMemAlloc_v2, (&b.ptr, size));
     }
-    if (status != KILN_RT_OK) {
+    if (status) {
       uint64_t in_use = stats.live_bytes;
       pthread_mutex_unlock(&memory_mutex);
-      if (status != KILN_RT_OUT_OF_MEMORY)
+      if (kiln_rt_status_code_of(status) != KILN_RT_OUT_OF_MEMORY)
         return status;
       /* The cache was given back already: say what was asked and held. */
-      char why[256];
-      snprintf(why, sizeof why, "%s", kiln_rt_cuda_last_error());
-      return kiln_cuda_fail(status,
-                            "out of device memory: %zu bytes requested, %llu "
-                            "bytes in use (%s)",
-                            bytes, (unsigned long long)in_use, why);
+      kiln_rt_status failed = kiln_rt_status_make(
+          KILN_RT_OUT_OF_MEMORY,
+          "out of device memory: %zu bytes requested, %llu bytes in use (%s)",
+          bytes, (unsigned long long)in_use, kiln_rt_status_message(status));
+      kiln_rt_status_free(status);
+      return failed;
     }
     ++stats.misses;
   }
   if (!push(&live, b)) {
     kiln_cuda.cuMemFree_v2(b.ptr);
     pthread_mutex_unlock(&memory_mutex);
-    return kiln_cuda_fail(KILN_RT_OUT_OF_MEMORY,
-                          "kiln_rt_cuda_malloc: out of host memory");
+    return kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY,
+                               "kiln_rt_cuda_malloc: out of host memory");
   }
   stats.live_bytes += size;
   if (stats.live_bytes > stats.peak_bytes)
     stats.peak_bytes = stats.live_bytes;
   *device_ptr = (void *)(uintptr_t)b.ptr;
   pthread_mutex_unlock(&memory_mutex);
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 kiln_rt_status kiln_rt_cuda_free(void *device_ptr) {
   if (!device_ptr)
-    return KILN_RT_OK;
-  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_free");
-  if (status != KILN_RT_OK)
-    return status;
+    return KILN_RT_SUCCESS;
+  KILN_RT_RETURN_IF_ERROR(kiln_cuda_enter("kiln_rt_cuda_free"));
   CUdeviceptr ptr = (CUdeviceptr)(uintptr_t)device_ptr;
   pthread_mutex_lock(&memory_mutex);
   /* Recent allocations are freed first: search from the end. */
@@ -161,23 +161,21 @@ kiln_rt_status kiln_rt_cuda_free(void *device_ptr) {
       else
         kiln_cuda.cuMemFree_v2(b.ptr);
       pthread_mutex_unlock(&memory_mutex);
-      return KILN_RT_OK;
+      return KILN_RT_SUCCESS;
     }
   pthread_mutex_unlock(&memory_mutex);
-  return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_cuda_free: %p was not allocated by "
-                        "kiln_rt_cuda_malloc, or was freed already",
-                        device_ptr);
+  return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                             "kiln_rt_cuda_free: %p was not allocated by "
+                             "kiln_rt_cuda_malloc, or was freed already",
+                             device_ptr);
 }
 
 kiln_rt_status kiln_rt_cuda_trim(void) {
-  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_trim");
-  if (status != KILN_RT_OK)
-    return status;
+  KILN_RT_RETURN_IF_ERROR(kiln_cuda_enter("kiln_rt_cuda_trim"));
   pthread_mutex_lock(&memory_mutex);
   release_cached();
   pthread_mutex_unlock(&memory_mutex);
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 void kiln_rt_cuda_get_memory_stats(kiln_rt_cuda_memory_stats *out) {

@@ -55,10 +55,10 @@ static const char *status_name(cublasStatus_t status) {
 
 static kiln_rt_status check_cublas(cublasStatus_t status, const char *call) {
   if (status == 0)
-    return KILN_RT_OK;
-  return kiln_cuda_fail(status == 7 ? KILN_RT_INVALID_ARGUMENT
-                                    : KILN_RT_DEVICE_ERROR,
-                        "%s: %s (%d)", call, status_name(status), status);
+    return KILN_RT_SUCCESS;
+  return kiln_rt_status_make(status == 7 ? KILN_RT_INVALID_ARGUMENT
+                                         : KILN_RT_DEVICE_ERROR,
+                             "%s: %s (%d)", call, status_name(status), status);
 }
 
 /* Calls the cuBLAS function `fn` with `args` (in parentheses); a failure's
@@ -68,9 +68,9 @@ static kiln_rt_status check_cublas(cublasStatus_t status, const char *call) {
 /* Loads cuBLAS and makes a handle, once; blas_mutex held. */
 static kiln_rt_status load(void) {
   if (loaded)
-    return KILN_RT_OK;
+    return KILN_RT_SUCCESS;
   if (tried)
-    return kiln_cuda_fail(KILN_RT_UNAVAILABLE, "cuBLAS is not available");
+    return kiln_rt_status_make(KILN_RT_UNAVAILABLE, "cuBLAS is not available");
   tried = 1;
   // KILN_RT_LIBCUBLAS, when set, is the only library tried.
   const char *chosen = getenv("KILN_RT_LIBCUBLAS");
@@ -83,32 +83,34 @@ static kiln_rt_status load(void) {
        ++i)
     library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
   if (!library)
-    return kiln_cuda_fail(KILN_RT_UNAVAILABLE, "dlopen %s: no cuBLAS found",
-                          chosen && *chosen ? chosen : "libcublas.so");
+    return kiln_rt_status_make(KILN_RT_UNAVAILABLE,
+                               "dlopen %s: no cuBLAS found",
+                               chosen && *chosen ? chosen : "libcublas.so");
 #define KILN_CUBLAS_RESOLVE(name, result, params)                              \
   *(void **)(&cublas.name) = dlsym(library, #name);                            \
   if (!cublas.name) {                                                          \
     dlclose(library);                                                          \
     library = NULL;                                                            \
-    return kiln_cuda_fail(KILN_RT_UNAVAILABLE, "cuBLAS has no %s", #name);     \
+    return kiln_rt_status_make(KILN_RT_UNAVAILABLE, "cuBLAS has no %s",        \
+                               #name);                                         \
   }
   KILN_CUBLAS_FUNCTIONS(KILN_CUBLAS_RESOLVE)
 #undef KILN_CUBLAS_RESOLVE
   // On failure the library stays loaded (until shutdown): unloading a
   // cuBLAS that started would strand what it allocated.
-  kiln_rt_status status = KILN_CUBLAS_CALL(cublasCreate_v2, (&handle));
-  if (status != KILN_RT_OK)
-    return status;
+  KILN_RT_RETURN_IF_ERROR(KILN_CUBLAS_CALL(cublasCreate_v2, (&handle)));
   loaded = 1;
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 int kiln_rt_cuda_blas_available(void) {
-  if (kiln_cuda_enter("kiln_rt_cuda_blas_available") != KILN_RT_OK)
+  if (!kiln_cuda_entered("kiln_rt_cuda_blas_available"))
     return 0;
   pthread_mutex_lock(&blas_mutex);
-  int available = load() == KILN_RT_OK;
+  kiln_rt_status status = load(); /* only asked: dropped */
   pthread_mutex_unlock(&blas_mutex);
+  int available = !status;
+  kiln_rt_status_free(status);
   return available;
 }
 
@@ -122,35 +124,35 @@ kiln_rt_status kiln_rt_cuda_gemm(kiln_rt_cuda_dtype dtype, int trans_a,
                                  int64_t ldc, int64_t stride_c, int64_t batch,
                                  kiln_rt_cuda_stream *stream) {
   kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_gemm");
-  if (status != KILN_RT_OK)
+  if (status)
     return status;
   if (!fits_int(m) || !fits_int(n) || !fits_int(k) || !fits_int(lda) ||
       !fits_int(ldb) || !fits_int(ldc) || batch < 1 || batch > INT_MAX ||
       (dtype != KILN_RT_CUDA_F32 && dtype != KILN_RT_CUDA_F64) ||
       (m && n && (!a || !b || !c)))
-    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
-                          "kiln_rt_cuda_gemm: bad sizes, strides or "
-                          "pointers (m=%lld n=%lld k=%lld batch=%lld)",
-                          (long long)m, (long long)n, (long long)k,
-                          (long long)batch);
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_cuda_gemm: bad sizes, strides or "
+                               "pointers (m=%lld n=%lld k=%lld batch=%lld)",
+                               (long long)m, (long long)n, (long long)k,
+                               (long long)batch);
   if (m == 0 || n == 0)
-    return KILN_RT_OK;
+    return KILN_RT_SUCCESS;
   pthread_mutex_lock(&blas_mutex);
   status = load();
-  if (status == KILN_RT_OK)
+  if (!status)
     status = KILN_CUBLAS_CALL(cublasSetStream_v2,
                               (handle, kiln_cuda_stream_handle(stream)));
   /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T. */
   int op_a = trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
   int op_b = trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
-  if (status == KILN_RT_OK && dtype == KILN_RT_CUDA_F32) {
+  if (!status && dtype == KILN_RT_CUDA_F32) {
     float alpha32 = (float)alpha, beta32 = (float)beta;
     status =
         KILN_CUBLAS_CALL(cublasSgemmStridedBatched,
                          (handle, op_b, op_a, (int)n, (int)m, (int)k, &alpha32,
                           b, (int)ldb, stride_b, a, (int)lda, stride_a, &beta32,
                           c, (int)ldc, stride_c, (int)batch));
-  } else if (status == KILN_RT_OK) {
+  } else if (!status) {
     status =
         KILN_CUBLAS_CALL(cublasDgemmStridedBatched,
                          (handle, op_b, op_a, (int)n, (int)m, (int)k, &alpha, b,

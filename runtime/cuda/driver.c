@@ -11,7 +11,6 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +25,7 @@ static atomic_int initialized;
  * older generation makes the current one current again. */
 static atomic_uint generation;
 static int init_failed;
-static kiln_rt_status init_status;
+static kiln_rt_status_code init_code;
 static char init_error[512];
 static CUdevice device;
 static int device_ordinal;
@@ -37,30 +36,9 @@ CUstream kiln_cuda_stream_handle(kiln_rt_cuda_stream *stream) {
   return stream ? stream->handle : runtime_stream;
 }
 
-static _Thread_local char last_error[1024];
 static _Thread_local unsigned current_generation;
 
-kiln_rt_status kiln_cuda_fail(kiln_rt_status status, const char *format, ...) {
-  va_list args;
-  va_start(args, format);
-  vsnprintf(last_error, sizeof(last_error), format, args);
-  va_end(args);
-  return status;
-}
-
-kiln_rt_status kiln_cuda_append(kiln_rt_status status, const char *format,
-                                ...) {
-  size_t used = strlen(last_error);
-  va_list args;
-  va_start(args, format);
-  vsnprintf(last_error + used, sizeof(last_error) - used, format, args);
-  va_end(args);
-  return status;
-}
-
-const char *kiln_rt_cuda_last_error(void) { return last_error; }
-
-static kiln_rt_status status_of(CUresult result) {
+static kiln_rt_status_code code_of(CUresult result) {
   switch (result) {
   case CUDA_SUCCESS:
     return KILN_RT_OK;
@@ -82,16 +60,16 @@ static kiln_rt_status status_of(CUresult result) {
 
 kiln_rt_status kiln_cuda_check(CUresult result, const char *call) {
   if (result == CUDA_SUCCESS)
-    return KILN_RT_OK;
+    return KILN_RT_SUCCESS;
   const char *name = NULL, *description = NULL;
   if (kiln_cuda.cuGetErrorName)
     kiln_cuda.cuGetErrorName(result, &name);
   if (kiln_cuda.cuGetErrorString)
     kiln_cuda.cuGetErrorString(result, &description);
   if (name)
-    return kiln_cuda_fail(status_of(result), "%s: %s (%s)", call, name,
-                          description ? description : "no description");
-  return kiln_cuda_fail(status_of(result), "%s: CUresult %d", call, result);
+    return kiln_rt_status_make(code_of(result), "%s: %s (%s)", call, name,
+                               description ? description : "no description");
+  return kiln_rt_status_make(code_of(result), "%s: CUresult %d", call, result);
 }
 
 kiln_rt_status kiln_cuda_enter(const char *api) {
@@ -99,13 +77,14 @@ kiln_rt_status kiln_cuda_enter(const char *api) {
     pthread_mutex_lock(&init_mutex);
     kiln_rt_status status =
         init_failed
-            ? kiln_cuda_fail(KILN_RT_UNAVAILABLE,
-                             "%s: the CUDA runtime is not available: %s", api,
-                             init_error)
-            : kiln_cuda_fail(KILN_RT_UNAVAILABLE,
-                             "%s: the CUDA runtime is not initialized (call "
-                             "kiln_rt_cuda_init first)",
-                             api);
+            ? kiln_rt_status_make(KILN_RT_UNAVAILABLE,
+                                  "%s: the CUDA runtime is not available: %s",
+                                  api, init_error)
+            : kiln_rt_status_make(
+                  KILN_RT_UNAVAILABLE,
+                  "%s: the CUDA runtime is not initialized (call "
+                  "kiln_rt_cuda_init first)",
+                  api);
     pthread_mutex_unlock(&init_mutex);
     return status;
   }
@@ -114,7 +93,14 @@ kiln_rt_status kiln_cuda_enter(const char *api) {
     KILN_CUDA_RETURN_IF_ERROR(cuCtxSetCurrent, (context));
     current_generation = now;
   }
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
+}
+
+int kiln_cuda_entered(const char *api) {
+  kiln_rt_status status = kiln_cuda_enter(api);
+  int entered = !status;
+  kiln_rt_status_free(status);
+  return entered;
 }
 
 /* Undoes a partial init; called with init_mutex held. */
@@ -136,7 +122,7 @@ static const char *predecessor_of(const char *name) {
   return name;
 }
 
-/* The init steps; on failure the thread's error says why. */
+/* The init steps. */
 static kiln_rt_status load_and_initialize(void) {
   const char *path = getenv("KILN_RT_LIBCUDA");
   if (!path || !*path)
@@ -144,18 +130,18 @@ static kiln_rt_status load_and_initialize(void) {
   library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!library) {
     const char *why = dlerror();
-    return kiln_cuda_fail(KILN_RT_UNAVAILABLE,
-                          "dlopen %s: %s (is an NVIDIA driver installed?)",
-                          path, why ? why : "unknown error");
+    return kiln_rt_status_make(KILN_RT_UNAVAILABLE,
+                               "dlopen %s: %s (is an NVIDIA driver installed?)",
+                               path, why ? why : "unknown error");
   }
 #define KILN_CUDA_RESOLVE(name, result, params)                                \
   *(void **)(&kiln_cuda.name) = dlsym(library, #name);                         \
   if (!kiln_cuda.name)                                                         \
     *(void **)(&kiln_cuda.name) = dlsym(library, predecessor_of(#name));       \
   if (!kiln_cuda.name)                                                         \
-    return kiln_cuda_fail(KILN_RT_UNAVAILABLE,                                 \
-                          "%s has no %s (is the driver too old?)", path,       \
-                          #name);
+    return kiln_rt_status_make(KILN_RT_UNAVAILABLE,                            \
+                               "%s has no %s (is the driver too old?)", path,  \
+                               #name);
   KILN_CUDA_DRIVER_FUNCTIONS(KILN_CUDA_RESOLVE)
 #undef KILN_CUDA_RESOLVE
   /* Graphs where the driver has them all. */
@@ -180,49 +166,52 @@ static kiln_rt_status load_and_initialize(void) {
   const char *ordinal = getenv("KILN_RT_CUDA_DEVICE");
   device_ordinal = ordinal && *ordinal ? atoi(ordinal) : 0;
   if (count == 0)
-    return kiln_cuda_fail(KILN_RT_UNAVAILABLE,
-                          "cuDeviceGetCount: the driver sees no device");
+    return kiln_rt_status_make(KILN_RT_UNAVAILABLE,
+                               "cuDeviceGetCount: the driver sees no device");
   if (device_ordinal < 0 || device_ordinal >= count)
-    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
-                          "KILN_RT_CUDA_DEVICE=%d, but there are %d devices",
-                          device_ordinal, count);
+    return kiln_rt_status_make(
+        KILN_RT_INVALID_ARGUMENT,
+        "KILN_RT_CUDA_DEVICE=%d, but there are %d devices", device_ordinal,
+        count);
   KILN_CUDA_RETURN_IF_ERROR(cuDeviceGet, (&device, device_ordinal));
   KILN_CUDA_RETURN_IF_ERROR(cuDevicePrimaryCtxRetain, (&context, device));
   kiln_rt_status status = KILN_CUDA_CALL(cuCtxSetCurrent, (context));
-  if (status == KILN_RT_OK)
+  if (!status)
     status = KILN_CUDA_CALL(cuStreamCreate,
                             (&runtime_stream, CU_STREAM_NON_BLOCKING));
-  if (status != KILN_RT_OK) {
+  if (status) {
     runtime_stream = NULL;
     kiln_cuda.cuDevicePrimaryCtxRelease_v2(device);
     return status;
   }
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 kiln_rt_status kiln_rt_cuda_init(void) {
   if (atomic_load(&initialized))
     return kiln_cuda_enter("kiln_rt_cuda_init");
   pthread_mutex_lock(&init_mutex);
-  kiln_rt_status status = KILN_RT_OK;
+  kiln_rt_status status = KILN_RT_SUCCESS;
   if (atomic_load(&initialized)) {
-    status = KILN_RT_OK;
+    status = KILN_RT_SUCCESS;
   } else if (init_failed) {
-    status = kiln_cuda_fail(init_status, "%s", init_error);
+    status = kiln_rt_status_make(init_code, "%s", init_error);
   } else {
     status = load_and_initialize();
-    if (status == KILN_RT_OK) {
+    if (!status) {
       current_generation = atomic_fetch_add(&generation, 1) + 1;
       atomic_store(&initialized, 1);
     } else {
+      /* Remembered: later calls fail the same way. */
       init_failed = 1;
-      init_status = status;
-      snprintf(init_error, sizeof(init_error), "%s", last_error);
+      init_code = kiln_rt_status_code_of(status);
+      snprintf(init_error, sizeof(init_error), "%s",
+               kiln_rt_status_message(status));
       unload_library();
     }
   }
   pthread_mutex_unlock(&init_mutex);
-  return status == KILN_RT_OK ? kiln_cuda_enter("kiln_rt_cuda_init") : status;
+  return !status ? kiln_cuda_enter("kiln_rt_cuda_init") : status;
 }
 
 int kiln_rt_cuda_is_initialized(void) { return atomic_load(&initialized); }
@@ -241,8 +230,7 @@ void kiln_rt_cuda_shutdown(void) {
   if (hook)
     hook();
   pthread_mutex_lock(&init_mutex);
-  if (atomic_load(&initialized) &&
-      kiln_cuda_enter("kiln_rt_cuda_shutdown") == KILN_RT_OK) {
+  if (atomic_load(&initialized) && kiln_cuda_entered("kiln_rt_cuda_shutdown")) {
     kiln_cuda.cuCtxSynchronize();
     kiln_cuda_release_graphs();
     kiln_cuda_release_blas();
@@ -262,22 +250,20 @@ void kiln_rt_cuda_shutdown(void) {
 }
 
 kiln_rt_status kiln_rt_cuda_device_count(int *count) {
-  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_device_count");
-  if (status != KILN_RT_OK)
-    return status;
+  KILN_RT_RETURN_IF_ERROR(kiln_cuda_enter("kiln_rt_cuda_device_count"));
   if (!count)
-    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
-                          "kiln_rt_cuda_device_count: count is NULL");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_cuda_device_count: count is NULL");
   return KILN_CUDA_CALL(cuDeviceGetCount, (count));
 }
 
 kiln_rt_status kiln_rt_cuda_device_get_info(kiln_rt_cuda_device_info *info) {
   kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_device_get_info");
-  if (status != KILN_RT_OK)
+  if (status)
     return status;
   if (!info)
-    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
-                          "kiln_rt_cuda_device_get_info: info is NULL");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_cuda_device_get_info: info is NULL");
   memset(info, 0, sizeof(*info));
   info->ordinal = device_ordinal;
   status = KILN_CUDA_CALL(cuDeviceGetName,
@@ -292,22 +278,19 @@ kiln_rt_status kiln_rt_cuda_device_get_info(kiln_rt_cuda_device_info *info) {
       {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &info->max_threads_per_block},
       {CU_DEVICE_ATTRIBUTE_WARP_SIZE, &info->warp_size},
   };
-  for (size_t i = 0;
-       status == KILN_RT_OK && i < sizeof(attributes) / sizeof(attributes[0]);
+  for (size_t i = 0; !status && i < sizeof(attributes) / sizeof(attributes[0]);
        ++i)
     status =
         KILN_CUDA_CALL(cuDeviceGetAttribute,
                        (attributes[i].value, attributes[i].attribute, device));
   size_t bytes = 0;
-  if (status == KILN_RT_OK)
+  if (!status)
     status = KILN_CUDA_CALL(cuDeviceTotalMem_v2, (&bytes, device));
   info->total_memory_bytes = bytes;
   return status;
 }
 
 kiln_rt_status kiln_rt_cuda_synchronize(void) {
-  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_synchronize");
-  if (status != KILN_RT_OK)
-    return status;
+  KILN_RT_RETURN_IF_ERROR(kiln_cuda_enter("kiln_rt_cuda_synchronize"));
   return KILN_CUDA_CALL(cuCtxSynchronize, ());
 }

@@ -9,6 +9,7 @@
 #ifndef KILN_RT_CUDA_DRIVER_H
 #define KILN_RT_CUDA_DRIVER_H
 
+#include "../common/status.h"
 #include "kiln_rt/kiln_rt_cuda.h"
 
 #include <stddef.h>
@@ -129,20 +130,15 @@ struct kiln_rt_cuda_event {
 extern kiln_cuda_driver kiln_cuda;
 
 /* Checks that the runtime is initialized and makes its context current on
- * the calling thread; on failure, sets the error naming `api`. */
+ * the calling thread; a failure names `api`. */
 kiln_rt_status kiln_cuda_enter(const char *api);
 
-/* Sets the calling thread's error message (printf-style) and returns
- * `status`. */
-kiln_rt_status kiln_cuda_fail(kiln_rt_status status, const char *format, ...)
-    __attribute__((format(printf, 2, 3)));
+/* Whether kiln_cuda_enter(api) succeeds, its failure dropped: for calls
+ * that only ask (is there a device, may this be released). */
+int kiln_cuda_entered(const char *api);
 
-/* Appends to the calling thread's error message; returns `status`. */
-kiln_rt_status kiln_cuda_append(kiln_rt_status status, const char *format, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* KILN_RT_OK for CUDA_SUCCESS; otherwise sets the error, "call: NAME
- * (description)", and returns the status the CUresult maps to. */
+/* Success for CUDA_SUCCESS; otherwise a failure, "call: NAME
+ * (description)", of the code the CUresult maps to. */
 kiln_rt_status kiln_cuda_check(CUresult result, const char *call);
 
 /* Calls the driver function `fn` (a member of kiln_cuda) with `args` (in
@@ -151,14 +147,9 @@ kiln_rt_status kiln_cuda_check(CUresult result, const char *call);
    (cuStreamDestroy_v2), so that the two cannot drift apart. */
 #define KILN_CUDA_CALL(fn, args) kiln_cuda_check(kiln_cuda.fn args, #fn)
 
-/* KILN_CUDA_CALL that returns the failure's status from the enclosing
-   function. */
+/* KILN_CUDA_CALL that returns the failure from the enclosing function. */
 #define KILN_CUDA_RETURN_IF_ERROR(fn, args)                                    \
-  do {                                                                         \
-    kiln_rt_status kiln_cuda_status_ = KILN_CUDA_CALL(fn, args);               \
-    if (kiln_cuda_status_ != KILN_RT_OK)                                       \
-      return kiln_cuda_status_;                                                \
-  } while (0)
+  KILN_RT_RETURN_IF_ERROR(KILN_CUDA_CALL(fn, args))
 
 /* The driver stream of `stream`; NULL stands for the runtime's own stream,
  * created with the context, on which all of kiln's work is ordered (the

@@ -72,22 +72,23 @@ static _Thread_local uint64_t thread_capture_session;
 
 kiln_rt_status kiln_rt_cuda_capture_stream(kiln_rt_cuda_stream **out) {
   kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_capture_stream");
-  if (status != KILN_RT_OK)
+  if (status)
     return status;
   if (!out)
-    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
-                          "kiln_rt_cuda_capture_stream: stream is NULL");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_cuda_capture_stream: stream is NULL");
   uint64_t session = kiln_rt_cuda_session();
   if (thread_capture_stream && thread_capture_session == session) {
     *out = thread_capture_stream;
-    return KILN_RT_OK;
+    return KILN_RT_SUCCESS;
   }
   capture_stream *entry = calloc(1, sizeof(*entry));
   if (!entry)
-    return kiln_cuda_fail(KILN_RT_OUT_OF_MEMORY,
-                          "kiln_rt_cuda_capture_stream: out of host memory");
+    return kiln_rt_status_make(
+        KILN_RT_OUT_OF_MEMORY,
+        "kiln_rt_cuda_capture_stream: out of host memory");
   status = kiln_rt_cuda_stream_create(&entry->stream);
-  if (status != KILN_RT_OK) {
+  if (status) {
     free(entry);
     return status;
   }
@@ -98,7 +99,7 @@ kiln_rt_status kiln_rt_cuda_capture_stream(kiln_rt_cuda_stream **out) {
   thread_capture_stream = entry->stream;
   thread_capture_session = session;
   *out = entry->stream;
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 void kiln_cuda_release_capture_streams(void) {
@@ -114,24 +115,24 @@ void kiln_cuda_release_capture_streams(void) {
 }
 
 int kiln_rt_cuda_graphs_available(void) {
-  return kiln_cuda_enter("kiln_rt_cuda_graphs_available") == KILN_RT_OK &&
+  return kiln_cuda_entered("kiln_rt_cuda_graphs_available") &&
          kiln_cuda.has_graphs;
 }
 
 /* Enters the runtime for `api` on a graph of this session. */
 static kiln_rt_status enter_graph(const char *api,
                                   const kiln_rt_cuda_graph *graph) {
-  kiln_rt_status status = kiln_cuda_enter(api);
-  if (status != KILN_RT_OK)
-    return status;
+  KILN_RT_RETURN_IF_ERROR(kiln_cuda_enter(api));
   if (!graph)
-    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT, "%s: graph is NULL", api);
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT, "%s: graph is NULL",
+                               api);
   if (graph->session != kiln_rt_cuda_session() || !graph->exec)
-    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
-                          "%s: the graph is from an earlier session of the "
-                          "CUDA runtime",
-                          api);
-  return KILN_RT_OK;
+    return kiln_rt_status_make(
+        KILN_RT_INVALID_ARGUMENT,
+        "%s: the graph is from an earlier session of the "
+        "CUDA runtime",
+        api);
+  return KILN_RT_SUCCESS;
 }
 
 static _Atomic uint64_t captures, launches, node_updates, graph_updates;
@@ -146,13 +147,11 @@ void kiln_rt_cuda_get_graph_stats(kiln_rt_cuda_graph_stats *stats) {
 }
 
 kiln_rt_status kiln_rt_cuda_capture_begin(kiln_rt_cuda_stream *stream) {
-  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_capture_begin");
-  if (status != KILN_RT_OK)
-    return status;
+  KILN_RT_RETURN_IF_ERROR(kiln_cuda_enter("kiln_rt_cuda_capture_begin"));
   if (!kiln_cuda.has_graphs)
-    return kiln_cuda_fail(KILN_RT_UNAVAILABLE,
-                          "kiln_rt_cuda_capture_begin: the driver has no "
-                          "graphs (CUDA 11.3 or later)");
+    return kiln_rt_status_make(KILN_RT_UNAVAILABLE,
+                               "kiln_rt_cuda_capture_begin: the driver has no "
+                               "graphs (CUDA 11.3 or later)");
   return KILN_CUDA_CALL(
       cuStreamBeginCapture_v2,
       (kiln_cuda_stream_handle(stream), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
@@ -177,70 +176,79 @@ int kiln_cuda_stream_capturing(CUstream stream) {
   int capturing = 0;
   const CUgraphNode *dependencies = NULL;
   size_t count = 0;
-  return kiln_cuda.has_graphs &&
-         capture_info(stream, &capturing, &dependencies, &count) ==
-             KILN_RT_OK &&
-         capturing == CU_STREAM_CAPTURE_STATUS_ACTIVE;
+  if (!kiln_cuda.has_graphs)
+    return 0;
+  /* A failed query says "not capturing". */
+  kiln_rt_status status =
+      capture_info(stream, &capturing, &dependencies, &count);
+  int answered = !status;
+  kiln_rt_status_free(status);
+  return answered && capturing == CU_STREAM_CAPTURE_STATUS_ACTIVE;
 }
 
 kiln_rt_status kiln_rt_cuda_capture_last_node(kiln_rt_cuda_stream *stream,
                                               kiln_rt_cuda_graph_node **node) {
   kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_capture_last_node");
-  if (status != KILN_RT_OK)
+  if (status)
     return status;
   if (!node)
-    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
-                          "kiln_rt_cuda_capture_last_node: node is NULL");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_cuda_capture_last_node: node is NULL");
   int capturing = 0;
   const CUgraphNode *dependencies = NULL;
   size_t count = 0;
   status = capture_info(kiln_cuda_stream_handle(stream), &capturing,
                         &dependencies, &count);
-  if (status != KILN_RT_OK)
+  if (status)
     return status;
   /* Work queued in order on one stream leaves exactly one dependency: the
    * node it added last. */
   if (capturing != CU_STREAM_CAPTURE_STATUS_ACTIVE || count != 1 ||
       !dependencies)
-    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
-                          "kiln_rt_cuda_capture_last_node: the stream is not "
-                          "capturing one chain of work (status %d, %zu "
-                          "dependencies)",
-                          capturing, count);
+    return kiln_rt_status_make(
+        KILN_RT_INVALID_ARGUMENT,
+        "kiln_rt_cuda_capture_last_node: the stream is not "
+        "capturing one chain of work (status %d, %zu "
+        "dependencies)",
+        capturing, count);
   *node = (kiln_rt_cuda_graph_node *)dependencies[0];
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 kiln_rt_status kiln_rt_cuda_capture_end(kiln_rt_cuda_stream *stream,
                                         kiln_rt_status failed,
                                         kiln_rt_cuda_graph **out) {
   kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_capture_end");
-  if (status != KILN_RT_OK)
-    return failed != KILN_RT_OK ? failed : status;
+  if (status && failed) { /* `failed` says more */
+    kiln_rt_status_free(status);
+    return failed;
+  }
+  if (status)
+    return status;
   CUgraph graph = NULL;
   CUresult ended =
       kiln_cuda.cuStreamEndCapture(kiln_cuda_stream_handle(stream), &graph);
-  if (failed != KILN_RT_OK || ended != CUDA_SUCCESS || !out) {
+  if (failed || ended != CUDA_SUCCESS || !out) {
     if (graph)
       kiln_cuda.cuGraphDestroy(graph);
-    if (failed != KILN_RT_OK)
+    if (failed)
       return failed;
     if (!out)
-      return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
-                            "kiln_rt_cuda_capture_end: graph is NULL");
+      return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                                 "kiln_rt_cuda_capture_end: graph is NULL");
     return kiln_cuda_check(ended, "cuStreamEndCapture");
   }
   kiln_rt_cuda_graph *result = calloc(1, sizeof(*result));
   if (!result) {
     kiln_cuda.cuGraphDestroy(graph);
-    return kiln_cuda_fail(KILN_RT_OUT_OF_MEMORY,
-                          "kiln_rt_cuda_capture_end: out of host memory");
+    return kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY,
+                               "kiln_rt_cuda_capture_end: out of host memory");
   }
   result->graph = graph;
   result->session = kiln_rt_cuda_session();
   status =
       KILN_CUDA_CALL(cuGraphInstantiateWithFlags, (&result->exec, graph, 0));
-  if (status != KILN_RT_OK) {
+  if (status) {
     kiln_cuda.cuGraphDestroy(graph);
     free(result);
     return status;
@@ -248,7 +256,7 @@ kiln_rt_status kiln_rt_cuda_capture_end(kiln_rt_cuda_stream *stream,
   link_live(result);
   atomic_fetch_add(&captures, 1);
   *out = result;
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 kiln_rt_status kiln_rt_cuda_graph_set_kernel_params(
@@ -257,12 +265,12 @@ kiln_rt_status kiln_rt_cuda_graph_set_kernel_params(
     const unsigned block[3], void **params) {
   kiln_rt_status status =
       enter_graph("kiln_rt_cuda_graph_set_kernel_params", graph);
-  if (status != KILN_RT_OK)
+  if (status)
     return status;
   if (!node || !function || !grid || !block)
-    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
-                          "kiln_rt_cuda_graph_set_kernel_params: needs a "
-                          "graph, a node, a function, a grid and a block");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_cuda_graph_set_kernel_params: needs a "
+                               "graph, a node, a function, a grid and a block");
   CUDA_KERNEL_NODE_PARAMS update = {0};
   update.func = function->handle;
   update.gridDimX = grid[0];
@@ -274,28 +282,29 @@ kiln_rt_status kiln_rt_cuda_graph_set_kernel_params(
   update.kernelParams = params;
   status = KILN_CUDA_CALL(cuGraphExecKernelNodeSetParams_v2,
                           (graph->exec, (CUgraphNode)node, &update));
-  if (status != KILN_RT_OK)
-    return kiln_cuda_append(status, " (kernel \"%s\")", function->name);
+  if (status)
+    return kiln_status_append(status, " (kernel \"%s\")", function->name);
   atomic_fetch_add(&node_updates, 1);
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 kiln_rt_status kiln_rt_cuda_graph_update(kiln_rt_cuda_graph *graph,
                                          kiln_rt_cuda_graph *recaptured) {
   kiln_rt_status status = enter_graph("kiln_rt_cuda_graph_update", graph);
-  if (status == KILN_RT_OK && (!recaptured || recaptured == graph ||
-                               recaptured->session != graph->session))
-    status = kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
+  if (!status && (!recaptured || recaptured == graph ||
+                  recaptured->session != graph->session))
+    status =
+        kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
                             "kiln_rt_cuda_graph_update: needs another graph "
                             "of this session");
   if (recaptured == graph)
     return status; /* never destroy the graph being updated */
-  if (status == KILN_RT_OK) {
+  if (!status) {
     CUgraphExecUpdateResultInfo info = {0};
     status = KILN_CUDA_CALL(cuGraphExecUpdate_v2,
                             (graph->exec, recaptured->graph, &info));
-    if (status != KILN_RT_OK)
-      kiln_cuda_append(status, " (update result %d)", info.result);
+    if (status)
+      status = kiln_status_append(status, " (update result %d)", info.result);
     else
       atomic_fetch_add(&graph_updates, 1);
   }
@@ -306,11 +315,11 @@ kiln_rt_status kiln_rt_cuda_graph_update(kiln_rt_cuda_graph *graph,
 kiln_rt_status kiln_rt_cuda_graph_launch(kiln_rt_cuda_graph *graph,
                                          kiln_rt_cuda_stream *stream) {
   kiln_rt_status status = enter_graph("kiln_rt_cuda_graph_launch", graph);
-  if (status != KILN_RT_OK)
+  if (status)
     return status;
   status = KILN_CUDA_CALL(cuGraphLaunch,
                           (graph->exec, kiln_cuda_stream_handle(stream)));
-  if (status == KILN_RT_OK)
+  if (!status)
     atomic_fetch_add(&launches, 1);
   return status;
 }
@@ -320,7 +329,7 @@ void kiln_rt_cuda_graph_destroy(kiln_rt_cuda_graph *graph) {
     return;
   /* A shutdown destroyed the driver objects of older sessions' graphs. */
   if (graph->session == kiln_rt_cuda_session() &&
-      kiln_cuda_enter("kiln_rt_cuda_graph_destroy") == KILN_RT_OK)
+      kiln_cuda_entered("kiln_rt_cuda_graph_destroy"))
     release(graph);
   free(graph);
 }

@@ -43,19 +43,18 @@ static kiln_rt_status load(const char *ptx, size_t size, uint64_t hash,
   CUmodule handle = NULL;
   kiln_rt_status status =
       KILN_CUDA_CALL(cuModuleLoadDataEx, (&handle, ptx, 2, options, values));
-  if (status != KILN_RT_OK) {
-    if (error_log[0]) /* the JIT's own words */
-      kiln_cuda_append(status, ": %s", error_log);
+  if (status && error_log[0]) /* the JIT's own words */
+    status = kiln_status_append(status, ": %s", error_log);
+  if (status)
     return status;
-  }
   kiln_rt_cuda_module *module = calloc(1, sizeof(*module));
   char *copy = malloc(size + 1);
   if (!module || !copy) {
     free(module);
     free(copy);
     kiln_cuda.cuModuleUnload(handle);
-    return kiln_cuda_fail(KILN_RT_OUT_OF_MEMORY,
-                          "kiln_rt_cuda_module_load: out of host memory");
+    return kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY,
+                               "kiln_rt_cuda_module_load: out of host memory");
   }
   memcpy(copy, ptx, size + 1);
   module->hash = hash;
@@ -66,18 +65,18 @@ static kiln_rt_status load(const char *ptx, size_t size, uint64_t hash,
   modules = module;
   ++stats.loads;
   *out = module;
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 kiln_rt_status kiln_rt_cuda_module_load(const char *ptx, size_t size,
                                         kiln_rt_cuda_module **module) {
   kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_module_load");
-  if (status != KILN_RT_OK)
+  if (status)
     return status;
   if (!ptx || !module || size == 0 || ptx[size] != '\0')
-    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
-                          "kiln_rt_cuda_module_load: needs a non-empty, "
-                          "NUL-terminated PTX text and a result pointer");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_cuda_module_load: needs a non-empty, "
+                               "NUL-terminated PTX text and a result pointer");
   uint64_t hash = fnv1a(ptx, size);
   pthread_mutex_lock(&modules_mutex);
   for (kiln_rt_cuda_module *m = modules; m; m = m->next)
@@ -85,7 +84,7 @@ kiln_rt_status kiln_rt_cuda_module_load(const char *ptx, size_t size,
       ++stats.load_hits;
       *module = m;
       pthread_mutex_unlock(&modules_mutex);
-      return KILN_RT_OK;
+      return KILN_RT_SUCCESS;
     }
   status = load(ptx, size, hash, module);
   pthread_mutex_unlock(&modules_mutex);
@@ -96,26 +95,26 @@ kiln_rt_status kiln_rt_cuda_module_get_function(kiln_rt_cuda_module *module,
                                                 const char *name,
                                                 kiln_rt_cuda_function **out) {
   kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_module_get_function");
-  if (status != KILN_RT_OK)
+  if (status)
     return status;
   if (!module || !name || !out)
-    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
-                          "kiln_rt_cuda_module_get_function: needs a module, "
-                          "a name and a result pointer");
+    return kiln_rt_status_make(
+        KILN_RT_INVALID_ARGUMENT,
+        "kiln_rt_cuda_module_get_function: needs a module, "
+        "a name and a result pointer");
   pthread_mutex_lock(&modules_mutex);
   for (kiln_rt_cuda_function *f = module->functions; f; f = f->next)
     if (strcmp(f->name, name) == 0) {
       ++stats.function_hits;
       *out = f;
       pthread_mutex_unlock(&modules_mutex);
-      return KILN_RT_OK;
+      return KILN_RT_SUCCESS;
     }
   CUfunction handle = NULL;
   status = KILN_CUDA_CALL(cuModuleGetFunction, (&handle, module->handle, name));
-  if (status != KILN_RT_OK) {
-    kiln_cuda_append(status, ": no kernel \"%s\" in the module", name);
+  if (status) {
     pthread_mutex_unlock(&modules_mutex);
-    return status;
+    return kiln_status_append(status, ": no kernel \"%s\" in the module", name);
   }
   kiln_rt_cuda_function *function = calloc(1, sizeof(*function));
   size_t length = strlen(name);
@@ -124,9 +123,9 @@ kiln_rt_status kiln_rt_cuda_module_get_function(kiln_rt_cuda_module *module,
     free(function);
     free(copy);
     pthread_mutex_unlock(&modules_mutex);
-    return kiln_cuda_fail(KILN_RT_OUT_OF_MEMORY,
-                          "kiln_rt_cuda_module_get_function: out of host "
-                          "memory");
+    return kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY,
+                               "kiln_rt_cuda_module_get_function: out of host "
+                               "memory");
   }
   memcpy(copy, name, length + 1);
   function->name = copy;
@@ -136,7 +135,7 @@ kiln_rt_status kiln_rt_cuda_module_get_function(kiln_rt_cuda_module *module,
   ++stats.functions;
   *out = function;
   pthread_mutex_unlock(&modules_mutex);
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 void kiln_rt_cuda_get_module_stats(kiln_rt_cuda_module_stats *out) {

@@ -20,30 +20,31 @@ static CUdeviceptr device_address(const void *ptr) {
 
 kiln_rt_status kiln_rt_cuda_stream_create(kiln_rt_cuda_stream **out) {
   kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_stream_create");
-  if (status != KILN_RT_OK)
+  if (status)
     return status;
   if (!out)
-    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
-                          "kiln_rt_cuda_stream_create: stream is NULL");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_cuda_stream_create: stream is NULL");
   kiln_rt_cuda_stream *stream = calloc(1, sizeof(*stream));
   if (!stream)
-    return kiln_cuda_fail(KILN_RT_OUT_OF_MEMORY,
-                          "kiln_rt_cuda_stream_create: out of host memory");
+    return kiln_rt_status_make(
+        KILN_RT_OUT_OF_MEMORY,
+        "kiln_rt_cuda_stream_create: out of host memory");
   status =
       KILN_CUDA_CALL(cuStreamCreate, (&stream->handle, CU_STREAM_NON_BLOCKING));
-  if (status != KILN_RT_OK) {
+  if (status) {
     free(stream);
     return status;
   }
   *out = stream;
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 kiln_rt_status kiln_rt_cuda_stream_destroy(kiln_rt_cuda_stream *stream) {
   if (!stream)
-    return KILN_RT_OK;
+    return KILN_RT_SUCCESS;
   kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_stream_destroy");
-  if (status != KILN_RT_OK)
+  if (status)
     return status;
   status = KILN_CUDA_CALL(cuStreamDestroy_v2, (stream->handle));
   free(stream);
@@ -51,22 +52,18 @@ kiln_rt_status kiln_rt_cuda_stream_destroy(kiln_rt_cuda_stream *stream) {
 }
 
 kiln_rt_status kiln_rt_cuda_stream_synchronize(kiln_rt_cuda_stream *stream) {
-  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_stream_synchronize");
-  if (status != KILN_RT_OK)
-    return status;
+  KILN_RT_RETURN_IF_ERROR(kiln_cuda_enter("kiln_rt_cuda_stream_synchronize"));
   return KILN_CUDA_CALL(cuStreamSynchronize, (handle_of(stream)));
 }
 
 /* Common checks of the copies. */
 static kiln_rt_status enter_copy(const char *api, const void *dst,
                                  const void *src, size_t bytes) {
-  kiln_rt_status status = kiln_cuda_enter(api);
-  if (status != KILN_RT_OK)
-    return status;
+  KILN_RT_RETURN_IF_ERROR(kiln_cuda_enter(api));
   if (bytes && (!dst || !src))
-    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
-                          "%s: a NULL pointer for %zu bytes", api, bytes);
-  return KILN_RT_OK;
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "%s: a NULL pointer for %zu bytes", api, bytes);
+  return KILN_RT_SUCCESS;
 }
 
 static _Atomic uint64_t h2d_bytes, d2h_bytes, h2d_copies, d2h_copies;
@@ -85,7 +82,7 @@ kiln_rt_status kiln_rt_cuda_copy_to_device(void *device_dst,
                                            kiln_rt_cuda_stream *stream) {
   kiln_rt_status status =
       enter_copy("kiln_rt_cuda_copy_to_device", device_dst, host_src, bytes);
-  if (status != KILN_RT_OK || bytes == 0)
+  if (status || bytes == 0)
     return status;
   atomic_fetch_add(&h2d_bytes, bytes);
   atomic_fetch_add(&h2d_copies, 1);
@@ -99,7 +96,7 @@ kiln_rt_status kiln_rt_cuda_copy_to_host(void *host_dst, const void *device_src,
                                          kiln_rt_cuda_stream *stream) {
   kiln_rt_status status =
       enter_copy("kiln_rt_cuda_copy_to_host", host_dst, device_src, bytes);
-  if (status != KILN_RT_OK || bytes == 0)
+  if (status || bytes == 0)
     return status;
   atomic_fetch_add(&d2h_bytes, bytes);
   atomic_fetch_add(&d2h_copies, 1);
@@ -113,7 +110,7 @@ kiln_rt_status kiln_rt_cuda_copy_device(void *device_dst,
                                         kiln_rt_cuda_stream *stream) {
   kiln_rt_status status =
       enter_copy("kiln_rt_cuda_copy_device", device_dst, device_src, bytes);
-  if (status != KILN_RT_OK || bytes == 0)
+  if (status || bytes == 0)
     return status;
   return KILN_CUDA_CALL(cuMemcpyDtoDAsync_v2,
                         (device_address(device_dst), device_address(device_src),
@@ -124,7 +121,7 @@ kiln_rt_status kiln_rt_cuda_memset_zero(void *device_dst, size_t bytes,
                                         kiln_rt_cuda_stream *stream) {
   kiln_rt_status status =
       enter_copy("kiln_rt_cuda_memset_zero", device_dst, device_dst, bytes);
-  if (status != KILN_RT_OK || bytes == 0)
+  if (status || bytes == 0)
     return status;
   return KILN_CUDA_CALL(cuMemsetD8Async, (device_address(device_dst), 0, bytes,
                                           handle_of(stream)));
@@ -136,53 +133,54 @@ kiln_rt_status kiln_rt_cuda_launch(kiln_rt_cuda_function *function,
                                    unsigned shared_bytes,
                                    kiln_rt_cuda_stream *stream, void **params) {
   kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_launch");
-  if (status != KILN_RT_OK)
+  if (status)
     return status;
   if (!function || !grid || !block)
-    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
-                          "kiln_rt_cuda_launch: needs a function, a grid and "
-                          "a block");
+    return kiln_rt_status_make(
+        KILN_RT_INVALID_ARGUMENT,
+        "kiln_rt_cuda_launch: needs a function, a grid and "
+        "a block");
   for (int d = 0; d < 3; ++d)
     if (grid[d] == 0 || block[d] == 0)
-      return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
-                            "kiln_rt_cuda_launch: \"%s\" with an empty grid "
-                            "(%u, %u, %u) or block (%u, %u, %u)",
-                            function->name, grid[0], grid[1], grid[2], block[0],
-                            block[1], block[2]);
+      return kiln_rt_status_make(
+          KILN_RT_INVALID_ARGUMENT,
+          "kiln_rt_cuda_launch: \"%s\" with an empty grid "
+          "(%u, %u, %u) or block (%u, %u, %u)",
+          function->name, grid[0], grid[1], grid[2], block[0], block[1],
+          block[2]);
   status = KILN_CUDA_CALL(cuLaunchKernel,
                           (function->handle, grid[0], grid[1], grid[2],
                            block[0], block[1], block[2], shared_bytes,
                            handle_of(stream), params, NULL));
-  if (status != KILN_RT_OK) /* name the kernel too */
-    kiln_cuda_append(status, " (kernel \"%s\")", function->name);
-  return status;
+  /* Names the kernel too. */
+  return kiln_status_append(status, " (kernel \"%s\")", function->name);
 }
 
 kiln_rt_status kiln_rt_cuda_event_create(kiln_rt_cuda_event **out) {
   kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_event_create");
-  if (status != KILN_RT_OK)
+  if (status)
     return status;
   if (!out)
-    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
-                          "kiln_rt_cuda_event_create: event is NULL");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_cuda_event_create: event is NULL");
   kiln_rt_cuda_event *event = calloc(1, sizeof(*event));
   if (!event)
-    return kiln_cuda_fail(KILN_RT_OUT_OF_MEMORY,
-                          "kiln_rt_cuda_event_create: out of host memory");
+    return kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY,
+                               "kiln_rt_cuda_event_create: out of host memory");
   status = KILN_CUDA_CALL(cuEventCreate, (&event->handle, 0));
-  if (status != KILN_RT_OK) {
+  if (status) {
     free(event);
     return status;
   }
   *out = event;
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 kiln_rt_status kiln_rt_cuda_event_destroy(kiln_rt_cuda_event *event) {
   if (!event)
-    return KILN_RT_OK;
+    return KILN_RT_SUCCESS;
   kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_event_destroy");
-  if (status != KILN_RT_OK)
+  if (status)
     return status;
   status = KILN_CUDA_CALL(cuEventDestroy_v2, (event->handle));
   free(event);
@@ -191,35 +189,30 @@ kiln_rt_status kiln_rt_cuda_event_destroy(kiln_rt_cuda_event *event) {
 
 kiln_rt_status kiln_rt_cuda_event_record(kiln_rt_cuda_event *event,
                                          kiln_rt_cuda_stream *stream) {
-  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_event_record");
-  if (status != KILN_RT_OK)
-    return status;
+  KILN_RT_RETURN_IF_ERROR(kiln_cuda_enter("kiln_rt_cuda_event_record"));
   if (!event)
-    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
-                          "kiln_rt_cuda_event_record: event is NULL");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_cuda_event_record: event is NULL");
   return KILN_CUDA_CALL(cuEventRecord, (event->handle, handle_of(stream)));
 }
 
 kiln_rt_status kiln_rt_cuda_event_synchronize(kiln_rt_cuda_event *event) {
-  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_event_synchronize");
-  if (status != KILN_RT_OK)
-    return status;
+  KILN_RT_RETURN_IF_ERROR(kiln_cuda_enter("kiln_rt_cuda_event_synchronize"));
   if (!event)
-    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
-                          "kiln_rt_cuda_event_synchronize: event is NULL");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_cuda_event_synchronize: event is NULL");
   return KILN_CUDA_CALL(cuEventSynchronize, (event->handle));
 }
 
 kiln_rt_status kiln_rt_cuda_event_elapsed_ms(kiln_rt_cuda_event *start,
                                              kiln_rt_cuda_event *end,
                                              float *ms) {
-  kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_event_elapsed_ms");
-  if (status != KILN_RT_OK)
-    return status;
+  KILN_RT_RETURN_IF_ERROR(kiln_cuda_enter("kiln_rt_cuda_event_elapsed_ms"));
   if (!start || !end || !ms)
-    return kiln_cuda_fail(KILN_RT_INVALID_ARGUMENT,
-                          "kiln_rt_cuda_event_elapsed_ms: needs two events "
-                          "and a result pointer");
+    return kiln_rt_status_make(
+        KILN_RT_INVALID_ARGUMENT,
+        "kiln_rt_cuda_event_elapsed_ms: needs two events "
+        "and a result pointer");
   KILN_CUDA_RETURN_IF_ERROR(cuEventSynchronize, (end->handle));
   return KILN_CUDA_CALL(cuEventElapsedTime_v2,
                         (ms, start->handle, end->handle));

@@ -10,7 +10,7 @@
 
 #include "kiln_rt/kiln_rt_dist.h"
 
-#include "../common/error.h"
+#include "../common/status.h"
 #include "dist_internal.h"
 #include "mpi.h"
 
@@ -92,27 +92,27 @@ static kiln_rt_status init_locked(void) {
   else if (mode && !strcmp(mode, "mpi"))
     want_mpi = 1;
   else if (mode && *mode)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_dist_init: KILN_DIST=%s is neither mpi nor "
-                        "none",
-                        mode);
+    return kiln_rt_status_make(
+        KILN_RT_INVALID_ARGUMENT,
+        "kiln_rt_dist_init: KILN_DIST=%s is neither mpi nor "
+        "none",
+        mode);
   if (!want_mpi) {
     rank = 0;
     size = 1;
     groups[0] = (dist_group){0, 1, 0};
     atomic_store(&num_groups, 1);
-    return KILN_RT_OK;
+    return KILN_RT_SUCCESS;
   }
-  kiln_rt_status status = kiln_mpi_load(&mpi);
-  if (status)
-    return status;
+  KILN_RT_RETURN_IF_ERROR(kiln_mpi_load(&mpi));
   int flag = 0, code;
   if ((code = mpi.Finalized(&flag)))
     return kiln_mpi_fail(&mpi, "MPI_Finalized", code);
   if (flag)
-    return kiln_rt_fail(KILN_RT_UNAVAILABLE,
-                        "kiln_rt_dist_init: MPI was finalized in this process; "
-                        "it cannot join a job again");
+    return kiln_rt_status_make(
+        KILN_RT_UNAVAILABLE,
+        "kiln_rt_dist_init: MPI was finalized in this process; "
+        "it cannot join a job again");
   if ((code = mpi.Initialized(&flag)))
     return kiln_mpi_fail(&mpi, "MPI_Initialized", code);
   if (!flag) {
@@ -135,17 +135,17 @@ static kiln_rt_status init_locked(void) {
   static int registered;
   if (!registered && atexit(kiln_rt_dist_finalize) == 0)
     registered = 1;
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 kiln_rt_status kiln_rt_dist_init(void) {
   if (atomic_load(&initialized))
-    return KILN_RT_OK;
+    return KILN_RT_SUCCESS;
   pthread_mutex_lock(&world_mutex);
-  kiln_rt_status status = KILN_RT_OK;
+  kiln_rt_status status = KILN_RT_SUCCESS;
   if (!atomic_load(&initialized)) {
     status = init_locked();
-    if (status == KILN_RT_OK)
+    if (!status)
       atomic_store(&initialized, 1);
   }
   pthread_mutex_unlock(&world_mutex);
@@ -195,11 +195,12 @@ void kiln_dist_abort_job(const char *reason) {
   _exit(1);
 }
 
-/* Marks the world broken with the last error, and returns `status`. */
+/* Marks the world broken with `status`'s message, and returns `status`. */
 static kiln_rt_status break_world(kiln_rt_status status) {
   pthread_mutex_lock(&world_mutex);
   if (!atomic_load(&broken)) {
-    snprintf(broken_reason, sizeof(broken_reason), "%s", kiln_rt_last_error());
+    snprintf(broken_reason, sizeof(broken_reason), "%s",
+             kiln_rt_status_message(status));
     atomic_store(&broken, 1);
   }
   pthread_mutex_unlock(&world_mutex);
@@ -212,37 +213,40 @@ static size_t element_bytes(kiln_rt_dist_dtype dtype) {
 
 static kiln_rt_status check_collective(const kiln_rt_dist_collective *c) {
   if (!atomic_load(&initialized))
-    return kiln_rt_fail(KILN_RT_UNAVAILABLE,
-                        "kiln_rt_dist: a collective before kiln_rt_dist_init");
+    return kiln_rt_status_make(
+        KILN_RT_UNAVAILABLE,
+        "kiln_rt_dist: a collective before kiln_rt_dist_init");
   if (atomic_load(&broken))
-    return kiln_rt_fail(KILN_RT_UNAVAILABLE,
-                        "kiln_rt_dist: an earlier collective failed (%s)",
-                        broken_reason);
+    return kiln_rt_status_make(
+        KILN_RT_UNAVAILABLE, "kiln_rt_dist: an earlier collective failed (%s)",
+        broken_reason);
   const dist_group *g = group_of(c->group);
   if (!g)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_dist: group %lld is not a communicator (0 is "
-                        "the world; kiln_rt_dist_group_create makes others)",
-                        (long long)c->group);
+    return kiln_rt_status_make(
+        KILN_RT_INVALID_ARGUMENT,
+        "kiln_rt_dist: group %lld is not a communicator (0 is "
+        "the world; kiln_rt_dist_group_create makes others)",
+        (long long)c->group);
   if (g->rank < 0)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_dist: rank %d is not in group %lld", rank,
-                        (long long)c->group);
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_dist: rank %d is not in group %lld",
+                               rank, (long long)c->group);
   if ((unsigned)c->kind > KILN_RT_DIST_REDUCE_SCATTER ||
       (unsigned)c->reduction > KILN_RT_DIST_MAX ||
       (unsigned)c->dtype > KILN_RT_DIST_F64 || c->outer < 0 || c->inner < 0 ||
       (c->outer * c->inner > 0 && (!c->input || !c->output)))
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_dist: a bad collective");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_dist: a bad collective");
   /* MPI counts are ints: an all_reduce passes its part, the others their
    * part times the ranks. */
   int64_t ranks = c->kind == KILN_RT_DIST_ALL_REDUCE ? 1 : g->size;
   if (c->outer > 0 && c->inner > (int64_t)INT_MAX / ranks / c->outer)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_dist: a collective of %lld x %lld elements "
-                        "over %d ranks is larger than MPI's int counts",
-                        (long long)c->outer, (long long)c->inner, g->size);
-  return KILN_RT_OK;
+    return kiln_rt_status_make(
+        KILN_RT_INVALID_ARGUMENT,
+        "kiln_rt_dist: a collective of %lld x %lld elements "
+        "over %d ranks is larger than MPI's int counts",
+        (long long)c->outer, (long long)c->inner, g->size);
+  return KILN_RT_SUCCESS;
 }
 
 /* Divides `count` elements at `data` by the number of ranks. */
@@ -271,12 +275,10 @@ static void swap_blocks(const char *from, char *to, int64_t a, int64_t b,
 static kiln_rt_status start(const kiln_rt_dist_collective *collective,
                             kiln_rt_dist_request **request) {
   if (!collective || !request)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_dist_start: null argument");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_dist_start: null argument");
   *request = NULL;
-  kiln_rt_status status = check_collective(collective);
-  if (status)
-    return status;
+  KILN_RT_RETURN_IF_ERROR(check_collective(collective));
   const kiln_rt_dist_collective *c = collective;
   const dist_group *g = group_of(c->group);
   int size = g->size; /* the group's, from here on */
@@ -286,7 +288,8 @@ static kiln_rt_status start(const kiln_rt_dist_collective *collective,
       c->kind == KILN_RT_DIST_REDUCE_SCATTER ? part * size : part;
   kiln_rt_dist_request *r = calloc(1, sizeof(*r));
   if (!r)
-    return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "kiln_rt_dist_start: no memory");
+    return kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY,
+                               "kiln_rt_dist_start: no memory");
   r->collective = *c;
   r->ranks = size;
   atomic_fetch_add(&stat_collectives, 1);
@@ -297,16 +300,16 @@ static kiln_rt_status start(const kiln_rt_dist_collective *collective,
       memcpy(c->output, c->input, (size_t)part * bytes);
     r->done = 1;
     *request = r;
-    return KILN_RT_OK;
+    return KILN_RT_SUCCESS;
   }
   int staged = c->outer > 1 && c->kind != KILN_RT_DIST_ALL_REDUCE;
   if (staged) {
     r->staging = malloc((size_t)(part * size) * bytes);
     if (!r->staging) {
       free(r);
-      return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY,
-                          "kiln_rt_dist_start: no memory for %lld bytes",
-                          (long long)(part * size * (int64_t)bytes));
+      return kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY,
+                                 "kiln_rt_dist_start: no memory for %lld bytes",
+                                 (long long)(part * size * (int64_t)bytes));
     }
   }
   kiln_mpi_handle dtype = c->dtype == KILN_RT_DIST_F64 ? mpi.f64 : mpi.f32;
@@ -339,7 +342,7 @@ static kiln_rt_status start(const kiln_rt_dist_collective *collective,
     return break_world(kiln_mpi_fail(&mpi, call, code));
   }
   *request = r;
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 /* What is left once MPI finished: the gather's reordering, the mean. */
@@ -362,9 +365,9 @@ static kiln_rt_status wait_handle(kiln_mpi_handle *handle, const char *what,
                                   int ranks) {
   /* After a failure the peers may never answer: no second full wait. */
   if (atomic_load(&broken))
-    return kiln_rt_fail(KILN_RT_UNAVAILABLE,
-                        "kiln_rt_dist: an earlier collective failed (%s)",
-                        broken_reason);
+    return kiln_rt_status_make(
+        KILN_RT_UNAVAILABLE, "kiln_rt_dist: an earlier collective failed (%s)",
+        broken_reason);
   double start = now_seconds(), timeout = kiln_dist_timeout_seconds();
   /* Room for any MPI's status object. */
   uint64_t status_object[16];
@@ -374,10 +377,10 @@ static kiln_rt_status wait_handle(kiln_mpi_handle *handle, const char *what,
     if (code)
       return break_world(kiln_mpi_fail(&mpi, "MPI_Test", code));
     if (flag)
-      return KILN_RT_OK;
+      return KILN_RT_SUCCESS;
     double waited = now_seconds() - start;
     if (waited > timeout)
-      return break_world(kiln_rt_fail(
+      return break_world(kiln_rt_status_make(
           KILN_RT_UNAVAILABLE,
           "kiln_rt_dist_wait: rank %d had no answer from the other %d "
           "rank(s) to %s in %g s (KILN_DIST_TIMEOUT_S): a rank died, hangs "
@@ -405,32 +408,32 @@ static const char *kind_name(kiln_rt_dist_kind kind) {
 
 static kiln_rt_status wait(kiln_rt_dist_request *request) {
   if (!request)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_dist_wait: null request");
-  kiln_rt_status status = KILN_RT_OK;
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_dist_wait: null request");
+  kiln_rt_status status = KILN_RT_SUCCESS;
   if (!request->done) {
     double start = now_seconds();
     status = wait_handle(&request->handle, kind_name(request->collective.kind),
                          request->ranks);
     atomic_fetch_add(&stat_wait_ns,
                      (uint_fast64_t)((now_seconds() - start) * 1e9));
-    if (status == KILN_RT_OK)
+    if (!status)
       finish(request);
   }
   /* A request that did not end still owns its buffers (MPI cannot cancel
    * a collective): they stay allocated; the world is broken, and the
    * process aborts the job when it leaves. */
-  if (status == KILN_RT_OK)
+  if (!status)
     free_request(request);
   return status;
 }
 
 static kiln_rt_status progress(kiln_rt_dist_request *request) {
   if (!request)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_dist_progress: null request");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_dist_progress: null request");
   if (request->done)
-    return KILN_RT_OK;
+    return KILN_RT_SUCCESS;
   uint64_t status_object[16];
   int flag = 0;
   int code = mpi.Test(&request->handle, &flag, status_object);
@@ -440,7 +443,7 @@ static kiln_rt_status progress(kiln_rt_dist_request *request) {
     finish(request);
     request->done = 1;
   }
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 int kiln_rt_dist_finished(const kiln_rt_dist_request *request) {
@@ -460,26 +463,28 @@ kiln_rt_status kiln_dist_broadcast_from_0(int64_t group, void *data,
                                           size_t bytes) {
   const dist_group *g = group_of(group);
   if (!g || g->rank < 0)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_dist: a broadcast in group %lld, which this "
-                        "rank is not in",
-                        (long long)group);
+    return kiln_rt_status_make(
+        KILN_RT_INVALID_ARGUMENT,
+        "kiln_rt_dist: a broadcast in group %lld, which this "
+        "rank is not in",
+        (long long)group);
   int size = g->size;
   if (!use_mpi || size == 1)
-    return KILN_RT_OK;
+    return KILN_RT_SUCCESS;
   if (bytes > INT_MAX / (size_t)size)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_dist: a broadcast of %zu bytes", bytes);
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_dist: a broadcast of %zu bytes", bytes);
   char *all = malloc(bytes * (size_t)size);
   if (!all)
-    return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "kiln_rt_dist: no memory");
+    return kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY,
+                               "kiln_rt_dist: no memory");
   kiln_mpi_handle handle = 0;
   int code = mpi.Iallgather(data, (int)bytes, mpi.byte, all, (int)bytes,
                             mpi.byte, g->comm, &handle);
   kiln_rt_status status =
       code ? break_world(kiln_mpi_fail(&mpi, "MPI_Iallgather", code))
            : wait_handle(&handle, "the broadcast of NCCL's id", size);
-  if (status == KILN_RT_OK) {
+  if (!status) {
     memcpy(data, all, bytes);
     free(all); /* else MPI may still write it: kept */
   }
@@ -535,31 +540,30 @@ kiln_rt_status kiln_rt_dist_progress(kiln_rt_dist_request *request) {
 
 kiln_rt_status kiln_rt_dist_run(const kiln_rt_dist_collective *collective) {
   kiln_rt_dist_request *request = NULL;
-  kiln_rt_status status = kiln_rt_dist_start(collective, &request);
-  if (status)
-    return status;
+  KILN_RT_RETURN_IF_ERROR(kiln_rt_dist_start(collective, &request));
   return kiln_rt_dist_wait(request);
 }
 
 static kiln_rt_status check_program(int64_t group, uint64_t hash,
                                     const char *what) {
   if (!atomic_load(&initialized))
-    return kiln_rt_fail(KILN_RT_UNAVAILABLE,
-                        "kiln_rt_dist: a collective before kiln_rt_dist_init");
+    return kiln_rt_status_make(
+        KILN_RT_UNAVAILABLE,
+        "kiln_rt_dist: a collective before kiln_rt_dist_init");
   const dist_group *g = group_of(group);
   if (!g || g->rank < 0) /* the collective's own check names it */
-    return KILN_RT_OK;
+    return KILN_RT_SUCCESS;
   int size = g->size;
   if (!use_mpi || size == 1)
-    return KILN_RT_OK;
+    return KILN_RT_SUCCESS;
   if (atomic_load(&broken))
-    return kiln_rt_fail(KILN_RT_UNAVAILABLE,
-                        "kiln_rt_dist: an earlier collective failed (%s)",
-                        broken_reason);
+    return kiln_rt_status_make(
+        KILN_RT_UNAVAILABLE, "kiln_rt_dist: an earlier collective failed (%s)",
+        broken_reason);
   uint64_t *hashes = calloc((size_t)size, sizeof(uint64_t));
   if (!hashes)
-    return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY,
-                        "kiln_rt_dist_check_program: no memory");
+    return kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY,
+                               "kiln_rt_dist_check_program: no memory");
   kiln_mpi_handle handle = 0;
   int code =
       mpi.Iallgather(&hash, 8, mpi.byte, hashes, 8, mpi.byte, g->comm, &handle);
@@ -567,10 +571,10 @@ static kiln_rt_status check_program(int64_t group, uint64_t hash,
       code ? break_world(kiln_mpi_fail(&mpi, "MPI_Iallgather", code))
            : wait_handle(&handle, "the check of the program's hash", size);
   /* A gather that did not end may still write `hashes`: kept then. */
-  int owned = code || status == KILN_RT_OK;
-  for (int r = 1; status == KILN_RT_OK && r < size; ++r)
+  int owned = code || !status;
+  for (int r = 1; !status && r < size; ++r)
     if (hashes[r] != hashes[0])
-      status = break_world(kiln_rt_fail(
+      status = break_world(kiln_rt_status_make(
           KILN_RT_INVALID_ARGUMENT,
           "kiln_rt_dist: rank %d%s runs another program than rank 0 (hash "
           "%016llx against %016llx) at %s: every rank must run the same "
@@ -592,8 +596,8 @@ kiln_rt_status kiln_rt_dist_check_program(int64_t group, uint64_t hash,
 static kiln_rt_status group_create(const int *ranks, int count,
                                    int64_t *group) {
   if (!group || (count && !ranks))
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_dist_group_create: null argument");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_dist_group_create: null argument");
   kiln_rt_status status = kiln_rt_dist_init();
   if (status)
     return status;
@@ -610,21 +614,24 @@ static kiln_rt_status group_create(const int *ranks, int count,
                               "other groups)")))
     return status;
   if (count <= 0)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_dist_group_create: a group needs a rank");
+    return kiln_rt_status_make(
+        KILN_RT_INVALID_ARGUMENT,
+        "kiln_rt_dist_group_create: a group needs a rank");
   int position = -1;
   for (int i = 0; i < count; ++i) {
     if (ranks[i] < 0 || ranks[i] >= size)
-      return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                          "kiln_rt_dist_group_create: rank %d is not in the "
-                          "world of %d rank(s)",
-                          ranks[i], size);
+      return kiln_rt_status_make(
+          KILN_RT_INVALID_ARGUMENT,
+          "kiln_rt_dist_group_create: rank %d is not in the "
+          "world of %d rank(s)",
+          ranks[i], size);
     for (int j = 0; j < i; ++j)
       if (ranks[j] == ranks[i])
-        return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                            "kiln_rt_dist_group_create: rank %d is named "
-                            "twice",
-                            ranks[i]);
+        return kiln_rt_status_make(
+            KILN_RT_INVALID_ARGUMENT,
+            "kiln_rt_dist_group_create: rank %d is named "
+            "twice",
+            ranks[i]);
     if (ranks[i] == rank)
       position = i;
   }
@@ -632,9 +639,9 @@ static kiln_rt_status group_create(const int *ranks, int count,
   int index = atomic_load(&num_groups);
   if (index == KILN_DIST_MAX_GROUPS) {
     pthread_mutex_unlock(&world_mutex);
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_dist_group_create: more than %d groups",
-                        KILN_DIST_MAX_GROUPS - 1);
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_dist_group_create: more than %d groups",
+                               KILN_DIST_MAX_GROUPS - 1);
   }
   dist_group made = {0, count, position};
   if (use_mpi) {
@@ -655,7 +662,7 @@ static kiln_rt_status group_create(const int *ranks, int count,
   atomic_store(&num_groups, index + 1);
   pthread_mutex_unlock(&world_mutex);
   *group = index;
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 kiln_rt_status kiln_rt_dist_group_create(const int *ranks, int count,

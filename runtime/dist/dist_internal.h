@@ -16,7 +16,7 @@ kiln_rt_status kiln_dist_broadcast_from_0(int64_t group, void *data,
                                           size_t bytes);
 
 /* Marks the world broken (a peer may wait on this rank forever), so that
- * leaving it aborts the job; returns `status`, whose error is set. */
+ * leaving it aborts the job, for the failure `status`; returns it. */
 kiln_rt_status kiln_dist_fail(kiln_rt_status status);
 
 /* KILN_DIST_TIMEOUT_S (default 300): how long a collective may take. */

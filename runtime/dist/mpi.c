@@ -9,7 +9,7 @@
 
 #include "mpi.h"
 
-#include "../common/error.h"
+#include "../common/status.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -49,16 +49,16 @@ static kiln_rt_status load_openmpi_handles(kiln_mpi *mpi) {
   for (size_t i = 0; i < sizeof(handles) / sizeof(handles[0]); ++i) {
     void *address = dlsym(mpi->library, handles[i].symbol);
     if (!address)
-      return kiln_rt_fail(KILN_RT_UNAVAILABLE,
-                          "kiln_rt_dist_init: %s has no %s: not OpenMPI",
-                          mpi->path, handles[i].symbol);
+      return kiln_rt_status_make(KILN_RT_UNAVAILABLE,
+                                 "kiln_rt_dist_init: %s has no %s: not OpenMPI",
+                                 mpi->path, handles[i].symbol);
     *(kiln_mpi_handle *)((char *)mpi + handles[i].offset) =
         (kiln_mpi_handle)address;
   }
   /* OpenMPI's MPI_THREAD_MULTIPLE (mpi.h's enum) and MPI_UNDEFINED. */
   mpi->thread_multiple = 3;
   mpi->undefined = -32766;
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 /* MPICH's handles (its mpi.h), for libmpi.so.12 and its derivatives. */
@@ -93,15 +93,17 @@ kiln_rt_status kiln_mpi_load(kiln_mpi *mpi) {
              why ? why : candidates[i]);
   }
   if (!mpi->library)
-    return kiln_rt_fail(KILN_RT_UNAVAILABLE,
-                        "kiln_rt_dist_init: cannot load MPI (%s); install "
-                        "OpenMPI (libopenmpi3) or set KILN_MPI_LIBRARY",
-                        tried);
+    return kiln_rt_status_make(
+        KILN_RT_UNAVAILABLE,
+        "kiln_rt_dist_init: cannot load MPI (%s); install "
+        "OpenMPI (libopenmpi3) or set KILN_MPI_LIBRARY",
+        tried);
 #define KILN_MPI_RESOLVE(name)                                                 \
   *(void **)&mpi->name = dlsym(mpi->library, "MPI_" #name);                    \
   if (!mpi->name)                                                              \
-    return kiln_rt_fail(KILN_RT_UNAVAILABLE,                                   \
-                        "kiln_rt_dist_init: %s has no MPI_" #name, mpi->path);
+    return kiln_rt_status_make(KILN_RT_UNAVAILABLE,                            \
+                               "kiln_rt_dist_init: %s has no MPI_" #name,      \
+                               mpi->path);
   KILN_MPI_SYMBOLS(KILN_MPI_RESOLVE)
 #undef KILN_MPI_RESOLVE
   if (dlsym(mpi->library, "ompi_mpi_comm_world"))
@@ -118,13 +120,14 @@ kiln_rt_status kiln_mpi_load(kiln_mpi *mpi) {
     version[length] = '\0';
     if (strstr(version, "MPICH")) {
       load_mpich_handles(mpi);
-      return KILN_RT_OK;
+      return KILN_RT_SUCCESS;
     }
   }
-  return kiln_rt_fail(KILN_RT_UNAVAILABLE,
-                      "kiln_rt_dist_init: %s is neither OpenMPI nor MPICH "
-                      "(its handles are unknown)",
-                      mpi->path);
+  return kiln_rt_status_make(
+      KILN_RT_UNAVAILABLE,
+      "kiln_rt_dist_init: %s is neither OpenMPI nor MPICH "
+      "(its handles are unknown)",
+      mpi->path);
 }
 
 kiln_rt_status kiln_mpi_fail(const kiln_mpi *mpi, const char *call, int code) {
@@ -134,6 +137,6 @@ kiln_rt_status kiln_mpi_fail(const kiln_mpi *mpi, const char *call, int code) {
       length <= 0)
     snprintf(text, sizeof(text), "unknown error");
   text[sizeof(text) - 1] = '\0';
-  return kiln_rt_fail(KILN_RT_DEVICE_ERROR, "%s: %s (MPI error %d)", call, text,
-                      code);
+  return kiln_rt_status_make(KILN_RT_DEVICE_ERROR, "%s: %s (MPI error %d)",
+                             call, text, code);
 }

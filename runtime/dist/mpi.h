@@ -50,7 +50,7 @@ typedef struct kiln_mpi {
  * `*mpi`. Fails, naming the library or the missing symbol. */
 kiln_rt_status kiln_mpi_load(kiln_mpi *mpi);
 
-/* "CALL: MPI's message for code (code N)" as the runtime's last error. */
+/* The failure "CALL: MPI's message for code (MPI error N)". */
 kiln_rt_status kiln_mpi_fail(const kiln_mpi *mpi, const char *call, int code);
 
 #endif /* KILN_RT_DIST_MPI_H */

@@ -20,7 +20,7 @@
 
 #include "kiln_rt/kiln_rt_dist.h"
 
-#include "../common/error.h"
+#include "../common/status.h"
 #include "../cuda/driver.h"
 #include "dist_internal.h"
 
@@ -66,7 +66,7 @@ static pthread_mutex_t comm_mutex = PTHREAD_MUTEX_INITIALIZER;
 /* Each group's communicator (0: the world), made at its first collective,
  * which only the group's ranks run. */
 static kiln_nccl_comm comms[KILN_DIST_MAX_GROUPS];
-static kiln_rt_status init_status = KILN_RT_OK;
+static kiln_rt_status_code init_code = KILN_RT_OK;
 static char init_error[512];
 static int initialized;
 /* The CUDA session NCCL was set up in. */
@@ -80,17 +80,10 @@ static _Thread_local uint64_t thread_comm_session;
  * leaving the job aborts it. */
 static kiln_rt_status nccl_fail(const char *call, int result) {
   const char *why = nccl.GetErrorString ? nccl.GetErrorString(result) : NULL;
-  return kiln_dist_fail(kiln_rt_fail(KILN_RT_DEVICE_ERROR,
-                                     "%s: %s (NCCL error %d)", call,
-                                     why ? why : "unknown error", result));
+  return kiln_dist_fail(
+      kiln_rt_status_make(KILN_RT_DEVICE_ERROR, "%s: %s (NCCL error %d)", call,
+                          why ? why : "unknown error", result));
 }
-
-/* The CUDA runtime's error (kiln_rt_cuda_last_error) as the runtime's. */
-static kiln_rt_status cuda_failed(kiln_rt_status status) {
-  return status ? kiln_rt_fail(status, "%s", kiln_rt_cuda_last_error())
-                : KILN_RT_OK;
-}
-#define KILN_NCCL_CUDA(fn, args) cuda_failed(KILN_CUDA_CALL(fn, args))
 
 static kiln_rt_status load(void) {
   const char *named = getenv("KILN_NCCL_LIBRARY");
@@ -98,17 +91,18 @@ static kiln_rt_status load(void) {
   nccl.library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!nccl.library) {
     const char *why = dlerror();
-    return kiln_rt_fail(KILN_RT_UNAVAILABLE,
-                        "kiln_rt_dist: cannot load NCCL (%s); install it (the "
-                        "CUDA toolkit's libnccl.so.2, or the nvidia-nccl-cu12 "
-                        "wheel) or set KILN_NCCL_LIBRARY",
-                        why ? why : path);
+    return kiln_rt_status_make(
+        KILN_RT_UNAVAILABLE,
+        "kiln_rt_dist: cannot load NCCL (%s); install it (the "
+        "CUDA toolkit's libnccl.so.2, or the nvidia-nccl-cu12 "
+        "wheel) or set KILN_NCCL_LIBRARY",
+        why ? why : path);
   }
 #define KILN_NCCL_RESOLVE(name)                                                \
   *(void **)&nccl.name = dlsym(nccl.library, "nccl" #name);                    \
   if (!nccl.name)                                                              \
-    return kiln_rt_fail(KILN_RT_UNAVAILABLE,                                   \
-                        "kiln_rt_dist: %s has no nccl" #name, path);
+    return kiln_rt_status_make(KILN_RT_UNAVAILABLE,                            \
+                               "kiln_rt_dist: %s has no nccl" #name, path);
   KILN_NCCL_RESOLVE(GetUniqueId)
   KILN_NCCL_RESOLVE(CommInitRank)
   KILN_NCCL_RESOLVE(AllReduce)
@@ -125,10 +119,10 @@ static kiln_rt_status load(void) {
     return nccl_fail("ncclGetVersion", result);
   /* ncclAvg, which a mean takes, came with NCCL 2.10. */
   if (version < 21000)
-    return kiln_rt_fail(KILN_RT_UNAVAILABLE,
-                        "kiln_rt_dist: %s is NCCL %d; kiln needs 2.10 or newer",
-                        path, version);
-  return KILN_RT_OK;
+    return kiln_rt_status_make(
+        KILN_RT_UNAVAILABLE,
+        "kiln_rt_dist: %s is NCCL %d; kiln needs 2.10 or newer", path, version);
+  return KILN_RT_SUCCESS;
 }
 
 static void stop_watching(void);
@@ -138,7 +132,7 @@ static void stop_watching(void);
 static kiln_rt_status make_comm(int64_t group) {
   int ranks = kiln_rt_dist_group_size(group);
   int rank = kiln_rt_dist_group_rank(group);
-  kiln_rt_status status = KILN_RT_OK;
+  kiln_rt_status status = KILN_RT_SUCCESS;
   /* Rank 0 sends its id, or that it has none, so that no rank waits in
    * ncclCommInitRank for a rank that failed. */
   struct {
@@ -162,7 +156,7 @@ static kiln_rt_status make_comm(int64_t group) {
   pthread_mutex_lock(&nccl_mutex);
   comms[group] = made;
   pthread_mutex_unlock(&nccl_mutex);
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 /* The communicator of `group`, made at its first collective. */
@@ -171,8 +165,8 @@ static kiln_rt_status get_comm(int64_t group, kiln_nccl_comm *out) {
   pthread_mutex_lock(&nccl_mutex);
   kiln_nccl_comm made = comms[group];
   pthread_mutex_unlock(&nccl_mutex);
-  kiln_rt_status status = made ? KILN_RT_OK : make_comm(group);
-  if (status == KILN_RT_OK && !made) {
+  kiln_rt_status status = made ? KILN_RT_SUCCESS : make_comm(group);
+  if (!status && !made) {
     pthread_mutex_lock(&nccl_mutex);
     made = comms[group];
     pthread_mutex_unlock(&nccl_mutex);
@@ -186,43 +180,38 @@ static kiln_rt_status get_comm(int64_t group, kiln_nccl_comm *out) {
 static kiln_rt_status communication_stream(CUstream *out) {
   if (!thread_comm_stream || thread_comm_session != kiln_rt_cuda_session()) {
     CUstream made = NULL;
-    kiln_rt_status status =
-        KILN_NCCL_CUDA(cuStreamCreate, (&made, CU_STREAM_NON_BLOCKING));
-    if (status)
-      return status;
+    KILN_CUDA_RETURN_IF_ERROR(cuStreamCreate, (&made, CU_STREAM_NON_BLOCKING));
     thread_comm_stream = made;
     thread_comm_session = kiln_rt_cuda_session();
   }
   *out = thread_comm_stream;
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 static kiln_rt_status init_locked(void) {
-  kiln_rt_status status = kiln_rt_dist_init();
-  if (status)
-    return status;
-  if ((status = cuda_failed(kiln_cuda_enter("kiln_rt_dist_nccl_init"))))
-    return status;
-  if ((status = load()))
-    return status;
+  KILN_RT_RETURN_IF_ERROR(kiln_rt_dist_init());
+  KILN_RT_RETURN_IF_ERROR(kiln_cuda_enter("kiln_rt_dist_nccl_init"));
+  KILN_RT_RETURN_IF_ERROR(load());
   comm_session = kiln_rt_cuda_session();
   kiln_cuda_set_shutdown_hook(stop_watching);
   atexit(stop_watching);
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 kiln_rt_status kiln_rt_dist_nccl_init(void) {
   pthread_mutex_lock(&nccl_mutex);
   if (!initialized) {
-    init_status = init_locked();
+    kiln_rt_status status = init_locked();
+    init_code = kiln_rt_status_code_of(status);
     snprintf(init_error, sizeof(init_error), "%s",
-             init_status ? kiln_rt_last_error() : "");
+             kiln_rt_status_message(status));
+    kiln_rt_status_free(status);
     initialized = 1;
   }
-  kiln_rt_status status = init_status;
+  kiln_rt_status_code code = init_code;
   pthread_mutex_unlock(&nccl_mutex);
   /* A failed init fails every later call the same way. */
-  return status ? kiln_rt_fail(status, "%s", init_error) : KILN_RT_OK;
+  return kiln_rt_status_make(code, "%s", init_error);
 }
 
 /* --- Requests and the watchdog ------------------------------------------ */
@@ -284,8 +273,7 @@ static void stop_watching(void) {
   for (;;) {
     int busy = 0;
     pthread_mutex_lock(&nccl_mutex);
-    if (!stopped &&
-        kiln_cuda_enter("kiln_rt_dist's NCCL watchdog") == KILN_RT_OK &&
+    if (!stopped && kiln_cuda_entered("kiln_rt_dist's NCCL watchdog") &&
         kiln_rt_cuda_session() == comm_session) {
       watch_once(timeout);
       for (kiln_rt_dist_nccl_request *r = watching; r && !stopped; r = r->next)
@@ -322,9 +310,10 @@ static void watch_once(double timeout) {
     }
     if (result != CUDA_SUCCESS && result != CUDA_ERROR_NOT_READY) {
       char why[384];
-      kiln_cuda_check(result, "cuEventQuery");
+      kiln_rt_status status = kiln_cuda_check(result, "cuEventQuery");
       snprintf(why, sizeof(why), "kiln_rt_dist: %s on rank %d failed: %s",
-               r->what, kiln_rt_dist_rank(), kiln_rt_cuda_last_error());
+               r->what, kiln_rt_dist_rank(), kiln_rt_status_message(status));
+      kiln_rt_status_free(status);
       give_up(why);
     }
     if (r->started && !r->finished && now - r->started > timeout) {
@@ -368,8 +357,7 @@ static void *watchdog(void *unused) {
     nanosleep(&pause, NULL);
     pthread_mutex_lock(&nccl_mutex);
     /* A runtime shut down took the events with it: nothing to watch. */
-    if (stopped ||
-        kiln_cuda_enter("kiln_rt_dist's NCCL watchdog") != KILN_RT_OK ||
+    if (stopped || !kiln_cuda_entered("kiln_rt_dist's NCCL watchdog") ||
         kiln_rt_cuda_session() != comm_session) {
       stopped = 1;
       watchdog_running = 0;
@@ -389,14 +377,14 @@ static kiln_rt_status take_request(kiln_rt_dist_nccl_request **out) {
   } else {
     r = calloc(1, sizeof(*r));
     if (!r)
-      return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY,
-                          "kiln_rt_dist: out of host memory");
+      return kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY,
+                                 "kiln_rt_dist: out of host memory");
     kiln_rt_status status =
-        KILN_NCCL_CUDA(cuEventCreate, (&r->ready, CU_EVENT_DISABLE_TIMING));
-    if (status == KILN_RT_OK)
+        KILN_CUDA_CALL(cuEventCreate, (&r->ready, CU_EVENT_DISABLE_TIMING));
+    if (!status)
       status =
-          KILN_NCCL_CUDA(cuEventCreate, (&r->done, CU_EVENT_DISABLE_TIMING));
-    if (status != KILN_RT_OK) {
+          KILN_CUDA_CALL(cuEventCreate, (&r->done, CU_EVENT_DISABLE_TIMING));
+    if (status) {
       if (r->ready)
         kiln_cuda.cuEventDestroy_v2(r->ready);
       free(r);
@@ -408,7 +396,7 @@ static kiln_rt_status take_request(kiln_rt_dist_nccl_request **out) {
   r->ready = ready;
   r->done = done;
   *out = r;
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 /* Puts `r`, whose `done` is recorded, under the watchdog, or (recorded in
@@ -416,7 +404,7 @@ static kiln_rt_status take_request(kiln_rt_dist_nccl_request **out) {
  * nccl_mutex held. */
 static kiln_rt_status watch(kiln_rt_dist_nccl_request *r, int captured) {
   if (captured || stopped)
-    return KILN_RT_OK;
+    return KILN_RT_SUCCESS;
   if (!watchdog_running) {
     pthread_t thread;
     pthread_attr_t attributes;
@@ -425,14 +413,14 @@ static kiln_rt_status watch(kiln_rt_dist_nccl_request *r, int captured) {
     int failed = pthread_create(&thread, &attributes, watchdog, NULL);
     pthread_attr_destroy(&attributes);
     if (failed)
-      return kiln_rt_fail(KILN_RT_UNAVAILABLE,
-                          "kiln_rt_dist: cannot start the NCCL watchdog");
+      return kiln_rt_status_make(
+          KILN_RT_UNAVAILABLE, "kiln_rt_dist: cannot start the NCCL watchdog");
     watchdog_running = 1;
   }
   r->watched = 1;
   r->next = watching;
   watching = r;
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 /* Gives `r` back: to the spares at once, or, when watched, once the
@@ -447,18 +435,16 @@ static void release(kiln_rt_dist_nccl_request *r) {
 
 /* Enters the runtime with NCCL set up in this CUDA session. */
 static kiln_rt_status enter(const char *api) {
-  kiln_rt_status status = kiln_rt_dist_nccl_init();
-  if (status)
-    return status;
-  if ((status = cuda_failed(kiln_cuda_enter(api))))
-    return status;
+  KILN_RT_RETURN_IF_ERROR(kiln_rt_dist_nccl_init());
+  KILN_RT_RETURN_IF_ERROR(kiln_cuda_enter(api));
   if (kiln_rt_cuda_session() != comm_session)
-    return kiln_rt_fail(KILN_RT_UNAVAILABLE,
-                        "%s: NCCL was set up in an earlier session of the CUDA "
-                        "runtime (after kiln_rt_cuda_shutdown it cannot run "
-                        "in this process)",
-                        api);
-  return KILN_RT_OK;
+    return kiln_rt_status_make(
+        KILN_RT_UNAVAILABLE,
+        "%s: NCCL was set up in an earlier session of the CUDA "
+        "runtime (after kiln_rt_cuda_shutdown it cannot run "
+        "in this process)",
+        api);
+  return KILN_RT_SUCCESS;
 }
 
 /* --- Collectives ------------------------------------------------------- */
@@ -497,11 +483,10 @@ static kiln_rt_status copy_parts(const kiln_rt_dist_collective *c,
     copy.dstPitch = to_staging ? row : row * (size_t)ranks;
     copy.WidthInBytes = row;
     copy.Height = (size_t)c->outer;
-    kiln_rt_status status = KILN_NCCL_CUDA(cuMemcpy2DAsync_v2, (&copy, stream));
-    if (status)
-      return status;
+    KILN_RT_RETURN_IF_ERROR(
+        KILN_CUDA_CALL(cuMemcpy2DAsync_v2, (&copy, stream)));
   }
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 /* Queues the NCCL call of `c` (with its staging copies) on `stream`. */
@@ -515,7 +500,7 @@ static kiln_rt_status queue(const kiln_rt_dist_collective *c,
            : c->reduction == KILN_RT_DIST_MEAN ? KILN_NCCL_AVG
                                                : KILN_NCCL_SUM;
   int staged = kiln_rt_dist_nccl_staging_bytes(c) != 0;
-  kiln_rt_status status = KILN_RT_OK;
+  kiln_rt_status status = KILN_RT_SUCCESS;
   int result = 0;
   *call = "ncclAllReduce";
   switch (c->kind) {
@@ -540,7 +525,7 @@ static kiln_rt_status queue(const kiln_rt_dist_collective *c,
   }
   if (status)
     return kiln_dist_fail(status);
-  return result ? nccl_fail(*call, result) : KILN_RT_OK;
+  return result ? nccl_fail(*call, result) : KILN_RT_SUCCESS;
 }
 
 static const char *call_name(kiln_rt_dist_kind kind) {
@@ -554,27 +539,30 @@ kiln_rt_dist_nccl_start(const kiln_rt_dist_collective *collective,
                         kiln_rt_cuda_stream *stream,
                         kiln_rt_dist_nccl_request **request) {
   if (!collective || !request)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_dist_nccl_start: null collective or request");
+    return kiln_rt_status_make(
+        KILN_RT_INVALID_ARGUMENT,
+        "kiln_rt_dist_nccl_start: null collective or request");
   *request = NULL;
   kiln_rt_status status = enter("kiln_rt_dist_nccl_start");
   if (status)
     return status;
   const kiln_rt_dist_collective *c = collective;
   if (kiln_rt_dist_group_size(c->group) < 0)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_dist: group %lld is not a communicator (0 is "
-                        "the world; kiln_rt_dist_group_create makes others)",
-                        (long long)c->group);
+    return kiln_rt_status_make(
+        KILN_RT_INVALID_ARGUMENT,
+        "kiln_rt_dist: group %lld is not a communicator (0 is "
+        "the world; kiln_rt_dist_group_create makes others)",
+        (long long)c->group);
   if (kiln_rt_dist_group_rank(c->group) < 0)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_dist: rank %d is not in group %lld",
-                        kiln_rt_dist_rank(), (long long)c->group);
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_dist: rank %d is not in group %lld",
+                               kiln_rt_dist_rank(), (long long)c->group);
   if (kiln_rt_dist_nccl_staging_bytes(c) && !c->staging)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_dist: an all_gather or reduce_scatter along "
-                        "an inner dim needs %zu bytes of staging",
-                        kiln_rt_dist_nccl_staging_bytes(c));
+    return kiln_rt_status_make(
+        KILN_RT_INVALID_ARGUMENT,
+        "kiln_rt_dist: an all_gather or reduce_scatter along "
+        "an inner dim needs %zu bytes of staging",
+        kiln_rt_dist_nccl_staging_bytes(c));
   /* The group's communicator, at its first collective (which only its
    * members run). */
   kiln_nccl_comm comm = NULL;
@@ -601,17 +589,17 @@ kiln_rt_dist_nccl_start(const kiln_rt_dist_collective *collective,
            (long long)c->group);
   const char *call = NULL;
   int queued = 0;
-  status = KILN_NCCL_CUDA(cuEventRecord, (r->ready, program_stream));
-  if (status == KILN_RT_OK && overlap)
-    status = KILN_NCCL_CUDA(cuStreamWaitEvent, (comm_stream, r->ready, 0));
-  if (status == KILN_RT_OK && part) {
+  status = KILN_CUDA_CALL(cuEventRecord, (r->ready, program_stream));
+  if (!status && overlap)
+    status = KILN_CUDA_CALL(cuStreamWaitEvent, (comm_stream, r->ready, 0));
+  if (!status && part) {
     if (!captured)
       kiln_dist_count(c); /* a graph's launches count its own */
     queued = 1;
     status = queue(c, comm, on, &call);
   }
-  if (status == KILN_RT_OK)
-    status = KILN_NCCL_CUDA(cuEventRecord, (r->done, on));
+  if (!status)
+    status = KILN_CUDA_CALL(cuEventRecord, (r->done, on));
   else if (queued) {
     /* Part of it may be queued: the program's stream waits for that
      * before the run's buffers can go back. */
@@ -620,31 +608,31 @@ kiln_rt_dist_nccl_start(const kiln_rt_dist_collective *collective,
       kiln_cuda.cuStreamWaitEvent(program_stream, r->done, 0);
   }
   pthread_mutex_lock(&nccl_mutex);
-  if (status == KILN_RT_OK)
+  if (!status)
     status = watch(r, captured);
-  if (status != KILN_RT_OK && !r->watched)
+  if (status && !r->watched)
     release(r);
   pthread_mutex_unlock(&nccl_mutex);
-  if (status != KILN_RT_OK)
+  if (status)
     return kiln_dist_fail(status);
   *request = r;
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 kiln_rt_status kiln_rt_dist_nccl_wait(kiln_rt_dist_nccl_request *request,
                                       kiln_rt_cuda_stream *stream) {
   if (!request)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_dist_nccl_wait: a wait for no collective");
-  kiln_rt_status status =
-      cuda_failed(kiln_cuda_enter("kiln_rt_dist_nccl_wait"));
-  if (status == KILN_RT_OK && kiln_rt_dist_overlap())
-    status = KILN_NCCL_CUDA(
+    return kiln_rt_status_make(
+        KILN_RT_INVALID_ARGUMENT,
+        "kiln_rt_dist_nccl_wait: a wait for no collective");
+  kiln_rt_status status = kiln_cuda_enter("kiln_rt_dist_nccl_wait");
+  if (!status && kiln_rt_dist_overlap())
+    status = KILN_CUDA_CALL(
         cuStreamWaitEvent, (kiln_cuda_stream_handle(stream), request->done, 0));
   pthread_mutex_lock(&nccl_mutex);
   release(request);
   pthread_mutex_unlock(&nccl_mutex);
-  return status ? kiln_dist_fail(status) : KILN_RT_OK;
+  return status ? kiln_dist_fail(status) : KILN_RT_SUCCESS;
 }
 
 kiln_rt_status kiln_rt_dist_nccl_run(const kiln_rt_dist_collective *collective,
@@ -658,8 +646,8 @@ kiln_rt_status
 kiln_rt_dist_nccl_watch_begin(kiln_rt_cuda_stream *stream,
                               kiln_rt_dist_nccl_request **watch_out) {
   if (!watch_out)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_dist_nccl_watch_begin: watch is NULL");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_dist_nccl_watch_begin: watch is NULL");
   *watch_out = NULL;
   kiln_rt_status status = enter("kiln_rt_dist_nccl_watch_begin");
   if (status)
@@ -667,14 +655,14 @@ kiln_rt_dist_nccl_watch_begin(kiln_rt_cuda_stream *stream,
   pthread_mutex_lock(&nccl_mutex);
   kiln_rt_dist_nccl_request *r = NULL;
   status = take_request(&r);
-  if (status == KILN_RT_OK) {
-    status = KILN_NCCL_CUDA(cuEventRecord,
+  if (!status) {
+    status = KILN_CUDA_CALL(cuEventRecord,
                             (r->ready, kiln_cuda_stream_handle(stream)));
-    if (status != KILN_RT_OK)
+    if (status)
       release(r);
   }
   pthread_mutex_unlock(&nccl_mutex);
-  if (status == KILN_RT_OK)
+  if (!status)
     *watch_out = r;
   return status;
 }
@@ -683,16 +671,15 @@ kiln_rt_status kiln_rt_dist_nccl_watch_end(kiln_rt_dist_nccl_request *r,
                                            kiln_rt_cuda_stream *stream,
                                            const char *what) {
   if (!r)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_dist_nccl_watch_end: watch is NULL");
-  kiln_rt_status status =
-      cuda_failed(kiln_cuda_enter("kiln_rt_dist_nccl_watch_end"));
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_dist_nccl_watch_end: watch is NULL");
+  kiln_rt_status status = kiln_cuda_enter("kiln_rt_dist_nccl_watch_end");
   pthread_mutex_lock(&nccl_mutex);
   snprintf(r->what, sizeof(r->what), "%s", what ? what : "GPU work");
-  if (status == KILN_RT_OK)
-    status = KILN_NCCL_CUDA(cuEventRecord,
+  if (!status)
+    status = KILN_CUDA_CALL(cuEventRecord,
                             (r->done, kiln_cuda_stream_handle(stream)));
-  if (status == KILN_RT_OK)
+  if (!status)
     status = watch(r, 0);
   release(r);
   pthread_mutex_unlock(&nccl_mutex);

@@ -22,8 +22,8 @@
  *===----------------------------------------------------------------------===*/
 
 #define _GNU_SOURCE
-#include "../common/error.h"
 #include "../common/reader.h"
+#include "../common/status.h"
 #include "kiln_rt/kiln_rt_module.h"
 #include "kiln_rt/kiln_rt_program.h"
 
@@ -244,13 +244,14 @@ static kiln_rt_status check_cpu_features(const char *features) {
     const char *end = strchr(p, ',');
     size_t n = end ? (size_t)(end - p) : strlen(p);
     if (n > 1 && p[0] == '+' && host_has_feature(p + 1, n - 1) == 0)
-      return kiln_rt_fail(KILN_RT_UNAVAILABLE,
-                          "the module was compiled for a CPU with %.*s, which "
-                          "this CPU lacks: compile it again on this machine",
-                          (int)(n - 1), p + 1);
+      return kiln_rt_status_make(
+          KILN_RT_UNAVAILABLE,
+          "the module was compiled for a CPU with %.*s, which "
+          "this CPU lacks: compile it again on this machine",
+          (int)(n - 1), p + 1);
     p += n + (end ? 1 : 0);
   }
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 /* --- Loading ------------------------------------------------------------- */
@@ -279,7 +280,8 @@ void kiln_rt_module_free(kiln_rt_module *module) {
 }
 
 static kiln_rt_status corrupt(const char *what) {
-  return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT, "corrupt module: %s", what);
+  return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT, "corrupt module: %s",
+                             what);
 }
 
 /* Reads `count` tensor types into module->types from `first` on. */
@@ -326,16 +328,16 @@ static kiln_rt_status load_cpu_kernels(kiln_rt_module *module,
              dir && dir[0] ? dir : "/tmp");
     fd = mkstemp(temporary);
     if (fd < 0)
-      return kiln_rt_fail(KILN_RT_UNAVAILABLE,
-                          "cannot write the module's kernels to a file: %s",
-                          strerror(errno));
+      return kiln_rt_status_make(
+          KILN_RT_UNAVAILABLE,
+          "cannot write the module's kernels to a file: %s", strerror(errno));
   }
   for (size_t written = 0; written < size;) {
     ssize_t n = write(fd, object + written, size - written);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0) {
-      kiln_rt_status status = kiln_rt_fail(
+      kiln_rt_status status = kiln_rt_status_make(
           KILN_RT_UNAVAILABLE, "cannot write the module's kernels: %s",
           strerror(errno));
       close(fd);
@@ -354,14 +356,14 @@ static kiln_rt_status load_cpu_kernels(kiln_rt_module *module,
   if (temporary[0])
     unlink(temporary);
   if (!module->library)
-    return kiln_rt_fail(KILN_RT_UNAVAILABLE,
-                        "cannot load the module's kernels: %s",
-                        why ? why : "dlopen failed");
+    return kiln_rt_status_make(KILN_RT_UNAVAILABLE,
+                               "cannot load the module's kernels: %s",
+                               why ? why : "dlopen failed");
   kiln_rt_kernel_entry *entries = calloc(num_kernels, sizeof(*entries));
   if (!entries)
-    return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
-  kiln_rt_status status = KILN_RT_OK;
-  for (size_t i = 0; i < num_kernels && status == KILN_RT_OK; ++i) {
+    return kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY, "out of host memory");
+  kiln_rt_status status = KILN_RT_SUCCESS;
+  for (size_t i = 0; i < num_kernels && !status; ++i) {
     char symbol[512];
     const char *name = kiln_rt_program_kernel_name(module->program, i);
     /* The packed wrapper of each kernel (each argument by address). */
@@ -371,7 +373,7 @@ static kiln_rt_status load_cpu_kernels(kiln_rt_module *module,
       status = corrupt("a kernel the program calls is missing");
     entries[i] = (kiln_rt_kernel_entry)address;
   }
-  if (status == KILN_RT_OK)
+  if (!status)
     status = kiln_rt_program_bind_cpu(module->program, entries, num_kernels);
   free(entries);
   return status;
@@ -380,8 +382,8 @@ static kiln_rt_status load_cpu_kernels(kiln_rt_module *module,
 kiln_rt_status kiln_rt_module_load_bytes(const void *bytes, size_t size,
                                          kiln_rt_module **out) {
   if (!out || (!bytes && size))
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_module_load: null argument");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_module_load: null argument");
   *out = NULL;
   kiln_reader header = {bytes, size, 0};
   uint16_t version;
@@ -390,43 +392,44 @@ kiln_rt_status kiln_rt_module_load_bytes(const void *bytes, size_t size,
   uint64_t payload_size, checksum;
   if (!kiln_read_magic(&header, "KILNMOD", 8)) {
     if (size > 0 && size < 8 && memcmp(bytes, "KILNMOD", size) == 0)
-      return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                          "truncated module: %zu bytes", size);
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT, "not a kiln module");
+      return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                                 "truncated module: %zu bytes", size);
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT, "not a kiln module");
   }
   if (!kiln_read_u16(&header, &version))
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT, "truncated module: %zu bytes",
-                        size);
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "truncated module: %zu bytes", size);
   if (version != KILN_MODULE_VERSION)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "the module has format version %u; this runtime reads "
-                        "version %u: compile it again with this kiln",
-                        (unsigned)version, (unsigned)KILN_MODULE_VERSION);
+    return kiln_rt_status_make(
+        KILN_RT_INVALID_ARGUMENT,
+        "the module has format version %u; this runtime reads "
+        "version %u: compile it again with this kiln",
+        (unsigned)version, (unsigned)KILN_MODULE_VERSION);
   if (!kiln_read_u8(&header, &backend) || !kiln_read_u8(&header, &zero8) ||
       !kiln_read_u32(&header, &zero32) ||
       !kiln_read_u64(&header, &payload_size) ||
       !kiln_read_u64(&header, &checksum))
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT, "truncated module: %zu bytes",
-                        size);
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "truncated module: %zu bytes", size);
   if (payload_size != size - KILN_MODULE_HEADER)
-    return kiln_rt_fail(
+    return kiln_rt_status_make(
         KILN_RT_INVALID_ARGUMENT,
         "truncated module: %zu bytes, its header says %llu", size,
         (unsigned long long)(payload_size + KILN_MODULE_HEADER));
   const unsigned char *payload =
       (const unsigned char *)bytes + KILN_MODULE_HEADER;
   if (kiln_rt_module_checksum(payload, payload_size) != checksum)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "corrupt module: the checksum does not match");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "corrupt module: the checksum does not match");
   if (backend > KILN_RT_BACKEND_CUDA || zero8 != 0 || zero32 != 0)
     return corrupt("bad header");
 
   kiln_rt_module *module = calloc(1, sizeof(kiln_rt_module));
   if (!module)
-    return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
+    return kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY, "out of host memory");
   module->backend = (kiln_rt_backend)backend;
   kiln_reader reader = {payload, (size_t)payload_size, 0}, *r = &reader;
-  kiln_rt_status status = KILN_RT_OK;
+  kiln_rt_status status = KILN_RT_SUCCESS;
   uint32_t num_inputs, num_outputs;
   const unsigned char *program_bytes, *kernels;
   size_t program_size, kernels_size;
@@ -445,7 +448,7 @@ kiln_rt_status kiln_rt_module_load_bytes(const void *bytes, size_t size,
   module->stat_names = calloc(num_stats + 1, sizeof(char *));
   module->stat_values = calloc(num_stats + 1, sizeof(int64_t));
   if (!module->stat_names || !module->stat_values) {
-    status = kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
+    status = kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY, "out of host memory");
     goto done;
   }
   module->num_stats = num_stats;
@@ -456,20 +459,21 @@ kiln_rt_status kiln_rt_module_load_bytes(const void *bytes, size_t size,
       goto done;
     }
   if (strcmp(module->kiln_version, KILN_VERSION_STRING) != 0) {
-    status = kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                          "the module was compiled by kiln %s; this runtime is "
-                          "kiln %s: compile it again with this kiln",
-                          module->kiln_version, KILN_VERSION_STRING);
+    status = kiln_rt_status_make(
+        KILN_RT_INVALID_ARGUMENT,
+        "the module was compiled by kiln %s; this runtime is "
+        "kiln %s: compile it again with this kiln",
+        module->kiln_version, KILN_VERSION_STRING);
     goto done;
   }
   if (module->backend == KILN_RT_BACKEND_CPU) {
     if (strcmp(module->target, host_arch()) != 0) {
-      status = kiln_rt_fail(KILN_RT_UNAVAILABLE,
-                            "the module was compiled for %s; this CPU is %s",
-                            module->target, host_arch());
+      status = kiln_rt_status_make(
+          KILN_RT_UNAVAILABLE, "the module was compiled for %s; this CPU is %s",
+          module->target, host_arch());
       goto done;
     }
-    if ((status = check_cpu_features(module->features)) != KILN_RT_OK)
+    if ((status = check_cpu_features(module->features)))
       goto done;
   }
   /* The signature: dims come from a pool no larger than the payload. */
@@ -481,7 +485,7 @@ kiln_rt_status kiln_rt_module_load_bytes(const void *bytes, size_t size,
   module->dims = malloc(dims_capacity * sizeof(int64_t));
   module->types = calloc((size_t)num_inputs + 1, sizeof(kiln_rt_tensor_type));
   if (!module->dims || !module->types) {
-    status = kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
+    status = kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY, "out of host memory");
     goto done;
   }
   module->num_inputs = num_inputs;
@@ -494,7 +498,7 @@ kiln_rt_status kiln_rt_module_load_bytes(const void *bytes, size_t size,
       realloc(module->types, ((size_t)num_inputs + num_outputs + 1) *
                                  sizeof(kiln_rt_tensor_type));
   if (!types) {
-    status = kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
+    status = kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY, "out of host memory");
     goto done;
   }
   module->types = types;
@@ -510,7 +514,7 @@ kiln_rt_status kiln_rt_module_load_bytes(const void *bytes, size_t size,
     goto done;
   }
   if ((status = kiln_rt_program_create(program_bytes, program_size,
-                                       &module->program)) != KILN_RT_OK)
+                                       &module->program)))
     goto done;
   int agrees =
       (size_t)kiln_rt_program_num_arguments(module->program) ==
@@ -529,7 +533,7 @@ kiln_rt_status kiln_rt_module_load_bytes(const void *bytes, size_t size,
     /* The PTX, NUL-terminated, loaded on a device at the first run. */
     module->ptx = malloc(kernels_size + 1);
     if (!module->ptx) {
-      status = kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
+      status = kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY, "out of host memory");
       goto done;
     }
     memcpy(module->ptx, kernels, kernels_size);
@@ -538,44 +542,40 @@ kiln_rt_status kiln_rt_module_load_bytes(const void *bytes, size_t size,
     status = kiln_rt_program_check_cuda(module->program);
   }
 done:
-  if (status != KILN_RT_OK) {
+  if (status) {
     kiln_rt_module_free(module);
     return status;
   }
   *out = module;
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 kiln_rt_status kiln_rt_module_load(const char *path, kiln_rt_module **out) {
   if (!path || !out)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_module_load: null argument");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_module_load: null argument");
   *out = NULL;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT, "cannot open '%s': %s", path,
-                        strerror(errno));
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT, "cannot open '%s': %s",
+                               path, strerror(errno));
   struct stat info;
   if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
     close(fd);
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT, "'%s' is not a file", path);
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT, "'%s' is not a file",
+                               path);
   }
   size_t size = (size_t)info.st_size;
   void *bytes = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
   close(fd);
   if (size && bytes == MAP_FAILED)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT, "cannot read '%s': %s", path,
-                        strerror(errno));
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT, "cannot read '%s': %s",
+                               path, strerror(errno));
   kiln_rt_status status = kiln_rt_module_load_bytes(bytes, size, out);
   if (size)
     munmap(bytes, size);
-  if (status != KILN_RT_OK) {
-    /* Name the file in the message. */
-    char why[1024];
-    snprintf(why, sizeof(why), "%s", kiln_rt_last_error());
-    kiln_rt_fail(status, "%s: %s", path, why);
-  }
-  return status;
+  /* Names the file in the message. */
+  return kiln_rt_status_annotate(status, "%s", path);
 }
 
 /* --- Queries and runs ---------------------------------------------------- */
@@ -644,7 +644,7 @@ static kiln_rt_status check_tensor(const kiln_rt_module *module,
     matches = elements == 0;
   }
   if (matches)
-    return KILN_RT_OK;
+    return KILN_RT_SUCCESS;
   char expected[256], given[256];
   if (tensor->rank > KILN_MAX_RANK || (tensor->rank && !tensor->dims) ||
       kiln_rt_dtype_size(tensor->dtype) == 0)
@@ -654,11 +654,12 @@ static kiln_rt_status check_tensor(const kiln_rt_module *module,
   else
     type_string(given, sizeof(given), tensor->dtype, tensor->rank,
                 tensor->dims);
-  return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT, "@%s: %s must be %s, got %s",
-                      module->entry, type->name,
-                      type_string(expected, sizeof(expected), type->dtype,
-                                  type->rank, type->dims),
-                      given);
+  return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                             "@%s: %s must be %s, got %s", module->entry,
+                             type->name,
+                             type_string(expected, sizeof(expected),
+                                         type->dtype, type->rank, type->dims),
+                             given);
 }
 
 /* The inputs' dims, flattened, and the results' dims that the program
@@ -676,15 +677,13 @@ static kiln_rt_status compute_result_dims(const kiln_rt_module *module,
   *input_dims = malloc((num_in + 1) * sizeof(int64_t));
   *result_dims = malloc((num_out + 1) * sizeof(int64_t));
   if (!*input_dims || !*result_dims)
-    return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
+    return kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY, "out of host memory");
   size_t k = 0;
   for (size_t i = 0; i < module->num_inputs; ++i)
     for (uint32_t d = 0; d < inputs[i].rank; ++d)
       (*input_dims)[k++] = inputs[i].dims[d];
-  kiln_rt_status status =
-      kiln_rt_program_result_dims(module->program, *input_dims, *result_dims);
-  if (status != KILN_RT_OK)
-    return status;
+  KILN_RT_RETURN_IF_ERROR(
+      kiln_rt_program_result_dims(module->program, *input_dims, *result_dims));
   k = 0;
   for (size_t i = 0; i < module->num_outputs; ++i) {
     const kiln_rt_tensor *output = &outputs[i];
@@ -694,35 +693,35 @@ static kiln_rt_status compute_result_dims(const kiln_rt_module *module,
       continue;
     const kiln_rt_tensor_type *type = &module->types[module->num_inputs + i];
     char expected[256], given[256];
-    return kiln_rt_fail(
+    return kiln_rt_status_make(
         KILN_RT_INVALID_ARGUMENT, "@%s: %s must be %s for these inputs, got %s",
         module->entry, type->name,
         type_string(expected, sizeof(expected), type->dtype, type->rank, dims),
         type_string(given, sizeof(given), output->dtype, output->rank,
                     output->dims));
   }
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 kiln_rt_status kiln_rt_module_output_dims(const kiln_rt_module *module,
                                           const kiln_rt_tensor *inputs,
                                           size_t num_inputs, int64_t *dims) {
   if (!module || (num_inputs && !inputs) || !dims)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_module_output_dims: null argument");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_module_output_dims: null argument");
   if (num_inputs != module->num_inputs)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "@%s takes %zu inputs; %zu given", module->entry,
-                        module->num_inputs, num_inputs);
-  kiln_rt_status status = KILN_RT_OK;
-  for (size_t i = 0; i < num_inputs && status == KILN_RT_OK; ++i) {
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "@%s takes %zu inputs; %zu given", module->entry,
+                               module->num_inputs, num_inputs);
+  kiln_rt_status status = KILN_RT_SUCCESS;
+  for (size_t i = 0; i < num_inputs && !status; ++i) {
     /* Only the dims matter here: any non-null data passes the check. */
     static char placeholder;
     kiln_rt_tensor shape = inputs[i];
     shape.data = &placeholder;
     status = check_tensor(module, &module->types[i], &shape);
   }
-  if (status != KILN_RT_OK)
+  if (status)
     return status;
   if (!kiln_rt_program_is_dynamic(module->program)) {
     size_t k = 0;
@@ -731,14 +730,14 @@ kiln_rt_status kiln_rt_module_output_dims(const kiln_rt_module *module,
       for (uint32_t d = 0; d < type->rank; ++d)
         dims[k++] = type->dims[d];
     }
-    return KILN_RT_OK;
+    return KILN_RT_SUCCESS;
   }
   size_t count = 0;
   for (size_t i = 0; i < num_inputs; ++i)
     count += inputs[i].rank;
   int64_t *input_dims = malloc((count + 1) * sizeof(int64_t));
   if (!input_dims)
-    return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
+    return kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY, "out of host memory");
   size_t k = 0;
   for (size_t i = 0; i < num_inputs; ++i)
     for (uint32_t d = 0; d < inputs[i].rank; ++d)
@@ -753,21 +752,22 @@ kiln_rt_module_run(const kiln_rt_module *module, const kiln_rt_tensor *inputs,
                    size_t num_inputs, const kiln_rt_tensor *outputs,
                    size_t num_outputs, kiln_rt_cuda_stream *stream) {
   if (!module || (num_inputs && !inputs) || (num_outputs && !outputs))
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_module_run: null argument");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_module_run: null argument");
   if (num_inputs != module->num_inputs || num_outputs != module->num_outputs)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "@%s takes %zu inputs and %zu outputs; %zu and %zu "
-                        "given",
-                        module->entry, module->num_inputs, module->num_outputs,
-                        num_inputs, num_outputs);
+    return kiln_rt_status_make(
+        KILN_RT_INVALID_ARGUMENT,
+        "@%s takes %zu inputs and %zu outputs; %zu and %zu "
+        "given",
+        module->entry, module->num_inputs, module->num_outputs, num_inputs,
+        num_outputs);
   void *small[16];
   size_t count = num_inputs + num_outputs;
   void **buffers = count <= 16 ? small : malloc(count * sizeof(void *));
   if (!buffers)
-    return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
-  kiln_rt_status status = KILN_RT_OK;
-  for (size_t i = 0; i < count && status == KILN_RT_OK; ++i) {
+    return kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY, "out of host memory");
+  kiln_rt_status status = KILN_RT_SUCCESS;
+  for (size_t i = 0; i < count && !status; ++i) {
     const kiln_rt_tensor *tensor =
         i < num_inputs ? &inputs[i] : &outputs[i - num_inputs];
     status = check_tensor(module, &module->types[i], tensor);
@@ -776,21 +776,19 @@ kiln_rt_module_run(const kiln_rt_module *module, const kiln_rt_tensor *inputs,
   /* A program with dynamic dims computes the results' dims: the outputs
    * must have them. */
   int64_t *input_dims = NULL, *result_dims = NULL;
-  if (status == KILN_RT_OK && kiln_rt_program_is_dynamic(module->program))
+  if (!status && kiln_rt_program_is_dynamic(module->program))
     status =
         compute_result_dims(module, inputs, outputs, &input_dims, &result_dims);
-  if (status == KILN_RT_OK) {
+  if (!status) {
     if (module->backend == KILN_RT_BACKEND_CPU) {
       status = kiln_rt_program_run_cpu(module->program, buffers, count,
                                        input_dims, NULL);
     } else {
       status = kiln_rt_cuda_init();
-      if (status != KILN_RT_OK)
-        status = kiln_rt_fail(status, "%s", kiln_rt_cuda_last_error());
-      else
+      if (!status)
         status = kiln_rt_program_load_cuda(module->program, module->ptx,
                                            module->ptx_size);
-      if (status == KILN_RT_OK)
+      if (!status)
         status = kiln_rt_program_run_cuda(module->program, buffers, count,
                                           input_dims, stream, NULL);
     }

@@ -8,18 +8,11 @@
  *
  *===----------------------------------------------------------------------===*/
 
-#include "../common/error.h"
+#include "../common/status.h"
 #include "program_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* The CUDA runtime's message for a failed call, as the program's error. */
-static kiln_rt_status cuda_failed(kiln_rt_status status) {
-  const char *why = kiln_rt_cuda_last_error();
-  return kiln_rt_fail(status, "%s",
-                      why && why[0] ? why : kiln_rt_status_string(status));
-}
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
@@ -90,31 +83,33 @@ static kiln_rt_status get_gemm(const char *name, const kiln_view *const *views,
   call->stride_a = batched ? a->strides[0] : 0;
   call->stride_b = batched ? b->strides[0] : 0;
   call->stride_c = batched ? c->strides[0] : 0;
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 unsupported:
-  return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                      "the cuda backend cannot run @%s on these views", name);
+  return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                             "the cuda backend cannot run @%s on these views",
+                             name);
 }
 
 kiln_rt_status kiln_rt_program_check_cuda(kiln_rt_program *program) {
   if (!program)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_program_check_cuda: null argument");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_program_check_cuda: null argument");
   pthread_mutex_lock(&program->cuda_mutex);
-  kiln_rt_status status = KILN_RT_OK;
+  kiln_rt_status status = KILN_RT_SUCCESS;
   if (program->cuda_checked)
     goto done;
   kiln_gemm *gemms =
       calloc(program->num_steps ? program->num_steps : 1, sizeof(kiln_gemm));
   if (!gemms) {
-    status = kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
+    status = kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY, "out of host memory");
     goto done;
   }
-  for (size_t s = 0; s < program->num_steps && status == KILN_RT_OK; ++s) {
+  for (size_t s = 0; s < program->num_steps && !status; ++s) {
     const kiln_step *step = &program->steps[s];
     if (step->kind == KILN_STEP_KERNEL)
-      status = kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                            "the cuda backend cannot run a host kernel call");
+      status =
+          kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                              "the cuda backend cannot run a host kernel call");
     else if (step->dynamic)
       continue; /* its views are known, and checked, at run time */
     else if (step->kind == KILN_STEP_RUNTIME_CALL) {
@@ -126,10 +121,11 @@ kiln_rt_status kiln_rt_program_check_cuda(kiln_rt_program *program) {
     } else if (step->kind == KILN_STEP_COPY &&
                (!kiln_view_is_dense(&step->views[0]) ||
                 !kiln_view_is_dense(&step->views[1])))
-      status = kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                            "the cuda backend does not copy strided views yet");
+      status = kiln_rt_status_make(
+          KILN_RT_INVALID_ARGUMENT,
+          "the cuda backend does not copy strided views yet");
   }
-  if (status != KILN_RT_OK) {
+  if (status) {
     free(gemms);
     goto done;
   }
@@ -147,7 +143,7 @@ static void release_loaded(kiln_rt_program *program) {
   if (program->cuda_constants && program->cuda_session != 0 &&
       program->cuda_session == kiln_rt_cuda_session())
     for (size_t i = 0; i < program->num_constants; ++i)
-      kiln_rt_cuda_free(program->cuda_constants[i]);
+      kiln_rt_status_free(kiln_rt_cuda_free(program->cuda_constants[i]));
   free(program->cuda_constants);
   free(program->cuda_functions);
   program->cuda_constants = NULL;
@@ -163,21 +159,22 @@ void kiln_program_release_cuda(kiln_rt_program *program) {
 kiln_rt_status kiln_rt_program_load_cuda(kiln_rt_program *program,
                                          const char *ptx, size_t size) {
   kiln_rt_status status = kiln_rt_program_check_cuda(program);
-  if (status != KILN_RT_OK)
+  if (status)
     return status;
   /* Loaded in this session of the runtime; a shutdown invalidated the
    * handles of an earlier one. */
   uint64_t session = kiln_rt_cuda_session();
   if (session == 0)
-    return kiln_rt_fail(KILN_RT_UNAVAILABLE, "the CUDA runtime is not "
-                                             "initialized or was shut down");
+    return kiln_rt_status_make(KILN_RT_UNAVAILABLE,
+                               "the CUDA runtime is not "
+                               "initialized or was shut down");
   pthread_mutex_lock(&program->cuda_mutex);
   if (program->cuda_session == session)
     goto done;
   release_loaded(program);
   if (program->num_kernels && (!ptx || size == 0)) {
-    status = kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                          "the program launches kernels but has no PTX");
+    status = kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                                 "the program launches kernels but has no PTX");
     goto done;
   }
   kiln_rt_cuda_function **functions =
@@ -187,30 +184,28 @@ kiln_rt_status kiln_rt_program_load_cuda(kiln_rt_program *program,
   if (!functions || !constants) {
     free(functions);
     free(constants);
-    status = kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
+    status = kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY, "out of host memory");
     goto done;
   }
   kiln_rt_cuda_module *module = NULL;
   if (program->num_kernels) {
     status = kiln_rt_cuda_module_load(ptx, size, &module);
-    for (size_t i = 0; i < program->num_kernels && status == KILN_RT_OK; ++i)
+    for (size_t i = 0; i < program->num_kernels && !status; ++i)
       status = kiln_rt_cuda_module_get_function(
           module, program->kernel_names[i], &functions[i]);
   }
-  for (size_t i = 0; i < program->num_constants && status == KILN_RT_OK; ++i) {
+  for (size_t i = 0; i < program->num_constants && !status; ++i) {
     const kiln_constant *constant = &program->constants[i];
     status = kiln_rt_cuda_malloc(constant->size, &constants[i]);
-    if (status == KILN_RT_OK)
+    if (!status)
       status = kiln_rt_cuda_copy_to_device(constants[i], constant->data,
                                            constant->size, NULL);
   }
-  if (status != KILN_RT_OK) {
-    kiln_rt_status failed = cuda_failed(status);
+  if (status) {
     for (size_t i = 0; i < program->num_constants; ++i)
-      kiln_rt_cuda_free(constants[i]);
+      kiln_rt_status_free(kiln_rt_cuda_free(constants[i]));
     free(functions);
     free(constants);
-    status = failed;
     goto done;
   }
   program->cuda_module = module;
@@ -225,9 +220,9 @@ done:
 kiln_rt_status kiln_device_timer_start(kiln_device_timer *timer,
                                        kiln_rt_cuda_stream *stream) {
   kiln_rt_status status = kiln_rt_cuda_event_create(&timer->start);
-  if (status == KILN_RT_OK)
+  if (!status)
     status = kiln_rt_cuda_event_create(&timer->end);
-  if (status == KILN_RT_OK)
+  if (!status)
     status = kiln_rt_cuda_event_record(timer->start, stream);
   return status;
 }
@@ -237,16 +232,16 @@ kiln_rt_status kiln_device_timer_stop(kiln_device_timer *timer,
                                       kiln_rt_profile *profile) {
   float ms = 0;
   kiln_rt_status status = kiln_rt_cuda_event_record(timer->end, stream);
-  if (status == KILN_RT_OK)
+  if (!status)
     status = kiln_rt_cuda_event_elapsed_ms(timer->start, timer->end, &ms);
-  if (status == KILN_RT_OK)
+  if (!status)
     profile->ns += (double)ms * 1e6;
   return status;
 }
 
 void kiln_device_timer_release(kiln_device_timer *timer) {
-  kiln_rt_cuda_event_destroy(timer->start);
-  kiln_rt_cuda_event_destroy(timer->end);
+  kiln_rt_status_free(kiln_rt_cuda_event_destroy(timer->start));
+  kiln_rt_status_free(kiln_rt_cuda_event_destroy(timer->end));
   timer->start = timer->end = NULL;
 }
 
@@ -254,17 +249,19 @@ kiln_rt_status kiln_program_check_loaded_cuda(const kiln_rt_program *program,
                                               void *const *buffers,
                                               size_t count, const char *api) {
   if (!program || (count && !buffers))
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT, "%s: null argument", api);
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT, "%s: null argument",
+                               api);
   if (!program->cuda_checked || program->cuda_session == 0 ||
       program->cuda_session != kiln_rt_cuda_session())
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "the program is not loaded in this session of the "
-                        "CUDA runtime (kiln_rt_program_load_cuda)");
+    return kiln_rt_status_make(
+        KILN_RT_INVALID_ARGUMENT,
+        "the program is not loaded in this session of the "
+        "CUDA runtime (kiln_rt_program_load_cuda)");
   if (count != (size_t)program->num_arguments)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "the program takes %d buffers, %zu given",
-                        program->num_arguments, count);
-  return KILN_RT_OK;
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "the program takes %d buffers, %zu given",
+                               program->num_arguments, count);
+  return KILN_RT_SUCCESS;
 }
 
 /* A collective step under way: its NCCL request, and its staging (where
@@ -287,14 +284,14 @@ static int32_t staging_slot(const kiln_rt_program *program, int32_t request) {
 static kiln_rt_status end_collective(cuda_collective *state, int32_t slot,
                                      kiln_rt_cuda_stream *stream,
                                      kiln_graph_pass *pass) {
-  kiln_rt_status status = KILN_RT_OK;
+  kiln_rt_status status = KILN_RT_SUCCESS;
   if (state->request)
     status =
         kiln_program_collective_cuda_wait(state->kind, state->request, stream);
   if (state->staged && pass)
     kiln_graph_pass_free(pass, slot);
   if (state->owned)
-    kiln_rt_cuda_free(state->staging);
+    kiln_rt_status_free(kiln_rt_cuda_free(state->staging));
   state->request = NULL;
   state->staging = NULL;
   state->staged = state->owned = 0;
@@ -314,20 +311,20 @@ static kiln_rt_status start_collective(const kiln_rt_program *program,
   kiln_rt_status status = kiln_program_collective_cuda_describe(
       program, step, v[0], base[v[0]->slot], v[1], base[v[1]->slot], input_dims,
       pass ? NULL : run_checked, &c);
-  if (status != KILN_RT_OK)
+  if (status)
     return status;
   state->kind = (int)c.kind;
   size_t staging = kiln_rt_dist_nccl_staging_bytes(&c);
   if (staging && pass) {
     status = kiln_graph_pass_alloc(pass, staging_slot(program, step->slot),
                                    (int64_t)staging, &state->staging);
-    if (status != KILN_RT_OK)
+    if (status)
       return status;
     state->staged = 1;
   } else if (staging) {
     status = kiln_rt_cuda_malloc(staging, &state->staging);
-    if (status != KILN_RT_OK)
-      return cuda_failed(status);
+    if (status)
+      return status;
     state->owned = 1;
   }
   c.staging = state->staging;
@@ -336,7 +333,7 @@ static kiln_rt_status start_collective(const kiln_rt_program *program,
     kiln_graph_pass_baked(pass, v[1]->slot);
     kiln_graph_pass_collective(pass, &c);
     if (!kiln_graph_pass_queues(pass))
-      return KILN_RT_OK;
+      return KILN_RT_SUCCESS;
   }
   return kiln_program_collective_cuda_start(&c, stream, &state->request);
 }
@@ -347,10 +344,8 @@ kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
                                          kiln_rt_cuda_stream *stream,
                                          kiln_rt_profile *profile,
                                          kiln_graph_pass *pass) {
-  kiln_rt_status checked = kiln_program_check_loaded_cuda(
-      program, buffers, count, "kiln_rt_program_run_cuda");
-  if (checked != KILN_RT_OK)
-    return checked;
+  KILN_RT_RETURN_IF_ERROR(kiln_program_check_loaded_cuda(
+      program, buffers, count, "kiln_rt_program_run_cuda"));
   size_t slots = (size_t)program->num_slots, views = program->max_views;
   size_t words = program->max_launch_words;
   size_t view_dims = views * 2 * (size_t)program->max_rank;
@@ -360,7 +355,7 @@ kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
                        (view_dims + size_words) * sizeof(int64_t) +
                        slots * sizeof(void *) + slots + 16);
   if (!block)
-    return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
+    return kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY, "out of host memory");
   uint64_t *values = (uint64_t *)block;
   void **params = (void **)(values + words);
   kiln_view *resolved_views = (kiln_view *)(params + words);
@@ -384,42 +379,37 @@ kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
           : NULL;
   if (program->num_requests && !collectives) {
     free(block);
-    return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
+    return kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY, "out of host memory");
   }
-  /* Errors of the program's sizes are the runtime's, not CUDA's. */
   kiln_rt_status status = kiln_program_begin(program, input_dims, &sizes);
-  if (status != KILN_RT_OK)
+  if (status)
     goto cleanup;
   if (profile) {
     status = kiln_device_timer_start(&timer, stream);
-    if (status != KILN_RT_OK)
-      goto failed;
+    if (status)
+      goto cleanup;
   }
   for (size_t s = program->prologue_steps; s < program->num_steps; ++s) {
     const kiln_step *step = &program->steps[s];
     if (step->kind == KILN_STEP_INDEX || step->kind == KILN_STEP_CHECK) {
       status = kiln_program_size_step(program, step, &sizes);
-      if (status != KILN_RT_OK)
+      if (status)
         goto cleanup;
       continue;
     }
     status = kiln_program_resolve_step(program, step, &sizes, resolved_views,
                                        resolved_dims, v);
-    if (status != KILN_RT_OK)
+    if (status)
       goto cleanup;
     switch (step->kind) {
     case KILN_STEP_ALLOC: {
       int64_t bytes = kiln_operand(sizes.registers, step->bytes);
-      if (pass) { /* the graph's own temporaries */
-        status =
-            kiln_graph_pass_alloc(pass, step->slot, bytes, &base[step->slot]);
-        if (status != KILN_RT_OK)
-          goto cleanup; /* its error is set */
-      } else {
-        status = kiln_rt_cuda_malloc((size_t)bytes, &base[step->slot]);
-        if (status != KILN_RT_OK)
-          goto failed;
-      }
+      /* A graph takes its own temporaries. */
+      status = pass ? kiln_graph_pass_alloc(pass, step->slot, bytes,
+                                            &base[step->slot])
+                    : kiln_rt_cuda_malloc((size_t)bytes, &base[step->slot]);
+      if (status)
+        goto cleanup;
       owned[step->slot] = !pass;
       sizes.slot_bytes[step->slot] = bytes;
       break;
@@ -432,17 +422,18 @@ kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
       base[step->slot] = NULL;
       owned[step->slot] = 0;
       sizes.slot_bytes[step->slot] = -1;
-      if (status != KILN_RT_OK)
-        goto failed;
+      if (status)
+        goto cleanup;
       break;
     case KILN_STEP_COPY: {
       const kiln_view *from = v[0], *to = v[1];
       if (step->dynamic &&
           (!kiln_view_is_dense(from) || !kiln_view_is_dense(to) ||
            memcmp(from->sizes, to->sizes, from->rank * sizeof(int64_t)))) {
-        status = kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                              "the cuda backend copies dense views of equal "
-                              "sizes only");
+        status =
+            kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                                "the cuda backend copies dense views of equal "
+                                "sizes only");
         goto cleanup;
       }
       int64_t elements = 1;
@@ -460,8 +451,8 @@ kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
           kiln_view_address(base[to->slot], to),
           kiln_view_address(base[from->slot], from),
           (size_t)(elements * from->element_bytes), stream);
-      if (status != KILN_RT_OK)
-        goto failed;
+      if (status)
+        goto cleanup;
       break;
     }
     case KILN_STEP_LAUNCH: {
@@ -470,10 +461,10 @@ kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
       for (int i = 0; i < 3; ++i) {
         int64_t size = kiln_operand(sizes.registers, step->grid[i]);
         if (size < 0 || size > UINT32_MAX) {
-          status = kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                                "a launch of %s with a grid of %lld blocks",
-                                program->kernel_names[step->callee],
-                                (long long)size);
+          status = kiln_rt_status_make(
+              KILN_RT_INVALID_ARGUMENT,
+              "a launch of %s with a grid of %lld blocks",
+              program->kernel_names[step->callee], (long long)size);
           goto cleanup;
         }
         empty |= size == 0;
@@ -496,13 +487,13 @@ kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
         params[i] = &values[i];
       status = kiln_rt_cuda_launch(program->cuda_functions[step->callee], grid,
                                    step->block, 0, stream, params);
-      if (status != KILN_RT_OK)
-        goto failed;
+      if (status)
+        goto cleanup;
       if (pass) {
         status =
             kiln_graph_pass_launched(pass, step, grid, values, n, v, stream);
-        if (status != KILN_RT_OK)
-          goto cleanup; /* its error is set */
+        if (status)
+          goto cleanup;
       }
       if (profile)
         ++profile->calls;
@@ -514,7 +505,7 @@ kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
       if (step->dynamic) {
         status = get_gemm(program->runtime_names[step->callee], v,
                           step->num_views, &dynamic);
-        if (status != KILN_RT_OK)
+        if (status)
           goto cleanup;
         g = &dynamic;
       }
@@ -530,8 +521,8 @@ kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
           g->stride_b, g->accumulate ? 1.0 : 0.0,
           kiln_view_address(base[v[2]->slot], v[2]), g->ldc, g->stride_c,
           g->batch, stream);
-      if (status != KILN_RT_OK)
-        goto failed;
+      if (status)
+        goto cleanup;
       if (profile)
         ++profile->calls;
       break;
@@ -542,13 +533,13 @@ kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
           step->slot >= 0 ? &collectives[step->slot] : &now;
       status = start_collective(program, step, v, base, input_dims,
                                 &run_checked, state, stream, pass);
-      if (status == KILN_RT_OK && step->slot < 0) /* no wait step */
+      if (!status && step->slot < 0) /* no wait step */
         status = end_collective(state, staging_slot(program, step->slot),
                                 stream, pass);
-      if (status != KILN_RT_OK) {
+      if (status) {
         if (step->slot < 0)
-          (void)end_collective(state, staging_slot(program, step->slot), stream,
-                               pass);
+          kiln_rt_status_free(end_collective(
+              state, staging_slot(program, step->slot), stream, pass));
         goto cleanup;
       }
       if (profile)
@@ -559,7 +550,7 @@ kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
       /* The stream's later work waits for the collective on the device. */
       status = end_collective(&collectives[step->slot],
                               staging_slot(program, step->slot), stream, pass);
-      if (status != KILN_RT_OK)
+      if (status)
         goto cleanup;
       break;
     case KILN_STEP_KERNEL:
@@ -567,24 +558,18 @@ kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
       break;
     }
   }
-  if (profile) {
+  if (profile)
     status = kiln_device_timer_stop(&timer, stream, profile);
-    if (status != KILN_RT_OK)
-      goto failed;
-  }
-  goto cleanup;
-failed:
-  status = cuda_failed(status);
 cleanup:
   /* A failed run's collectives under way: the stream waits for them before
    * their buffers can be reused. */
   for (uint32_t i = 0; collectives && i < program->num_requests; ++i)
-    (void)end_collective(&collectives[i], staging_slot(program, (int32_t)i),
-                         stream, pass);
+    kiln_rt_status_free(end_collective(
+        &collectives[i], staging_slot(program, (int32_t)i), stream, pass));
   free(collectives);
   for (size_t i = 0; i < slots; ++i)
     if (owned[i])
-      kiln_rt_cuda_free(base[i]);
+      kiln_rt_status_free(kiln_rt_cuda_free(base[i]));
   kiln_device_timer_release(&timer);
   free(block);
   return status;

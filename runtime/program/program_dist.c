@@ -8,12 +8,11 @@
  *
  *===----------------------------------------------------------------------===*/
 
-#include "../common/error.h"
+#include "../common/status.h"
 #include "kiln_rt/kiln_rt_dist.h"
 #include "program_internal.h"
 
 #include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,15 +47,15 @@ static kiln_rt_status check_ranks(const kiln_rt_program *program,
   int dynamic =
       program->num_input_dims && input_dims && program->num_dynamic_dims;
   if (dynamic ? *run_checked : atomic_load(program->ranks_checked))
-    return KILN_RT_OK;
+    return KILN_RT_SUCCESS;
   uint64_t hash = program->hash;
   for (size_t i = 0; dynamic && i < program->num_input_dims; ++i)
     hash = (hash ^ (uint64_t)input_dims[i]) * 1099511628211ull;
   kiln_rt_status status =
       kiln_rt_dist_check_program(group, hash, kind_names[kind]);
-  if (status == KILN_RT_OK && !dynamic)
+  if (!status && !dynamic)
     atomic_store(program->ranks_checked, 1);
-  if (status == KILN_RT_OK)
+  if (!status)
     *run_checked = 1;
   return status;
 }
@@ -75,11 +74,9 @@ static void free_request(kiln_program_request *r) {
   free(r);
 }
 
-/* The error of a failed collective, naming it. */
+/* The failure of a collective, naming it. */
 static kiln_rt_status fail_collective(kiln_rt_status status, int kind) {
-  char why[768];
-  snprintf(why, sizeof(why), "%s", kiln_rt_last_error());
-  return kiln_rt_fail(status, "%s: %s", kind_names[kind], why);
+  return kiln_rt_status_annotate(status, "%s", kind_names[kind]);
 }
 
 /* Checks a collective step against the ranks (its sizes, and that every
@@ -95,14 +92,15 @@ static kiln_rt_status describe(const kiln_rt_program *program,
     return status;
   int ranks = kiln_rt_dist_group_size(step->rhs);
   if (ranks < 0)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "%s: group %lld is not a communicator (0 is the world; "
-                        "kiln_rt_dist_group_create makes others)",
-                        name, (long long)step->rhs);
+    return kiln_rt_status_make(
+        KILN_RT_INVALID_ARGUMENT,
+        "%s: group %lld is not a communicator (0 is the world; "
+        "kiln_rt_dist_group_create makes others)",
+        name, (long long)step->rhs);
   if (kiln_rt_dist_group_rank(step->rhs) < 0)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "%s: rank %d is not in group %lld", name,
-                        kiln_rt_dist_rank(), (long long)step->rhs);
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "%s: rank %d is not in group %lld", name,
+                               kiln_rt_dist_rank(), (long long)step->rhs);
   /* The part each rank contributes or keeps, and the whole. */
   const kiln_view *part = kind == KILN_RT_DIST_REDUCE_SCATTER ? out : in;
   const kiln_view *whole = kind == KILN_RT_DIST_REDUCE_SCATTER ? in : out;
@@ -112,7 +110,7 @@ static kiln_rt_status describe(const kiln_rt_program *program,
     if (kind != KILN_RT_DIST_ALL_REDUCE && d == dim)
       expected *= ranks;
     if (whole->sizes[d] != expected)
-      return kiln_rt_fail(
+      return kiln_rt_status_make(
           KILN_RT_INVALID_ARGUMENT,
           "%s: the %s is %lld at dim %u, where %d rank(s) make %lld (was the "
           "program compiled for another number of ranks?)",
@@ -133,7 +131,7 @@ static kiln_rt_status describe(const kiln_rt_program *program,
   c->group = step->rhs;
   c->outer = count_of(part, 0, dim);
   c->inner = count_of(part, dim, part->rank);
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 kiln_rt_status kiln_program_collective_start(
@@ -153,7 +151,8 @@ kiln_rt_status kiln_program_collective_start(
 
   kiln_program_request *r = calloc(1, sizeof(*r));
   if (!r)
-    return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "%s: out of host memory", name);
+    return kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY, "%s: out of host memory",
+                               name);
   r->kind = kind;
   int64_t bytes = in->element_bytes;
   int64_t in_count = count_of(in, 0, in->rank);
@@ -172,7 +171,8 @@ kiln_rt_status kiln_program_collective_start(
     out_data = r->out_copy = malloc((size_t)(out_count * bytes));
   if ((in_count && !in_data) || (out_count && !out_data)) {
     free_request(r);
-    return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "%s: out of host memory", name);
+    return kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY, "%s: out of host memory",
+                               name);
   }
   collective.input = in_data;
   collective.output = out_data;
@@ -191,48 +191,46 @@ kiln_rt_status kiln_program_collective_start(
   if (!request)
     return kiln_program_collective_wait(r, out, out_base);
   *request = r;
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 kiln_rt_status kiln_program_collective_wait(kiln_program_request *r,
                                             const kiln_view *out,
                                             char *out_base) {
   if (!r)
-    return kiln_rt_fail(KILN_RT_INTERNAL, "a wait for no collective");
-  kiln_rt_status status = KILN_RT_OK;
+    return kiln_rt_status_make(KILN_RT_INTERNAL, "a wait for no collective");
+  kiln_rt_status status = KILN_RT_SUCCESS;
   if (r->dist) {
     status = kiln_rt_dist_wait(r->dist);
     r->dist = NULL;
   }
-  if (status == KILN_RT_OK && out && r->out_copy) {
+  if (!status && out && r->out_copy) {
     int64_t strides[KILN_MAX_RANK];
     kiln_view packed = contiguous_like(out, strides);
     kiln_program_copy_view(&packed, r->out_copy, out, out_base);
   }
   int kind = r->kind;
   /* A collective that did not end may still write its copies: kept. */
-  if (status == KILN_RT_OK)
+  if (!status)
     free_request(r);
-  return status ? fail_collective(status, kind) : KILN_RT_OK;
+  return fail_collective(status, kind);
 }
 
 kiln_rt_status kiln_program_collective_progress(kiln_program_request *r,
                                                 int *finished) {
   *finished = !r || !r->dist || kiln_rt_dist_finished(r->dist);
   if (*finished)
-    return KILN_RT_OK;
+    return KILN_RT_SUCCESS;
   kiln_rt_status status = kiln_rt_dist_progress(r->dist);
   *finished = kiln_rt_dist_finished(r->dist);
-  return status ? fail_collective(status, r->kind) : KILN_RT_OK;
+  return fail_collective(status, r->kind);
 }
 
 kiln_rt_status kiln_program_collective_check_run(const kiln_rt_program *program,
                                                  const int64_t *input_dims) {
   if (!program->has_collectives)
-    return KILN_RT_OK;
-  kiln_rt_status status = kiln_rt_dist_init();
-  if (status)
-    return status;
+    return KILN_RT_SUCCESS;
+  KILN_RT_RETURN_IF_ERROR(kiln_rt_dist_init());
   /* As a direct run checks: at its first collective, over its group. */
   const kiln_step *first = program->steps;
   while (first->kind != KILN_STEP_COLLECTIVE)
@@ -248,17 +246,16 @@ kiln_rt_status kiln_program_collective_cuda_describe(
     const int64_t *input_dims, int *run_checked, kiln_rt_dist_collective *c) {
   int kind = step->callee;
   if (!kiln_view_is_dense(in) || !kiln_view_is_dense(out))
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "%s: the cuda backend runs collectives on dense views "
-                        "only",
-                        kind_names[kind]);
-  kiln_rt_status status =
-      describe(program, step, in, out, input_dims, run_checked, c);
-  if (status)
-    return status;
+    return kiln_rt_status_make(
+        KILN_RT_INVALID_ARGUMENT,
+        "%s: the cuda backend runs collectives on dense views "
+        "only",
+        kind_names[kind]);
+  KILN_RT_RETURN_IF_ERROR(
+      describe(program, step, in, out, input_dims, run_checked, c));
   c->input = kiln_view_address(in_base, in);
   c->output = kiln_view_address(out_base, out);
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 kiln_rt_status
@@ -266,12 +263,12 @@ kiln_program_collective_cuda_start(const kiln_rt_dist_collective *c,
                                    kiln_rt_cuda_stream *stream,
                                    kiln_rt_dist_nccl_request **request) {
   kiln_rt_status status = kiln_rt_dist_nccl_start(c, stream, request);
-  return status ? fail_collective(status, c->kind) : KILN_RT_OK;
+  return fail_collective(status, c->kind);
 }
 
 kiln_rt_status
 kiln_program_collective_cuda_wait(int kind, kiln_rt_dist_nccl_request *request,
                                   kiln_rt_cuda_stream *stream) {
   kiln_rt_status status = kiln_rt_dist_nccl_wait(request, stream);
-  return status ? fail_collective(status, kind) : KILN_RT_OK;
+  return fail_collective(status, kind);
 }

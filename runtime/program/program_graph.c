@@ -14,7 +14,7 @@
  *
  *===----------------------------------------------------------------------===*/
 
-#include "../common/error.h"
+#include "../common/status.h"
 #include "program_internal.h"
 
 #include <stdio.h>
@@ -54,7 +54,7 @@ static void release_memory(kiln_graph_memory *memory) {
     return;
   if (memory->blocks && memory->session == kiln_rt_cuda_session())
     for (size_t b = 0; b < memory->num_blocks; ++b)
-      kiln_rt_cuda_free(memory->blocks[b]);
+      kiln_rt_status_free(kiln_rt_cuda_free(memory->blocks[b]));
   free(memory->blocks);
   free(memory->block_bytes);
   free(memory->allocation_block);
@@ -95,7 +95,7 @@ struct kiln_graph_pass {
 };
 
 static kiln_rt_status out_of_memory(void) {
-  return kiln_rt_fail(KILN_RT_OUT_OF_MEMORY, "out of host memory");
+  return kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY, "out of host memory");
 }
 
 /* Grows `*array` (of `size` bytes each) to hold `count` items. */
@@ -123,14 +123,14 @@ kiln_rt_status kiln_graph_pass_alloc(kiln_graph_pass *pass, int32_t slot,
   size_t index = pass->allocations++;
   if (pass->mode != PASS_PLAN) {
     if (index >= graph->memory->num_allocations)
-      return kiln_rt_fail(KILN_RT_INTERNAL,
-                          "a graph capture allocates more than its plan");
+      return kiln_rt_status_make(
+          KILN_RT_INTERNAL, "a graph capture allocates more than its plan");
     uint32_t block = graph->memory->allocation_block[index];
     if (graph->memory->block_bytes[block] < bytes)
-      return kiln_rt_fail(KILN_RT_INTERNAL,
-                          "a graph capture allocates more than its plan");
+      return kiln_rt_status_make(
+          KILN_RT_INTERNAL, "a graph capture allocates more than its plan");
     *address = graph->memory->blocks[block];
-    return KILN_RT_OK;
+    return KILN_RT_SUCCESS;
   }
   /* The smallest free block that fits, else a new one. */
   size_t best = graph->memory->num_blocks;
@@ -156,7 +156,7 @@ kiln_rt_status kiln_graph_pass_alloc(kiln_graph_pass *pass, int32_t slot,
   graph->memory->allocation_block[index] = (uint32_t)best;
   graph->memory->num_allocations = index + 1;
   *address = NULL; /* planning queues nothing that could use it */
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 void kiln_graph_pass_free(kiln_graph_pass *pass, int32_t slot) {
@@ -199,15 +199,15 @@ kiln_rt_status kiln_graph_pass_launched(kiln_graph_pass *pass,
     /* The same work in the same order: only the words may differ. */
     if (index >= graph->num_launches || graph->launches[index].step != step ||
         graph->launches[index].num_words != n)
-      return kiln_rt_fail(KILN_RT_INTERNAL,
-                          "a graph's second capture differs from its first");
+      return kiln_rt_status_make(
+          KILN_RT_INTERNAL, "a graph's second capture differs from its first");
     kiln_graph_launch *launch = &graph->launches[index];
     memcpy(&graph->words[launch->first_word], values, n * sizeof(uint64_t));
-    return KILN_RT_OK;
+    return KILN_RT_SUCCESS;
   }
   kiln_rt_status status = kiln_rt_cuda_capture_last_node(stream, &node);
-  if (status != KILN_RT_OK)
-    return kiln_rt_fail(status, "%s", kiln_rt_cuda_last_error());
+  if (status)
+    return status;
   if (!reserve((void **)&graph->launches, &graph->launch_capacity, index + 1,
                sizeof(kiln_graph_launch)) ||
       !reserve((void **)&graph->words, &graph->word_capacity,
@@ -234,7 +234,7 @@ kiln_rt_status kiln_graph_pass_launched(kiln_graph_pass *pass,
   launch->num_refs = graph->num_refs - launch->first_ref;
   graph->num_words += n;
   graph->num_launches = index + 1;
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 /* A pass of the executor over `graph`'s program on `buffers`; a capture
@@ -248,7 +248,7 @@ static kiln_rt_status run_pass(kiln_rt_program_graph *graph,
   const kiln_rt_program *program = graph->program;
   kiln_graph_pass pass = {graph, mode, 0, 0, NULL, 0, NULL};
   kiln_rt_cuda_stream *stream = NULL;
-  kiln_rt_status status = KILN_RT_OK;
+  kiln_rt_status status = KILN_RT_SUCCESS;
   if (mode == PASS_PLAN) {
     /* The program's slots, then each collective's staging. */
     pass.slot_block =
@@ -258,28 +258,25 @@ static kiln_rt_status run_pass(kiln_rt_program_graph *graph,
       return out_of_memory();
   } else {
     status = kiln_rt_cuda_capture_stream(&stream);
-    if (status == KILN_RT_OK)
+    if (!status)
       status = kiln_rt_cuda_capture_begin(stream);
-    if (status != KILN_RT_OK)
-      return kiln_rt_fail(status, "%s", kiln_rt_cuda_last_error());
+    if (status)
+      return status;
   }
   status = kiln_program_execute_cuda(program, buffers,
                                      (size_t)program->num_arguments, input_dims,
                                      stream, NULL, &pass);
-  if (status == KILN_RT_OK &&
-      pass.allocations != graph->memory->num_allocations)
-    status = kiln_rt_fail(KILN_RT_INTERNAL,
-                          "a graph capture allocates other than its plan");
-  if (status == KILN_RT_OK && mode == PASS_RECAPTURE &&
-      pass.launches != graph->num_launches)
-    status = kiln_rt_fail(KILN_RT_INTERNAL,
-                          "a graph's second capture differs from its first");
+  if (!status && pass.allocations != graph->memory->num_allocations)
+    status = kiln_rt_status_make(
+        KILN_RT_INTERNAL, "a graph capture allocates other than its plan");
+  if (!status && mode == PASS_RECAPTURE && pass.launches != graph->num_launches)
+    status = kiln_rt_status_make(
+        KILN_RT_INTERNAL, "a graph's second capture differs from its first");
   if (mode != PASS_PLAN) {
     kiln_rt_cuda_graph **out =
         mode == PASS_CAPTURE ? &graph->graph : recaptured;
-    kiln_rt_status ended = kiln_rt_cuda_capture_end(stream, status, out);
-    if (status == KILN_RT_OK && ended != KILN_RT_OK)
-      status = kiln_rt_fail(ended, "%s", kiln_rt_cuda_last_error());
+    /* Takes a failure so far, and returns it. */
+    status = kiln_rt_cuda_capture_end(stream, status, out);
   }
   free(pass.busy);
   free(pass.slot_block);
@@ -320,7 +317,7 @@ static kiln_rt_status plan_memory(kiln_rt_program_graph *graph,
   memory->references = 1;
   memory->session = graph->session;
   kiln_rt_status status = run_pass(graph, PASS_PLAN, buffers, input_dims, NULL);
-  if (status != KILN_RT_OK)
+  if (status)
     return status;
   memory->blocks =
       calloc(memory->num_blocks ? memory->num_blocks : 1, sizeof(void *));
@@ -329,56 +326,55 @@ static kiln_rt_status plan_memory(kiln_rt_program_graph *graph,
   for (size_t b = 0; b < memory->num_blocks; ++b) {
     status =
         kiln_rt_cuda_malloc((size_t)memory->block_bytes[b], &memory->blocks[b]);
-    if (status != KILN_RT_OK)
-      return kiln_rt_fail(status, "%s", kiln_rt_cuda_last_error());
+    if (status)
+      return status;
   }
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 kiln_rt_status kiln_rt_program_graph_launch(kiln_rt_program_graph *graph,
                                             kiln_rt_cuda_stream *stream,
                                             kiln_rt_profile *profile) {
   if (!graph)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_program_graph_launch: graph is NULL");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_program_graph_launch: graph is NULL");
   if (graph->broken)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "the graph failed to update and cannot run");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "the graph failed to update and cannot run");
   const kiln_rt_program *program = graph->program;
   kiln_device_timer timer = {NULL, NULL};
   kiln_rt_dist_nccl_request *watch = NULL;
-  kiln_rt_status status = KILN_RT_OK;
+  kiln_rt_status status = KILN_RT_SUCCESS;
   if (program->has_collectives) {
     /* Its capture checked nothing; the watchdog sees the whole launch. */
     status = kiln_program_collective_check_run(program, graph->input_dims);
-    if (status != KILN_RT_OK)
+    if (status)
       return status;
     status = kiln_rt_dist_nccl_watch_begin(stream, &watch);
-    if (status != KILN_RT_OK)
+    if (status)
       return status;
   }
   if (profile)
     status = kiln_device_timer_start(&timer, stream);
-  if (status == KILN_RT_OK)
+  if (!status)
     status = kiln_rt_cuda_graph_launch(graph->graph, stream);
-  if (status == KILN_RT_OK && graph->collectives)
+  if (!status && graph->collectives)
     kiln_rt_dist_count_replayed(graph->collectives, graph->collective_bytes);
   if (watch) {
     char what[96];
     snprintf(what, sizeof(what), "a CUDA graph launch with %llu collective(s)",
              (unsigned long long)graph->collectives);
     kiln_rt_status watched = kiln_rt_dist_nccl_watch_end(watch, stream, what);
-    if (status == KILN_RT_OK && watched != KILN_RT_OK) {
+    if (!status && watched) {
       kiln_device_timer_release(&timer);
       return watched;
     }
+    kiln_rt_status_free(watched); /* the launch's failure comes first */
   }
-  if (status == KILN_RT_OK && profile) {
+  if (!status && profile) {
     status = kiln_device_timer_stop(&timer, stream, profile);
     profile->calls += kiln_rt_program_graph_calls(graph);
   }
-  if (status != KILN_RT_OK)
-    status = kiln_rt_fail(status, "%s", kiln_rt_cuda_last_error());
   kiln_device_timer_release(&timer);
   return status;
 }
@@ -390,20 +386,21 @@ kiln_rt_status kiln_rt_program_capture_cuda(const kiln_rt_program *program,
                                             kiln_rt_program_graph **out) {
   kiln_rt_status status = kiln_program_check_loaded_cuda(
       program, buffers, count, "kiln_rt_program_capture_cuda");
-  if (status != KILN_RT_OK)
+  if (status)
     return status;
   if (!out)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_program_capture_cuda: graph is NULL");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_program_capture_cuda: graph is NULL");
   if (sibling && (sibling->program != program ||
                   sibling->session != program->cuda_session ||
                   (program->num_dynamic_dims &&
                    (!input_dims || !sibling->input_dims ||
                     memcmp(input_dims, sibling->input_dims,
                            program->num_input_dims * sizeof(int64_t))))))
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_program_capture_cuda: the sibling graph is "
-                        "of another program, session or input dims");
+    return kiln_rt_status_make(
+        KILN_RT_INVALID_ARGUMENT,
+        "kiln_rt_program_capture_cuda: the sibling graph is "
+        "of another program, session or input dims");
   kiln_rt_program_graph *graph = calloc(1, sizeof(*graph));
   if (!graph)
     return out_of_memory();
@@ -432,14 +429,14 @@ kiln_rt_status kiln_rt_program_capture_cuda(const kiln_rt_program *program,
   } else {
     status = plan_memory(graph, buffers, input_dims);
   }
-  if (status == KILN_RT_OK)
+  if (!status)
     status = run_pass(graph, PASS_CAPTURE, buffers, input_dims, NULL);
-  if (status != KILN_RT_OK) {
+  if (status) {
     kiln_rt_program_graph_destroy(graph);
     return status;
   }
   *out = graph;
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 size_t kiln_rt_program_graph_moved(const kiln_rt_program_graph *graph,
@@ -480,60 +477,61 @@ static kiln_rt_status update_nodes(kiln_rt_program_graph *graph,
         graph->graph, launch->node,
         program->cuda_functions[launch->step->callee], launch->grid,
         launch->step->block, graph->params);
-    if (status != KILN_RT_OK)
-      return kiln_rt_fail(status, "%s", kiln_rt_cuda_last_error());
+    if (status)
+      return status;
   }
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 kiln_rt_status kiln_rt_program_graph_prepare(kiln_rt_program_graph *graph,
                                              void *const *buffers, size_t count,
                                              const int64_t *input_dims) {
   if (!graph)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "kiln_rt_program_graph_prepare: graph is NULL");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_program_graph_prepare: graph is NULL");
   const kiln_rt_program *program = graph->program;
   kiln_rt_status status = kiln_program_check_loaded_cuda(
       program, buffers, count, "kiln_rt_program_graph_prepare");
-  if (status != KILN_RT_OK)
+  if (status)
     return status;
   if (graph->session != program->cuda_session)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "the graph was captured in an earlier session of the "
-                        "CUDA runtime");
+    return kiln_rt_status_make(
+        KILN_RT_INVALID_ARGUMENT,
+        "the graph was captured in an earlier session of the "
+        "CUDA runtime");
   if (graph->broken)
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "the graph failed to update and cannot run");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "the graph failed to update and cannot run");
   if (program->num_dynamic_dims &&
       (!input_dims || !graph->input_dims ||
        memcmp(input_dims, graph->input_dims,
               program->num_input_dims * sizeof(int64_t))))
-    return kiln_rt_fail(KILN_RT_INVALID_ARGUMENT,
-                        "the graph was captured for other input dims");
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "the graph was captured for other input dims");
   if (kiln_rt_program_graph_moved(graph, buffers, count) == SIZE_MAX) {
     kiln_rt_cuda_graph *recaptured = NULL;
     status = run_pass(graph, PASS_RECAPTURE, buffers, input_dims, &recaptured);
-    if (status != KILN_RT_OK) {
+    if (status) {
       /* The records may hold the half-captured words. */
       graph->broken = 1;
       return status;
     }
     status = kiln_rt_cuda_graph_update(graph->graph, recaptured);
-    if (status != KILN_RT_OK) {
+    if (status) {
       graph->broken = 1;
-      return kiln_rt_fail(status, "%s", kiln_rt_cuda_last_error());
+      return status;
     }
     ++graph->recaptures;
   } else {
     status = update_nodes(graph, buffers);
-    if (status != KILN_RT_OK) {
+    if (status) {
       graph->broken = 1;
       return status;
     }
   }
   if (count)
     memcpy(graph->arguments, buffers, count * sizeof(void *));
-  return KILN_RT_OK;
+  return KILN_RT_SUCCESS;
 }
 
 kiln_rt_status kiln_rt_program_graph_run(kiln_rt_program_graph *graph,
@@ -543,7 +541,5 @@ kiln_rt_status kiln_rt_program_graph_run(kiln_rt_program_graph *graph,
                                          kiln_rt_profile *profile) {
   kiln_rt_status status =
       kiln_rt_program_graph_prepare(graph, buffers, count, input_dims);
-  return status != KILN_RT_OK
-             ? status
-             : kiln_rt_program_graph_launch(graph, stream, profile);
+  return status ? status : kiln_rt_program_graph_launch(graph, stream, profile);
 }

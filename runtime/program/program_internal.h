@@ -192,7 +192,7 @@ kiln_rt_status
 kiln_program_collective_cuda_wait(int kind, kiln_rt_dist_nccl_request *request,
                                   kiln_rt_cuda_stream *stream);
 
-/* Copies a strided view into another of the same sizes (program.c). */
+/* Copies a strided view into another of the same sizes (program_cpu.c). */
 void kiln_program_copy_view(const kiln_view *from, char *from_base,
                             const kiln_view *to, char *to_base);
 
@@ -211,6 +211,26 @@ static inline int kiln_view_is_dense(const kiln_view *view) {
  * NULL: an empty buffer may have none). */
 static inline void *kiln_view_address(void *base, const kiln_view *view) {
   return base ? (char *)base + view->offset * view->element_bytes : NULL;
+}
+
+/* The largest element index `view` reaches: -1 when it is empty; -2 for a
+ * negative offset or stride, or on overflow. */
+static inline int64_t kiln_last_element(int64_t offset, uint32_t rank,
+                                        const int64_t *sizes,
+                                        const int64_t *strides) {
+  if (offset < 0)
+    return -2;
+  int64_t last = offset;
+  for (uint32_t d = 0; d < rank; ++d) {
+    if (sizes[d] == 0)
+      return -1;
+    int64_t reach;
+    if (sizes[d] < 0 || strides[d] < 0 ||
+        __builtin_mul_overflow(sizes[d] - 1, strides[d], &reach) ||
+        __builtin_add_overflow(last, reach, &last))
+      return -2;
+  }
+  return last;
 }
 
 /* A run's sizes: the registers, and the bytes of each slot's buffer (-1
@@ -247,7 +267,7 @@ size_t kiln_program_sizes_words(const kiln_rt_program *program);
 
 /* A pass of the CUDA executor that builds a graph (program_graph.c): it
  * plans the graph's temporaries without queueing any work, or captures the
- * work. Its hooks set the runtime's error on failure. */
+ * work. */
 typedef struct kiln_graph_pass kiln_graph_pass;
 /* Whether the pass queues work (captures), or only plans. */
 int kiln_graph_pass_queues(const kiln_graph_pass *pass);

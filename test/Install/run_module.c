@@ -24,6 +24,21 @@ static void fail(const char *what, const char *why) {
   exit(1);
 }
 
+/* Fails with `status`'s message, if it is a failure. */
+static void check(const char *what, kiln_rt_status status) {
+  if (status)
+    fail(what, kiln_rt_status_message(status));
+}
+
+/* Fails unless `status` is a failure of `code` whose message has `text`. */
+static void expect_refused(const char *what, kiln_rt_status status,
+                           kiln_rt_status_code code, const char *text) {
+  if (kiln_rt_status_code_of(status) != code ||
+      !strstr(kiln_rt_status_message(status), text))
+    fail(what, status ? kiln_rt_status_message(status) : "it succeeded");
+  kiln_rt_status_free(status);
+}
+
 /* --- .npy, little-endian f32 and f64, C order ---------------------------- */
 
 static void write_npy(const char *path, const kiln_rt_tensor_type *type,
@@ -188,8 +203,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   kiln_rt_module *module = NULL;
-  if (kiln_rt_module_load(argv[1], &module) != KILN_RT_OK)
-    fail("load", kiln_rt_last_error());
+  check("load", kiln_rt_module_load(argv[1], &module));
   if (kiln_rt_module_backend(module) != KILN_RT_BACKEND_CPU)
     fail(argv[1], "this test runs CPU modules");
 
@@ -227,9 +241,8 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < num_outputs; ++i)
     num_output_dims += kiln_rt_module_output(module, i)->rank;
   int64_t *output_dims = calloc(num_output_dims + 1, sizeof(int64_t));
-  if (kiln_rt_module_output_dims(module, inputs, num_inputs, output_dims) !=
-      KILN_RT_OK)
-    fail("output dims", kiln_rt_last_error());
+  check("output dims",
+        kiln_rt_module_output_dims(module, inputs, num_inputs, output_dims));
   for (size_t i = 0, k = 0; i < num_outputs; ++i) {
     const kiln_rt_tensor_type *type = kiln_rt_module_output(module, i);
     size_t n = num_elements(type->rank, output_dims + k);
@@ -238,9 +251,8 @@ int main(int argc, char **argv) {
                          type->dtype, type->rank, output_dims + k};
     k += type->rank;
   }
-  if (kiln_rt_module_run(module, inputs, num_inputs, outputs, num_outputs,
-                         NULL) != KILN_RT_OK)
-    fail("run", kiln_rt_last_error());
+  check("run", kiln_rt_module_run(module, inputs, num_inputs, outputs,
+                                  num_outputs, NULL));
   for (size_t i = 0; i < num_outputs; ++i) {
     snprintf(path, sizeof(path), "%s/out%zu.npy", dir, i);
     kiln_rt_tensor_type written = type_of(&outputs[i]);
@@ -257,35 +269,35 @@ int main(int argc, char **argv) {
     wrong.dims = dims;
     kiln_rt_tensor saved = inputs[0];
     inputs[0] = wrong;
-    if (kiln_rt_module_run(module, inputs, num_inputs, outputs, num_outputs,
-                           NULL) != KILN_RT_INVALID_ARGUMENT ||
-        !strstr(kiln_rt_last_error(), "input0 must be tensor<"))
-      fail("a wrong shape was not refused", kiln_rt_last_error());
+    expect_refused("a wrong shape was not refused",
+                   kiln_rt_module_run(module, inputs, num_inputs, outputs,
+                                      num_outputs, NULL),
+                   KILN_RT_INVALID_ARGUMENT, "input0 must be tensor<");
     inputs[0] = saved;
   }
   /* An output of other dims than the inputs give. */
   if (dynamic && num_outputs > 0 && outputs[0].rank > 0) {
     int64_t *dims = (int64_t *)outputs[0].dims;
     dims[0] += 1;
-    if (kiln_rt_module_run(module, inputs, num_inputs, outputs, num_outputs,
-                           NULL) != KILN_RT_INVALID_ARGUMENT ||
-        !strstr(kiln_rt_last_error(), "for these inputs"))
-      fail("an output of the wrong dims was not refused", kiln_rt_last_error());
+    expect_refused("an output of the wrong dims was not refused",
+                   kiln_rt_module_run(module, inputs, num_inputs, outputs,
+                                      num_outputs, NULL),
+                   KILN_RT_INVALID_ARGUMENT, "for these inputs");
     dims[0] -= 1;
   }
-  if (kiln_rt_module_run(module, inputs, num_inputs ? num_inputs - 1 : 1,
-                         outputs, num_outputs,
-                         NULL) != KILN_RT_INVALID_ARGUMENT)
-    fail("a wrong count was not refused", kiln_rt_last_error());
+  expect_refused("a wrong count was not refused",
+                 kiln_rt_module_run(module, inputs,
+                                    num_inputs ? num_inputs - 1 : 1, outputs,
+                                    num_outputs, NULL),
+                 KILN_RT_INVALID_ARGUMENT, "");
   check_no_compiler_loaded();
 
   if (repeat > 0) {
     double *times = malloc((size_t)repeat * sizeof(double));
     for (int r = 0; r < repeat; ++r) {
       double start = now_ms();
-      if (kiln_rt_module_run(module, inputs, num_inputs, outputs, num_outputs,
-                             NULL) != KILN_RT_OK)
-        fail("run", kiln_rt_last_error());
+      check("run", kiln_rt_module_run(module, inputs, num_inputs, outputs,
+                                      num_outputs, NULL));
       times[r] = now_ms() - start;
     }
     qsort(times, (size_t)repeat, sizeof(double), by_value);

@@ -6,10 +6,11 @@
 
 int main(void) {
   kiln_rt_status status = kiln_rt_cuda_init();
-  if (status == KILN_RT_OK)
+  if (!status)
     printf("a GPU is available\n");
   else
-    printf("no GPU: %s\n", kiln_rt_cuda_last_error());
+    printf("no GPU: %s\n", kiln_rt_status_message(status));
+  kiln_rt_status_free(status);
   printf("PASS\n");
   return 0;
 }

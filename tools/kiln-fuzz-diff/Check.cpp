@@ -343,9 +343,10 @@ llvm::Error kiln::fuzz::checkCudaDevice(unsigned timeoutSeconds) {
   // children it forks later, and every check is such a child.
   ChildResult child = runInChild(
       [] {
-        if (kiln_rt_cuda_init() == KILN_RT_OK)
-          return std::string("ok");
-        return std::string(kiln_rt_cuda_last_error());
+        kiln_rt_status status = kiln_rt_cuda_init();
+        std::string reply = status ? kiln_rt_status_message(status) : "ok";
+        kiln_rt_status_free(status);
+        return reply;
       },
       timeoutSeconds);
   if (child.crashed)

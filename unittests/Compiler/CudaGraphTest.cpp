@@ -12,6 +12,7 @@
 #include "Compiler/Device/CudaGraphs.h"
 #include "Compiler/Device/DeviceTensor.h"
 #include "KilnTestContext.h"
+#include "RuntimeStatus.h"
 #include "kiln/Compiler/Executable.h"
 #include "kiln_rt/kiln_rt_cuda.h"
 
@@ -23,6 +24,7 @@
 #include <map>
 
 using namespace kiln;
+using kiln::test::take;
 
 namespace {
 
@@ -61,7 +63,7 @@ protected:
     kiln_rt_cuda_shutdown();
     setenv("KILN_RT_LIBCUDA", KILN_FAKE_CUDA_DRIVER, 1);
     setenv("KILN_RT_LIBCUBLAS", KILN_FAKE_CUBLAS, 1);
-    ASSERT_EQ(kiln_rt_cuda_init(), KILN_RT_OK) << kiln_rt_cuda_last_error();
+    ASSERT_EQ(take(kiln_rt_cuda_init()), KILN_RT_OK);
     ASSERT_TRUE(kiln_rt_cuda_blas_available());
   }
   void TearDown() override {
@@ -247,7 +249,7 @@ TEST_F(CudaGraphTest, GraphsStartAgainAfterAShutdown) {
   for (int session = 0; session < 2; ++session) {
     if (session) {
       kiln_rt_cuda_shutdown();
-      ASSERT_EQ(kiln_rt_cuda_init(), KILN_RT_OK) << kiln_rt_cuda_last_error();
+      ASSERT_EQ(take(kiln_rt_cuda_init()), KILN_RT_OK);
     }
     Value x = upload({4, 4}, 1), w = upload({4, 4}, 0.5),
           v = upload({4, 4}, -0.5);

@@ -10,12 +10,15 @@
 #include "Compiler/Compile/CpuExecutable.h"
 #include "Compiler/Compile/ShapeFunction.h"
 #include "KilnTestContext.h"
+#include "RuntimeStatus.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <vector>
 
 using namespace kiln;
+using kiln::test::Status;
+using kiln::test::take;
 
 namespace {
 
@@ -90,8 +93,8 @@ RuntimeProgram bindRecording(const HostProgram &program) {
   kiln_rt_kernel_entry entry = &recordingKernel;
   EXPECT_EQ(kiln_rt_program_num_kernels(created->get()), 1u);
   EXPECT_STREQ(kiln_rt_program_kernel_name(created->get(), 0), "k");
-  EXPECT_EQ(kiln_rt_program_bind_cpu(created->get(), &entry, 1), KILN_RT_OK)
-      << kiln_rt_last_error();
+  EXPECT_EQ(take(kiln_rt_program_bind_cpu(created->get(), &entry, 1)),
+            KILN_RT_OK);
   return std::move(*created);
 }
 
@@ -107,10 +110,9 @@ TEST_F(HostProgramTest, LaunchesKernelsOnViewsAndCopies) {
   std::vector<float> x(8, 0.0f), out(8, -1.0f);
   void *buffers[] = {x.data(), out.data()};
   launches.clear();
-  ASSERT_EQ(
-      kiln_rt_program_run_cpu(runtime.get(), buffers, 2, nullptr, nullptr),
-      KILN_RT_OK)
-      << kiln_rt_last_error();
+  ASSERT_EQ(take(kiln_rt_program_run_cpu(runtime.get(), buffers, 2, nullptr,
+                                         nullptr)),
+            KILN_RT_OK);
   ASSERT_EQ(launches.size(), 2u);
   // Row 1 of x, then rows 0 and 1 of the temporary (one buffer).
   EXPECT_EQ(launches[0][0], x.data() + 4);
@@ -125,8 +127,8 @@ TEST_F(HostProgramTest, LaunchesKernelsOnViewsAndCopies) {
   profile.perCall = true;
   {
     RuntimeProfile counts(&profile);
-    ASSERT_EQ(kiln_rt_program_run_cpu(runtime.get(), buffers, 2, nullptr,
-                                      counts.get()),
+    ASSERT_EQ(take(kiln_rt_program_run_cpu(runtime.get(), buffers, 2, nullptr,
+                                           counts.get())),
               KILN_RT_OK);
   }
   EXPECT_EQ(profile.launches, 2);
@@ -136,10 +138,10 @@ TEST_F(HostProgramTest, LaunchesKernelsOnViewsAndCopies) {
   EXPECT_EQ(profile.calls[1].name, "copy");
 
   // The wrong number of buffers is refused, naming both counts.
-  EXPECT_EQ(
-      kiln_rt_program_run_cpu(runtime.get(), buffers, 1, nullptr, nullptr),
-      KILN_RT_INVALID_ARGUMENT);
-  EXPECT_STREQ(kiln_rt_last_error(), "the program takes 2 buffers, 1 given");
+  Status failure = take(
+      kiln_rt_program_run_cpu(runtime.get(), buffers, 1, nullptr, nullptr));
+  EXPECT_EQ(failure, KILN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(failure.message, "the program takes 2 buffers, 1 given");
 }
 
 // The kernel and the all_reduce's runtime call of the collective programs.
@@ -198,10 +200,9 @@ TEST_F(HostProgramTest, CollectivesOverlapTheStepsThatDoNotTouchThem) {
   std::vector<float> x(4, 0.5f), out(4, -1.0f);
   void *buffers[] = {x.data(), out.data()};
   launches.clear();
-  ASSERT_EQ(
-      kiln_rt_program_run_cpu(runtime.get(), buffers, 2, nullptr, nullptr),
-      KILN_RT_OK)
-      << kiln_rt_last_error();
+  ASSERT_EQ(take(kiln_rt_program_run_cpu(runtime.get(), buffers, 2, nullptr,
+                                         nullptr)),
+            KILN_RT_OK);
   ASSERT_EQ(launches.size(), 4u);
   EXPECT_EQ(launches[0][0], x.data());
   EXPECT_EQ(launches[3][1], out.data());
@@ -258,10 +259,9 @@ TEST_F(HostProgramTest, SeveralCollectivesAreInFlightAtOnce) {
   std::vector<float> x(4, 0.5f), out(4, -1.0f);
   void *buffers[] = {x.data(), out.data()};
   launches.clear();
-  ASSERT_EQ(
-      kiln_rt_program_run_cpu(runtime.get(), buffers, 2, nullptr, nullptr),
-      KILN_RT_OK)
-      << kiln_rt_last_error();
+  ASSERT_EQ(take(kiln_rt_program_run_cpu(runtime.get(), buffers, 2, nullptr,
+                                         nullptr)),
+            KILN_RT_OK);
   EXPECT_EQ(launches.size(), 4u);
 }
 
@@ -316,11 +316,10 @@ TEST_F(HostProgramTest, BindingNamesWhatIsMissing) {
   // Unbound, it does not run.
   float x[4];
   void *buffers[] = {x};
-  EXPECT_EQ(
-      kiln_rt_program_run_cpu(runtime->get(), buffers, 1, nullptr, nullptr),
-      KILN_RT_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(kiln_rt_last_error()).find("not bound"),
-            std::string::npos);
+  Status failure = take(
+      kiln_rt_program_run_cpu(runtime->get(), buffers, 1, nullptr, nullptr));
+  EXPECT_EQ(failure, KILN_RT_INVALID_ARGUMENT);
+  EXPECT_NE(failure.message.find("not bound"), std::string::npos) << failure;
 }
 
 // What the stand-in dynamic kernel saw: each buffer's descriptor (offset,
@@ -380,14 +379,15 @@ TEST_F(HostProgramTest, RunsDynamicSizes) {
       << llvm::toString(created.takeError());
   kiln_rt_program *runtime = created->get();
   kiln_rt_kernel_entry entry = &descriptorKernel;
-  ASSERT_EQ(kiln_rt_program_bind_cpu(runtime, &entry, 1), KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_program_bind_cpu(runtime, &entry, 1)), KILN_RT_OK);
   EXPECT_TRUE(kiln_rt_program_is_dynamic(runtime));
   EXPECT_EQ(kiln_rt_program_num_inputs(runtime), 1);
 
   for (int64_t n : {5, 1, 64}) {
     SCOPED_TRACE(n);
     int64_t resultDim = -1;
-    ASSERT_EQ(kiln_rt_program_result_dims(runtime, &n, &resultDim), KILN_RT_OK);
+    ASSERT_EQ(take(kiln_rt_program_result_dims(runtime, &n, &resultDim)),
+              KILN_RT_OK);
     EXPECT_EQ(resultDim, n);
     std::vector<float> x(n), out(n, 0.0f), expected(n, -1.0f);
     for (int64_t i = 0; i < n; ++i)
@@ -396,9 +396,8 @@ TEST_F(HostProgramTest, RunsDynamicSizes) {
       expected[i] = x[i + 1];
     void *buffers[] = {x.data(), out.data()};
     descriptors.clear();
-    ASSERT_EQ(kiln_rt_program_run_cpu(runtime, buffers, 2, &n, nullptr),
-              KILN_RT_OK)
-        << kiln_rt_last_error();
+    ASSERT_EQ(take(kiln_rt_program_run_cpu(runtime, buffers, 2, &n, nullptr)),
+              KILN_RT_OK);
     EXPECT_EQ(out, expected);
     ASSERT_EQ(descriptors.size(), 1u);
     EXPECT_EQ(descriptors[0], (std::vector<int64_t>{1, n - 1, 1, 0, n, 1}));
@@ -409,19 +408,21 @@ TEST_F(HostProgramTest, RunsDynamicSizes) {
   std::vector<float> x(101), out(101);
   void *buffers[] = {x.data(), out.data()};
   descriptors.clear();
-  EXPECT_EQ(kiln_rt_program_run_cpu(runtime, buffers, 2, &tooLong, nullptr),
-            KILN_RT_INVALID_ARGUMENT);
-  EXPECT_STREQ(kiln_rt_last_error(), "@main: k: the size of x: 101 > 100");
+  Status failure =
+      take(kiln_rt_program_run_cpu(runtime, buffers, 2, &tooLong, nullptr));
+  EXPECT_EQ(failure, KILN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(failure.message, "@main: k: the size of x: 101 > 100");
   // Sizes that make no view (a size of -1 for an empty x) are an error,
   // never a kernel call.
   int64_t empty = 0;
-  EXPECT_EQ(kiln_rt_program_run_cpu(runtime, buffers, 2, &empty, nullptr),
-            KILN_RT_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(kiln_rt_last_error()).find("sizes disagree"),
-            std::string::npos);
+  failure = take(kiln_rt_program_run_cpu(runtime, buffers, 2, &empty, nullptr));
+  EXPECT_EQ(failure, KILN_RT_INVALID_ARGUMENT);
+  EXPECT_NE(failure.message.find("sizes disagree"), std::string::npos)
+      << failure;
   // A dynamic program needs the dims.
-  EXPECT_EQ(kiln_rt_program_run_cpu(runtime, buffers, 2, nullptr, nullptr),
-            KILN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      take(kiln_rt_program_run_cpu(runtime, buffers, 2, nullptr, nullptr)),
+      KILN_RT_INVALID_ARGUMENT);
   EXPECT_TRUE(descriptors.empty());
 }
 

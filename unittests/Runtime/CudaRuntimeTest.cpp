@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RuntimeStatus.h"
 #include "kiln_rt/kiln_rt_cuda.h"
 
 #include "gtest/gtest.h"
@@ -20,7 +21,8 @@
 
 namespace {
 
-std::string lastError() { return kiln_rt_cuda_last_error(); }
+using kiln::test::Status;
+using kiln::test::take;
 
 /// Points the runtime at `library` (nullptr: the real libcuda.so.1) for
 /// one test, and shuts it down after.
@@ -66,61 +68,69 @@ TEST_F(CudaRuntimeTest, EveryCallBeforeInitFails) {
   char host[16];
   struct Call {
     const char *name;
-    kiln_rt_status status;
+    Status status;
   } calls[] = {
-      {"kiln_rt_cuda_device_count", kiln_rt_cuda_device_count(&count)},
-      {"kiln_rt_cuda_device_get_info", kiln_rt_cuda_device_get_info(&info)},
+      {"kiln_rt_cuda_device_count", take(kiln_rt_cuda_device_count(&count))},
+      {"kiln_rt_cuda_device_get_info",
+       take(kiln_rt_cuda_device_get_info(&info))},
       {"kiln_rt_cuda_module_load",
-       kiln_rt_cuda_module_load(".version 7.0", 12, &module)},
+       take(kiln_rt_cuda_module_load(".version 7.0", 12, &module))},
       {"kiln_rt_cuda_module_get_function",
-       kiln_rt_cuda_module_get_function(module, "k", &function)},
-      {"kiln_rt_cuda_malloc", kiln_rt_cuda_malloc(16, &ptr)},
-      {"kiln_rt_cuda_free", kiln_rt_cuda_free(ptr)},
-      {"kiln_rt_cuda_trim", kiln_rt_cuda_trim()},
-      {"kiln_rt_cuda_stream_create", kiln_rt_cuda_stream_create(&stream)},
+       take(kiln_rt_cuda_module_get_function(module, "k", &function))},
+      {"kiln_rt_cuda_malloc", take(kiln_rt_cuda_malloc(16, &ptr))},
+      {"kiln_rt_cuda_free", take(kiln_rt_cuda_free(ptr))},
+      {"kiln_rt_cuda_trim", take(kiln_rt_cuda_trim())},
+      {"kiln_rt_cuda_stream_create", take(kiln_rt_cuda_stream_create(&stream))},
       {"kiln_rt_cuda_stream_synchronize",
-       kiln_rt_cuda_stream_synchronize(nullptr)},
+       take(kiln_rt_cuda_stream_synchronize(nullptr))},
       {"kiln_rt_cuda_copy_to_device",
-       kiln_rt_cuda_copy_to_device(ptr, host, 16, nullptr)},
+       take(kiln_rt_cuda_copy_to_device(ptr, host, 16, nullptr))},
       {"kiln_rt_cuda_copy_to_host",
-       kiln_rt_cuda_copy_to_host(host, ptr, 16, nullptr)},
+       take(kiln_rt_cuda_copy_to_host(host, ptr, 16, nullptr))},
       {"kiln_rt_cuda_copy_device",
-       kiln_rt_cuda_copy_device(ptr, ptr, 16, nullptr)},
-      {"kiln_rt_cuda_memset_zero", kiln_rt_cuda_memset_zero(ptr, 16, nullptr)},
+       take(kiln_rt_cuda_copy_device(ptr, ptr, 16, nullptr))},
+      {"kiln_rt_cuda_memset_zero",
+       take(kiln_rt_cuda_memset_zero(ptr, 16, nullptr))},
       {"kiln_rt_cuda_launch",
-       kiln_rt_cuda_launch(function, dims, dims, 0, nullptr, nullptr)},
-      {"kiln_rt_cuda_event_create", kiln_rt_cuda_event_create(&event)},
-      {"kiln_rt_cuda_event_record", kiln_rt_cuda_event_record(event, nullptr)},
+       take(kiln_rt_cuda_launch(function, dims, dims, 0, nullptr, nullptr))},
+      {"kiln_rt_cuda_event_create", take(kiln_rt_cuda_event_create(&event))},
+      {"kiln_rt_cuda_event_record",
+       take(kiln_rt_cuda_event_record(event, nullptr))},
       {"kiln_rt_cuda_event_elapsed_ms",
-       kiln_rt_cuda_event_elapsed_ms(event, event, &ms)},
-      {"kiln_rt_cuda_synchronize", kiln_rt_cuda_synchronize()},
+       take(kiln_rt_cuda_event_elapsed_ms(event, event, &ms))},
+      {"kiln_rt_cuda_synchronize", take(kiln_rt_cuda_synchronize())},
   };
   for (const Call &call : calls) {
     EXPECT_EQ(call.status, KILN_RT_UNAVAILABLE) << call.name;
   }
   // The message names the call and says what to do.
-  EXPECT_EQ(kiln_rt_cuda_synchronize(), KILN_RT_UNAVAILABLE);
-  EXPECT_EQ(lastError(), "kiln_rt_cuda_synchronize: the CUDA runtime is not "
-                         "initialized (call kiln_rt_cuda_init first)");
+  Status failure = take(kiln_rt_cuda_synchronize());
+  EXPECT_EQ(failure, KILN_RT_UNAVAILABLE);
+  EXPECT_EQ(failure.message,
+            "kiln_rt_cuda_synchronize: the CUDA runtime is not "
+            "initialized (call kiln_rt_cuda_init first)");
   EXPECT_FALSE(kiln_rt_cuda_is_initialized());
   // Freeing NULL and destroying nothing are no-ops, as free() is.
-  EXPECT_EQ(kiln_rt_cuda_free(nullptr), KILN_RT_OK);
-  EXPECT_EQ(kiln_rt_cuda_stream_destroy(nullptr), KILN_RT_OK);
-  EXPECT_EQ(kiln_rt_cuda_event_destroy(nullptr), KILN_RT_OK);
+  EXPECT_EQ(take(kiln_rt_cuda_free(nullptr)), KILN_RT_OK);
+  EXPECT_EQ(take(kiln_rt_cuda_stream_destroy(nullptr)), KILN_RT_OK);
+  EXPECT_EQ(take(kiln_rt_cuda_event_destroy(nullptr)), KILN_RT_OK);
 }
 
 TEST_F(CudaRuntimeTest, MissingDriver) {
   useDriver("/nonexistent/libcuda.so.1");
-  EXPECT_EQ(kiln_rt_cuda_init(), KILN_RT_UNAVAILABLE);
-  std::string why = lastError();
+  Status failure = take(kiln_rt_cuda_init());
+  EXPECT_EQ(failure, KILN_RT_UNAVAILABLE);
+  std::string why = failure.message;
   EXPECT_EQ(why.rfind("dlopen /nonexistent/libcuda.so.1: ", 0), 0u) << why;
   EXPECT_NE(why.find("(is an NVIDIA driver installed?)"), std::string::npos);
   // The failure is remembered, and later calls say why.
-  EXPECT_EQ(kiln_rt_cuda_init(), KILN_RT_UNAVAILABLE);
-  EXPECT_EQ(lastError(), why);
+  failure = take(kiln_rt_cuda_init());
+  EXPECT_EQ(failure, KILN_RT_UNAVAILABLE);
+  EXPECT_EQ(failure.message, why);
   void *ptr;
-  EXPECT_EQ(kiln_rt_cuda_malloc(4, &ptr), KILN_RT_UNAVAILABLE);
-  EXPECT_EQ(lastError(),
+  failure = take(kiln_rt_cuda_malloc(4, &ptr));
+  EXPECT_EQ(failure, KILN_RT_UNAVAILABLE);
+  EXPECT_EQ(failure.message,
             "kiln_rt_cuda_malloc: the CUDA runtime is not available: " + why);
 }
 
@@ -128,14 +138,14 @@ TEST_F(CudaRuntimeTest, MissingDriver) {
 // device with one.
 TEST_F(CudaRuntimeTest, ThisMachinesDriver) {
   useDriver(nullptr);
-  kiln_rt_status status = kiln_rt_cuda_init();
+  Status status = take(kiln_rt_cuda_init());
   if (status != KILN_RT_OK) {
     EXPECT_EQ(status, KILN_RT_UNAVAILABLE);
-    EXPECT_FALSE(lastError().empty());
+    EXPECT_FALSE(status.message.empty());
     return;
   }
   kiln_rt_cuda_device_info info;
-  ASSERT_EQ(kiln_rt_cuda_device_get_info(&info), KILN_RT_OK) << lastError();
+  ASSERT_EQ(take(kiln_rt_cuda_device_get_info(&info)), KILN_RT_OK);
   EXPECT_GT(info.multiprocessors, 0);
   EXPECT_EQ(info.warp_size, 32);
 }
@@ -144,18 +154,20 @@ TEST_F(CudaRuntimeTest, FailingDriverCallsAreNamed) {
   useDriver(KILN_FAKE_CUDA_DRIVER);
   setenv("FAKE_CUDA_FAIL", "cuInit", 1);
   setenv("FAKE_CUDA_FAIL_CODE", "100", 1);
-  EXPECT_EQ(kiln_rt_cuda_init(), KILN_RT_UNAVAILABLE);
+  Status failure = take(kiln_rt_cuda_init());
+  EXPECT_EQ(failure, KILN_RT_UNAVAILABLE);
   EXPECT_EQ(
-      lastError(),
+      failure.message,
       "cuInit: CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)");
 
   useDriver(KILN_FAKE_CUDA_DRIVER);
   setenv("FAKE_CUDA_FAIL", "cuMemAlloc_v2", 1);
   setenv("FAKE_CUDA_FAIL_CODE", "2", 1);
-  ASSERT_EQ(kiln_rt_cuda_init(), KILN_RT_OK) << lastError();
+  ASSERT_EQ(take(kiln_rt_cuda_init()), KILN_RT_OK);
   void *ptr = nullptr;
-  EXPECT_EQ(kiln_rt_cuda_malloc(100, &ptr), KILN_RT_OUT_OF_MEMORY);
-  EXPECT_EQ(lastError(),
+  failure = take(kiln_rt_cuda_malloc(100, &ptr));
+  EXPECT_EQ(failure, KILN_RT_OUT_OF_MEMORY);
+  EXPECT_EQ(failure.message,
             "out of device memory: 100 bytes requested, 0 bytes in use "
             "(cuMemAlloc_v2: CUDA_ERROR_OUT_OF_MEMORY (out of "
             "memory))");
@@ -166,28 +178,29 @@ TEST_F(CudaRuntimeTest, FailingDriverCallsAreNamed) {
   const char ptx[] = ".version 7.0\n.visible .entry k(\n)\n";
   kiln_rt_cuda_module *module;
   kiln_rt_cuda_function *function;
-  ASSERT_EQ(kiln_rt_cuda_module_load(ptx, sizeof(ptx) - 1, &module),
+  ASSERT_EQ(take(kiln_rt_cuda_module_load(ptx, sizeof(ptx) - 1, &module)),
             KILN_RT_OK);
-  ASSERT_EQ(kiln_rt_cuda_module_get_function(module, "k", &function),
+  ASSERT_EQ(take(kiln_rt_cuda_module_get_function(module, "k", &function)),
             KILN_RT_OK);
   unsigned dims[3] = {1, 1, 1};
-  EXPECT_EQ(kiln_rt_cuda_launch(function, dims, dims, 0, nullptr, nullptr),
-            KILN_RT_DEVICE_ERROR);
-  EXPECT_EQ(lastError(), "cuLaunchKernel: CUDA_ERROR_ILLEGAL_ADDRESS (an "
-                         "illegal memory access was encountered) (kernel "
-                         "\"k\")");
+  failure =
+      take(kiln_rt_cuda_launch(function, dims, dims, 0, nullptr, nullptr));
+  EXPECT_EQ(failure, KILN_RT_DEVICE_ERROR);
+  EXPECT_EQ(failure.message, "cuLaunchKernel: CUDA_ERROR_ILLEGAL_ADDRESS (an "
+                             "illegal memory access was encountered) (kernel "
+                             "\"k\")");
 }
 
 TEST_F(CudaRuntimeTest, DeviceAndModules) {
   useDriver(KILN_FAKE_CUDA_DRIVER);
-  ASSERT_EQ(kiln_rt_cuda_init(), KILN_RT_OK) << lastError();
+  ASSERT_EQ(take(kiln_rt_cuda_init()), KILN_RT_OK);
   EXPECT_TRUE(kiln_rt_cuda_is_initialized());
-  EXPECT_EQ(kiln_rt_cuda_init(), KILN_RT_OK); // idempotent
+  EXPECT_EQ(take(kiln_rt_cuda_init()), KILN_RT_OK); // idempotent
   int count = 0;
-  ASSERT_EQ(kiln_rt_cuda_device_count(&count), KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_cuda_device_count(&count)), KILN_RT_OK);
   EXPECT_EQ(count, 1);
   kiln_rt_cuda_device_info info;
-  ASSERT_EQ(kiln_rt_cuda_device_get_info(&info), KILN_RT_OK) << lastError();
+  ASSERT_EQ(take(kiln_rt_cuda_device_get_info(&info)), KILN_RT_OK);
   EXPECT_EQ(std::string(info.name), "kiln fake device 0");
   EXPECT_EQ(info.compute_major, 8);
   EXPECT_EQ(info.compute_minor, 0);
@@ -199,19 +212,22 @@ TEST_F(CudaRuntimeTest, DeviceAndModules) {
                     ".visible .entry mul(\n)\n";
   std::string same = ptx; // another buffer, equal content
   kiln_rt_cuda_module *a, *b, *c;
-  ASSERT_EQ(kiln_rt_cuda_module_load(ptx.c_str(), ptx.size(), &a), KILN_RT_OK);
-  ASSERT_EQ(kiln_rt_cuda_module_load(same.c_str(), same.size(), &b),
+  ASSERT_EQ(take(kiln_rt_cuda_module_load(ptx.c_str(), ptx.size(), &a)),
+            KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_cuda_module_load(same.c_str(), same.size(), &b)),
             KILN_RT_OK);
   EXPECT_EQ(a, b);
   std::string other = ptx + "// another module\n";
-  ASSERT_EQ(kiln_rt_cuda_module_load(other.c_str(), other.size(), &c),
+  ASSERT_EQ(take(kiln_rt_cuda_module_load(other.c_str(), other.size(), &c)),
             KILN_RT_OK);
   EXPECT_NE(a, c);
   EXPECT_EQ(*fakeGlobal<int>("fake_cuda_modules_loaded"), 2);
   kiln_rt_cuda_function *add1, *add2, *mul;
-  ASSERT_EQ(kiln_rt_cuda_module_get_function(a, "add", &add1), KILN_RT_OK);
-  ASSERT_EQ(kiln_rt_cuda_module_get_function(a, "add", &add2), KILN_RT_OK);
-  ASSERT_EQ(kiln_rt_cuda_module_get_function(a, "mul", &mul), KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_cuda_module_get_function(a, "add", &add1)),
+            KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_cuda_module_get_function(a, "add", &add2)),
+            KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_cuda_module_get_function(a, "mul", &mul)), KILN_RT_OK);
   EXPECT_EQ(add1, add2);
   EXPECT_NE(add1, mul);
   kiln_rt_cuda_module_stats stats;
@@ -223,18 +239,20 @@ TEST_F(CudaRuntimeTest, DeviceAndModules) {
 
   // Errors name the call, and what the JIT said.
   kiln_rt_cuda_function *missing;
-  EXPECT_EQ(kiln_rt_cuda_module_get_function(a, "sub", &missing),
-            KILN_RT_INVALID_ARGUMENT);
-  EXPECT_EQ(lastError(), "cuModuleGetFunction: CUDA_ERROR_NOT_FOUND (named "
-                         "symbol not found): no kernel \"sub\" in the module");
+  Status failure = take(kiln_rt_cuda_module_get_function(a, "sub", &missing));
+  EXPECT_EQ(failure, KILN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(failure.message,
+            "cuModuleGetFunction: CUDA_ERROR_NOT_FOUND (named "
+            "symbol not found): no kernel \"sub\" in the module");
   const char bad[] = "not ptx";
   kiln_rt_cuda_module *broken;
-  EXPECT_EQ(kiln_rt_cuda_module_load(bad, sizeof(bad) - 1, &broken),
-            KILN_RT_DEVICE_ERROR);
-  EXPECT_EQ(lastError(), "cuModuleLoadDataEx: CUDA_ERROR_INVALID_PTX (a PTX "
-                         "JIT compilation failed): ptxas fatal: no .version "
-                         "directive");
-  EXPECT_EQ(kiln_rt_cuda_module_load(bad, 3, &broken),
+  failure = take(kiln_rt_cuda_module_load(bad, sizeof(bad) - 1, &broken));
+  EXPECT_EQ(failure, KILN_RT_DEVICE_ERROR);
+  EXPECT_EQ(failure.message,
+            "cuModuleLoadDataEx: CUDA_ERROR_INVALID_PTX (a PTX "
+            "JIT compilation failed): ptxas fatal: no .version "
+            "directive");
+  EXPECT_EQ(take(kiln_rt_cuda_module_load(bad, 3, &broken)),
             KILN_RT_INVALID_ARGUMENT); // not NUL-terminated at size
 
   // Shutdown unloads every module and releases the context.
@@ -244,12 +262,12 @@ TEST_F(CudaRuntimeTest, DeviceAndModules) {
 
 TEST_F(CudaRuntimeTest, CachingAllocator) {
   useDriver(KILN_FAKE_CUDA_DRIVER);
-  ASSERT_EQ(kiln_rt_cuda_init(), KILN_RT_OK) << lastError();
+  ASSERT_EQ(take(kiln_rt_cuda_init()), KILN_RT_OK);
   int *driverBlocks = fakeGlobal<int>("fake_cuda_allocations");
   void *a, *b, *c, *zero;
-  ASSERT_EQ(kiln_rt_cuda_malloc(1000, &a), KILN_RT_OK);
-  ASSERT_EQ(kiln_rt_cuda_malloc(3 << 20, &b), KILN_RT_OK);
-  ASSERT_EQ(kiln_rt_cuda_malloc(0, &zero), KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_cuda_malloc(1000, &a)), KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_cuda_malloc(3 << 20, &b)), KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_cuda_malloc(0, &zero)), KILN_RT_OK);
   EXPECT_EQ(zero, nullptr);
   kiln_rt_cuda_memory_stats stats;
   kiln_rt_cuda_get_memory_stats(&stats);
@@ -258,24 +276,25 @@ TEST_F(CudaRuntimeTest, CachingAllocator) {
   EXPECT_EQ(stats.misses, 2u);
   EXPECT_EQ(*driverBlocks, 2);
 
-  ASSERT_EQ(kiln_rt_cuda_free(a), KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_cuda_free(a)), KILN_RT_OK);
   // A block of the same class comes back from the cache.
-  ASSERT_EQ(kiln_rt_cuda_malloc(1020, &c), KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_cuda_malloc(1020, &c)), KILN_RT_OK);
   EXPECT_EQ(c, a);
   kiln_rt_cuda_get_memory_stats(&stats);
   EXPECT_EQ(stats.hits, 1u);
   EXPECT_EQ(*driverBlocks, 2);
-  ASSERT_EQ(kiln_rt_cuda_free(c), KILN_RT_OK);
-  ASSERT_EQ(kiln_rt_cuda_free(b), KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_cuda_free(c)), KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_cuda_free(b)), KILN_RT_OK);
   kiln_rt_cuda_get_memory_stats(&stats);
   EXPECT_EQ(stats.live_bytes, 0u);
   EXPECT_EQ(stats.cached_bytes, 1024u + (4u << 20));
   EXPECT_EQ(stats.peak_bytes, 1024u + (4u << 20));
 
   // Freeing twice, or what it never gave out, is an error.
-  EXPECT_EQ(kiln_rt_cuda_free(b), KILN_RT_INVALID_ARGUMENT);
-  EXPECT_NE(lastError().find("was not allocated by kiln_rt_cuda_malloc, or "
-                             "was freed already"),
+  Status failure = take(kiln_rt_cuda_free(b));
+  EXPECT_EQ(failure, KILN_RT_INVALID_ARGUMENT);
+  EXPECT_NE(failure.message.find("was not allocated by kiln_rt_cuda_malloc, or "
+                                 "was freed already"),
             std::string::npos);
 
   // When the driver runs out, the cache is given back and the allocation
@@ -283,73 +302,75 @@ TEST_F(CudaRuntimeTest, CachingAllocator) {
   setenv("FAKE_CUDA_FAIL", "cuMemAlloc_v2", 1);
   setenv("FAKE_CUDA_FAIL_COUNT", "1", 1);
   void *d;
-  ASSERT_EQ(kiln_rt_cuda_malloc(5000, &d), KILN_RT_OK) << lastError();
+  ASSERT_EQ(take(kiln_rt_cuda_malloc(5000, &d)), KILN_RT_OK);
   EXPECT_EQ(*driverBlocks, 1);
   kiln_rt_cuda_get_memory_stats(&stats);
   EXPECT_EQ(stats.cached_bytes, 0u);
   EXPECT_EQ(stats.live_bytes, 5120u);
   unsetenv("FAKE_CUDA_FAIL");
-  ASSERT_EQ(kiln_rt_cuda_free(d), KILN_RT_OK);
-  ASSERT_EQ(kiln_rt_cuda_trim(), KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_cuda_free(d)), KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_cuda_trim()), KILN_RT_OK);
   EXPECT_EQ(*driverBlocks, 0);
 }
 
 TEST_F(CudaRuntimeTest, CopiesLaunchesEvents) {
   useDriver(KILN_FAKE_CUDA_DRIVER);
-  ASSERT_EQ(kiln_rt_cuda_init(), KILN_RT_OK) << lastError();
+  ASSERT_EQ(take(kiln_rt_cuda_init()), KILN_RT_OK);
   kiln_rt_cuda_stream *stream;
-  ASSERT_EQ(kiln_rt_cuda_stream_create(&stream), KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_cuda_stream_create(&stream)), KILN_RT_OK);
   std::vector<float> in = {1, 2, 3, 4}, out(4, 0);
   void *device, *copy;
-  ASSERT_EQ(kiln_rt_cuda_malloc(16, &device), KILN_RT_OK);
-  ASSERT_EQ(kiln_rt_cuda_malloc(16, &copy), KILN_RT_OK);
-  ASSERT_EQ(kiln_rt_cuda_copy_to_device(device, in.data(), 16, stream),
+  ASSERT_EQ(take(kiln_rt_cuda_malloc(16, &device)), KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_cuda_malloc(16, &copy)), KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_cuda_copy_to_device(device, in.data(), 16, stream)),
             KILN_RT_OK);
-  ASSERT_EQ(kiln_rt_cuda_copy_device(copy, device, 16, stream), KILN_RT_OK);
-  ASSERT_EQ(kiln_rt_cuda_copy_to_host(out.data(), copy, 16, stream),
+  ASSERT_EQ(take(kiln_rt_cuda_copy_device(copy, device, 16, stream)),
             KILN_RT_OK);
-  ASSERT_EQ(kiln_rt_cuda_stream_synchronize(stream), KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_cuda_copy_to_host(out.data(), copy, 16, stream)),
+            KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_cuda_stream_synchronize(stream)), KILN_RT_OK);
   EXPECT_EQ(out, in);
-  ASSERT_EQ(kiln_rt_cuda_memset_zero(copy, 16, stream), KILN_RT_OK);
-  ASSERT_EQ(kiln_rt_cuda_copy_to_host(out.data(), copy, 16, stream),
+  ASSERT_EQ(take(kiln_rt_cuda_memset_zero(copy, 16, stream)), KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_cuda_copy_to_host(out.data(), copy, 16, stream)),
             KILN_RT_OK);
   EXPECT_EQ(out, std::vector<float>(4, 0));
-  EXPECT_EQ(kiln_rt_cuda_copy_to_host(nullptr, copy, 16, stream),
-            KILN_RT_INVALID_ARGUMENT);
-  EXPECT_EQ(lastError(),
+  Status failure = take(kiln_rt_cuda_copy_to_host(nullptr, copy, 16, stream));
+  EXPECT_EQ(failure, KILN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(failure.message,
             "kiln_rt_cuda_copy_to_host: a NULL pointer for 16 bytes");
 
   const char ptx[] = ".version 7.0\n.visible .entry scale(\n)\n";
   kiln_rt_cuda_module *module;
   kiln_rt_cuda_function *scale;
-  ASSERT_EQ(kiln_rt_cuda_module_load(ptx, sizeof(ptx) - 1, &module),
+  ASSERT_EQ(take(kiln_rt_cuda_module_load(ptx, sizeof(ptx) - 1, &module)),
             KILN_RT_OK);
-  ASSERT_EQ(kiln_rt_cuda_module_get_function(module, "scale", &scale),
+  ASSERT_EQ(take(kiln_rt_cuda_module_get_function(module, "scale", &scale)),
             KILN_RT_OK);
   unsigned grid[3] = {40, 1, 1}, block[3] = {256, 1, 1};
   void *params[] = {&device};
   kiln_rt_cuda_event *start, *end;
-  ASSERT_EQ(kiln_rt_cuda_event_create(&start), KILN_RT_OK);
-  ASSERT_EQ(kiln_rt_cuda_event_create(&end), KILN_RT_OK);
-  ASSERT_EQ(kiln_rt_cuda_event_record(start, stream), KILN_RT_OK);
-  ASSERT_EQ(kiln_rt_cuda_launch(scale, grid, block, 0, stream, params),
+  ASSERT_EQ(take(kiln_rt_cuda_event_create(&start)), KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_cuda_event_create(&end)), KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_cuda_event_record(start, stream)), KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_cuda_launch(scale, grid, block, 0, stream, params)),
             KILN_RT_OK);
-  ASSERT_EQ(kiln_rt_cuda_event_record(end, stream), KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_cuda_event_record(end, stream)), KILN_RT_OK);
   float ms = 0;
-  ASSERT_EQ(kiln_rt_cuda_event_elapsed_ms(start, end, &ms), KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_cuda_event_elapsed_ms(start, end, &ms)), KILN_RT_OK);
   EXPECT_FLOAT_EQ(ms, 1.5f);
   unsigned *launch = fakeGlobal<unsigned>("fake_cuda_last_launch");
   EXPECT_EQ(launch[0], 40u);
   EXPECT_EQ(launch[3], 256u);
   unsigned empty[3] = {0, 1, 1};
-  EXPECT_EQ(kiln_rt_cuda_launch(scale, empty, block, 0, stream, params),
-            KILN_RT_INVALID_ARGUMENT);
-  EXPECT_EQ(lastError(), "kiln_rt_cuda_launch: \"scale\" with an empty grid "
-                         "(0, 1, 1) or block (256, 1, 1)");
-  EXPECT_EQ(kiln_rt_cuda_event_destroy(start), KILN_RT_OK);
-  EXPECT_EQ(kiln_rt_cuda_event_destroy(end), KILN_RT_OK);
-  EXPECT_EQ(kiln_rt_cuda_stream_destroy(stream), KILN_RT_OK);
-  EXPECT_EQ(kiln_rt_cuda_synchronize(), KILN_RT_OK);
+  failure = take(kiln_rt_cuda_launch(scale, empty, block, 0, stream, params));
+  EXPECT_EQ(failure, KILN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(failure.message,
+            "kiln_rt_cuda_launch: \"scale\" with an empty grid "
+            "(0, 1, 1) or block (256, 1, 1)");
+  EXPECT_EQ(take(kiln_rt_cuda_event_destroy(start)), KILN_RT_OK);
+  EXPECT_EQ(take(kiln_rt_cuda_event_destroy(end)), KILN_RT_OK);
+  EXPECT_EQ(take(kiln_rt_cuda_stream_destroy(stream)), KILN_RT_OK);
+  EXPECT_EQ(take(kiln_rt_cuda_synchronize()), KILN_RT_OK);
 }
 
 // Row-major products through cuBLAS's column-major interface, checked by
@@ -358,8 +379,8 @@ TEST_F(CudaRuntimeTest, CopiesLaunchesEvents) {
 TEST_F(CudaRuntimeTest, GemmMapsRowMajorToCublas) {
   useDriver(KILN_FAKE_CUDA_DRIVER);
   setenv("KILN_RT_LIBCUBLAS", KILN_FAKE_CUBLAS, 1);
-  ASSERT_EQ(kiln_rt_cuda_init(), KILN_RT_OK) << lastError();
-  ASSERT_TRUE(kiln_rt_cuda_blas_available()) << lastError();
+  ASSERT_EQ(take(kiln_rt_cuda_init()), KILN_RT_OK);
+  ASSERT_TRUE(kiln_rt_cuda_blas_available());
   const int64_t m = 3, n = 5, k = 4, batch = 2, pad = 2;
   for (int ta = 0; ta < 2; ++ta)
     for (int tb = 0; tb < 2; ++tb)
@@ -391,45 +412,54 @@ TEST_F(CudaRuntimeTest, GemmMapsRowMajorToCublas) {
               out = acc + float(beta) * out;
             }
         void *da, *db, *dc;
-        ASSERT_EQ(kiln_rt_cuda_malloc(a.size() * 4, &da), KILN_RT_OK);
-        ASSERT_EQ(kiln_rt_cuda_malloc(b.size() * 4, &db), KILN_RT_OK);
-        ASSERT_EQ(kiln_rt_cuda_malloc(c.size() * 4, &dc), KILN_RT_OK);
-        kiln_rt_cuda_copy_to_device(da, a.data(), a.size() * 4, nullptr);
-        kiln_rt_cuda_copy_to_device(db, b.data(), b.size() * 4, nullptr);
-        kiln_rt_cuda_copy_to_device(dc, c.data(), c.size() * 4, nullptr);
-        ASSERT_EQ(kiln_rt_cuda_gemm(KILN_RT_CUDA_F32, ta, tb, m, n, k, 1.0, da,
-                                    lda, sa, db, ldb, sb, beta, dc, ldc, sc,
-                                    batch, nullptr),
-                  KILN_RT_OK)
-            << lastError();
+        ASSERT_EQ(take(kiln_rt_cuda_malloc(a.size() * 4, &da)), KILN_RT_OK);
+        ASSERT_EQ(take(kiln_rt_cuda_malloc(b.size() * 4, &db)), KILN_RT_OK);
+        ASSERT_EQ(take(kiln_rt_cuda_malloc(c.size() * 4, &dc)), KILN_RT_OK);
+        ASSERT_EQ(take(kiln_rt_cuda_copy_to_device(da, a.data(), a.size() * 4,
+                                                   nullptr)),
+                  KILN_RT_OK);
+        ASSERT_EQ(take(kiln_rt_cuda_copy_to_device(db, b.data(), b.size() * 4,
+                                                   nullptr)),
+                  KILN_RT_OK);
+        ASSERT_EQ(take(kiln_rt_cuda_copy_to_device(dc, c.data(), c.size() * 4,
+                                                   nullptr)),
+                  KILN_RT_OK);
+        ASSERT_EQ(take(kiln_rt_cuda_gemm(KILN_RT_CUDA_F32, ta, tb, m, n, k, 1.0,
+                                         da, lda, sa, db, ldb, sb, beta, dc,
+                                         ldc, sc, batch, nullptr)),
+                  KILN_RT_OK);
         std::vector<float> got(c.size());
-        kiln_rt_cuda_copy_to_host(got.data(), dc, got.size() * 4, nullptr);
+        ASSERT_EQ(take(kiln_rt_cuda_copy_to_host(got.data(), dc, got.size() * 4,
+                                                 nullptr)),
+                  KILN_RT_OK);
         for (int64_t p = 0; p < batch; ++p)
           for (int64_t i = 0; i < m; ++i)
             for (int64_t j = 0; j < n; ++j)
               EXPECT_EQ(got[p * sc + i * ldc + j], want[p * sc + i * ldc + j])
                   << p << " " << i << " " << j;
-        kiln_rt_cuda_free(da);
-        kiln_rt_cuda_free(db);
-        kiln_rt_cuda_free(dc);
+        EXPECT_EQ(take(kiln_rt_cuda_free(da)), KILN_RT_OK);
+        EXPECT_EQ(take(kiln_rt_cuda_free(db)), KILN_RT_OK);
+        EXPECT_EQ(take(kiln_rt_cuda_free(dc)), KILN_RT_OK);
       }
-  EXPECT_EQ(kiln_rt_cuda_gemm(KILN_RT_CUDA_F32, 0, 0, -1, 2, 2, 1, nullptr, 1,
-                              0, nullptr, 1, 0, 0, nullptr, 1, 0, 1, nullptr),
-            KILN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      take(kiln_rt_cuda_gemm(KILN_RT_CUDA_F32, 0, 0, -1, 2, 2, 1, nullptr, 1, 0,
+                             nullptr, 1, 0, 0, nullptr, 1, 0, 1, nullptr)),
+      KILN_RT_INVALID_ARGUMENT);
 }
 
 TEST_F(CudaRuntimeTest, NoCublas) {
   useDriver(KILN_FAKE_CUDA_DRIVER);
   setenv("KILN_RT_LIBCUBLAS", "/nonexistent/libcublas.so", 1);
-  ASSERT_EQ(kiln_rt_cuda_init(), KILN_RT_OK) << lastError();
+  ASSERT_EQ(take(kiln_rt_cuda_init()), KILN_RT_OK);
   // This machine may have a real cuBLAS on the default names.
   if (kiln_rt_cuda_blas_available())
     GTEST_SKIP() << "a cuBLAS is installed here";
   float x = 0;
-  EXPECT_EQ(kiln_rt_cuda_gemm(KILN_RT_CUDA_F32, 0, 0, 1, 1, 1, 1, &x, 1, 1, &x,
-                              1, 1, 0, &x, 1, 1, 1, nullptr),
-            KILN_RT_UNAVAILABLE);
-  EXPECT_EQ(lastError(), "cuBLAS is not available");
+  Status failure =
+      take(kiln_rt_cuda_gemm(KILN_RT_CUDA_F32, 0, 0, 1, 1, 1, 1, &x, 1, 1, &x,
+                             1, 1, 0, &x, 1, 1, 1, nullptr));
+  EXPECT_EQ(failure, KILN_RT_UNAVAILABLE);
+  EXPECT_EQ(failure.message, "cuBLAS is not available");
 }
 
 } // namespace

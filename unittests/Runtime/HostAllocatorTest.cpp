@@ -1,5 +1,6 @@
 //===- HostAllocatorTest.cpp - the runtime's host allocator ---------------===//
 
+#include "RuntimeStatus.h"
 #include "kiln_rt/kiln_rt.h"
 
 #include "gtest/gtest.h"
@@ -11,11 +12,13 @@
 
 namespace {
 
+using kiln::test::take;
+
 TEST(HostAllocatorTest, AlignsZeroesAndCounts) {
   kiln_rt_host_stats before, during, after;
   kiln_rt_host_get_stats(&before);
   void *p = nullptr;
-  ASSERT_EQ(kiln_rt_host_alloc(1000, 128, &p), KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_host_alloc(1000, 128, &p)), KILN_RT_OK);
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 128, 0u);
   std::vector<char> zeros(1000, 0);
@@ -32,18 +35,20 @@ TEST(HostAllocatorTest, AlignsZeroesAndCounts) {
 
 TEST(HostAllocatorTest, RejectsBadArguments) {
   void *p = reinterpret_cast<void *>(1);
-  EXPECT_EQ(kiln_rt_host_alloc(16, 3, &p), KILN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(take(kiln_rt_host_alloc(16, 3, &p)), KILN_RT_INVALID_ARGUMENT);
   EXPECT_EQ(p, nullptr);
-  EXPECT_EQ(kiln_rt_host_alloc(16, 2, &p), KILN_RT_INVALID_ARGUMENT);
-  EXPECT_EQ(kiln_rt_host_alloc(16, 64, nullptr), KILN_RT_INVALID_ARGUMENT);
-  EXPECT_EQ(kiln_rt_host_alloc(SIZE_MAX - 8, 64, &p), KILN_RT_OUT_OF_MEMORY);
+  EXPECT_EQ(take(kiln_rt_host_alloc(16, 2, &p)), KILN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(take(kiln_rt_host_alloc(16, 64, nullptr)),
+            KILN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(take(kiln_rt_host_alloc(SIZE_MAX - 8, 64, &p)),
+            KILN_RT_OUT_OF_MEMORY);
   kiln_rt_host_free(nullptr); // a no-op
   kiln_rt_host_get_stats(nullptr);
 }
 
 TEST(HostAllocatorTest, ZeroBytesIsAValidAllocation) {
   void *p = nullptr;
-  ASSERT_EQ(kiln_rt_host_alloc(0, 64, &p), KILN_RT_OK);
+  ASSERT_EQ(take(kiln_rt_host_alloc(0, 64, &p)), KILN_RT_OK);
   EXPECT_NE(p, nullptr);
   kiln_rt_host_free(p);
 }
@@ -51,7 +56,7 @@ TEST(HostAllocatorTest, ZeroBytesIsAValidAllocation) {
 TEST(HostAllocatorTest, StatusStrings) {
   EXPECT_STREQ(kiln_rt_status_string(KILN_RT_OK), "ok");
   EXPECT_STREQ(kiln_rt_status_string(KILN_RT_OUT_OF_MEMORY), "out of memory");
-  EXPECT_STREQ(kiln_rt_status_string(static_cast<kiln_rt_status>(99)),
+  EXPECT_STREQ(kiln_rt_status_string(static_cast<kiln_rt_status_code>(99)),
                "unknown status");
 }
 
@@ -63,7 +68,7 @@ TEST(HostAllocatorTest, ThreadSafeCounts) {
     threads.emplace_back([] {
       for (int i = 0; i < 1000; ++i) {
         void *p = nullptr;
-        if (kiln_rt_host_alloc(64 + i, 64, &p) == KILN_RT_OK)
+        if (take(kiln_rt_host_alloc(64 + i, 64, &p)) == KILN_RT_OK)
           kiln_rt_host_free(p);
       }
     });

@@ -15,6 +15,7 @@
 #include "Compiler/Cache/ExecutableCache.h"
 #include "Compiler/Compile/CudaExecutable.h"
 #include "Support/ByteStream.h"
+#include "Support/RuntimeError.h"
 
 #include <chrono>
 
@@ -68,7 +69,7 @@ CudaExecutable::loadCached(llvm::ArrayRef<char> payload) {
     return created.takeError();
   exe->program = std::move(*created);
   if (kiln_rt_status status = kiln_rt_program_check_cuda(exe->program.get()))
-    return getRuntimeProgramError(status);
+    return takeRuntimeError(status);
   if (kiln_rt_program_has_launches(exe->program.get()) && exe->ptx.empty())
     return corrupt("launches but no PTX");
   exe->stats.hostSteps = kiln_rt_program_num_steps(exe->program.get());

@@ -18,7 +18,7 @@
 // Dims, bytes, grids, offsets, sizes and strides are operands
 // (HostProgram::Operand).
 //
-// The runtime reads them (runtime/program/program.c) and checks every
+// The runtime reads them (runtime/program/program_reader.c) and checks every
 // field against what running relies on.
 //
 //===----------------------------------------------------------------------===//

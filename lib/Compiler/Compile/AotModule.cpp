@@ -15,6 +15,7 @@
 #include "Compiler/Compile/PreparedEntry.h"
 #include "Compiler/Compile/TargetCpu.h"
 #include "Support/ByteStream.h"
+#include "Support/RuntimeError.h"
 #include "kiln_rt/kiln_rt_blas.h"
 #include "kiln_rt/kiln_rt_module.h"
 
@@ -258,7 +259,7 @@ llvm::Expected<std::unique_ptr<ModuleExecutable>>
 ModuleExecutable::load(llvm::StringRef path) {
   kiln_rt_module *loaded = nullptr;
   if (kiln_rt_status status = kiln_rt_module_load(path.str().c_str(), &loaded))
-    return getRuntimeProgramError(status);
+    return takeRuntimeError(status);
   bool cuda = kiln_rt_module_backend(loaded) == KILN_RT_BACKEND_CUDA;
   std::unique_ptr<ModuleExecutable> exe(
       new ModuleExecutable(cuda ? Device::Cuda : Device::Cpu));

@@ -3,6 +3,7 @@
 #include "Compiler/Compile/CpuExecutable.h"
 #include "Compiler/Compile/HostProgram.h"
 #include "Compiler/Compile/TargetCpu.h"
+#include "Support/RuntimeError.h"
 #include "kiln/Codegen/CPU/CompactKernelAbi.h"
 #include "kiln/Codegen/CPU/Passes.h"
 #include "kiln/Codegen/GPU/Passes.h"
@@ -149,7 +150,7 @@ llvm::Error kiln::bindKernels(
   }
   if (kiln_rt_status status =
           kiln_rt_program_bind_cpu(program, entries.data(), entries.size()))
-    return getRuntimeProgramError(status);
+    return takeRuntimeError(status);
   return llvm::Error::success();
 }
 
@@ -168,7 +169,7 @@ llvm::Error kiln::runCpuProgram(const kiln_rt_program *program,
   if (kiln_rt_status status = kiln_rt_program_run_cpu(
           program, buffers.data(), buffers.size(),
           inputDims.empty() ? nullptr : inputDims.data(), runtimeProfile.get()))
-    return getRuntimeProgramError(status);
+    return takeRuntimeError(status);
   return llvm::Error::success();
 }
 

@@ -1,9 +1,9 @@
 //===- CudaExecutable.cpp - a kiln function compiled for a GPU ------------===//
 
 #include "Compiler/Compile/CudaExecutable.h"
-#include "Compiler/Device/CudaError.h"
 #include "Compiler/Device/DeviceQueue.h"
 #include "Compiler/Device/DeviceTensor.h"
+#include "Support/RuntimeError.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Pipelines/Pipelines.h"
@@ -113,7 +113,7 @@ CudaExecutable::compile(ModuleOp module, StringRef entry,
   exe->program = std::move(*runtimeProgram);
   // Steps the CUDA executor cannot run are refused now, not at run time.
   if (kiln_rt_status status = kiln_rt_program_check_cuda(exe->program.get()))
-    return getRuntimeProgramError(status);
+    return takeRuntimeError(status);
   exe->stats.hostSteps = kiln_rt_program_num_steps(exe->program.get());
   exe->stats.compileMs = std::chrono::duration<double, std::milli>(
                              std::chrono::steady_clock::now() - start)
@@ -127,7 +127,7 @@ struct RunBuffers {
   std::vector<void *> pointers;
   ~RunBuffers() {
     for (void *pointer : pointers)
-      kiln_rt_cuda_free(pointer);
+      kiln_rt_status_free(kiln_rt_cuda_free(pointer));
   }
 };
 } // namespace
@@ -146,23 +146,20 @@ kiln::runCudaProgram(kiln_rt_program *program, llvm::StringRef ptx,
                      llvm::ArrayRef<TensorSignature> outputs,
                      RunProfile *profile) {
   if (kiln_rt_status status = kiln_rt_cuda_init())
-    return getCudaError(status);
+    return takeRuntimeError(status);
   if (kiln_rt_status status =
           kiln_rt_program_load_cuda(program, ptx.data(), ptx.size()))
-    return getRuntimeProgramError(status);
+    return takeRuntimeError(status);
 
-  auto check = [](kiln_rt_status status) -> llvm::Error {
-    return status == KILN_RT_OK ? llvm::Error::success() : getCudaError(status);
-  };
   // The inputs, then the results.
   RunBuffers buffers;
   for (const HostTensor *arg : args) {
     void *pointer = nullptr;
     if (llvm::Error e =
-            check(kiln_rt_cuda_malloc(arg->getByteSize(), &pointer)))
+            takeRuntimeError(kiln_rt_cuda_malloc(arg->getByteSize(), &pointer)))
       return std::move(e);
     buffers.pointers.push_back(pointer);
-    if (llvm::Error e = check(kiln_rt_cuda_copy_to_device(
+    if (llvm::Error e = takeRuntimeError(kiln_rt_cuda_copy_to_device(
             pointer, arg->getData(), arg->getByteSize(), nullptr)))
       return std::move(e);
   }
@@ -173,8 +170,8 @@ kiln::runCudaProgram(kiln_rt_program *program, llvm::StringRef ptx,
   std::vector<HostTensor> results = std::move(*created);
   for (HostTensor &result : results) {
     void *pointer = nullptr;
-    if (llvm::Error e =
-            check(kiln_rt_cuda_malloc(result.getByteSize(), &pointer)))
+    if (llvm::Error e = takeRuntimeError(
+            kiln_rt_cuda_malloc(result.getByteSize(), &pointer)))
       return std::move(e);
     buffers.pointers.push_back(pointer);
   }
@@ -184,13 +181,13 @@ kiln::runCudaProgram(kiln_rt_program *program, llvm::StringRef ptx,
           program, buffers.pointers.data(), buffers.pointers.size(),
           inputDims.empty() ? nullptr : inputDims.data(), nullptr,
           runtimeProfile.get()))
-    return getRuntimeProgramError(status);
+    return takeRuntimeError(status);
   for (auto [i, result] : llvm::enumerate(results))
-    if (llvm::Error e = check(kiln_rt_cuda_copy_to_host(
+    if (llvm::Error e = takeRuntimeError(kiln_rt_cuda_copy_to_host(
             result.getData(), buffers.pointers[args.size() + i],
             result.getByteSize(), nullptr)))
       return std::move(e);
-  if (llvm::Error e = check(kiln_rt_cuda_synchronize()))
+  if (llvm::Error e = takeRuntimeError(kiln_rt_cuda_synchronize()))
     return std::move(e);
   return results;
 }
@@ -211,10 +208,10 @@ CudaExecutable::runOnDevice(llvm::ArrayRef<const DeviceValue *> args,
   if (llvm::Error e = checkArgumentTypes(entryName, inputs, types))
     return std::move(e);
   if (kiln_rt_status status = kiln_rt_cuda_init())
-    return getCudaError(status);
+    return takeRuntimeError(status);
   if (kiln_rt_status status =
           kiln_rt_program_load_cuda(program.get(), ptx.data(), ptx.size()))
-    return getRuntimeProgramError(status);
+    return takeRuntimeError(status);
   llvm::Expected<std::vector<llvm::SmallVector<int64_t, 4>>> resultShapes =
       getProgramResultShapes(program.get(), outputs, shapes);
   if (!resultShapes)
@@ -237,7 +234,7 @@ CudaExecutable::runOnDevice(llvm::ArrayRef<const DeviceValue *> args,
                  [&] { graphs = std::make_unique<CudaGraphs>(program.get()); });
   if (kiln_rt_status status = graphs->run(pointers.data(), pointers.size(),
                                           inputDims, runtimeProfile.get()))
-    return getRuntimeProgramError(status);
+    return takeRuntimeError(status);
   // Not waited for: a read of a result waits (and reports the error of
   // the work, named by `label`).
   if (llvm::Error e =

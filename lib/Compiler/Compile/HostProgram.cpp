@@ -2,6 +2,7 @@
 
 #include "Compiler/Compile/HostProgram.h"
 #include "Compiler/Compile/ShapeFunction.h"
+#include "Support/RuntimeError.h"
 #include "kiln/Codegen/CPU/CompactKernelAbi.h"
 #include "kiln/Conversion/CollectiveCalls.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
@@ -661,7 +662,7 @@ llvm::Error HostProgramBuilder::addOp(Operation &op) {
       auto memref = dyn_cast<MemRefType>(type);
       if (!found || !memref)
         return unsupported(&op, "an argument that is not a known buffer");
-      // Descriptors hold four dims at most (program.c).
+      // Descriptors hold four dims at most (program_cpu.c).
       if (step.kind == StepKind::RuntimeCall && found->sizes.size() > 4)
         return unsupported(&op, "a runtime call on a view of rank > 4");
       View view = *found;
@@ -699,15 +700,8 @@ kiln::createRuntimeProgram(llvm::StringRef bytes) {
   kiln_rt_program *program = nullptr;
   if (kiln_rt_status status =
           kiln_rt_program_create(bytes.data(), bytes.size(), &program))
-    return getRuntimeProgramError(status);
+    return takeRuntimeError(status);
   return RuntimeProgram(program);
-}
-
-llvm::Error kiln::getRuntimeProgramError(kiln_rt_status status) {
-  std::string why = kiln_rt_last_error();
-  return llvm::createStringError(
-      llvm::inconvertibleErrorCode(),
-      why.empty() ? std::string(kiln_rt_status_string(status)) : why);
 }
 
 std::vector<int64_t>
@@ -743,7 +737,7 @@ kiln::getProgramResultShapes(
     resultDims.resize(count + 1);
     if (kiln_rt_status status = kiln_rt_program_result_dims(
             program, inputDims.data(), resultDims.data()))
-      return getRuntimeProgramError(status);
+      return takeRuntimeError(status);
   }
   std::vector<llvm::SmallVector<int64_t, 4>> shapes;
   size_t next = 0;

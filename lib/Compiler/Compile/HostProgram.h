@@ -156,8 +156,6 @@ using RuntimeProgram = std::unique_ptr<kiln_rt_program, RuntimeProgramDeleter>;
 
 /// The runtime's program for `bytes` (HostProgram::serialize()).
 llvm::Expected<RuntimeProgram> createRuntimeProgram(llvm::StringRef bytes);
-/// The error of a failed kiln_rt_program_* call: kiln_rt_last_error().
-llvm::Error getRuntimeProgramError(kiln_rt_status status);
 
 /// The dims of `inputs`, flattened, as a run of a program with dynamic dims
 /// takes them; empty for a static program.

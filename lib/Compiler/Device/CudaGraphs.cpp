@@ -130,11 +130,13 @@ bool CudaGraphs::tryGraph(Entry &entry, void *const *buffers, size_t count,
   // get a graph of their own, which then runs with no update at all.
   if ((!chosen || fewest > 0) && entry.graphs.size() < kGraphsPerDims) {
     kiln_rt_program_graph *graph = nullptr;
-    status = kiln_rt_program_capture_cuda(
-        program, buffers, count, dims,
-        entry.graphs.empty() ? nullptr : entry.graphs.front().graph, &graph);
-    if (status != KILN_RT_OK)
+    if (kiln_rt_status captured = kiln_rt_program_capture_cuda(
+            program, buffers, count, dims,
+            entry.graphs.empty() ? nullptr : entry.graphs.front().graph,
+            &graph)) {
+      kiln_rt_status_free(captured); // the direct run reports any error
       return goDirect(); // a driver or library that cannot capture it
+    }
     entry.graphs.push_back({graph, 0});
     chosen = &entry.graphs.back();
   } else {
@@ -144,13 +146,15 @@ bool CudaGraphs::tryGraph(Entry &entry, void *const *buffers, size_t count,
         if (graph.lastUse < chosen->lastUse)
           chosen = &graph;
     }
-    status = kiln_rt_program_graph_prepare(chosen->graph, buffers, count, dims);
-    if (status != KILN_RT_OK)
+    if (kiln_rt_status prepared = kiln_rt_program_graph_prepare(
+            chosen->graph, buffers, count, dims)) {
+      kiln_rt_status_free(prepared);
       return goDirect(); // e.g. a recapture whose topology changed
+    }
   }
   chosen->lastUse = ++clock;
   status = kiln_rt_program_graph_launch(chosen->graph, nullptr, profile);
-  if (status != KILN_RT_OK) {
+  if (status) {
     // The run may be queued (a timed run fails at its wait): no second,
     // direct run; the error is the step's.
     clear(entry);
@@ -184,7 +188,7 @@ kiln_rt_status CudaGraphs::run(void *const *buffers, size_t count,
     }
     Entry &entry = found->second;
     entry.lastUse = ++clock;
-    kiln_rt_status status = KILN_RT_OK;
+    kiln_rt_status status = KILN_RT_SUCCESS;
     if (tryGraph(entry, buffers, count, dims, profile, status))
       return status;
   }

@@ -60,7 +60,7 @@ public:
 
   /// Queues a run of the loaded program on `buffers` (as
   /// kiln_rt_program_run_cuda), as a graph replay where graphs pay. On
-  /// failure nothing was queued, and the runtime's error says why.
+  /// failure nothing was queued; the status (the caller's) says why.
   kiln_rt_status run(void *const *buffers, size_t count,
                      llvm::ArrayRef<int64_t> inputDims,
                      kiln_rt_profile *profile);
@@ -84,8 +84,8 @@ private:
     uint64_t lastUse = 0;
   };
   static void clear(Entry &entry);
-  /// Replays or captures one of `entry`'s graphs; false when the run must
-  /// be direct.
+  /// Replays or captures one of `entry`'s graphs, its outcome in `status`;
+  /// false when the run must be direct (`status` then untouched).
   bool tryGraph(Entry &entry, void *const *buffers, size_t count,
                 const int64_t *dims, kiln_rt_profile *profile,
                 kiln_rt_status &status);

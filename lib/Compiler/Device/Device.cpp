@@ -1,6 +1,7 @@
 //===- Device.cpp - where compiled programs run ---------------------------===//
 
 #include "kiln/Compiler/Device.h"
+#include "Support/RuntimeError.h"
 #include "kiln_rt/kiln_rt_cuda.h"
 
 #include "llvm/ADT/Twine.h"
@@ -38,19 +39,20 @@ llvm::Expected<Device> kiln::resolveDevice(Device requested) {
   if (requested == Device::Cpu)
     return Device::Cpu;
   if (kiln_rt_status status = kiln_rt_cuda_init()) {
-    if (requested == Device::Auto)
+    if (requested == Device::Auto) {
+      kiln_rt_status_free(status); // no GPU here: the CPU, as asked
       return Device::Cpu;
-    std::string why = kiln_rt_cuda_last_error();
-    return makeError(
-        "the cuda device is unavailable: " +
-        (why.empty() ? std::string(kiln_rt_status_string(status)) : why));
+    }
+    return takeRuntimeError(status, "the cuda device is unavailable");
   }
   return Device::Cuda;
 }
 
 llvm::Expected<std::string> kiln::getCudaChip() {
-  if (kiln_rt_cuda_init() != KILN_RT_OK)
+  if (kiln_rt_status status = kiln_rt_cuda_init()) {
+    kiln_rt_status_free(status); // no GPU: no chip
     return std::string();
+  }
   // The device's properties are read once per session of the runtime: every
   // compile (and every compile-cache key) needs the chip, and a cache hit
   // should not cost the driver calls of a query.
@@ -61,12 +63,8 @@ llvm::Expected<std::string> kiln::getCudaChip() {
   if (session == kiln_rt_cuda_session() && !chip.empty())
     return chip;
   kiln_rt_cuda_device_info info;
-  if (kiln_rt_status status = kiln_rt_cuda_device_get_info(&info)) {
-    std::string why = kiln_rt_cuda_last_error();
-    return makeError(
-        "cannot read the cuda device's properties: " +
-        (why.empty() ? std::string(kiln_rt_status_string(status)) : why));
-  }
+  if (kiln_rt_status status = kiln_rt_cuda_device_get_info(&info))
+    return takeRuntimeError(status, "cannot read the cuda device's properties");
   chip = "sm_" + std::to_string(info.compute_major) +
          std::to_string(info.compute_minor);
   session = kiln_rt_cuda_session();

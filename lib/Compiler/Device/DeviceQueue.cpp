@@ -1,7 +1,7 @@
 //===- DeviceQueue.cpp - work queued on the CUDA device -------------------===//
 
 #include "Compiler/Device/DeviceQueue.h"
-#include "Compiler/Device/CudaError.h"
+#include "Support/RuntimeError.h"
 #include "kiln_rt/kiln_rt_cuda.h"
 
 #include <deque>
@@ -32,9 +32,9 @@ struct Queue {
     if (session == now)
       return;
     for (const QueuedRun &run : runs)
-      kiln_rt_cuda_event_destroy(run.done);
+      kiln_rt_status_free(kiln_rt_cuda_event_destroy(run.done));
     for (kiln_rt_cuda_event *event : spare)
-      kiln_rt_cuda_event_destroy(event);
+      kiln_rt_status_free(kiln_rt_cuda_event_destroy(event));
     runs.clear();
     spare.clear();
     session = now;
@@ -47,9 +47,9 @@ struct Queue {
     runs.pop_front();
     kiln_rt_status status = kiln_rt_cuda_event_synchronize(run.done);
     spare.push_back(run.done);
-    if (status == KILN_RT_OK)
+    if (!status)
       return llvm::Error::success();
-    llvm::Error error = getCudaError(status);
+    llvm::Error error = takeRuntimeError(status);
     std::string message = run.label + ": " + llvm::toString(std::move(error));
     for (const QueuedRun &later : runs)
       spare.push_back(later.done);
@@ -73,11 +73,11 @@ llvm::Error kiln::noteQueuedRun(llvm::StringRef label) {
     event = queue.spare.back();
     queue.spare.pop_back();
   } else if (kiln_rt_status status = kiln_rt_cuda_event_create(&event)) {
-    return getCudaError(status);
+    return takeRuntimeError(status);
   }
   if (kiln_rt_status status = kiln_rt_cuda_event_record(event, nullptr)) {
     queue.spare.push_back(event);
-    return getCudaError(status);
+    return takeRuntimeError(status);
   }
   queue.runs.push_back({label.str(), event});
   if (queue.runs.size() > kMaxQueuedRuns)
@@ -96,6 +96,6 @@ llvm::Error kiln::waitForDevice() {
       return e;
   // Copies queued after the last run.
   if (kiln_rt_status status = kiln_rt_cuda_synchronize())
-    return getCudaError(status);
+    return takeRuntimeError(status);
   return llvm::Error::success();
 }

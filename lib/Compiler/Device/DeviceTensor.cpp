@@ -1,8 +1,8 @@
 //===- DeviceTensor.cpp - tensors in CUDA device memory -------------------===//
 
 #include "Compiler/Device/DeviceTensor.h"
-#include "Compiler/Device/CudaError.h"
 #include "Compiler/Device/DeviceQueue.h"
+#include "Support/RuntimeError.h"
 #include "kiln_rt/kiln_rt_cuda.h"
 
 using namespace kiln;
@@ -10,7 +10,7 @@ using namespace kiln;
 llvm::Expected<std::shared_ptr<const CudaDeviceTensor>>
 CudaDeviceTensor::allocate(DType dtype, llvm::ArrayRef<int64_t> shape) {
   if (kiln_rt_status status = kiln_rt_cuda_init())
-    return getCudaError(status);
+    return takeRuntimeError(status);
   int64_t elements = 1;
   for (int64_t d : shape)
     elements *= d;
@@ -18,7 +18,7 @@ CudaDeviceTensor::allocate(DType dtype, llvm::ArrayRef<int64_t> shape) {
   void *address = nullptr;
   if (bytes)
     if (kiln_rt_status status = kiln_rt_cuda_malloc(bytes, &address))
-      return getCudaError(status);
+      return takeRuntimeError(status);
   return std::make_shared<const CudaDeviceTensor>(dtype, shape, address, bytes,
                                                   kiln_rt_cuda_session());
 }
@@ -33,13 +33,14 @@ CudaDeviceTensor::upload(const HostTensor &host) {
     if (kiln_rt_status status =
             kiln_rt_cuda_copy_to_device((*device)->getAddress(), host.getData(),
                                         host.getByteSize(), nullptr))
-      return getCudaError(status);
+      return takeRuntimeError(status);
   return device;
 }
 
 CudaDeviceTensor::~CudaDeviceTensor() {
   if (getAddress() && isAlive())
-    kiln_rt_cuda_free(getAddress());
+    // Nothing to report to from a destructor.
+    kiln_rt_status_free(kiln_rt_cuda_free(getAddress()));
 }
 
 bool CudaDeviceTensor::isAlive() const {
@@ -59,7 +60,7 @@ llvm::Expected<HostTensor> CudaDeviceTensor::download() const {
   if (getByteSize())
     if (kiln_rt_status status = kiln_rt_cuda_copy_to_host(
             host->getData(), getAddress(), getByteSize(), nullptr))
-      return getCudaError(status);
+      return takeRuntimeError(status);
   // After the runs that compute it (and any queued before them).
   if (llvm::Error e = waitForDevice())
     return std::move(e);

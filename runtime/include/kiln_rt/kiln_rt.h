@@ -2,7 +2,7 @@
  *
  * The runtime that compiled kiln programs and the host side link against.
  * It depends on nothing of kiln's but these headers, and never on MLIR or
- * LLVM. Every function returns a status; nothing aborts.
+ * LLVM. Every function that can fail returns a status; nothing aborts.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -16,22 +16,63 @@
 extern "C" {
 #endif
 
-typedef enum kiln_rt_status {
+#if defined(__GNUC__) || defined(__clang__)
+#define KILN_RT_PRINTF_FORMAT(string_index, first_to_check)                    \
+  __attribute__((format(printf, string_index, first_to_check)))
+#else
+#define KILN_RT_PRINTF_FORMAT(string_index, first_to_check)
+#endif
+/* A dropped status leaks its record: clang (20 on) warns of one. */
+#if defined(__clang__) && __clang_major__ >= 20
+#define KILN_RT_MUST_USE __attribute__((warn_unused_result))
+#else
+#define KILN_RT_MUST_USE
+#endif
+
+typedef enum kiln_rt_status_code {
   KILN_RT_OK = 0,
   KILN_RT_INVALID_ARGUMENT = 1,
   KILN_RT_OUT_OF_MEMORY = 2,
   KILN_RT_UNAVAILABLE = 3,
   KILN_RT_INTERNAL = 4,
   KILN_RT_DEVICE_ERROR = 5, /* a device call failed (kiln_rt_cuda.h) */
-} kiln_rt_status;
+} kiln_rt_status_code;
 
-/* A short, static description of `status`. */
-const char *kiln_rt_status_string(kiln_rt_status status);
+/* A call's outcome, as IREE's iree_status_t: NULL is success; a failure is
+ * a record of its code and its message (what failed, naming the failing
+ * call: "cuInit: CUDA_ERROR_NO_DEVICE (...)"). The message travels with
+ * the failure, so it is never another call's, on any thread.
+ *
+ * Ownership: every non-NULL status returned to a caller is the caller's,
+ * who must free it (kiln_rt_status_free), return it upward, or hand it to
+ * a call documented to take it. */
+typedef struct kiln_rt_status_record *kiln_rt_status KILN_RT_MUST_USE;
 
-/* The message of the last failed call of the host-program and module APIs
- * (kiln_rt_program.h, kiln_rt_module.h) on the calling thread. The CUDA API
- * keeps its own (kiln_rt_cuda_last_error). */
-const char *kiln_rt_last_error(void);
+/* Success, for C and C++ alike (KILN_RT_OK is a code, not a status). */
+#define KILN_RT_SUCCESS ((kiln_rt_status)0)
+
+/* A failure of `code` with a printf-style message; KILN_RT_SUCCESS for
+ * KILN_RT_OK. If no memory is left for the record, a static out-of-memory
+ * status comes back instead (freeing it is a no-op): a failure is never
+ * NULL. */
+kiln_rt_status kiln_rt_status_make(kiln_rt_status_code code, const char *format,
+                                   ...) KILN_RT_PRINTF_FORMAT(2, 3);
+
+/* `status`'s code: KILN_RT_OK for NULL. */
+kiln_rt_status_code kiln_rt_status_code_of(kiln_rt_status status);
+/* `status`'s message, valid until it is freed: "" for NULL. */
+const char *kiln_rt_status_message(kiln_rt_status status);
+/* Frees `status`; NULL is a no-op. */
+void kiln_rt_status_free(kiln_rt_status status);
+/* Puts context in front of a failure's message ("CONTEXT: message"),
+ * taking `status` and returning the annotated one (the same code); NULL
+ * stays NULL. Where no memory is left, `status` comes back unchanged. */
+kiln_rt_status kiln_rt_status_annotate(kiln_rt_status status,
+                                       const char *format, ...)
+    KILN_RT_PRINTF_FORMAT(2, 3);
+
+/* A short, static description of `code`. */
+const char *kiln_rt_status_string(kiln_rt_status_code code);
 
 /* Host memory statistics, for leak checks and metrics. */
 typedef struct kiln_rt_host_stats {

@@ -5,9 +5,8 @@
  * kiln_rt_cuda_init() is called: it links no CUDA library, and on a
  * machine without a driver or a GPU every call fails cleanly.
  *
- * Every function returns a status. A failure also leaves a message for the
- * calling thread (kiln_rt_cuda_last_error()) that names the failing driver
- * call and its CUresult, e.g.
+ * Every function that can fail returns a status (kiln_rt.h) whose message
+ * names the failing driver call and its CUresult, e.g.
  *   "cuModuleLoadDataEx: CUDA_ERROR_INVALID_PTX (a PTX JIT compilation
  *    failed): ptxas fatal: ..."
  * Nothing aborts and nothing is only printed.
@@ -39,9 +38,6 @@ int kiln_rt_cuda_is_initialized(void);
 /* Which successful init the runtime is in (0: none yet). Handles from
  * another session (modules, functions, memory) are invalid. */
 uint64_t kiln_rt_cuda_session(void);
-
-/* The calling thread's last failure, or "" when none. */
-const char *kiln_rt_cuda_last_error(void);
 
 typedef struct kiln_rt_cuda_device_info {
   char name[256];
@@ -191,8 +187,8 @@ kiln_rt_status kiln_rt_cuda_capture_begin(kiln_rt_cuda_stream *stream);
 kiln_rt_status kiln_rt_cuda_capture_last_node(kiln_rt_cuda_stream *stream,
                                               kiln_rt_cuda_graph_node **node);
 /* Ends the capture and instantiates its graph into `*graph`; when
- * `failed` is not KILN_RT_OK, only ends the capture (discarding it) and
- * returns `failed`, keeping its error. */
+ * `failed` (which the call takes) is a failure, only ends the capture
+ * (discarding it) and returns `failed`. */
 kiln_rt_status kiln_rt_cuda_capture_end(kiln_rt_cuda_stream *stream,
                                         kiln_rt_status failed,
                                         kiln_rt_cuda_graph **graph);

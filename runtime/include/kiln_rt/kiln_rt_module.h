@@ -8,8 +8,8 @@
  * on the caller's buffers. A program that runs modules links the runtime
  * alone: no MLIR, no LLVM.
  *
- * Errors: every call returns a status, and kiln_rt_last_error() (kiln_rt.h)
- * says why the last one on the calling thread failed.
+ * Errors: every call that can fail returns a status (kiln_rt.h) whose
+ * message says why.
  *
  *===----------------------------------------------------------------------===*/
 

@@ -11,8 +11,8 @@
  * CUDA executables and ahead-of-time modules (kiln_rt_module.h) all run
  * their entries through it.
  *
- * Errors: every call returns a status; the message of the last failed call
- * on the calling thread is kiln_rt_last_error() (kiln_rt.h).
+ * Errors: every call that can fail returns a status (kiln_rt.h) whose
+ * message says why.
  *
  *===----------------------------------------------------------------------===*/
 
