@@ -24,7 +24,8 @@ static thread_local std::vector<StepRecorder *> activeRecorders;
 // StepRecorder
 //===----------------------------------------------------------------------===//
 
-StepRecorder::StepRecorder() : device(getDevice()) {
+StepRecorder::StepRecorder()
+    : device(getDevice()), precision(getFloat32MatmulPrecision()) {
   detail::setProgramListener(&StepRecorder::noteProgram);
   activeRecorders.push_back(this);
 }
@@ -84,6 +85,7 @@ StepRecorder::capture(ArrayRef<NodeRef> inputs,
                       ArrayRef<Tensor> outputs) const {
   auto step = std::make_shared<CapturedStep>();
   step->device = device;
+  step->precision = precision;
   llvm::DenseMap<const TraceNode *, int32_t> inputIndex;
   for (auto [i, node] : llvm::enumerate(inputs)) {
     step->inputTypes.push_back(
@@ -207,7 +209,8 @@ CapturedStep::replay(ArrayRef<NodeRef> inputs, bool otherSizes) const {
           getTensorTypeString(type.dtype, type.shape));
   // A replay inside a recorded step would hide its programs from the
   // recorder; the caller records instead.
-  if (!activeRecorders.empty() || getDevice() != device)
+  if (!activeRecorders.empty() || getDevice() != device ||
+      getFloat32MatmulPrecision() != precision)
     return std::nullopt;
   for (const auto &[i, node] : pinnedInputs)
     if (inputs[i] != node)
@@ -348,8 +351,8 @@ static bool sameSources(ArrayRef<CapturedStep::Source> a,
 
 bool CapturedStep::isEquivalent(const CapturedStep &other,
                                 bool otherSizes) const {
-  if (device != other.device || inputIsRead != other.inputIsRead ||
-      pinnedInputs != other.pinnedInputs ||
+  if (device != other.device || precision != other.precision ||
+      inputIsRead != other.inputIsRead || pinnedInputs != other.pinnedInputs ||
       aliasedInputs != other.aliasedInputs ||
       programs.size() != other.programs.size() ||
       inputTypes.size() != other.inputTypes.size() ||

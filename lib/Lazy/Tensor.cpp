@@ -7,6 +7,7 @@
 #include "Compiler/Frontend/TraceCache.h"
 #include "Lazy/CountedRuns.h"
 #include "Lazy/ProgramLog.h"
+#include "kiln/Lazy/Autocast.h"
 
 #include "kiln_rt/kiln_rt.h"
 #include "kiln_rt/kiln_rt_cuda.h"
@@ -159,7 +160,32 @@ static Tensor broadcasting(llvm::StringRef op,
   return Tensor::make(build(nodes));
 }
 
+/// Whether autocast runs `op` in f32 (TraceOps.def).
+static bool runsInFloat32UnderAutocast(TraceOp op) {
+  switch (op) {
+#define KILN_TRACE_AUTOCAST_FLOAT32(Name) case TraceOp::Name:
+#include "kiln/Trace/TraceOps.def"
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// `x` in f32 when autocast is on (Autocast.h) and `x` is f16 or bf16.
+static Tensor toFloat32UnderAutocast(const Tensor &x) {
+  if (!x.ok() || (x.getDType() != DType::F16 && x.getDType() != DType::BF16) ||
+      !getActiveAutocastDType())
+    return x;
+  return convert(x, DType::F32);
+}
+
 static Tensor binary(TraceOp op, const Tensor &a, const Tensor &b) {
+  if (runsInFloat32UnderAutocast(op) && getActiveAutocastDType()) {
+    Tensor wideA = toFloat32UnderAutocast(a), wideB = toFloat32UnderAutocast(b);
+    if (wideA.ok() && wideB.ok() &&
+        (wideA.getDType() != a.getDType() || wideB.getDType() != b.getDType()))
+      return binary(op, wideA, wideB);
+  }
   // Operands of one shape, the common case, skip the broadcast machinery.
   if (a.ok() && b.ok() && a.getShape() == b.getShape())
     return Tensor::make(TraceNode::elementwise(op, {a.getNode(), b.getNode()}));
@@ -172,6 +198,10 @@ static Tensor binary(TraceOp op, const Tensor &a, const Tensor &b) {
 static Tensor unary(TraceOp op, const Tensor &x, ArrayRef<int64_t> attrs = {}) {
   if (!x.ok())
     return x;
+  if (runsInFloat32UnderAutocast(op)) {
+    Tensor wide = toFloat32UnderAutocast(x);
+    return Tensor::make(TraceNode::elementwise(op, {wide.getNode()}, attrs));
+  }
   return Tensor::make(TraceNode::elementwise(op, {x.getNode()}, attrs));
 }
 
@@ -343,10 +373,15 @@ Tensor kiln::broadcastTo(const Tensor &x, ArrayRef<int64_t> shape) {
   return Tensor::make(broadcastNode(x.getNode(), shape));
 }
 
-Tensor kiln::sum(const Tensor &x, ArrayRef<int64_t> dims) {
+/// The sum of `x` over `dims`, in its own dtype (autocast aside).
+static Tensor reduceSum(const Tensor &x, ArrayRef<int64_t> dims) {
   if (!x.ok())
     return x;
   return Tensor::make(TraceNode::reduce(TraceOp::ReduceSum, x.getNode(), dims));
+}
+
+Tensor kiln::sum(const Tensor &x, ArrayRef<int64_t> dims) {
+  return reduceSum(toFloat32UnderAutocast(x), dims);
 }
 
 Tensor kiln::amax(const Tensor &x, ArrayRef<int64_t> dims) {
@@ -397,7 +432,8 @@ Tensor kiln::mean(const Tensor &x, ArrayRef<int64_t> dims) {
       count *= x.getShape()[d];
   // The reduction checks `dims`; an empty reduction divides by zero, as
   // numpy's mean of nothing is nan.
-  return sum(x, dims) / static_cast<double>(count);
+  // In x's dtype under autocast too (PyTorch casts sum, not mean).
+  return reduceSum(x, dims) / static_cast<double>(count);
 }
 
 /// `x` reduced along `dim` and broadcast back to its shape.
@@ -428,14 +464,14 @@ static Tensor shiftedByMax(llvm::StringRef op, const Tensor &x, int64_t dim) {
 }
 
 Tensor kiln::softmax(const Tensor &x, int64_t dim) {
-  Tensor e = exp(shiftedByMax("softmax", x, dim));
+  Tensor e = exp(shiftedByMax("softmax", toFloat32UnderAutocast(x), dim));
   if (!e.ok())
     return e;
   return e / reduceKeepingDim(e, dim, sum);
 }
 
 Tensor kiln::logSoftmax(const Tensor &x, int64_t dim) {
-  Tensor shifted = shiftedByMax("log_softmax", x, dim);
+  Tensor shifted = shiftedByMax("log_softmax", toFloat32UnderAutocast(x), dim);
   if (!shifted.ok())
     return shifted;
   return shifted - log(reduceKeepingDim(exp(shifted), dim, sum));
@@ -445,6 +481,21 @@ Tensor kiln::matmul(const Tensor &a, const Tensor &b, bool transposeA,
                     bool transposeB) {
   if (const Tensor *bad = firstInvalid({&a, &b}))
     return *bad;
+  // Under autocast, products run in its dtype (tensor cores on the GPU);
+  // f64 and integer operands are not cast.
+  if (std::optional<DType> low = getActiveAutocastDType()) {
+    auto cast = [&](const Tensor &t) {
+      DType dtype = t.getDType();
+      bool narrowable =
+          dtype == DType::F32 || dtype == DType::F16 || dtype == DType::BF16;
+      return narrowable && dtype != *low ? convert(t, *low) : t;
+    };
+    Tensor narrowA = cast(a), narrowB = cast(b);
+    if (const Tensor *bad = firstInvalid({&narrowA, &narrowB}))
+      return *bad;
+    return Tensor::make(TraceNode::matmul(narrowA.getNode(), narrowB.getNode(),
+                                          transposeA, transposeB));
+  }
   return Tensor::make(
       TraceNode::matmul(a.getNode(), b.getNode(), transposeA, transposeB));
 }
@@ -692,7 +743,8 @@ llvm::Error kiln::sync(ArrayRef<Tensor> tensors) {
   if (llvm::Error e = checkDevice())
     return e;
   llvm::Expected<std::shared_ptr<const Executable>> exe =
-      TraceCache::global().get(program, getDevice());
+      TraceCache::global().get(program, getDevice(),
+                               getFloat32MatmulPrecision());
   if (!exe)
     return exe.takeError();
   if ((*exe)->getDevice() == Device::Cuda) {

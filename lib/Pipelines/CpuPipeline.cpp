@@ -30,6 +30,12 @@ void kiln::buildKilnCpuTensorPipeline(OpPassManager &pm,
   KilnAutodiffOptions autodiff;
   autodiff.prune = options.prune;
   pm.addPass(createKilnAutodiff(autodiff));
+  // After the derivation: a gradient's products follow the setting too.
+  if (options.matmulPrecision != MatmulPrecision::highest) {
+    KilnSetMatmulPrecisionOptions precision;
+    precision.precision = options.matmulPrecision;
+    pm.addPass(createKilnSetMatmulPrecision(precision));
+  }
   // Calls would be fusion and buffer boundaries (a callee's results are
   // copied into the caller's): inline them all, then drop the callees.
   pm.addPass(createInlinerPass());
@@ -39,6 +45,7 @@ void kiln::buildKilnCpuTensorPipeline(OpPassManager &pm,
   pm.addPass(createKilnFuse());
   KilnLowerToLinalgOptions lowering;
   lowering.blas = options.blas;
+  lowering.tensorCoreCalls = options.tensorCoreCalls;
   lowering.parallelScatters = options.parallelScatters;
   pm.addPass(createKilnLowerToLinalg(lowering));
   pm.addNestedPass<func::FuncOp>(createKilnFuseLinalgElementwise());

@@ -21,6 +21,10 @@ void kiln::buildKilnGpuPipeline(OpPassManager &pm,
   shared.prune = options.prune;
   shared.kernelDedup = options.kernelDedup;
   shared.blas = options.blas;
+  // cuBLAS's compute types honour a matmul's precision; f16/bf16 products
+  // run there on tensor cores too.
+  shared.tensorCoreCalls = true;
+  shared.matmulPrecision = options.matmulPrecision;
   // cuBLAS takes one batch stride: no kiln_rt_batch2_matmul_* there.
   shared.foldContractionLayouts = false;
   // A device memcpy copies one block; strided views are copied by kernels.

@@ -23,6 +23,7 @@ from ._C import (
     explain_misses,
     from_numpy,
     get_device,
+    get_float32_matmul_precision,
     grad,
     is_grad_enabled,
     log_softmax,
@@ -32,6 +33,7 @@ from ._C import (
     power,
     scatter_add,
     set_device,
+    set_float32_matmul_precision,
     set_kernel_timing,
     softmax,
     sync,
@@ -58,7 +60,8 @@ from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .random import (initial_seed, manual_seed, rand, rand_like, randint,
                      randn, randn_like, randperm, seed)
 from .serialization import load, save
-from . import distributed, nn, optim
+from . import amp, distributed, nn, optim
+from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 from .runner import KilnRunError, find_tool, run
 
 # PyTorch's other names for the dtypes.

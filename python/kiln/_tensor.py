@@ -429,11 +429,15 @@ def logsumexp(self, dim, keepdim=False):
 
 
 def all_(self, dim=None, keepdim=False):
-    return amin(to(self, bool_), dim if dim is not None else (), keepdim)
+    """Whether every element is nonzero (a bool tensor), as PyTorch's."""
+    truth = to(to(self, bool_), int32)
+    return amin(truth, dim if dim is not None else (), keepdim) != 0
 
 
 def any_(self, dim=None, keepdim=False):
-    return amax(to(self, bool_), dim if dim is not None else (), keepdim)
+    """Whether some element is nonzero (a bool tensor), as PyTorch's."""
+    truth = to(to(self, bool_), int32)
+    return amax(truth, dim if dim is not None else (), keepdim) != 0
 
 
 # --- Elementwise ----------------------------------------------------------

@@ -6,7 +6,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "PyTensor.h"
+#include "kiln/Lazy/Autocast.h"
 
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -352,6 +354,48 @@ void setDeviceFunction(const std::string &name) {
   if (llvm::Error e = setDevice(*device))
     throw nb::value_error(llvm::toString(std::move(e)).c_str());
 }
+
+// torch.set_float32_matmul_precision, whose bad names PyTorch only warns
+// about (the call has no effect): kiln refuses them.
+void setFloat32MatmulPrecisionFunction(nb::handle precision) {
+  if (!nb::isinstance<nb::str>(precision))
+    throw nb::type_error(
+        ("set_float32_matmul_precision expects a str, but got " +
+         std::string(nb::type_name(precision.type()).c_str()))
+            .c_str());
+  llvm::Expected<Float32MatmulPrecision> parsed =
+      parseFloat32MatmulPrecision(nb::cast<std::string>(precision));
+  if (!parsed)
+    throw nb::value_error(llvm::toString(parsed.takeError()).c_str());
+  setFloat32MatmulPrecision(*parsed);
+}
+
+Device parseAutocastDevice(const std::string &name) {
+  llvm::Expected<Device> device = parseDevice(name);
+  if (!device)
+    throw nb::value_error(llvm::toString(device.takeError()).c_str());
+  return *device;
+}
+
+std::string getAutocastDTypeName(DType dtype) {
+  return dtype == DType::BF16 ? "bfloat16" : "float16";
+}
+
+/// kiln.autocast's entry and exit: sets the state of `deviceType` on this
+/// thread, returning the previous (enabled, dtype name).
+std::pair<bool, std::string> setAutocastFunction(const std::string &deviceType,
+                                                 bool enabled,
+                                                 const std::string &dtype) {
+  if (dtype != "bfloat16" && dtype != "float16")
+    throw nb::value_error(
+        ("autocast: dtype must be bfloat16 or float16, not " + dtype).c_str());
+  llvm::Expected<AutocastState> previous = setAutocastState(
+      parseAutocastDevice(deviceType),
+      {enabled, dtype == "bfloat16" ? DType::BF16 : DType::F16});
+  if (!previous)
+    throw nb::value_error(llvm::toString(previous.takeError()).c_str());
+  return {previous->enabled, getAutocastDTypeName(previous->dtype)};
+}
 } // namespace
 
 void kiln::python::bindFunctions(nb::module_ &m) {
@@ -427,4 +471,17 @@ void kiln::python::bindFunctions(nb::module_ &m) {
   m.def("get_device", [] { return getDeviceName(getDevice()).str(); });
   m.def("explain_misses", &setExplainMisses, nb::arg("enabled") = true);
   m.def("set_kernel_timing", &setKernelTiming, nb::arg("enabled") = true);
+  m.def("set_float32_matmul_precision", &setFloat32MatmulPrecisionFunction,
+        nb::arg("precision"));
+  m.def("_set_autocast_state", &setAutocastFunction, nb::arg("device_type"),
+        nb::arg("enabled"), nb::arg("dtype"));
+  m.def("_get_autocast_state", [](const std::string &deviceType) {
+    AutocastState state = getAutocastState(parseAutocastDevice(deviceType));
+    return std::make_pair(state.enabled, getAutocastDTypeName(state.dtype));
+  });
+  m.def("_autocast_active",
+        [] { return getActiveAutocastDType().has_value(); });
+  m.def("get_float32_matmul_precision", [] {
+    return getFloat32MatmulPrecisionName(getFloat32MatmulPrecision()).str();
+  });
 }

@@ -17,6 +17,15 @@
 typedef int cublasStatus_t;
 typedef struct cublasContext *cublasHandle_t;
 enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 };
+/* cudaDataType, cublasComputeType_t and cublasGemmAlgo_t values
+ * (library_types.h, cublas_api.h). */
+enum { CUDA_R_32F = 0, CUDA_R_16F = 2, CUDA_R_16BF = 14 };
+enum {
+  CUBLAS_COMPUTE_32F = 68,
+  CUBLAS_COMPUTE_32F_FAST_16BF = 75,
+  CUBLAS_COMPUTE_32F_FAST_TF32 = 77
+};
+enum { CUBLAS_GEMM_DEFAULT = -1 };
 
 #include "cublas_functions.h"
 
@@ -116,7 +125,32 @@ int kiln_rt_cuda_blas_available(void) {
 
 static int fits_int(int64_t value) { return value >= 0 && value <= INT_MAX; }
 
-kiln_rt_status kiln_rt_cuda_gemm(kiln_rt_cuda_dtype dtype, int trans_a,
+/* The cudaDataType of A and B, and the compute type, of a product that
+ * cublasGemmStridedBatchedEx computes; 0 for the plain S/Dgemm paths and
+ * for a `math` that `dtype` does not take. */
+static int ex_types(kiln_rt_cuda_dtype dtype, kiln_rt_cuda_math math,
+                    int *operand_type, int *compute_type) {
+  *compute_type = CUBLAS_COMPUTE_32F;
+  switch (dtype) {
+  case KILN_RT_CUDA_F32:
+    *operand_type = CUDA_R_32F;
+    if (math == KILN_RT_CUDA_MATH_TF32)
+      *compute_type = CUBLAS_COMPUTE_32F_FAST_TF32;
+    else if (math == KILN_RT_CUDA_MATH_BF16)
+      *compute_type = CUBLAS_COMPUTE_32F_FAST_16BF;
+    return math != KILN_RT_CUDA_MATH_EXACT;
+  case KILN_RT_CUDA_F16:
+  case KILN_RT_CUDA_BF16:
+    *operand_type = dtype == KILN_RT_CUDA_F16 ? CUDA_R_16F : CUDA_R_16BF;
+    return math == KILN_RT_CUDA_MATH_EXACT;
+  case KILN_RT_CUDA_F64:
+    break;
+  }
+  return 0;
+}
+
+kiln_rt_status kiln_rt_cuda_gemm(kiln_rt_cuda_dtype dtype,
+                                 kiln_rt_cuda_math math, int trans_a,
                                  int trans_b, int64_t m, int64_t n, int64_t k,
                                  double alpha, const void *a, int64_t lda,
                                  int64_t stride_a, const void *b, int64_t ldb,
@@ -126,9 +160,17 @@ kiln_rt_status kiln_rt_cuda_gemm(kiln_rt_cuda_dtype dtype, int trans_a,
   kiln_rt_status status = kiln_cuda_enter("kiln_rt_cuda_gemm");
   if (status)
     return status;
+  int operand_type = 0, compute_type = 0;
+  int ex = ex_types(dtype, math, &operand_type, &compute_type);
+  int plain = (dtype == KILN_RT_CUDA_F32 || dtype == KILN_RT_CUDA_F64) &&
+              math == KILN_RT_CUDA_MATH_EXACT;
+  if (!ex && !plain)
+    return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                               "kiln_rt_cuda_gemm: no product of element type "
+                               "%d in math mode %d",
+                               (int)dtype, (int)math);
   if (!fits_int(m) || !fits_int(n) || !fits_int(k) || !fits_int(lda) ||
       !fits_int(ldb) || !fits_int(ldc) || batch < 1 || batch > INT_MAX ||
-      (dtype != KILN_RT_CUDA_F32 && dtype != KILN_RT_CUDA_F64) ||
       (m && n && (!a || !b || !c)))
     return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
                                "kiln_rt_cuda_gemm: bad sizes, strides or "
@@ -145,8 +187,17 @@ kiln_rt_status kiln_rt_cuda_gemm(kiln_rt_cuda_dtype dtype, int trans_a,
   /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T. */
   int op_a = trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
   int op_b = trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
-  if (!status && dtype == KILN_RT_CUDA_F32) {
-    float alpha32 = (float)alpha, beta32 = (float)beta;
+  float alpha32 = (float)alpha, beta32 = (float)beta;
+  if (!status && ex) {
+    /* C is f32 whatever A and B are; alpha and beta are of the compute
+     * type's scale, f32. */
+    status = KILN_CUBLAS_CALL(cublasGemmStridedBatchedEx,
+                              (handle, op_b, op_a, (int)n, (int)m, (int)k,
+                               &alpha32, b, operand_type, (int)ldb, stride_b, a,
+                               operand_type, (int)lda, stride_a, &beta32, c,
+                               CUDA_R_32F, (int)ldc, stride_c, (int)batch,
+                               compute_type, CUBLAS_GEMM_DEFAULT));
+  } else if (!status && dtype == KILN_RT_CUDA_F32) {
     status =
         KILN_CUBLAS_CALL(cublasSgemmStridedBatched,
                          (handle, op_b, op_a, (int)n, (int)m, (int)k, &alpha32,

@@ -21,6 +21,10 @@
   X(cublasDgemmStridedBatched, cublasStatus_t,                                 \
     (cublasHandle_t, int, int, int, int, int, const double *, const double *,  \
      int, long long, const double *, int, long long, const double *, double *, \
-     int, long long, int))
+     int, long long, int))                                                     \
+  X(cublasGemmStridedBatchedEx, cublasStatus_t,                                \
+    (cublasHandle_t, int, int, int, int, int, const void *, const void *, int, \
+     int, long long, const void *, int, int, long long, const void *, void *,  \
+     int, int, long long, int, int, int))
 
 #endif /* KILN_RT_CUDA_CUBLAS_FUNCTIONS_H */

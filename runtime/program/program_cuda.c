@@ -37,38 +37,79 @@ static int leading_dim(const kiln_view *view, int64_t *ld, int *transposed) {
   return 0;
 }
 
-/* `name` (e.g. kiln_rt_batch_matmul_f32_nt_set) on `views` (A, B, C). */
-static kiln_rt_status get_gemm(const char *name, const kiln_view *const *views,
-                               uint32_t num_views, kiln_gemm *call) {
+/* The operands' type of a product's name, and for f32 what its products
+ * may compute in (torch.set_float32_matmul_precision: tf32 "high", bf16
+ * "medium"); f16 and bf16 products write f32. */
+static const struct {
+  const char *token;
+  int dtype, math;
+  int64_t operand_bytes, result_bytes;
+} gemm_types[] = {
+    {"f32_", KILN_RT_CUDA_F32, KILN_RT_CUDA_MATH_EXACT, 4, 4},
+    {"f64_", KILN_RT_CUDA_F64, KILN_RT_CUDA_MATH_EXACT, 8, 8},
+    {"f16_", KILN_RT_CUDA_F16, KILN_RT_CUDA_MATH_EXACT, 2, 4},
+    {"bf16_", KILN_RT_CUDA_BF16, KILN_RT_CUDA_MATH_EXACT, 2, 4},
+    {"f32tf32_", KILN_RT_CUDA_F32, KILN_RT_CUDA_MATH_TF32, 4, 4},
+    {"f32bf16_", KILN_RT_CUDA_F32, KILN_RT_CUDA_MATH_BF16, 4, 4},
+};
+
+/* What `name` (e.g. kiln_rt_batch_matmul_f32tf32_nt_set) asks of a
+ * product: its type (an index of gemm_types), rank and flags in `call`;
+ * 0 for a name that is not a product's. */
+static int parse_gemm_name(const char *name, kiln_gemm *call, size_t *type,
+                           uint32_t *rank) {
   const char *rest = name;
-  int batched = 0;
+  *rank = 2;
   if (strncmp(rest, "kiln_rt_batch_matmul_", 21) == 0) {
-    batched = 1;
+    *rank = 3;
     rest += 21;
   } else if (strncmp(rest, "kiln_rt_matmul_", 15) == 0) {
     rest += 15;
   } else {
-    goto unsupported;
+    return 0;
   }
-  if (strncmp(rest, "f32_", 4) == 0)
-    call->dtype = KILN_RT_CUDA_F32;
-  else if (strncmp(rest, "f64_", 4) == 0)
-    call->dtype = KILN_RT_CUDA_F64;
-  else
-    goto unsupported;
-  rest += 4;
+  size_t num_types = sizeof(gemm_types) / sizeof(gemm_types[0]);
+  for (*type = 0; *type < num_types; ++*type)
+    if (strncmp(rest, gemm_types[*type].token,
+                strlen(gemm_types[*type].token)) == 0)
+      break;
+  if (*type == num_types)
+    return 0;
+  call->dtype = gemm_types[*type].dtype;
+  call->math = gemm_types[*type].math;
+  rest += strlen(gemm_types[*type].token);
   size_t length = strlen(rest);
   call->accumulate = !(length == 6 && strcmp(rest + 2, "_set") == 0);
-  if ((length != 2 && call->accumulate) || num_views != 3 ||
-      (rest[0] != 'n' && rest[0] != 't') || (rest[1] != 'n' && rest[1] != 't'))
-    goto unsupported;
+  if ((length != 2 && call->accumulate) || (rest[0] != 'n' && rest[0] != 't') ||
+      (rest[1] != 'n' && rest[1] != 't'))
+    return 0;
   call->trans_a = rest[0] == 't';
   call->trans_b = rest[1] == 't';
-  uint32_t rank = batched ? 3 : 2;
+  return 1;
+}
+
+int kiln_rt_program_cuda_runs(const char *name) {
+  kiln_gemm call;
+  size_t type;
+  uint32_t rank;
+  return name && parse_gemm_name(name, &call, &type, &rank);
+}
+
+/* `name` (e.g. kiln_rt_batch_matmul_f32_nt_set) on `views` (A, B, C). */
+static kiln_rt_status get_gemm(const char *name, const kiln_view *const *views,
+                               uint32_t num_views, kiln_gemm *call) {
+  size_t type;
+  uint32_t rank;
+  if (!parse_gemm_name(name, call, &type, &rank) || num_views != 3)
+    goto unsupported;
   for (uint32_t i = 0; i < 3; ++i)
-    if (views[i]->rank != rank)
+    if (views[i]->rank != rank ||
+        views[i]->element_bytes != (i < 2 ? gemm_types[type].operand_bytes
+                                          : gemm_types[type].result_bytes))
       goto unsupported;
   const kiln_view *a = views[0], *b = views[1], *c = views[2];
+  /* K is op(A)'s last dim: A's first (of its matrix) when A is transposed. */
+  int64_t k = a->sizes[rank - 1 - (call->trans_a ? 1 : 0)];
   int ta, tb, tc;
   if (!leading_dim(a, &call->lda, &ta) || !leading_dim(b, &call->ldb, &tb) ||
       !leading_dim(c, &call->ldc, &tc) || tc)
@@ -78,7 +119,8 @@ static kiln_rt_status get_gemm(const char *name, const kiln_view *const *views,
   call->trans_b ^= tb;
   call->m = c->sizes[rank - 2];
   call->n = c->sizes[rank - 1];
-  call->k = a->sizes[rank - 1 - (rest[0] == 't' ? 1 : 0)];
+  call->k = k;
+  int batched = rank == 3;
   call->batch = batched ? c->sizes[0] : 1;
   call->stride_a = batched ? a->strides[0] : 0;
   call->stride_b = batched ? b->strides[0] : 0;
@@ -515,12 +557,12 @@ kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
           break;
       }
       status = kiln_rt_cuda_gemm(
-          (kiln_rt_cuda_dtype)g->dtype, g->trans_a, g->trans_b, g->m, g->n,
-          g->k, 1.0, kiln_view_address(base[v[0]->slot], v[0]), g->lda,
-          g->stride_a, kiln_view_address(base[v[1]->slot], v[1]), g->ldb,
-          g->stride_b, g->accumulate ? 1.0 : 0.0,
-          kiln_view_address(base[v[2]->slot], v[2]), g->ldc, g->stride_c,
-          g->batch, stream);
+          (kiln_rt_cuda_dtype)g->dtype, (kiln_rt_cuda_math)g->math, g->trans_a,
+          g->trans_b, g->m, g->n, g->k, 1.0,
+          kiln_view_address(base[v[0]->slot], v[0]), g->lda, g->stride_a,
+          kiln_view_address(base[v[1]->slot], v[1]), g->ldb, g->stride_b,
+          g->accumulate ? 1.0 : 0.0, kiln_view_address(base[v[2]->slot], v[2]),
+          g->ldc, g->stride_c, g->batch, stream);
       if (status)
         goto cleanup;
       if (profile)

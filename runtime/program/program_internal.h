@@ -101,6 +101,7 @@ typedef struct kiln_constant {
 /* A runtime call as a cuBLAS product (program_cuda.c). */
 typedef struct kiln_gemm {
   int dtype; /* kiln_rt_cuda_dtype */
+  int math;  /* kiln_rt_cuda_math */
   int trans_a, trans_b, accumulate;
   int64_t m, n, k, batch;
   int64_t lda, ldb, ldc, stride_a, stride_b, stride_c;

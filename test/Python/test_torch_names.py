@@ -419,3 +419,18 @@ def test_generated_functions_keep_pytorch_meanings():
         close(kiln.gelu(k, approximate=True),
               torch.nn.functional.gelu(t, approximate="tanh"))
         close(k.gelu(), torch.nn.functional.gelu(t))
+
+
+def test_all_and_any_are_bool_reductions():
+    torch = pytest.importorskip("torch")
+    values = np.array([[0.0, 2.0, -1.0], [0.0, 0.0, 0.0]], np.float32)
+    for x, t in [(kiln.tensor(values), torch.tensor(values)),
+                 (kiln.tensor(values) != 0, torch.tensor(values) != 0)]:
+        for dim in (None, 0, 1):
+            args = () if dim is None else (dim,)
+            for name in ("all", "any"):
+                got = getattr(x, name)(*args)
+                want = getattr(t, name)(*args)
+                assert got.dtype == kiln.bool_
+                assert got.numpy().tolist() == want.numpy().tolist(), \
+                    (name, dim)

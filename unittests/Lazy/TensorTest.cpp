@@ -9,6 +9,7 @@
 
 #include "Compiler/Frontend/TraceCache.h"
 #include "LazyTestHelpers.h"
+#include "kiln/Lazy/Autocast.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -391,6 +392,51 @@ TEST(TensorTest, RandomNumbersTakeTheirKeyAsData) {
     EXPECT_GE(v, 0.0f);
     EXPECT_LT(v, 1.0f);
   }
+}
+
+} // namespace
+
+namespace {
+
+// torch.autocast from C++: a guard casts products to bf16 and softmax back
+// to f32 on the current device (the CPU) only; the state comes back after.
+TEST(TensorTest, AutocastGuard) {
+  std::vector<float> xs = {0.5f, -1.0f, 2.0f, 0.25f};
+  Tensor x = input({2, 2}, xs);
+  {
+    llvm::Expected<AutocastGuard> guard =
+        AutocastGuard::enter(Device::Cpu, DType::BF16);
+    ASSERT_TRUE(static_cast<bool>(guard)) << toString(guard.takeError());
+    Tensor product = matmul(x, x);
+    ASSERT_TRUE(product.ok()) << product.getError();
+    EXPECT_EQ(product.getDType(), DType::BF16);
+    EXPECT_EQ(softmax(product, 1).getDType(), DType::F32);
+    EXPECT_EQ(tanh(product).getDType(), DType::BF16);
+    EXPECT_EQ(getActiveAutocastDType(), std::optional<DType>(DType::BF16));
+    // Another device type's autocast does not apply here.
+    llvm::Expected<AutocastGuard> off =
+        AutocastGuard::enter(Device::Cpu, DType::BF16, /*enabled=*/false);
+    ASSERT_TRUE(static_cast<bool>(off));
+    llvm::Expected<AutocastGuard> cuda =
+        AutocastGuard::enter(Device::Cuda, DType::F16);
+    ASSERT_TRUE(static_cast<bool>(cuda));
+    EXPECT_EQ(matmul(x, x).getDType(), DType::F32);
+  }
+  EXPECT_FALSE(getAutocastState(Device::Cpu).enabled);
+  EXPECT_FALSE(getAutocastState(Device::Cuda).enabled);
+  EXPECT_EQ(getAutocastState(Device::Cuda).dtype, DType::F16);
+  EXPECT_EQ(matmul(x, x).getDType(), DType::F32);
+
+  llvm::Expected<AutocastGuard> bad =
+      AutocastGuard::enter(Device::Cpu, DType::F32);
+  ASSERT_FALSE(static_cast<bool>(bad));
+  EXPECT_EQ(toString(bad.takeError()),
+            "autocast: the dtype must be bfloat16 or float16, not f32");
+  llvm::Expected<AutocastGuard> autoDevice =
+      AutocastGuard::enter(Device::Auto, DType::BF16);
+  ASSERT_FALSE(static_cast<bool>(autoDevice));
+  EXPECT_EQ(toString(autoDevice.takeError()),
+            "autocast: the device type must be 'cpu' or 'cuda', not 'auto'");
 }
 
 } // namespace

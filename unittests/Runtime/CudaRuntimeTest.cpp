@@ -15,8 +15,10 @@
 
 #include <dlfcn.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -424,10 +426,11 @@ TEST_F(CudaRuntimeTest, GemmMapsRowMajorToCublas) {
         ASSERT_EQ(take(kiln_rt_cuda_copy_to_device(dc, c.data(), c.size() * 4,
                                                    nullptr)),
                   KILN_RT_OK);
-        ASSERT_EQ(take(kiln_rt_cuda_gemm(KILN_RT_CUDA_F32, ta, tb, m, n, k, 1.0,
-                                         da, lda, sa, db, ldb, sb, beta, dc,
-                                         ldc, sc, batch, nullptr)),
-                  KILN_RT_OK);
+        ASSERT_EQ(
+            take(kiln_rt_cuda_gemm(KILN_RT_CUDA_F32, KILN_RT_CUDA_MATH_EXACT,
+                                   ta, tb, m, n, k, 1.0, da, lda, sa, db, ldb,
+                                   sb, beta, dc, ldc, sc, batch, nullptr)),
+            KILN_RT_OK);
         std::vector<float> got(c.size());
         ASSERT_EQ(take(kiln_rt_cuda_copy_to_host(got.data(), dc, got.size() * 4,
                                                  nullptr)),
@@ -441,10 +444,76 @@ TEST_F(CudaRuntimeTest, GemmMapsRowMajorToCublas) {
         EXPECT_EQ(take(kiln_rt_cuda_free(db)), KILN_RT_OK);
         EXPECT_EQ(take(kiln_rt_cuda_free(dc)), KILN_RT_OK);
       }
-  EXPECT_EQ(
-      take(kiln_rt_cuda_gemm(KILN_RT_CUDA_F32, 0, 0, -1, 2, 2, 1, nullptr, 1, 0,
-                             nullptr, 1, 0, 0, nullptr, 1, 0, 1, nullptr)),
-      KILN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(take(kiln_rt_cuda_gemm(KILN_RT_CUDA_F32, KILN_RT_CUDA_MATH_EXACT, 0,
+                                   0, -1, 2, 2, 1, nullptr, 1, 0, nullptr, 1, 0,
+                                   0, nullptr, 1, 0, 1, nullptr)),
+            KILN_RT_INVALID_ARGUMENT);
+}
+
+// torch.set_float32_matmul_precision's settings reach cuBLAS as compute
+// types that round f32 operands (the stand-in rounds as tensor cores do),
+// and f16/bf16 operands are multiplied into f32 results.
+TEST_F(CudaRuntimeTest, GemmMathModesAndNarrowOperands) {
+  useDriver(KILN_FAKE_CUDA_DRIVER);
+  setenv("KILN_RT_LIBCUBLAS", KILN_FAKE_CUBLAS, 1);
+  ASSERT_EQ(take(kiln_rt_cuda_init()), KILN_RT_OK);
+  ASSERT_TRUE(kiln_rt_cuda_blas_available());
+  // 1 + 2^-9 keeps its last bit in TF32 (10 mantissa bits), not in bf16
+  // (7); 1 + 2^-12 keeps it in neither.
+  auto product = [&](kiln_rt_cuda_math math, float x) {
+    float a[2] = {x, x}, b[2] = {1, 1}, c = -1;
+    void *da, *db, *dc;
+    EXPECT_EQ(take(kiln_rt_cuda_malloc(8, &da)), KILN_RT_OK);
+    EXPECT_EQ(take(kiln_rt_cuda_malloc(8, &db)), KILN_RT_OK);
+    EXPECT_EQ(take(kiln_rt_cuda_malloc(4, &dc)), KILN_RT_OK);
+    EXPECT_EQ(take(kiln_rt_cuda_copy_to_device(da, a, 8, nullptr)), KILN_RT_OK);
+    EXPECT_EQ(take(kiln_rt_cuda_copy_to_device(db, b, 8, nullptr)), KILN_RT_OK);
+    EXPECT_EQ(
+        take(kiln_rt_cuda_gemm(KILN_RT_CUDA_F32, math, 0, 0, 1, 1, 2, 1.0, da,
+                               2, 0, db, 1, 0, 0.0, dc, 1, 0, 1, nullptr)),
+        KILN_RT_OK);
+    EXPECT_EQ(take(kiln_rt_cuda_copy_to_host(&c, dc, 4, nullptr)), KILN_RT_OK);
+    for (void *p : {da, db, dc})
+      EXPECT_EQ(take(kiln_rt_cuda_free(p)), KILN_RT_OK);
+    return c;
+  };
+  float fine = 1.0f + 0x1p-9f, finer = 1.0f + 0x1p-12f;
+  EXPECT_EQ(product(KILN_RT_CUDA_MATH_EXACT, finer), 2 * finer);
+  EXPECT_EQ(product(KILN_RT_CUDA_MATH_TF32, finer), 2.0f);
+  EXPECT_EQ(product(KILN_RT_CUDA_MATH_TF32, fine), 2 * fine);
+  EXPECT_EQ(product(KILN_RT_CUDA_MATH_BF16, fine), 2.0f);
+
+  // bf16 and f16 operands (1.5 and -2 as each stores them), f32 result.
+  for (auto [dtype, one_and_half, minus_two] :
+       {std::tuple{KILN_RT_CUDA_BF16, uint16_t(0x3fc0), uint16_t(0xc000)},
+        std::tuple{KILN_RT_CUDA_F16, uint16_t(0x3e00), uint16_t(0xc000)}}) {
+    uint16_t a[2] = {one_and_half, minus_two}, b[2] = {one_and_half, 0x0000};
+    float c = 0;
+    void *da, *db, *dc;
+    ASSERT_EQ(take(kiln_rt_cuda_malloc(4, &da)), KILN_RT_OK);
+    ASSERT_EQ(take(kiln_rt_cuda_malloc(4, &db)), KILN_RT_OK);
+    ASSERT_EQ(take(kiln_rt_cuda_malloc(4, &dc)), KILN_RT_OK);
+    ASSERT_EQ(take(kiln_rt_cuda_copy_to_device(da, a, 4, nullptr)), KILN_RT_OK);
+    ASSERT_EQ(take(kiln_rt_cuda_copy_to_device(db, b, 4, nullptr)), KILN_RT_OK);
+    // [1, 2] x [2, 1]: 1.5 * 1.5 + -2 * 0.
+    ASSERT_EQ(take(kiln_rt_cuda_gemm(dtype, KILN_RT_CUDA_MATH_EXACT, 0, 0, 1, 1,
+                                     2, 1.0, da, 2, 0, db, 1, 0, 0.0, dc, 1, 0,
+                                     1, nullptr)),
+              KILN_RT_OK);
+    ASSERT_EQ(take(kiln_rt_cuda_copy_to_host(&c, dc, 4, nullptr)), KILN_RT_OK);
+    EXPECT_EQ(c, 2.25f) << "dtype " << dtype;
+    for (void *p : {da, db, dc})
+      EXPECT_EQ(take(kiln_rt_cuda_free(p)), KILN_RT_OK);
+  }
+
+  // A math mode is for f32 operands only.
+  double x = 0;
+  Status refused = take(
+      kiln_rt_cuda_gemm(KILN_RT_CUDA_F64, KILN_RT_CUDA_MATH_TF32, 0, 0, 1, 1, 1,
+                        1, &x, 1, 1, &x, 1, 1, 0, &x, 1, 1, 1, nullptr));
+  EXPECT_EQ(refused, KILN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(refused.message,
+            "kiln_rt_cuda_gemm: no product of element type 1 in math mode 1");
 }
 
 TEST_F(CudaRuntimeTest, NoCublas) {
@@ -455,9 +524,9 @@ TEST_F(CudaRuntimeTest, NoCublas) {
   if (kiln_rt_cuda_blas_available())
     GTEST_SKIP() << "a cuBLAS is installed here";
   float x = 0;
-  Status failure =
-      take(kiln_rt_cuda_gemm(KILN_RT_CUDA_F32, 0, 0, 1, 1, 1, 1, &x, 1, 1, &x,
-                             1, 1, 0, &x, 1, 1, 1, nullptr));
+  Status failure = take(
+      kiln_rt_cuda_gemm(KILN_RT_CUDA_F32, KILN_RT_CUDA_MATH_EXACT, 0, 0, 1, 1,
+                        1, 1, &x, 1, 1, &x, 1, 1, 0, &x, 1, 1, 1, nullptr));
   EXPECT_EQ(failure, KILN_RT_UNAVAILABLE);
   EXPECT_EQ(failure.message, "cuBLAS is not available");
 }

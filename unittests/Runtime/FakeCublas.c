@@ -10,6 +10,8 @@
 #include "FakeFailAt.h"
 
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 /* The stand-in driver records a capturing stream's host work. */
 int fake_cuda_capture_host(void *stream, void (*fn)(void *), const void *data,
@@ -101,3 +103,131 @@ cublasStatus_t cublasSetStream_v2(void *handle, void *stream) {
 
 FAKE_GEMM(cublasSgemmStridedBatched, float)
 FAKE_GEMM(cublasDgemmStridedBatched, double)
+
+/* cublasGemmStridedBatchedEx for the types kiln passes: A and B f32, f16
+ * or bf16 (cudaDataType 0, 2, 14), C f32, compute type 32F (68) or the
+ * fast ones that round f32 operands to bf16 (75) or TF32 (77) first, as
+ * tensor cores do (rounded to nearest even here); products and sums in
+ * f32. Anything else is CUBLAS_STATUS_NOT_SUPPORTED (15). */
+enum { R_32F = 0, R_16F = 2, R_16BF = 14 };
+enum { COMPUTE_32F = 68, COMPUTE_FAST_16BF = 75, COMPUTE_FAST_TF32 = 77 };
+/* Ex products rounded each operand to bf16 or TF32 (tests read it). */
+int fake_cublas_rounded_products;
+
+/* `x` with only its top `kept` mantissa bits, rounded to nearest even. */
+static float round_mantissa(float x, int kept) {
+  uint32_t bits;
+  memcpy(&bits, &x, sizeof(bits));
+  int dropped = 23 - kept;
+  uint32_t half = (1u << (dropped - 1)) - 1 + ((bits >> dropped) & 1);
+  bits = (bits + half) & ~((1u << dropped) - 1);
+  memcpy(&x, &bits, sizeof(x));
+  return x;
+}
+
+static float half_to_float(uint16_t h) {
+  uint32_t sign = (uint32_t)(h >> 15) << 31, exponent = (h >> 10) & 31,
+           mantissa = h & 1023, bits;
+  if (exponent == 31) { /* inf, NaN */
+    bits = sign | 0x7f800000u | (mantissa << 13);
+  } else if (exponent) {
+    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
+  } else { /* zero, subnormal: mantissa * 2^-24 */
+    float value = (float)mantissa / 16777216.0f;
+    memcpy(&bits, &value, sizeof(bits));
+    bits |= sign;
+  }
+  float x;
+  memcpy(&x, &bits, sizeof(x));
+  return x;
+}
+
+static float load_operand(const void *base, long long index, int type,
+                          int compute) {
+  if (type == R_16F)
+    return half_to_float(((const uint16_t *)base)[index]);
+  if (type == R_16BF) {
+    uint32_t bits = (uint32_t)((const uint16_t *)base)[index] << 16;
+    float x;
+    memcpy(&x, &bits, sizeof(x));
+    return x;
+  }
+  float x = ((const float *)base)[index];
+  if (compute == COMPUTE_FAST_TF32)
+    return round_mantissa(x, 10);
+  if (compute == COMPUTE_FAST_16BF)
+    return round_mantissa(x, 7);
+  return x;
+}
+
+typedef struct gemm_ex_args {
+  int opa, opb, m, n, k, atype, btype, compute;
+  float alpha, beta;
+  const void *a, *b;
+  float *c;
+  int lda, ldb, ldc, batch;
+  long long sa, sb, sc;
+} gemm_ex_args;
+
+static void gemm_ex_compute(void *data) {
+  const gemm_ex_args *g = data;
+  ++fake_cublas_calls;
+  if (g->compute != COMPUTE_32F)
+    ++fake_cublas_rounded_products;
+  for (int p = 0; p < g->batch; ++p)
+    for (int i = 0; i < g->m; ++i)
+      for (int j = 0; j < g->n; ++j) {
+        float acc = 0;
+        for (int l = 0; l < g->k; ++l) {
+          long long ai = g->opa ? p * g->sa + l + (long long)i * g->lda
+                                : p * g->sa + i + (long long)l * g->lda;
+          long long bi = g->opb ? p * g->sb + j + (long long)l * g->ldb
+                                : p * g->sb + l + (long long)j * g->ldb;
+          acc += load_operand(g->a, ai, g->atype, g->compute) *
+                 load_operand(g->b, bi, g->btype, g->compute);
+        }
+        float *out = &g->c[p * g->sc + i + (long long)j * g->ldc];
+        *out = g->alpha * acc + (g->beta == 0 ? 0 : g->beta * *out);
+      }
+}
+
+cublasStatus_t cublasGemmStridedBatchedEx(
+    void *handle, int opa, int opb, int m, int n, int k, const void *alpha,
+    const void *a, int atype, int lda, long long sa, const void *b, int btype,
+    int ldb, long long sb, const void *beta, void *c, int ctype, int ldc,
+    long long sc, int batch, int compute, int algo) {
+  (void)handle;
+  (void)algo;
+  FAKE_ENTRY(cublasGemmStridedBatchedEx);
+  int narrow = atype == R_16F || atype == R_16BF;
+  if (ctype != R_32F || atype != btype || (atype != R_32F && !narrow) ||
+      (narrow && compute != COMPUTE_32F) ||
+      (compute != COMPUTE_32F && compute != COMPUTE_FAST_16BF &&
+       compute != COMPUTE_FAST_TF32))
+    return 15;
+  gemm_ex_args args = {opa,
+                       opb,
+                       m,
+                       n,
+                       k,
+                       atype,
+                       btype,
+                       compute,
+                       *(const float *)alpha,
+                       *(const float *)beta,
+                       a,
+                       b,
+                       c,
+                       lda,
+                       ldb,
+                       ldc,
+                       batch,
+                       sa,
+                       sb,
+                       sc};
+  if (!fake_cuda_capture_host(current_stream, gemm_ex_compute, &args,
+                              sizeof(args)) &&
+      !fake_cuda_timing())
+    gemm_ex_compute(&args);
+  return 0;
+}

@@ -13,6 +13,7 @@
 #define KILN_COMPILER_EXECUTABLE_H
 
 #include "kiln/Compiler/Device.h"
+#include "kiln/Compiler/MatmulPrecision.h"
 #include "kiln/Support/HostTensor.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -73,6 +74,10 @@ struct CompileOptions {
   /// CPU: transposes and batch reshapes around BLAS calls become strides
   /// (-kiln-fold-contraction-layouts); false copies them, for measuring.
   bool foldContractionLayouts = true;
+  /// What f32 matmuls may compute in (torch.set_float32_matmul_precision):
+  /// on CUDA, High and Medium run them on tensor cores; the CPU computes
+  /// them in f32 whatever this says. A kiln.matmul's own `precision` wins.
+  Float32MatmulPrecision matmulPrecision = Float32MatmulPrecision::Highest;
   /// Verify the IR after every pass, as kiln-opt does, instead of once
   /// after each stage (a third of the pass time on large programs).
   bool verifyEachPass = false;

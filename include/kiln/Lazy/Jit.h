@@ -58,7 +58,8 @@ public:
   /// capture, of its dtype and shape; computed first where it is not yet)
   /// and returns the outputs. std::nullopt when the inputs break what the
   /// capture assumed (inputs that were one node are no longer, an input
-  /// the programs computed from its recipe was replaced, another device):
+  /// the programs computed from its recipe was replaced, another device or
+  /// f32 matmul precision):
   /// the caller records the step again. Fails on a dtype or shape that is
   /// not the capture's, naming the input, and on a failed run.
   /// With `otherSizes`, the inputs may have other sizes than the capture's
@@ -100,6 +101,9 @@ private:
   std::vector<Program> programs;
   std::vector<Source> outputs;
   Device device = Device::Cpu;
+  /// The f32 matmul precision its programs were compiled with: a replay
+  /// under another setting records again.
+  Float32MatmulPrecision precision = Float32MatmulPrecision::Highest;
 };
 
 /// Records the programs that materializations on this thread run, from
@@ -141,6 +145,7 @@ private:
   };
   std::vector<Logged> logged;
   Device device;
+  Float32MatmulPrecision precision;
   bool active = true;
 };
 

@@ -16,6 +16,7 @@
 #define KILN_LAZY_TENSOR_H
 
 #include "kiln/Compiler/Device.h"
+#include "kiln/Compiler/MatmulPrecision.h"
 #include "kiln/Trace/Trace.h"
 
 #include <string>

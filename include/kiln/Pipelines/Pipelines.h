@@ -3,11 +3,26 @@
 #ifndef KILN_PIPELINES_PIPELINES_H
 #define KILN_PIPELINES_PIPELINES_H
 
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
 namespace kiln {
+
+/// The pipelines' `matmul-precision` option: its description and values.
+inline llvm::cl::desc getMatmulPrecisionDescription() {
+  return llvm::cl::desc("what f32 matmuls without a precision of their own "
+                        "may compute in (torch.set_float32_matmul_precision; "
+                        "-kiln-set-matmul-precision)");
+}
+inline auto getMatmulPrecisionValues() {
+  return llvm::cl::values(
+      clEnumValN(MatmulPrecision::highest, "highest", "f32"),
+      clEnumValN(MatmulPrecision::high, "high", "TF32 allowed"),
+      clEnumValN(MatmulPrecision::medium, "medium", "bf16 allowed"));
+}
 
 struct KilnCpuPipelineOptions
     : public mlir::PassPipelineOptions<KilnCpuPipelineOptions> {
@@ -27,6 +42,15 @@ struct KilnCpuPipelineOptions
                     llvm::cl::desc("call the runtime's BLAS for f32/f64 "
                                    "matmuls"),
                     llvm::cl::init(false)};
+  Option<bool> tensorCoreCalls{
+      *this, "tensor-core-calls",
+      llvm::cl::desc("with blas, products whose runtime honours a precision "
+                     "(the GPU pipeline's cuBLAS; false: the CPU computes "
+                     "every f32 product in f32)"),
+      llvm::cl::init(false)};
+  Option<MatmulPrecision> matmulPrecision{
+      *this, "matmul-precision", getMatmulPrecisionDescription(),
+      llvm::cl::init(MatmulPrecision::highest), getMatmulPrecisionValues()};
   Option<bool> kernelDedup{
       *this, "kernel-dedup",
       llvm::cl::desc("compile equal kernels once (false: for measuring)"),
@@ -69,6 +93,9 @@ struct KilnGpuPipelineOptions
                     llvm::cl::desc("matmuls as runtime calls (cuBLAS); "
                                    "false: generated kernels"),
                     llvm::cl::init(false)};
+  Option<MatmulPrecision> matmulPrecision{
+      *this, "matmul-precision", getMatmulPrecisionDescription(),
+      llvm::cl::init(MatmulPrecision::highest), getMatmulPrecisionValues()};
   Option<bool> prune{*this, "prune",
                      llvm::cl::desc("dead-edge elimination in -kiln-autodiff "
                                     "(false: the naive derivation)"),

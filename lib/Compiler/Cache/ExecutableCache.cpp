@@ -30,7 +30,9 @@ llvm::Expected<std::string> kiln::getCacheKey(llvm::StringRef programKind,
   key.addHost()
       .add("entry", entry)
       .add("prune", options.autodiffPrune)
-      .add("kernel-dedup", options.kernelDedup);
+      .add("kernel-dedup", options.kernelDedup)
+      .add("matmul-precision",
+           getFloat32MatmulPrecisionName(options.matmulPrecision));
   if (device == Device::Cuda) {
     llvm::Expected<CudaTarget> target = resolveCudaTarget(options);
     if (!target)

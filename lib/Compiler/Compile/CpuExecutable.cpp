@@ -288,6 +288,8 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   if (pipelineOptions.blas)
     exe->stats.blas = kiln_rt_blas_library();
   pipelineOptions.prune = options.autodiffPrune;
+  pipelineOptions.matmulPrecision =
+      getPipelinePrecision(options.matmulPrecision);
   pipelineOptions.kernelDedup = options.kernelDedup;
   pipelineOptions.foldContractionLayouts = options.foldContractionLayouts;
   PassManager tensorStage(module.getContext());

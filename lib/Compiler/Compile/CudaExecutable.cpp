@@ -66,6 +66,8 @@ CudaExecutable::compile(ModuleOp module, StringRef entry,
   pipelineOptions.chip = target->chip;
   pipelineOptions.libdevice = target->libdevice;
   pipelineOptions.prune = options.autodiffPrune;
+  pipelineOptions.matmulPrecision =
+      getPipelinePrecision(options.matmulPrecision);
   pipelineOptions.kernelDedup = options.kernelDedup;
   pipelineOptions.blas = target->blas;
   if (pipelineOptions.blas)

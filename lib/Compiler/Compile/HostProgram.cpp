@@ -649,7 +649,9 @@ llvm::Error HostProgramBuilder::addOp(Operation &op) {
       step.op = static_cast<uint8_t>(collective->reduction);
       step.lhs = collective->dim;
       step.rhs = collective->group;
-    } else if (callee.isExternal() && kiln_rt_blas_lookup(name.str().c_str()) &&
+    } else if (callee.isExternal() &&
+               (kiln_rt_blas_lookup(name.str().c_str()) ||
+                kiln_rt_program_cuda_runs(name.str().c_str())) &&
                call.getNumOperands() >= 1 && call.getNumOperands() <= 4) {
       step.kind = StepKind::RuntimeCall;
       step.callee = indexOf(name, runtimeIndex, program.runtimeNames);

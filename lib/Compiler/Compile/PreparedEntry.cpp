@@ -202,3 +202,15 @@ llvm::Error kiln::checkArguments(StringRef entryName,
     types.push_back({arg->getDType(), arg->getShape()});
   return checkArgumentTypes(entryName, inputs, types);
 }
+
+MatmulPrecision kiln::getPipelinePrecision(Float32MatmulPrecision precision) {
+  switch (precision) {
+  case Float32MatmulPrecision::Highest:
+    return MatmulPrecision::highest;
+  case Float32MatmulPrecision::High:
+    return MatmulPrecision::high;
+  case Float32MatmulPrecision::Medium:
+    return MatmulPrecision::medium;
+  }
+  return MatmulPrecision::highest;
+}

@@ -11,6 +11,7 @@
 
 #include "Compiler/Compile/ShapeFunction.h"
 #include "kiln/Compiler/Executable.h"
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
@@ -51,6 +52,9 @@ createResults(llvm::StringRef entryName,
 /// interface.
 llvm::Expected<PreparedEntry> prepareEntry(mlir::ModuleOp module,
                                            llvm::StringRef entry);
+
+/// The pipelines' `matmul-precision` for CompileOptions::matmulPrecision.
+MatmulPrecision getPipelinePrecision(Float32MatmulPrecision precision);
 
 /// Checks `args` against an entry's input signatures (dynamic dims take
 /// any size); the error names the entry and the first mismatch.

@@ -7,6 +7,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/Hashing.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
@@ -60,7 +61,8 @@ size_t TraceCache::size() const {
 }
 
 llvm::Expected<std::shared_ptr<const Executable>>
-TraceCache::get(const TraceProgram &program, Device device) {
+TraceCache::get(const TraceProgram &program, Device device,
+                Float32MatmulPrecision precision) {
   if (device == Device::Auto) {
     llvm::Expected<Device> resolved = resolveDevice(device);
     if (!resolved)
@@ -69,6 +71,8 @@ TraceCache::get(const TraceProgram &program, Device device) {
   }
   // The device in the key's low bit: a program compiles once per device.
   uint64_t key = (program.hash << 1) | (device == Device::Cuda ? 1 : 0);
+  if (precision != Float32MatmulPrecision::Highest)
+    key = llvm::hash_combine(key, static_cast<int>(precision));
   auto lookup = [&]() -> std::shared_ptr<const Executable> {
     auto it = byKey.find(key);
     if (it == byKey.end())
@@ -100,6 +104,7 @@ TraceCache::get(const TraceProgram &program, Device device) {
   auto start = std::chrono::steady_clock::now();
   CompileOptions options;
   options.device = device;
+  options.matmulPrecision = precision;
   // 1. A shape-generic executable that fits: no compile, no disk.
   bool compiled = false;
   std::shared_ptr<const Executable> exe =
@@ -175,8 +180,9 @@ static bool isGenericEnabled() {
 /// What names a generic program: its structure, on its device (each
 /// device's executables are its own).
 static std::string getGenericStructure(const TraceProgram &program,
-                                       Device device) {
-  return (device == Device::Cuda ? "cuda\n" : "cpu\n") +
+                                       const CompileOptions &options) {
+  return (options.device == Device::Cuda ? "cuda " : "cpu ") +
+         getFloat32MatmulPrecisionName(options.matmulPrecision).str() + "\n" +
          getStructuralForm(program);
 }
 
@@ -186,7 +192,7 @@ TraceCache::findGeneric(const TraceProgram &program,
                         bool &compiled) {
   if (!isGenericEnabled())
     return nullptr;
-  std::string structure = getGenericStructure(program, options.device);
+  std::string structure = getGenericStructure(program, options);
   if (mode == GenericMode::Fit) {
     auto it = generics.find(structure);
     if (it == generics.end() || !it->second.executable ||
@@ -266,7 +272,7 @@ TraceCache::loadGeneric(const TraceProgram &program,
                         const CompileOptions &options, DiskCache &disk) {
   if (!isGenericEnabled())
     return nullptr;
-  std::string structure = getGenericStructure(program, options.device);
+  std::string structure = getGenericStructure(program, options);
   auto known = generics.find(structure);
   if (known != generics.end() && known->second.executable)
     return nullptr;

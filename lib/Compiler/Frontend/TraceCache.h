@@ -57,10 +57,12 @@ public:
   /// The process-wide cache the lazy tensors use.
   static TraceCache &global();
 
-  /// The executable computing `program` on `device` (Auto resolved first),
-  /// compiled on a miss. A program is cached per device.
+  /// The executable computing `program` on `device` (Auto resolved first)
+  /// with f32 products in `precision`, compiled on a miss. A program is
+  /// cached per device and precision.
   llvm::Expected<std::shared_ptr<const Executable>>
-  get(const TraceProgram &program, Device device = Device::Cpu);
+  get(const TraceProgram &program, Device device = Device::Cpu,
+      Float32MatmulPrecision precision = Float32MatmulPrecision::Highest);
 
   TraceCacheStats getStats() const;
   size_t size() const;

@@ -215,7 +215,8 @@ Value TraceImporter::importNode(OpBuilder &b, const TraceNode &node,
     return RngUniformOp::create(b, loc, type, operands[0]);
   case TraceOp::MatMul:
     return MatmulOp::create(b, loc, type, operands[0], operands[1],
-                            attrs[0] != 0, attrs[1] != 0);
+                            attrs[0] != 0, attrs[1] != 0,
+                            /*precision=*/MatmulPrecisionAttr());
   case TraceOp::AllReduce:
     return AllReduceOp::create(b, loc,
                                static_cast<CollectiveReduction>(attrs[0]),

@@ -33,7 +33,7 @@ void kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns,
   populateShapeLoweringPatterns(patterns);
   populateReductionLoweringPatterns(patterns);
   populateIndexingLoweringPatterns(patterns, options.parallelScatters);
-  populateLinearLoweringPatterns(patterns, options.matmulLibraryCalls);
+  populateLinearLoweringPatterns(patterns, options);
 }
 
 void kiln::configureKilnToLinalgTarget(ConversionTarget &target) {
@@ -88,7 +88,11 @@ struct KilnLowerToLinalgPass
     IRRewriter rewriter(&getContext());
     if (failed(lowerCollectives(rewriter, module)))
       return signalPassFailure();
-    lowerMatmulEpilogues(rewriter, module, blas);
+    KilnToLinalgOptions options;
+    options.matmulLibraryCalls = blas;
+    options.tensorCoreCalls = tensorCoreCalls;
+    options.parallelScatters = parallelScatters;
+    lowerMatmulEpilogues(rewriter, module, options);
     SmallVector<FusionGroupOp> groups;
     module.walk([&](FusionGroupOp group) { groups.push_back(group); });
     // Inner groups first, so that an outer body is complete when inlined.
@@ -116,9 +120,6 @@ struct KilnLowerToLinalgPass
     configureKilnToLinalgTarget(target);
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
-    KilnToLinalgOptions options;
-    options.matmulLibraryCalls = blas;
-    options.parallelScatters = parallelScatters;
     populateKilnToLinalgPatterns(patterns, options);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();

@@ -5,9 +5,16 @@
 // accumulate in f32. An add that accumulates a matmul's product
 // (getAccumulatedMatmul) is the contraction's init instead of a kernel.
 //
+// With library calls, a product is marked for the runtime by name:
+// kiln_rt_[batch_]matmul_<type>_<flags>, where <type> is f32 or f64, or
+// for tensor-core runtimes also f16/bf16 (operands of that type, an f32
+// result) and f32tf32/f32bf16 (f32 operands that an f32 matmul's
+// precision lets round to TF32 or bf16).
+//
 //===----------------------------------------------------------------------===//
 
 #include "LoweringUtils.h"
+#include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -17,11 +24,37 @@
 using namespace mlir;
 using namespace kiln;
 
+/// The <type> of `op`'s runtime call (see above), or "" for none.
+static StringRef getLibraryCallType(MatmulOp op, bool accumulates,
+                                    const KilnToLinalgOptions &options) {
+  Type elementType = op.getType().getElementType();
+  if (!options.matmulLibraryCalls)
+    return "";
+  if (elementType.isF64())
+    return "f64";
+  if (elementType.isF32()) {
+    if (!options.tensorCoreCalls)
+      return "f32";
+    switch (op.getEffectivePrecision()) {
+    case MatmulPrecision::highest:
+      return "f32";
+    case MatmulPrecision::high:
+      return "f32tf32";
+    case MatmulPrecision::medium:
+      return "f32bf16";
+    }
+  }
+  // The call's result is the f32 accumulator, converted afterwards.
+  if (options.tensorCoreCalls && !accumulates)
+    return elementType.isF16() ? "f16" : elementType.isBF16() ? "bf16" : "";
+  return "";
+}
+
 /// The contraction `op` describes, on `lhs` and `rhs`, accumulated into
 /// `accumulator` (null: into zeros), of the op's result type.
 static Value buildContraction(OpBuilder &b, Location loc, MatmulOp op,
                               Value lhs, Value rhs, Value accumulator,
-                              bool libraryCalls) {
+                              const KilnToLinalgOptions &options) {
   MLIRContext *ctx = b.getContext();
   RankedTensorType resultType = op.getType();
   Type elementType = resultType.getElementType();
@@ -80,14 +113,15 @@ static Value buildContraction(OpBuilder &b, Location loc, MatmulOp op,
         Value sum = arith::AddFOp::create(nb, nestedLoc, args[2], product);
         linalg::YieldOp::create(nb, nestedLoc, sum);
       });
-  // f32/f64 products go to the runtime's BLAS entry point; the generic
-  // stays a complete description of the computation either way.
-  if (libraryCalls && computeType == elementType &&
-      (elementType.isF32() || elementType.isF64())) {
-    std::string name =
-        std::string("kiln_rt_") + (batched ? "batch_matmul_" : "matmul_") +
-        (elementType.isF32() ? "f32_" : "f64_") +
-        (op.getTransposeA() ? "t" : "n") + (op.getTransposeB() ? "t" : "n");
+  // Products go to the runtime's BLAS entry point; the generic stays a
+  // complete description of the computation either way.
+  StringRef callType =
+      getLibraryCallType(op, /*accumulates=*/accumulator != nullptr, options);
+  if (!callType.empty()) {
+    std::string name = std::string("kiln_rt_") +
+                       (batched ? "batch_matmul_" : "matmul_") +
+                       callType.str() + "_" + (op.getTransposeA() ? "t" : "n") +
+                       (op.getTransposeB() ? "t" : "n");
     contraction.setLibraryCallAttr(b.getStringAttr(name));
   }
   Value result = contraction.getResult(0);
@@ -103,26 +137,25 @@ static Value buildContraction(OpBuilder &b, Location loc, MatmulOp op,
 namespace {
 
 struct MatmulLowering : OpConversionPattern<MatmulOp> {
-  MatmulLowering(MLIRContext *context, bool libraryCalls)
-      : OpConversionPattern(context), libraryCalls(libraryCalls) {}
+  MatmulLowering(MLIRContext *context, const KilnToLinalgOptions &options)
+      : OpConversionPattern(context), options(options) {}
 
   LogicalResult
   matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op,
-                       buildContraction(rewriter, op.getLoc(), op,
-                                        adaptor.getLhs(), adaptor.getRhs(),
-                                        /*accumulator=*/nullptr, libraryCalls));
+    rewriter.replaceOp(op, buildContraction(rewriter, op.getLoc(), op,
+                                            adaptor.getLhs(), adaptor.getRhs(),
+                                            /*accumulator=*/nullptr, options));
     return success();
   }
 
-  bool libraryCalls;
+  KilnToLinalgOptions options;
 };
 
 } // namespace
 
 void kiln::lowerMatmulEpilogues(RewriterBase &rewriter, Operation *root,
-                                bool libraryCalls) {
+                                const KilnToLinalgOptions &options) {
   SmallVector<AddOp> adds;
   root->walk([&](AddOp add) {
     if (getAccumulatedMatmul(add))
@@ -135,13 +168,13 @@ void kiln::lowerMatmulEpilogues(RewriterBase &rewriter, Operation *root,
     rewriter.setInsertionPoint(add);
     Value sum =
         buildContraction(rewriter, add.getLoc(), matmul, matmul.getLhs(),
-                         matmul.getRhs(), accumulator, libraryCalls);
+                         matmul.getRhs(), accumulator, options);
     rewriter.replaceOp(add, sum);
     rewriter.eraseOp(matmul);
   }
 }
 
 void kiln::populateLinearLoweringPatterns(RewritePatternSet &patterns,
-                                          bool matmulLibraryCalls) {
-  patterns.add<MatmulLowering>(patterns.getContext(), matmulLibraryCalls);
+                                          const KilnToLinalgOptions &options) {
+  patterns.add<MatmulLowering>(patterns.getContext(), options);
 }

@@ -18,6 +18,8 @@
 
 namespace kiln {
 
+struct KilnToLinalgOptions;
+
 using llvm::ArrayRef;
 using llvm::function_ref;
 using mlir::Location;
@@ -36,7 +38,7 @@ void populateReductionLoweringPatterns(RewritePatternSet &patterns);
 void populateIndexingLoweringPatterns(RewritePatternSet &patterns,
                                       bool parallelScatters);
 void populateLinearLoweringPatterns(RewritePatternSet &patterns,
-                                    bool matmulLibraryCalls);
+                                    const KilnToLinalgOptions &options);
 
 /// Lowers each add under `root` that accumulates a matmul's product
 /// (getAccumulatedMatmul) with that matmul, as one contraction whose init
@@ -49,7 +51,7 @@ mlir::LogicalResult lowerCollectives(mlir::RewriterBase &rewriter,
                                      mlir::ModuleOp module);
 
 void lowerMatmulEpilogues(mlir::RewriterBase &rewriter, mlir::Operation *root,
-                          bool libraryCalls);
+                          const KilnToLinalgOptions &options);
 
 /// Lowers `group` to one linalg.generic over its iteration domain when its
 /// ops share one static domain, or to one per output shape, tagged

@@ -8,6 +8,7 @@ fuses into the softmax's row kernel whatever the number of classes.
 import math
 
 from .. import _C
+from ..amp import _float32_under_autocast
 from .._dtypes import bool_, finfo, int64, is_floating, is_integer
 from ..random import default_generator
 
@@ -48,6 +49,7 @@ def _normalized_dims(x, normalized_shape):
     return tuple(range(x.ndim - len(normalized_shape), x.ndim))
 
 
+@_float32_under_autocast
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     dims = _normalized_dims(input, normalized_shape)
     mean = input.mean(dims, keepdim=True)
@@ -61,6 +63,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return out
 
 
+@_float32_under_autocast
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """x / sqrt(mean(x^2) + eps) * weight; eps defaults to the dtype's
     machine epsilon, as PyTorch's."""
@@ -151,6 +154,7 @@ def _class_last(x):
     return x if x.ndim <= 2 else x.movedim(1, -1)
 
 
+@_float32_under_autocast
 def nll_loss(input, target, weight=None, ignore_index=-100,
              reduction="mean"):
     """-input[n, target[n]] (times weight[target[n]]), averaged over the
@@ -197,6 +201,7 @@ def _nll(logp, target, weight, ignore_index, reduction, smoothing):
     return _reduce(loss, reduction, label_weight.sum())
 
 
+@_float32_under_autocast
 def cross_entropy(input, target, weight=None, ignore_index=-100,
                   reduction="mean", label_smoothing=0.0):
     """PyTorch's cross_entropy: logits with the class dim at 1 ([N, C] or
@@ -229,15 +234,18 @@ def cross_entropy(input, target, weight=None, ignore_index=-100,
     return _reduce(loss, reduction, rows)
 
 
+@_float32_under_autocast
 def mse_loss(input, target, reduction="mean"):
     diff = input - target
     return _reduce(diff * diff, reduction)
 
 
+@_float32_under_autocast
 def l1_loss(input, target, reduction="mean"):
     return _reduce((input - target).abs(), reduction)
 
 
+@_float32_under_autocast
 def binary_cross_entropy_with_logits(input, target, reduction="mean"):
     loss = _C.maximum(input, 0.0) - input * target + _C.log(
         1.0 + _C.exp(-input.abs()))

@@ -227,17 +227,33 @@ void kiln_rt_cuda_get_graph_stats(kiln_rt_cuda_graph_stats *stats);
  * first call. */
 int kiln_rt_cuda_blas_available(void);
 
+/* The element type of a product's operands A and B. C is of the same type
+ * for f32 and f64, and f32 for f16 and bf16 (their products accumulate in
+ * f32 on tensor cores, as kiln's lowering does). */
 typedef enum kiln_rt_cuda_dtype {
   KILN_RT_CUDA_F32 = 0,
   KILN_RT_CUDA_F64 = 1,
+  KILN_RT_CUDA_F16 = 2,
+  KILN_RT_CUDA_BF16 = 3,
 } kiln_rt_cuda_dtype;
+
+/* What a product of f32 operands may compute in: PyTorch's
+ * torch.set_float32_matmul_precision ("highest", "high", "medium"). Other
+ * operand types take KILN_RT_CUDA_MATH_EXACT only. */
+typedef enum kiln_rt_cuda_math {
+  KILN_RT_CUDA_MATH_EXACT = 0, /* the operands' own precision */
+  KILN_RT_CUDA_MATH_TF32 = 1,  /* operands rounded to TF32, tensor cores */
+  KILN_RT_CUDA_MATH_BF16 = 2,  /* operands rounded to bf16 (or TF32) */
+} kiln_rt_cuda_math;
 
 /* C = alpha op(A) op(B) + beta C for `batch` row-major matrices: op(A) is
  * m x k, op(B) k x n, C m x n; op transposes when trans_* is non-zero.
  * ld* are the row strides (elements) of A, B and C as stored, stride* the
- * elements between consecutive matrices of a batch. Queued on `stream`
- * through cuBLAS; an error names the cuBLAS call. */
-kiln_rt_status kiln_rt_cuda_gemm(kiln_rt_cuda_dtype dtype, int trans_a,
+ * elements between consecutive matrices of a batch. `math` may let f32
+ * products run on tensor cores. Queued on `stream` through cuBLAS; an
+ * error names the cuBLAS call. */
+kiln_rt_status kiln_rt_cuda_gemm(kiln_rt_cuda_dtype dtype,
+                                 kiln_rt_cuda_math math, int trans_a,
                                  int trans_b, int64_t m, int64_t n, int64_t k,
                                  double alpha, const void *a, int64_t lda,
                                  int64_t stride_a, const void *b, int64_t ldb,

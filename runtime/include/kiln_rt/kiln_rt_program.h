@@ -104,6 +104,11 @@ kiln_rt_status kiln_rt_program_run_cpu(const kiln_rt_program *program,
  * products cuBLAS takes, dense copies). Needs no device. */
 kiln_rt_status kiln_rt_program_check_cuda(kiln_rt_program *program);
 
+/* Whether the CUDA executor runs the runtime function `name` (a product
+ * through cuBLAS: kiln_rt_matmul_f32tf32_nn, kiln_rt_batch_matmul_bf16_nt_set,
+ * ...); compilers check their calls with it. Needs no device. */
+int kiln_rt_program_cuda_runs(const char *name);
+
 /* Loads the kernels from `ptx` and uploads the program's constants, once
  * per session of the CUDA runtime (kiln_rt_cuda_session); thread-safe. */
 kiln_rt_status kiln_rt_program_load_cuda(kiln_rt_program *program,

@@ -82,6 +82,13 @@ func.func @matmul(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>) -> tensor<4x16xf32>
   return %m : tensor<4x16xf32>
 }
 
+// CHECK-LABEL: func.func @matmul_precision(
+// CHECK: kiln.matmul %{{.*}}, %{{.*}} {precision = #kiln<precision high>} : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+func.func @matmul_precision(%x: tensor<4x8xf32>, %v: tensor<8x16xf32>) -> tensor<4x16xf32> {
+  %t = "kiln.matmul"(%x, %v) <{precision = #kiln<precision high>}> : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  return %t : tensor<4x16xf32>
+}
+
 // CHECK-LABEL: func.func @vjp(
 // CHECK-SAME: %[[X:[a-z0-9_]+]]: tensor<4x8xf32>, %[[W:[a-z0-9_]+]]: tensor<8x8xf32>, %[[CT:[a-z0-9_]+]]: tensor<4x8xf32>)
 // CHECK: %[[G:.*]] = kiln.vjp @f(%[[X]], %[[W]], %[[CT]]) wrt [0] : (tensor<4x8xf32>, tensor<8x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>

@@ -1088,3 +1088,22 @@ func.func @rng_dynamic(%k: tensor<2xi64>) -> tensor<?xf32> {
   %0 = "kiln.rng_uniform"(%k) : (tensor<2xi64>) -> tensor<?xf32>
   return %0 : tensor<?xf32>
 }
+
+// -----
+
+// matmul: a precision is for f32 products.
+func.func @matmul_precision_f64(%a: tensor<2x2xf64>) -> tensor<2x2xf64> {
+  // expected-error @+1 {{takes a precision for f32 products only, not 'f64'}}
+  %0 = kiln.matmul %a, %a {precision = #kiln<precision high>} : tensor<2x2xf64>, tensor<2x2xf64> -> tensor<2x2xf64>
+  return %0 : tensor<2x2xf64>
+}
+
+// -----
+
+// matmul: the precisions are PyTorch's three.
+func.func @matmul_precision_name(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  // expected-error @+2 {{expected ::kiln::MatmulPrecision to be one of: highest, high, medium}}
+  // expected-error @+1 {{failed to parse Kiln_MatmulPrecisionAttr parameter 'value' which is to be a `::kiln::MatmulPrecision`}}
+  %0 = kiln.matmul %a, %a {precision = #kiln<precision low>} : tensor<2x2xf32>, tensor<2x2xf32> -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}

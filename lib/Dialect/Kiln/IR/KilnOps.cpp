@@ -627,6 +627,14 @@ bool MatmulOp::isCompatibleReturnTypes(TypeRange inferred, TypeRange declared) {
   return areCompatibleResultTypes(inferred, declared);
 }
 
+LogicalResult MatmulOp::verify() {
+  Type elementType = getLhs().getType().getElementType();
+  if (getPrecision() && !elementType.isF32())
+    return emitOpError("takes a precision for f32 products only, not ")
+           << elementType;
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "kiln/Dialect/Kiln/IR/KilnOps.cpp.inc"
 

@@ -42,6 +42,7 @@ def Kiln_Dialect : Dialect {
     %k = "kiln.concat"(%x, %y) <{dim = 1 : i64}> : (tensor<4x8xf32>, tensor<4x3xf32>) -> tensor<4x11xf32>
     %r = "kiln.reduce_sum"(%x) <{dims = array<i64: 0>}> : (tensor<4x8xf32>) -> tensor<8xf32>
     %m = "kiln.matmul"(%x, %w) <{transpose_b = true}> : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+    %t = "kiln.matmul"(%x, %v) <{precision = #kiln<precision high>}> : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
     %g = "kiln.vjp"(%x, %w, %ct) <{callee = @f, wrt = array<i64: 0>}> : (tensor<4x8xf32>, tensor<8x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
     %e = "kiln.take"(%wte, %ids) <{dim = 0 : i64}> : (tensor<65x32xf32>, tensor<4x16xi64>) -> tensor<4x16x32xf32>
     %d = "kiln.scatter_add"(%z, %ids, %ct) <{dim = 0 : i64}> : (tensor<65x32xf32>, tensor<4x16xi64>, tensor<4x16x32xf32>) -> tensor<65x32xf32>
@@ -54,8 +55,11 @@ def Kiln_Dialect : Dialect {
 
     - Ranked builtin tensors. Element types: `f32` (everywhere), `f64` (CPU
       and GPU; used by gradient checks), `f16` and `bf16` (storage types;
-      computed in f32), `i1` (results of `kiln.cmp`), `i32` and `i64`
-      (signed integers: token ids, labels, indices).
+      computed in f32, products accumulated in f32), `i1` (results of
+      `kiln.cmp`), `i32` and `i64` (signed integers: token ids, labels,
+      indices). An f32 `kiln.matmul` may let its operands be rounded to
+      TF32 or bf16 on tensor cores (`precision`, PyTorch's
+      `torch.set_float32_matmul_precision`).
     - Integer tensors are accepted by `kiln.constant`, `kiln.neg`,
       `kiln.abs`, `kiln.add`, `kiln.sub`, `kiln.mul`, `kiln.max`, `kiln.min`
       (two's-complement wrap-around), `kiln.cmp`, `kiln.select`,
@@ -76,13 +80,16 @@ def Kiln_Dialect : Dialect {
 
     Every op is side-effect free (`Pure`) unless it says otherwise.
     Attribute kinds: `i64` is an `IntegerAttr` of i64, `array<i64>` a
-    `DenseI64ArrayAttr`, `bool` a `BoolAttr`.
+    `DenseI64ArrayAttr`, `bool` a `BoolAttr`; kiln's enums are written
+    `#kiln<predicate lt>`, `#kiln<reduction mean>` and
+    `#kiln<precision high>` (`highest`, `high`, `medium`).
 
     ## Passes and pipelines
 
     | name | what it does |
     | --- | --- |
     | `-kiln-autodiff` | expands every `kiln.vjp` (innermost first) into kiln ops, keeping only the derivative work on a path from an output to a `wrt` argument (option `prune`, default true) |
+    | `-kiln-set-matmul-precision` | gives every f32 `kiln.matmul` without a `precision` the pass's (option `precision`: `highest`, `high`, `medium`); the pipelines run it after `-kiln-autodiff` for their `matmul-precision` option |
     | `-kiln-fuse` | forms `kiln.fusion_group`s; afterwards every elementwise, broadcast, slice, concat and reduction op is in exactly one group, so groups are kernels |
     | `-kiln-export-fusion-graph=FILE` | writes the fusion graph as JSON (nodes, edges, groups) for the viewer |
     | `-kiln-lower-to-linalg` | kiln ops and fusion groups to linalg, tensor, arith and math; a group becomes one kernel; a concat exit writes its producers into slices of one destination |
@@ -100,7 +107,7 @@ def Kiln_Dialect : Dialect {
       `-mlir-pass-statistics` shows each kiln pass's statistics.
     - `kiln-run FILE.mlir [--entry NAME] [--backend cpu|cuda]
       [--input X.npy]... [--random-inputs SEED] [--output-dir DIR] [--print]
-      [--repeat N] [--report]`: compiles the entry (default `main`, or the
+      [--repeat N] [--report] [--matmul-precision highest|high|medium]`: compiles the entry (default `main`, or the
       only public function) with the full pipeline and runs it; outputs go
       to `DIR/out0.npy`, ...; `--report` prints one JSON line with at least
       `compile_ms`, `run_ms`, `fusion_groups`, `unique_kernels`,
@@ -187,6 +194,21 @@ def Kiln_Reduction : I32EnumAttr<"CollectiveReduction", "collective reduction", 
 }
 
 def Kiln_ReductionAttr : EnumAttr<Kiln_Dialect, Kiln_Reduction, "reduction">;
+
+// What an f32 kiln.matmul may compute in: PyTorch's
+// torch.set_float32_matmul_precision. Written `#kiln<precision high>`.
+def Kiln_MatmulPrecision : I32EnumAttr<"MatmulPrecision",
+    "precision of an f32 matrix product", [
+  I32EnumAttrCase<"highest", 0>,
+  I32EnumAttrCase<"high", 1>,
+  I32EnumAttrCase<"medium", 2>
+]> {
+  let cppNamespace = "::kiln";
+  let genSpecializedAttr = 0;
+}
+
+def Kiln_MatmulPrecisionAttr
+    : EnumAttr<Kiln_Dialect, Kiln_MatmulPrecision, "precision">;
 
 // The communication between ranks: every collective reads and writes it, so
 // that no pass merges, drops or reorders collectives (every rank must run

@@ -414,14 +414,34 @@ def Kiln_MatmulOp : Kiln_Op<"matmul", [Pure,
     `[M,K] x [K,N] -> [M,N]`, or batched `[B,M,K] x [B,K,N] -> [B,M,N]`,
     after transposing the last two dims of an operand whose flag is set.
 
+    f16 and bf16 products accumulate in f32 and round once. An f32 product
+    may carry `precision`, PyTorch's `torch.set_float32_matmul_precision`
+    for this one product (`#kiln<precision high>` in the generic form):
+    `highest` computes in f32; `high` lets it round the operands to TF32
+    and `medium` to bf16 (kiln's choice: PyTorch uses TF32 there on CUDA),
+    with f32 sums, on tensor cores. These permit a lower precision; a target
+    without a faster path (the CPU) computes in f32. Without the attribute,
+    the pipelines' `matmul-precision` option decides
+    (`-kiln-set-matmul-precision`).
+
     ```mlir
     %m = kiln.matmul %x, %w {transpose_b = true} : tensor<4x8xf32>, tensor<16x8xf32> -> tensor<4x16xf32>
+    %t = kiln.matmul %x, %v {precision = #kiln<precision high>} : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
     ```
   }];
   let arguments = (ins Kiln_FloatTensor:$lhs, Kiln_FloatTensor:$rhs,
                        DefaultValuedAttr<BoolAttr, "false">:$transpose_a,
-                       DefaultValuedAttr<BoolAttr, "false">:$transpose_b);
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_b,
+                       OptionalAttr<Kiln_MatmulPrecisionAttr>:$precision);
   let results = (outs Kiln_FloatTensor:$result);
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The precision this product asks for: `highest` without the
+    /// attribute.
+    ::kiln::MatmulPrecision getEffectivePrecision() {
+      return getPrecision().value_or(::kiln::MatmulPrecision::highest);
+    }
+  }];
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
   }];

@@ -143,4 +143,39 @@ def KilnGeneralizeBatch : Pass<"kiln-generalize-batch", "mlir::ModuleOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def KilnSetMatmulPrecision : Pass<"kiln-set-matmul-precision",
+                                  "mlir::ModuleOp"> {
+  let summary = "Give each f32 kiln.matmul without a precision the given one";
+  let description = [{
+    The program-wide form of `torch.set_float32_matmul_precision`: every
+    `kiln.matmul` of f32 operands that has no `precision` attribute gets
+    `precision`; one that has one keeps it (a per-product choice wins).
+    The pipelines run it after `-kiln-autodiff`, so that a gradient's
+    products follow the setting too. `highest` changes nothing.
+
+    ```mlir
+    // -kiln-set-matmul-precision=precision=high
+    %m = kiln.matmul %x, %w : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+    // becomes
+    %m = kiln.matmul %x, %w {precision = #kiln<precision high>} : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+    ```
+  }];
+  let options = [
+    Option<"precision", "precision", "::kiln::MatmulPrecision",
+           /*default=*/"::kiln::MatmulPrecision::highest",
+           "highest (f32), high (TF32 allowed) or medium (bf16 allowed)",
+           [{::llvm::cl::values(
+             clEnumValN(::kiln::MatmulPrecision::highest, "highest",
+                        "f32 products in f32"),
+             clEnumValN(::kiln::MatmulPrecision::high, "high",
+                        "f32 products may round their operands to TF32"),
+             clEnumValN(::kiln::MatmulPrecision::medium, "medium",
+                        "f32 products may round their operands to bf16"))}]>
+  ];
+  let statistics = [
+    Statistic<"numSet", "kiln-precisions-set",
+              "f32 products given the precision">
+  ];
+}
+
 #endif // KILN_DIALECT_KILN_TRANSFORMS_PASSES_TD

@@ -106,9 +106,14 @@ public:
     return ReshapeOp::create(b, loc, type, x);
   }
 
+  /// A product of the derivative; a matmul's own precision carries over to
+  /// the products of its gradient.
   Value matmul(Value x, Value y, bool transposeX, bool transposeY, Type type) {
+    auto forward = dyn_cast<MatmulOp>(op);
     return MatmulOp::create(b, loc, type, x, y, b.getBoolAttr(transposeX),
-                            b.getBoolAttr(transposeY));
+                            b.getBoolAttr(transposeY),
+                            forward ? forward.getPrecisionAttr()
+                                    : MatmulPrecisionAttr());
   }
 
   Operation *op;
