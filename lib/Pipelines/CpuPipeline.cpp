@@ -30,7 +30,12 @@ void kiln::buildKilnCpuTensorPipeline(OpPassManager &pm,
   KilnAutodiffOptions autodiff;
   autodiff.prune = options.prune;
   pm.addPass(createKilnAutodiff(autodiff));
-  // After the derivation: a gradient's products follow the setting too.
+  // After the derivation: a gradient's products follow the settings too.
+  if (!options.autocast.empty()) {
+    KilnAutocastOptions autocast;
+    autocast.dtype = options.autocast;
+    pm.addPass(createKilnAutocast(autocast));
+  }
   if (options.matmulPrecision != MatmulPrecision::highest) {
     KilnSetMatmulPrecisionOptions precision;
     precision.precision = options.matmulPrecision;

@@ -25,6 +25,7 @@ void kiln::buildKilnGpuPipeline(OpPassManager &pm,
   // run there on tensor cores too.
   shared.tensorCoreCalls = true;
   shared.matmulPrecision = options.matmulPrecision;
+  shared.autocast = options.autocast;
   // cuBLAS takes one batch stride: no kiln_rt_batch2_matmul_* there.
   shared.foldContractionLayouts = false;
   // A device memcpy copies one block; strided views are copied by kernels.

@@ -20,6 +20,7 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -379,6 +380,159 @@ KILN_RT_DEFINE_MATMUL(f64, double, nt, 0, 1)
 KILN_RT_DEFINE_MATMUL(f64, double, tn, 1, 0)
 KILN_RT_DEFINE_MATMUL(f64, double, tt, 1, 1)
 
+/* --- Products of bf16 and f16 operands -------------------------------- */
+
+static float bf16_to_float(uint16_t bits) {
+  uint32_t wide = (uint32_t)bits << 16;
+  float x;
+  memcpy(&x, &wide, sizeof(x));
+  return x;
+}
+
+static float f16_to_float(uint16_t h) {
+  uint32_t sign = (uint32_t)(h >> 15) << 31, exponent = (h >> 10) & 31,
+           mantissa = h & 1023, bits;
+  if (exponent == 31) { /* inf, NaN */
+    bits = sign | 0x7f800000u | (mantissa << 13);
+  } else if (exponent) {
+    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
+  } else { /* zero, subnormal: mantissa * 2^-24, exact in f32 */
+    float value = (float)mantissa * 0x1p-24f;
+    memcpy(&bits, &value, sizeof(bits));
+    bits |= sign;
+  }
+  float x;
+  memcpy(&x, &bits, sizeof(x));
+  return x;
+}
+
+/* The elements of a strided view of 16-bit floats of `rank` (2 to 4) dims,
+ * widened into a new dense row-major f32 array (malloc'ed); NULL when
+ * memory runs out. */
+static float *widen_view(const uint16_t *base, int rank, const int64_t *sizes,
+                         const int64_t *strides, int is_bf16) {
+  int64_t count = 1;
+  for (int d = 0; d < rank; ++d)
+    count *= sizes[d];
+  float *dense = malloc((size_t)(count > 0 ? count : 1) * sizeof(float));
+  if (!dense)
+    return NULL;
+  int64_t index[4] = {0, 0, 0, 0};
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t at = 0;
+    for (int d = 0; d < rank; ++d)
+      at += index[d] * strides[d];
+    dense[i] = is_bf16 ? bf16_to_float(base[at]) : f16_to_float(base[at]);
+    for (int d = rank - 1; d >= 0 && ++index[d] == sizes[d]; --d)
+      index[d] = 0;
+  }
+  return dense;
+}
+
+/* The plain loop, where no memory is left to widen into. */
+static void narrow_gemm_loop(int ta, int tb, int64_t m, int64_t n, int64_t k,
+                             const uint16_t *a, int64_t as0, int64_t as1,
+                             const uint16_t *b, int64_t bs0, int64_t bs1,
+                             float *c, int64_t cs0, int64_t cs1, int accumulate,
+                             int is_bf16) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      float sum = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        uint16_t x = ta ? a[p * as0 + i * as1] : a[i * as0 + p * as1];
+        uint16_t y = tb ? b[j * bs0 + p * bs1] : b[p * bs0 + j * bs1];
+        sum += is_bf16 ? bf16_to_float(x) * bf16_to_float(y)
+                       : f16_to_float(x) * f16_to_float(y);
+      }
+      float *out = &c[i * cs0 + j * cs1];
+      *out = accumulate ? *out + sum : sum;
+    }
+}
+
+/* C (f32) = op(A) op(B) over `count` = outer * inner items of rank-`rank`
+ * views (rank 2: one item), A and B widened to f32 once. */
+static void narrow_matmul(int rank, int ta, int tb, int accumulate, int is_bf16,
+                          const uint16_t *a, const int64_t *asz,
+                          const int64_t *ast, const uint16_t *b,
+                          const int64_t *bsz, const int64_t *bst, float *c,
+                          const int64_t *csz, const int64_t *cst) {
+  int mat = rank - 2; /* the first matrix dim */
+  int64_t m = csz[mat], n = csz[mat + 1], k = ta ? asz[mat] : asz[mat + 1];
+  float *wa = widen_view(a, rank, asz, ast, is_bf16);
+  float *wb = wa ? widen_view(b, rank, bsz, bst, is_bf16) : NULL;
+  int64_t outer = rank == 4 ? csz[0] : rank == 3 ? csz[0] : 1;
+  int64_t inner = rank == 4 ? csz[1] : 1;
+  if (!wb) {
+    free(wa);
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t p = 0; p < inner; ++p) {
+        int64_t ao = rank > 2 ? o * ast[0] + (rank == 4 ? p * ast[1] : 0) : 0;
+        int64_t bo = rank > 2 ? o * bst[0] + (rank == 4 ? p * bst[1] : 0) : 0;
+        int64_t co = rank > 2 ? o * cst[0] + (rank == 4 ? p * cst[1] : 0) : 0;
+        narrow_gemm_loop(ta, tb, m, n, k, a + ao, ast[mat], ast[mat + 1],
+                         b + bo, bst[mat], bst[mat + 1], c + co, cst[mat],
+                         cst[mat + 1], accumulate, is_bf16);
+      }
+    return;
+  }
+  /* Dense row-major copies: a matrix's rows are its stored cols apart. */
+  int64_t a_cols = asz[mat + 1], b_cols = bsz[mat + 1];
+  int64_t a_matrix = asz[mat] * a_cols, b_matrix = bsz[mat] * b_cols;
+  batch_job_float job = {{ta, tb, accumulate, m, n, k, a_cols, 1, b_cols, 1,
+                          cst[mat], cst[mat + 1], wa, wb, c},
+                         outer * inner,
+                         a_matrix * inner,
+                         b_matrix * inner,
+                         rank > 2 ? cst[0] : 0,
+                         inner,
+                         a_matrix,
+                         b_matrix,
+                         rank == 4 ? cst[1] : 0};
+  if (rank == 2)
+    gemm_float(ta, tb, m, n, k, wa, a_cols, 1, wb, b_cols, 1, c, cst[0], cst[1],
+               accumulate, 1);
+  else
+    batch_gemm_float(&job);
+  free(wa);
+  free(wb);
+}
+
+#define KILN_RT_DEFINE_NARROW_VARIANT(T, IS_BF16, NAME, TA, TB, ACC)           \
+  void _mlir_ciface_kiln_rt_matmul_##T##_##NAME(kiln_rt_memref2d_u16 *a,       \
+                                                kiln_rt_memref2d_u16 *b,       \
+                                                kiln_rt_memref2d_f32 *c) {     \
+    narrow_matmul(2, TA, TB, ACC, IS_BF16, a->aligned + a->offset, a->sizes,   \
+                  a->strides, b->aligned + b->offset, b->sizes, b->strides,    \
+                  c->aligned + c->offset, c->sizes, c->strides);               \
+  }                                                                            \
+  void _mlir_ciface_kiln_rt_batch_matmul_##T##_##NAME(                         \
+      kiln_rt_memref3d_u16 *a, kiln_rt_memref3d_u16 *b,                        \
+      kiln_rt_memref3d_f32 *c) {                                               \
+    narrow_matmul(3, TA, TB, ACC, IS_BF16, a->aligned + a->offset, a->sizes,   \
+                  a->strides, b->aligned + b->offset, b->sizes, b->strides,    \
+                  c->aligned + c->offset, c->sizes, c->strides);               \
+  }                                                                            \
+  void _mlir_ciface_kiln_rt_batch2_matmul_##T##_##NAME(                        \
+      kiln_rt_memref4d_u16 *a, kiln_rt_memref4d_u16 *b,                        \
+      kiln_rt_memref4d_f32 *c) {                                               \
+    narrow_matmul(4, TA, TB, ACC, IS_BF16, a->aligned + a->offset, a->sizes,   \
+                  a->strides, b->aligned + b->offset, b->sizes, b->strides,    \
+                  c->aligned + c->offset, c->sizes, c->strides);               \
+  }
+
+#define KILN_RT_DEFINE_NARROW_MATMUL(T, IS_BF16, FLAGS, TA, TB)                \
+  KILN_RT_DEFINE_NARROW_VARIANT(T, IS_BF16, FLAGS, TA, TB, 1)                  \
+  KILN_RT_DEFINE_NARROW_VARIANT(T, IS_BF16, FLAGS##_set, TA, TB, 0)
+
+KILN_RT_DEFINE_NARROW_MATMUL(bf16, 1, nn, 0, 0)
+KILN_RT_DEFINE_NARROW_MATMUL(bf16, 1, nt, 0, 1)
+KILN_RT_DEFINE_NARROW_MATMUL(bf16, 1, tn, 1, 0)
+KILN_RT_DEFINE_NARROW_MATMUL(bf16, 1, tt, 1, 1)
+KILN_RT_DEFINE_NARROW_MATMUL(f16, 0, nn, 0, 0)
+KILN_RT_DEFINE_NARROW_MATMUL(f16, 0, nt, 0, 1)
+KILN_RT_DEFINE_NARROW_MATMUL(f16, 0, tn, 1, 0)
+KILN_RT_DEFINE_NARROW_MATMUL(f16, 0, tt, 1, 1)
+
 typedef struct entry_point {
   const char *name;
   void *entry;
@@ -397,7 +551,11 @@ typedef struct entry_point {
 static const entry_point entry_points[] = {
     KILN_RT_ENTRY(f32, nn) KILN_RT_ENTRY(f32, nt) KILN_RT_ENTRY(f32, tn)
         KILN_RT_ENTRY(f32, tt) KILN_RT_ENTRY(f64, nn) KILN_RT_ENTRY(f64, nt)
-            KILN_RT_ENTRY(f64, tn) KILN_RT_ENTRY(f64, tt)};
+            KILN_RT_ENTRY(f64, tn) KILN_RT_ENTRY(f64, tt)
+                KILN_RT_ENTRY(bf16, nn) KILN_RT_ENTRY(bf16, nt)
+                    KILN_RT_ENTRY(bf16, tn) KILN_RT_ENTRY(bf16, tt)
+                        KILN_RT_ENTRY(f16, nn) KILN_RT_ENTRY(f16, nt)
+                            KILN_RT_ENTRY(f16, tn) KILN_RT_ENTRY(f16, tt)};
 
 void *kiln_rt_blas_lookup(const char *name) {
   if (!name)

@@ -12,6 +12,7 @@
 // RUN: kiln-run %s --entry matmul_epilogue --random-inputs 64 --check-reference --atol 1e-4 | FileCheck %s --check-prefix=EPI
 // RUN: kiln-run %s --entry matmul_f64 --random-inputs 65 --check-reference | FileCheck %s --check-prefix=F64
 // RUN: kiln-run %s --entry matmul_f16 --random-inputs 66 --check-reference | FileCheck %s --check-prefix=F16
+// RUN: kiln-run %s --entry split_heads_bf16 --random-inputs 68 --check-reference | FileCheck %s --check-prefix=HEADS
 // RUN: kiln-run %s --entry matmul_generic --random-inputs 67 --check-reference | FileCheck %s --check-prefix=GENERIC
 // Known values on constants (no randomness).
 // RUN: kiln-run %s --entry matmul_known --print --check-reference | FileCheck %s --check-prefix=KNOWN
@@ -125,13 +126,32 @@ func.func @matmul_f64(%a: tensor<33x47xf64>, %b: tensor<47x65xf64>,
 // f16 / bf16 storage, computed in f32.
 // F16: reference: out0 tensor<16x24xf16> matches
 // F16: reference: out1 tensor<2x16x24xbf16> matches
+// F16: reference: out2 tensor<16x24xbf16> matches
 // F16-NOT: matches
 func.func @matmul_f16(%a: tensor<16x32xf16>, %b: tensor<32x24xf16>,
-                      %c: tensor<2x16x32xbf16>, %d: tensor<2x24x32xbf16>)
-    -> (tensor<16x24xf16>, tensor<2x16x24xbf16>) {
+                      %c: tensor<2x16x32xbf16>, %d: tensor<2x24x32xbf16>,
+                      %e: tensor<32x16xbf16>, %f: tensor<24x32xbf16>)
+    -> (tensor<16x24xf16>, tensor<2x16x24xbf16>, tensor<16x24xbf16>) {
   %0 = kiln.matmul %a, %b : tensor<16x32xf16>, tensor<32x24xf16> -> tensor<16x24xf16>
   %1 = kiln.matmul %c, %d {transpose_b = true} : tensor<2x16x32xbf16>, tensor<2x24x32xbf16> -> tensor<2x16x24xbf16>
-  return %0, %1 : tensor<16x24xf16>, tensor<2x16x24xbf16>
+  %2 = kiln.matmul %e, %f {transpose_a = true, transpose_b = true} : tensor<32x16xbf16>, tensor<24x32xbf16> -> tensor<16x24xbf16>
+  return %0, %1, %2 : tensor<16x24xf16>, tensor<2x16x24xbf16>, tensor<16x24xbf16>
+}
+
+// Attention's head split in bf16: the batched product reads both operands
+// through strided 4-D views (two batch loops, the head interleaved in each
+// row), which the CPU's BLAS path widens to f32.
+// HEADS: reference: out0 tensor<4x4x4xbf16> matches
+// HEADS-NOT: matches
+func.func @split_heads_bf16(%q: tensor<8x8xbf16>, %k: tensor<8x8xbf16>) -> tensor<4x4x4xbf16> {
+  %q4 = kiln.reshape %q : tensor<8x8xbf16> -> tensor<2x4x2x4xbf16>
+  %qt = kiln.transpose %q4, perm = [0, 2, 1, 3] : tensor<2x4x2x4xbf16> -> tensor<2x2x4x4xbf16>
+  %q3 = kiln.reshape %qt : tensor<2x2x4x4xbf16> -> tensor<4x4x4xbf16>
+  %k4 = kiln.reshape %k : tensor<8x8xbf16> -> tensor<2x4x2x4xbf16>
+  %kt = kiln.transpose %k4, perm = [0, 2, 1, 3] : tensor<2x4x2x4xbf16> -> tensor<2x2x4x4xbf16>
+  %k3 = kiln.reshape %kt : tensor<2x2x4x4xbf16> -> tensor<4x4x4xbf16>
+  %s = kiln.matmul %q3, %k3 {transpose_b = true} : tensor<4x4x4xbf16>, tensor<4x4x4xbf16> -> tensor<4x4x4xbf16>
+  return %s : tensor<4x4x4xbf16>
 }
 
 // The generic-form example of docs/Dialect.md.

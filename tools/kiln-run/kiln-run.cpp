@@ -162,6 +162,12 @@ static cl::opt<std::string> matmulPrecision(
              "default), high (TF32) or medium (bf16) on the cuda backend; "
              "the CPU computes them in f32. --check-reference allows for it"),
     cl::init("highest"));
+static cl::opt<std::string> autocastType(
+    cl::cat(kilnRunOptions), "autocast",
+    cl::desc("run f32 matmuls in bf16 or f16, as torch.autocast "
+             "(-kiln-autocast; default: in f32). --check-reference allows "
+             "for it"),
+    cl::init(""));
 static cl::opt<double>
     relTolerance(cl::cat(kilnRunOptions), "rtol",
                  cl::desc("relative tolerance of --check-reference (default: "
@@ -306,16 +312,20 @@ static double referenceError(int vjpDepth) {
 }
 
 /// The unit roundoff of the operands of f32 products on this run's device:
-/// 0 where they compute in f32 (the CPU, --matmul-precision highest), else
-/// TF32's (2^-11) or bf16's (2^-8).
+/// 0 where they compute in f32, else that of the type they are rounded to:
+/// bf16 (2^-8) or f16 (2^-11) under --autocast, and on the cuda backend
+/// TF32 (2^-11) or bf16 under --matmul-precision.
 static double getProductRoundoff() {
+  if (autocastType == "bf16")
+    return std::ldexp(1.0, -8);
+  double u = autocastType == "f16" ? std::ldexp(1.0, -11) : 0;
   if (backend != "cuda")
-    return 0;
+    return u;
   if (matmulPrecision == "high")
-    return std::ldexp(1.0, -11);
+    return std::max(u, std::ldexp(1.0, -11));
   if (matmulPrecision == "medium")
     return std::ldexp(1.0, -8);
-  return 0;
+  return u;
 }
 
 /// Compares `got` with `want` elementwise; NaN matches NaN, inf matches the
@@ -473,7 +483,8 @@ int main(int argc, char **argv) {
           {"--chip", !chip.empty()},
           {"--libdevice", !libdevicePath.empty()},
           {"--blas", blasMode != "auto"},
-          {"--matmul-precision", matmulPrecision != "highest"}})
+          {"--matmul-precision", matmulPrecision != "highest"},
+          {"--autocast", !autocastType.empty()}})
       if (given)
         fail(name + " does not apply to a compiled module ('" + inputFile +
              "')");
@@ -602,6 +613,12 @@ int main(int argc, char **argv) {
     if (!precision)
       fail("--matmul-precision: " + toString(precision.takeError()));
     compileOptions.matmulPrecision = *precision;
+    if (autocastType == "bf16")
+      compileOptions.autocast = kiln::DType::BF16;
+    else if (autocastType == "f16")
+      compileOptions.autocast = kiln::DType::F16;
+    else if (!autocastType.empty())
+      fail("--autocast must be bf16 or f16, not '" + autocastType + "'");
     Expected<std::unique_ptr<kiln::Executable>> compiled =
         kiln::Executable::compile(*module, *entry, compileOptions);
     if (!compiled)

@@ -124,6 +124,10 @@ TEST_F(ExecutableTest, RefusesOptionsOfTheOtherDevice) {
   EXPECT_EQ(compileError(kTanh, cpu),
             "compile option 'libdevice' applies to the cuda device, not to "
             "cpu");
+  cpu.libdevice.clear();
+  cpu.autocast = DType::F64;
+  EXPECT_EQ(compileError(kTanh, cpu),
+            "compile option 'autocast' takes bf16 or f16, not f64");
 }
 
 // Compiling for CUDA needs no GPU; running says why it cannot. Auto,

@@ -78,6 +78,10 @@ struct CompileOptions {
   /// on CUDA, High and Medium run them on tensor cores; the CPU computes
   /// them in f32 whatever this says. A kiln.matmul's own `precision` wins.
   Float32MatmulPrecision matmulPrecision = Float32MatmulPrecision::Highest;
+  /// torch.autocast for a whole program: f32 matmuls (and their gradients')
+  /// run in bf16 or f16 between converts (-kiln-autocast). Unset: in f32.
+  /// The lazy tensors' kiln.autocast casts while recording instead.
+  std::optional<DType> autocast;
   /// Verify the IR after every pass, as kiln-opt does, instead of once
   /// after each stage (a third of the pass time on large programs).
   bool verifyEachPass = false;

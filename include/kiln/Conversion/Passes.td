@@ -23,15 +23,15 @@ def KilnLowerToLinalg : Pass<"kiln-lower-to-linalg", "mlir::ModuleOp"> {
   ];
   let options = [
     Option<"blas", "blas", "bool", /*default=*/"false",
-           "lower f32/f64 matmuls to kiln_rt_matmul_* runtime calls (a BLAS "
-           "found at run time) instead of generated loops">,
+           "lower matmuls to kiln_rt_matmul_* runtime calls (a BLAS found at "
+           "run time; f16/bf16 operands into an f32 accumulator) instead of "
+           "generated loops">,
     Option<"tensorCoreCalls", "tensor-core-calls", "bool",
            /*default=*/"false",
            "with blas, for a runtime whose products honour a precision "
            "(cuBLAS): name an f32 matmul's precision in its call "
-           "(kiln_rt_matmul_f32tf32_*, kiln_rt_matmul_f32bf16_*) and make "
-           "f16/bf16 matmuls calls too (kiln_rt_matmul_bf16_*, f32 results); "
-           "without it f32 products compute in f32">,
+           "(kiln_rt_matmul_f32tf32_*, kiln_rt_matmul_f32bf16_*); without "
+           "it f32 products compute in f32">,
     Option<"parallelScatters", "parallel-scatters", "bool",
            /*default=*/"false",
            "lower kiln.scatter_add to parallel kernels that add each "

@@ -39,8 +39,8 @@ struct KilnCpuPipelineOptions
                                     "(false: the naive derivation)"),
                      llvm::cl::init(true)};
   Option<bool> blas{*this, "blas",
-                    llvm::cl::desc("call the runtime's BLAS for f32/f64 "
-                                   "matmuls"),
+                    llvm::cl::desc("call the runtime's BLAS for matmuls "
+                                   "(f16/bf16 operands widened to f32)"),
                     llvm::cl::init(false)};
   Option<bool> tensorCoreCalls{
       *this, "tensor-core-calls",
@@ -51,6 +51,11 @@ struct KilnCpuPipelineOptions
   Option<MatmulPrecision> matmulPrecision{
       *this, "matmul-precision", getMatmulPrecisionDescription(),
       llvm::cl::init(MatmulPrecision::highest), getMatmulPrecisionValues()};
+  Option<std::string> autocast{
+      *this, "autocast",
+      llvm::cl::desc("run f32 matmuls in bf16 or f16, as torch.autocast "
+                     "(-kiln-autocast; empty: in f32)"),
+      llvm::cl::init("")};
   Option<bool> kernelDedup{
       *this, "kernel-dedup",
       llvm::cl::desc("compile equal kernels once (false: for measuring)"),
@@ -96,6 +101,11 @@ struct KilnGpuPipelineOptions
   Option<MatmulPrecision> matmulPrecision{
       *this, "matmul-precision", getMatmulPrecisionDescription(),
       llvm::cl::init(MatmulPrecision::highest), getMatmulPrecisionValues()};
+  Option<std::string> autocast{
+      *this, "autocast",
+      llvm::cl::desc("run f32 matmuls in bf16 or f16, as torch.autocast "
+                     "(-kiln-autocast; empty: in f32)"),
+      llvm::cl::init("")};
   Option<bool> prune{*this, "prune",
                      llvm::cl::desc("dead-edge elimination in -kiln-autodiff "
                                     "(false: the naive derivation)"),

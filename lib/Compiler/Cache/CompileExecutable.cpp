@@ -46,6 +46,10 @@ static llvm::Error checkOptions(const CompileOptions &options, Device device) {
     if (!options.libdevice.empty())
       return refuse("libdevice", Device::Cuda);
   }
+  if (options.autocast && *options.autocast != DType::BF16 &&
+      *options.autocast != DType::F16)
+    return makeError("compile option 'autocast' takes bf16 or f16, not " +
+                     getDTypeName(*options.autocast));
   return llvm::Error::success();
 }
 

@@ -32,7 +32,8 @@ llvm::Expected<std::string> kiln::getCacheKey(llvm::StringRef programKind,
       .add("prune", options.autodiffPrune)
       .add("kernel-dedup", options.kernelDedup)
       .add("matmul-precision",
-           getFloat32MatmulPrecisionName(options.matmulPrecision));
+           getFloat32MatmulPrecisionName(options.matmulPrecision))
+      .add("autocast", options.autocast ? getDTypeName(*options.autocast) : "");
   if (device == Device::Cuda) {
     llvm::Expected<CudaTarget> target = resolveCudaTarget(options);
     if (!target)

@@ -290,6 +290,8 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   pipelineOptions.prune = options.autodiffPrune;
   pipelineOptions.matmulPrecision =
       getPipelinePrecision(options.matmulPrecision);
+  if (options.autocast)
+    pipelineOptions.autocast = getDTypeName(*options.autocast).str();
   pipelineOptions.kernelDedup = options.kernelDedup;
   pipelineOptions.foldContractionLayouts = options.foldContractionLayouts;
   PassManager tensorStage(module.getContext());

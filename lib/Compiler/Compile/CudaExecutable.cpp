@@ -68,6 +68,8 @@ CudaExecutable::compile(ModuleOp module, StringRef entry,
   pipelineOptions.prune = options.autodiffPrune;
   pipelineOptions.matmulPrecision =
       getPipelinePrecision(options.matmulPrecision);
+  if (options.autocast)
+    pipelineOptions.autocast = getDTypeName(*options.autocast).str();
   pipelineOptions.kernelDedup = options.kernelDedup;
   pipelineOptions.blas = target->blas;
   if (pipelineOptions.blas)

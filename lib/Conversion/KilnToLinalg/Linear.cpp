@@ -6,10 +6,10 @@
 // (getAccumulatedMatmul) is the contraction's init instead of a kernel.
 //
 // With library calls, a product is marked for the runtime by name:
-// kiln_rt_[batch_]matmul_<type>_<flags>, where <type> is f32 or f64, or
-// for tensor-core runtimes also f16/bf16 (operands of that type, an f32
-// result) and f32tf32/f32bf16 (f32 operands that an f32 matmul's
-// precision lets round to TF32 or bf16).
+// kiln_rt_[batch_]matmul_<type>_<flags>, where <type> is f32, f64, f16 or
+// bf16 (f16/bf16: operands of that type, the f32 accumulator as result),
+// or for tensor-core runtimes f32tf32/f32bf16 (f32 operands that an f32
+// matmul's precision lets round to TF32 or bf16).
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,7 +45,7 @@ static StringRef getLibraryCallType(MatmulOp op, bool accumulates,
     }
   }
   // The call's result is the f32 accumulator, converted afterwards.
-  if (options.tensorCoreCalls && !accumulates)
+  if (!accumulates)
     return elementType.isF16() ? "f16" : elementType.isBF16() ? "bf16" : "";
   return "";
 }

@@ -91,6 +91,54 @@ KILN_RT_DECLARE_MATMUL(f64, tt)
 
 #undef KILN_RT_DECLARE_MATMUL
 
+/* Operands of 16-bit floats (bf16, f16) as their bits. */
+typedef struct kiln_rt_memref2d_u16 {
+  uint16_t *allocated, *aligned;
+  int64_t offset, sizes[2], strides[2];
+} kiln_rt_memref2d_u16;
+typedef struct kiln_rt_memref3d_u16 {
+  uint16_t *allocated, *aligned;
+  int64_t offset, sizes[3], strides[3];
+} kiln_rt_memref3d_u16;
+typedef struct kiln_rt_memref4d_u16 {
+  uint16_t *allocated, *aligned;
+  int64_t offset, sizes[4], strides[4];
+} kiln_rt_memref4d_u16;
+
+/* Products of bf16 or f16 operands into an f32 C (the accumulator that
+ * kiln's lowering rounds afterwards): the operands are widened to f32
+ * (exactly) and multiplied by the f32 GEMM, so the sums are f32 as on
+ * tensor cores. */
+#define KILN_RT_DECLARE_NARROW_MATMUL(T, FLAGS)                                \
+  void _mlir_ciface_kiln_rt_matmul_##T##_##FLAGS(kiln_rt_memref2d_u16 *a,      \
+                                                 kiln_rt_memref2d_u16 *b,      \
+                                                 kiln_rt_memref2d_f32 *c);     \
+  void _mlir_ciface_kiln_rt_batch_matmul_##T##_##FLAGS(                        \
+      kiln_rt_memref3d_u16 *a, kiln_rt_memref3d_u16 *b,                        \
+      kiln_rt_memref3d_f32 *c);                                                \
+  void _mlir_ciface_kiln_rt_batch2_matmul_##T##_##FLAGS(                       \
+      kiln_rt_memref4d_u16 *a, kiln_rt_memref4d_u16 *b,                        \
+      kiln_rt_memref4d_f32 *c);
+
+KILN_RT_DECLARE_NARROW_MATMUL(bf16, nn)
+KILN_RT_DECLARE_NARROW_MATMUL(bf16, nt)
+KILN_RT_DECLARE_NARROW_MATMUL(bf16, tn)
+KILN_RT_DECLARE_NARROW_MATMUL(bf16, tt)
+KILN_RT_DECLARE_NARROW_MATMUL(f16, nn)
+KILN_RT_DECLARE_NARROW_MATMUL(f16, nt)
+KILN_RT_DECLARE_NARROW_MATMUL(f16, tn)
+KILN_RT_DECLARE_NARROW_MATMUL(f16, tt)
+KILN_RT_DECLARE_NARROW_MATMUL(bf16, nn_set)
+KILN_RT_DECLARE_NARROW_MATMUL(bf16, nt_set)
+KILN_RT_DECLARE_NARROW_MATMUL(bf16, tn_set)
+KILN_RT_DECLARE_NARROW_MATMUL(bf16, tt_set)
+KILN_RT_DECLARE_NARROW_MATMUL(f16, nn_set)
+KILN_RT_DECLARE_NARROW_MATMUL(f16, nt_set)
+KILN_RT_DECLARE_NARROW_MATMUL(f16, tn_set)
+KILN_RT_DECLARE_NARROW_MATMUL(f16, tt_set)
+
+#undef KILN_RT_DECLARE_NARROW_MATMUL
+
 /* The C-interface entry point of the function named `name` without its
  * _mlir_ciface_ prefix (e.g. "kiln_rt_matmul_f32_nt_set"), for callers that
  * look the entry points up by name; NULL for an unknown name. */

@@ -36,8 +36,10 @@ func.func @precisions(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %bt: tensor<16x
 // TENSOR: linalg.generic {{.*}} ins(%[[P]] : tensor<4x4xf32>) outs(%{{.*}} : tensor<4x4xbf16>)
 // TENSOR: arith.truncf {{.*}} : f32 to bf16
 // TENSOR: library_call = "kiln_rt_batch_matmul_f16_nn"
+// The CPU's BLAS widens f16 and bf16 operands to f32: calls too.
 // CPU-LABEL: func @narrow
-// CPU-NOT: library_call
+// CPU: library_call = "kiln_rt_matmul_bf16_tn"
+// CPU: library_call = "kiln_rt_batch_matmul_f16_nn"
 // CHECK-DAG: func.func private @kiln_rt_matmul_bf16_tn_set(memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>)
 // CHECK-LABEL: func @narrow
 // CHECK: call @kiln_rt_matmul_bf16_tn_set(

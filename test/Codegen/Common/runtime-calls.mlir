@@ -32,11 +32,13 @@ func.func @matmuls(%a: tensor<4x8xf32>, %b: tensor<16x8xf32>, %c: tensor<2x8xf32
 
 // -----
 
-// f16 stays a generated loop (it accumulates in f32).
+// f16 (and bf16) products are calls too, into an f32 accumulator that an
+// elementwise kernel rounds afterwards.
 // TENSOR-LABEL: func @half
-// TENSOR-NOT: library_call
+// TENSOR: library_call = "kiln_rt_matmul_f16_nn"{{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x8xf16>, tensor<8x4xf16>) outs(%{{.*}} : tensor<4x4xf32>)
+// TENSOR: arith.truncf {{.*}} : f32 to f16
 // CHECK-LABEL: func @half
-// CHECK-NOT: call @kiln_rt
+// CHECK: call @kiln_rt_matmul_f16_nn_set(
 func.func @half(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>) -> tensor<4x4xf16> {
   %0 = kiln.matmul %a, %b : tensor<4x8xf16>, tensor<8x4xf16> -> tensor<4x4xf16>
   return %0 : tensor<4x4xf16>

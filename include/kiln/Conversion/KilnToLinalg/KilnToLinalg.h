@@ -9,14 +9,15 @@
 namespace kiln {
 
 struct KilnToLinalgOptions {
-  /// Mark f32/f64 matmuls with a kiln_rt_* library_call (a BLAS at run
-  /// time) instead of leaving them to loop generation.
+  /// Mark matmuls with a kiln_rt_* library_call (a BLAS at run time)
+  /// instead of leaving them to loop generation: f32 and f64 products, and
+  /// f16/bf16 ones (kiln_rt_matmul_bf16_*, whose result is the f32
+  /// accumulator).
   bool matmulLibraryCalls = false;
   /// With matmulLibraryCalls, for a runtime whose products honour a
   /// precision (cuBLAS's compute types): an f32 matmul's precision is
-  /// named in its call (kiln_rt_matmul_f32tf32_*, _f32bf16_*), and f16/bf16
-  /// matmuls are calls too (kiln_rt_matmul_bf16_*: f32 results). Without
-  /// it, f32 products are f32 and f16/bf16 ones are generated loops.
+  /// named in its call (kiln_rt_matmul_f32tf32_*, _f32bf16_*). Without it,
+  /// f32 products are f32.
   bool tensorCoreCalls = false;
   /// Lower kiln.scatter_add to parallel kernels that sum each element's
   /// updates in index order along a chain (the GPU's: no host loop, no

@@ -90,6 +90,7 @@ def Kiln_Dialect : Dialect {
     | --- | --- |
     | `-kiln-autodiff` | expands every `kiln.vjp` (innermost first) into kiln ops, keeping only the derivative work on a path from an output to a `wrt` argument (option `prune`, default true) |
     | `-kiln-set-matmul-precision` | gives every f32 `kiln.matmul` without a `precision` the pass's (option `precision`: `highest`, `high`, `medium`); the pipelines run it after `-kiln-autodiff` for their `matmul-precision` option |
+    | `-kiln-autocast` | runs each f32 `kiln.matmul` in `dtype` (option: `bf16`, the default, or `f16`) between `kiln.convert`s, as `torch.autocast`; the pipelines run it after `-kiln-autodiff` for their `autocast` option |
     | `-kiln-fuse` | forms `kiln.fusion_group`s; afterwards every elementwise, broadcast, slice, concat and reduction op is in exactly one group, so groups are kernels |
     | `-kiln-export-fusion-graph=FILE` | writes the fusion graph as JSON (nodes, edges, groups) for the viewer |
     | `-kiln-lower-to-linalg` | kiln ops and fusion groups to linalg, tensor, arith and math; a group becomes one kernel; a concat exit writes its producers into slices of one destination |
@@ -107,7 +108,8 @@ def Kiln_Dialect : Dialect {
       `-mlir-pass-statistics` shows each kiln pass's statistics.
     - `kiln-run FILE.mlir [--entry NAME] [--backend cpu|cuda]
       [--input X.npy]... [--random-inputs SEED] [--output-dir DIR] [--print]
-      [--repeat N] [--report] [--matmul-precision highest|high|medium]`: compiles the entry (default `main`, or the
+      [--repeat N] [--report] [--matmul-precision highest|high|medium]
+      [--autocast bf16|f16]`: compiles the entry (default `main`, or the
       only public function) with the full pipeline and runs it; outputs go
       to `DIR/out0.npy`, ...; `--report` prints one JSON line with at least
       `compile_ms`, `run_ms`, `fusion_groups`, `unique_kernels`,

@@ -178,4 +178,38 @@ def KilnSetMatmulPrecision : Pass<"kiln-set-matmul-precision",
   ];
 }
 
+def KilnAutocast : Pass<"kiln-autocast", "mlir::ModuleOp"> {
+  let summary = "Run f32 products in bf16 or f16, as torch.autocast does";
+  let description = [{
+    Each `kiln.matmul` of f32 operands becomes a product of its operands
+    converted to `dtype`, whose result is converted back to f32, so that
+    every type outside it stays: the product runs on tensor cores (cuBLAS)
+    with f32 sums and is rounded once to `dtype`, as PyTorch's autocast
+    returns it, and its epilogue reads the narrow result. Products of
+    other types (f64, or already narrow) are left alone. The pipelines run
+    it after `-kiln-autodiff` for their `autocast` option, so gradients'
+    products run narrow too. The lazy tensors' `kiln.autocast` casts while
+    recording instead (kiln/Lazy/Autocast.h); this is the same for programs
+    written in IR.
+
+    ```mlir
+    // -kiln-autocast=dtype=bf16
+    %m = kiln.matmul %x, %w : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+    // becomes
+    %a = kiln.convert %x : tensor<4x8xf32> -> tensor<4x8xbf16>
+    %b = kiln.convert %w : tensor<8x16xf32> -> tensor<8x16xbf16>
+    %p = kiln.matmul %a, %b : tensor<4x8xbf16>, tensor<8x16xbf16> -> tensor<4x16xbf16>
+    %m = kiln.convert %p : tensor<4x16xbf16> -> tensor<4x16xf32>
+    ```
+  }];
+  let options = [
+    Option<"dtype", "dtype", "std::string", /*default=*/"\"bf16\"",
+           "the products' type: bf16 or f16">
+  ];
+  let statistics = [
+    Statistic<"numNarrowed", "kiln-autocast-products",
+              "f32 products run narrow">
+  ];
+}
+
 #endif // KILN_DIALECT_KILN_TRANSFORMS_PASSES_TD
