@@ -59,6 +59,10 @@ std::optional<DType> kiln::getActiveAutocastDType() {
   return state.dtype;
 }
 
+bool kiln::isAutocastWideningMath() {
+  return threadAutocast.cuda.enabled && getDevice() == Device::Cuda;
+}
+
 llvm::Expected<AutocastGuard> AutocastGuard::enter(Device deviceType,
                                                    DType dtype, bool enabled) {
   llvm::Expected<AutocastState> previous =

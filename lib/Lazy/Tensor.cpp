@@ -171,16 +171,17 @@ static bool runsInFloat32UnderAutocast(TraceOp op) {
   }
 }
 
-/// `x` in f32 when autocast is on (Autocast.h) and `x` is f16 or bf16.
+/// `x` in f32 when autocast widens the float32 list now (on cuda:
+/// Autocast.h) and `x` is f16 or bf16.
 static Tensor toFloat32UnderAutocast(const Tensor &x) {
   if (!x.ok() || (x.getDType() != DType::F16 && x.getDType() != DType::BF16) ||
-      !getActiveAutocastDType())
+      !isAutocastWideningMath())
     return x;
   return convert(x, DType::F32);
 }
 
 static Tensor binary(TraceOp op, const Tensor &a, const Tensor &b) {
-  if (runsInFloat32UnderAutocast(op) && getActiveAutocastDType()) {
+  if (runsInFloat32UnderAutocast(op) && isAutocastWideningMath()) {
     Tensor wideA = toFloat32UnderAutocast(a), wideB = toFloat32UnderAutocast(b);
     if (wideA.ok() && wideB.ok() &&
         (wideA.getDType() != a.getDType() || wideB.getDType() != b.getDType()))

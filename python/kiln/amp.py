@@ -8,9 +8,10 @@ thread:
 - matrix products (``@``, ``matmul``, ``linear``) cast their float32,
   float16 and bfloat16 operands to the autocast dtype and return it: on the
   GPU they run on tensor cores, with float32 sums;
-- PyTorch's float32 ops (softmax, log_softmax, sum, exp, log, pow, rsqrt,
-  reciprocal, layer_norm, rms_norm and the losses) cast float16 and
-  bfloat16 operands to float32 and return float32;
+- PyTorch's float32 ops cast float16 and bfloat16 operands to float32 and
+  return float32; as in PyTorch, the list depends on the device: on cuda
+  softmax, log_softmax, sum, exp, log, pow, rsqrt, reciprocal, layer_norm,
+  rms_norm and the losses; on the cpu the losses only;
 - every other op runs in its operands' types, with PyTorch's promotion.
 
 float64 is never cast. The casts are recorded ops, so each parameter's
@@ -93,10 +94,14 @@ class autocast:
         return under_autocast
 
 
-def _float32_under_autocast(fn):
+def _float32_under_autocast(fn=None, *, cuda_only=False):
     """Runs ``fn`` (one of PyTorch's float32 ops under autocast) with its
     float16 and bfloat16 tensor arguments cast to float32 while autocast is
-    on."""
+    on (``cuda_only``: on the cuda device only, as PyTorch's cpu autocast
+    leaves the norms narrow)."""
+    if fn is None:
+        return _functools.partial(_float32_under_autocast,
+                                  cuda_only=cuda_only)
 
     def widen(x):
         if isinstance(x, _C.Tensor) and x.dtype in _NARROW:
@@ -105,7 +110,8 @@ def _float32_under_autocast(fn):
 
     @_functools.wraps(fn)
     def in_float32(*args, **kwargs):
-        if _C._autocast_active():
+        if (_C._autocast_widening_math() if cuda_only
+                else _C._autocast_active()):
             args = tuple(widen(a) for a in args)
             kwargs = {k: widen(v) for k, v in kwargs.items()}
         return fn(*args, **kwargs)

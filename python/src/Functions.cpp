@@ -481,6 +481,7 @@ void kiln::python::bindFunctions(nb::module_ &m) {
   });
   m.def("_autocast_active",
         [] { return getActiveAutocastDType().has_value(); });
+  m.def("_autocast_widening_math", &isAutocastWideningMath);
   m.def("get_float32_matmul_precision", [] {
     return getFloat32MatmulPrecisionName(getFloat32MatmulPrecision()).str();
   });

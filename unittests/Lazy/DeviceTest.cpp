@@ -11,6 +11,7 @@
 #include "Compiler/Device/DeviceQueue.h"
 #include "Compiler/Frontend/TraceCache.h"
 #include "FakeCuda.h"
+#include "kiln/Lazy/Autocast.h"
 #include "kiln/Lazy/Jit.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -41,6 +42,28 @@ TEST_F(DeviceTest, CudaWithoutADriver) {
   ASSERT_FALSE(static_cast<bool>(setDevice(Device::Auto)));
   EXPECT_EQ(getDevice(), Device::Cpu);
   EXPECT_EQ(values(input({2}, {1, 2}) * 3.0), (std::vector<float>{3, 6}));
+}
+
+// PyTorch's cuda autocast: products narrow, its float32 list (softmax,
+// sum, exp, ...) widened to f32, the rest in the operands' type.
+TEST_F(DeviceTest, AutocastOnTheCudaDeviceWidensItsFloat32List) {
+  useDriver(KILN_FAKE_CUDA_DRIVER, KILN_FAKE_CUBLAS);
+  ASSERT_FALSE(static_cast<bool>(setDevice(Device::Cuda)));
+  llvm::Expected<AutocastGuard> guard =
+      AutocastGuard::enter(Device::Cuda, DType::BF16);
+  ASSERT_TRUE(static_cast<bool>(guard)) << toString(guard.takeError());
+  EXPECT_TRUE(isAutocastWideningMath());
+  Tensor x = input({2, 2}, {0.5f, -1.0f, 2.0f, 0.25f});
+  Tensor product = matmul(x, x);
+  ASSERT_TRUE(product.ok()) << product.getError();
+  EXPECT_EQ(product.getDType(), DType::BF16);
+  EXPECT_EQ(softmax(product, 1).getDType(), DType::F32);
+  EXPECT_EQ(logSoftmax(product, 1).getDType(), DType::F32);
+  EXPECT_EQ(exp(product).getDType(), DType::F32);
+  EXPECT_EQ(sum(product, {0, 1}).getDType(), DType::F32);
+  EXPECT_EQ(pow(product, product).getDType(), DType::F32);
+  EXPECT_EQ(tanh(product).getDType(), DType::BF16);
+  EXPECT_EQ(mean(product, {0}).getDType(), DType::BF16);
 }
 
 TEST_F(DeviceTest, MatmulsOnTheCudaDevice) {

@@ -4,9 +4,10 @@
 // the device the lazy tensors run on (kiln::getDevice()), on this thread,
 // - matrix products (kiln::matmul) cast their f32, f16 and bf16 operands to
 //   the autocast dtype and return it: they run on tensor cores on the GPU;
-// - softmax, log_softmax, sum, exp, log, pow, rsqrt and reciprocal (and,
-//   in Python, the norms and losses) cast f16 and bf16 operands to f32 and
-//   return f32;
+// - PyTorch's float32 list casts f16 and bf16 operands to f32 and returns
+//   f32. It differs by device, as PyTorch's: on cuda, softmax, log_softmax,
+//   sum, exp, log, pow, rsqrt and reciprocal (and, in Python, layer_norm,
+//   rms_norm and the losses); on the cpu, only the losses (Python);
 // - every other op runs in its operands' types (PyTorch's promotion).
 // f64 is never cast. The casts are recorded ops, so gradients flow back
 // through them in each parameter's own dtype.
@@ -43,6 +44,10 @@ llvm::Expected<AutocastState> setAutocastState(Device deviceType,
 /// The dtype that products cast to now (autocast on for the current
 /// device, on this thread), or std::nullopt.
 std::optional<DType> getActiveAutocastDType();
+/// Whether autocast now casts the cuda float32 list (softmax, sum, exp,
+/// log, pow, rsqrt, reciprocal, the norms) to f32: autocast on, on the
+/// cuda device. PyTorch's cpu autocast leaves those in the narrow type.
+bool isAutocastWideningMath();
 
 /// A scope of autocast on `deviceType` in `dtype`: the previous state comes
 /// back when it ends.

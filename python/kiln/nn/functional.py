@@ -49,7 +49,7 @@ def _normalized_dims(x, normalized_shape):
     return tuple(range(x.ndim - len(normalized_shape), x.ndim))
 
 
-@_float32_under_autocast
+@_float32_under_autocast(cuda_only=True)
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     dims = _normalized_dims(input, normalized_shape)
     mean = input.mean(dims, keepdim=True)
@@ -63,7 +63,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return out
 
 
-@_float32_under_autocast
+@_float32_under_autocast(cuda_only=True)
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """x / sqrt(mean(x^2) + eps) * weight; eps defaults to the dtype's
     machine epsilon, as PyTorch's."""
