@@ -54,6 +54,7 @@ endif()
 # types and .npy, and the
 # runtime's C headers.
 install(FILES
+  ${PROJECT_SOURCE_DIR}/include/kiln/Lazy/Autocast.h
   ${PROJECT_SOURCE_DIR}/include/kiln/Lazy/Distributed.h
   ${PROJECT_SOURCE_DIR}/include/kiln/Lazy/Jit.h
   ${PROJECT_SOURCE_DIR}/include/kiln/Lazy/Tensor.h
@@ -62,6 +63,7 @@ install(FILES
   ${PROJECT_SOURCE_DIR}/include/kiln/Compiler/Device.h
   ${PROJECT_SOURCE_DIR}/include/kiln/Compiler/Diagnostics.h
   ${PROJECT_SOURCE_DIR}/include/kiln/Compiler/Executable.h
+  ${PROJECT_SOURCE_DIR}/include/kiln/Compiler/MatmulPrecision.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln/Compiler)
 install(FILES
   ${PROJECT_SOURCE_DIR}/include/kiln/Trace/Trace.h
