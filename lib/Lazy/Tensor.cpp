@@ -437,16 +437,21 @@ Tensor kiln::mean(const Tensor &x, ArrayRef<int64_t> dims) {
   return reduceSum(x, dims) / static_cast<double>(count);
 }
 
-/// `x` reduced along `dim` and broadcast back to its shape.
-static Tensor reduceKeepingDim(const Tensor &x, int64_t dim,
-                               Tensor (*reduce)(const Tensor &,
-                                                ArrayRef<int64_t>)) {
-  Tensor reduced = reduce(x, {dim});
+/// `reduced`, `x` reduced along `dim`, broadcast back to `x`'s shape.
+static Tensor broadcastAlongDim(const Tensor &reduced, const Tensor &x,
+                                int64_t dim) {
   if (!reduced.ok())
     return reduced;
   llvm::SmallVector<int64_t, 4> kept(x.getShape());
   kept[dim] = 1;
   return broadcastTo(reshape(reduced, kept), x.getShape());
+}
+
+/// `x` reduced along `dim` and broadcast back to its shape.
+static Tensor reduceKeepingDim(const Tensor &x, int64_t dim,
+                               Tensor (*reduce)(const Tensor &,
+                                                ArrayRef<int64_t>)) {
+  return broadcastAlongDim(reduce(x, {dim}), x, dim);
 }
 
 /// x - max(x) along `dim`, or an error naming `op` for a bad dim. The max
@@ -461,7 +466,10 @@ static Tensor shiftedByMax(llvm::StringRef op, const Tensor &x, int64_t dim) {
     return Tensor::make(makeError(op + ": dim " + llvm::Twine(dim) +
                                   " is out of range for rank " +
                                   llvm::Twine(rank)));
-  return x - stopGradient(reduceKeepingDim(x, dim, amax));
+  // The gradient stops at the row maxima themselves, before the broadcast:
+  // a derivative then receives them as rows, visibly constant along `dim`
+  // (which -kiln-fuse-attention needs to recognize a softmax there).
+  return x - broadcastAlongDim(stopGradient(amax(x, {dim})), x, dim);
 }
 
 Tensor kiln::softmax(const Tensor &x, int64_t dim) {

@@ -26,7 +26,11 @@ void kiln::buildKilnCpuPipeline(OpPassManager &pm,
 
 void kiln::buildKilnCpuTensorPipeline(OpPassManager &pm,
                                       const KilnCpuPipelineOptions &options) {
-  // kiln level: derivatives, folders and patterns, then linalg on tensors.
+  // kiln level: attention recognized in the forward, so that its
+  // derivative is attention_grad; derivatives, folders and patterns, then
+  // linalg on tensors.
+  if (options.fuseAttention)
+    pm.addPass(createKilnFuseAttention());
   KilnAutodiffOptions autodiff;
   autodiff.prune = options.prune;
   pm.addPass(createKilnAutodiff(autodiff));
@@ -41,6 +45,11 @@ void kiln::buildKilnCpuTensorPipeline(OpPassManager &pm,
     precision.precision = options.matmulPrecision;
     pm.addPass(createKilnSetMatmulPrecision(precision));
   }
+  // Without the runtime's blockwise kernels (the GPU today), both attention
+  // ops become matmuls and a softmax, which CSE shares between the forward
+  // and the derivative's recomputation.
+  if (options.fuseAttention && !options.attentionKernels)
+    pm.addPass(createKilnDecomposeAttention());
   // Calls would be fusion and buffer boundaries (a callee's results are
   // copied into the caller's): inline them all, then drop the callees.
   pm.addPass(createInlinerPass());

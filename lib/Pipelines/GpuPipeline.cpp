@@ -32,6 +32,8 @@ void kiln::buildKilnGpuPipeline(OpPassManager &pm,
   shared.stridedCopyKernels = true;
   // Device memory is not the host's to loop over.
   shared.parallelScatters = true;
+  // No blockwise attention kernel on the device yet.
+  shared.attentionKernels = false;
   buildKilnCpuTensorPipeline(pm, shared);
   buildKilnCpuBufferPipeline(pm, shared);
 

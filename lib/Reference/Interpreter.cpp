@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Reference/Interpreter.h"
+#include "Reference/AttentionReference.h"
 #include "Reference/RankGroup.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Support/ElementTypes.h"
@@ -640,6 +641,12 @@ Interpreter::evalOp(Operation *op, std::vector<const Buffer *> in, int depth) {
         return call(callee, std::move(args), depth + 1);
       })
       .Case([&](VjpOp vjp) { return evalVjp(vjp, in, depth); })
+      .Case([&](AttentionOp attention) {
+        return reference::evaluateAttention(attention, in);
+      })
+      .Case([&](AttentionGradOp grad) {
+        return reference::evaluateAttentionGrad(grad, in);
+      })
       .Default([&](Operation *) -> llvm::Expected<std::vector<Buffer>> {
         return evalError(op, "not supported by the reference interpreter");
       });

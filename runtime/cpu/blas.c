@@ -15,6 +15,8 @@
  *===----------------------------------------------------------------------===*/
 
 #define _GNU_SOURCE
+#include "cpu_work.h"
+#include "kiln_rt/kiln_rt_attention.h"
 #include "kiln_rt/kiln_rt_blas.h"
 
 #include <dlfcn.h>
@@ -318,6 +320,45 @@ KILN_RT_DEFINE_GEMM(double, blas_call_dgemm)
 KILN_RT_DEFINE_BATCH_GEMM(float)
 KILN_RT_DEFINE_BATCH_GEMM(double)
 
+void kiln_cpu_gemm_f32(int ta, int tb, int64_t m, int64_t n, int64_t k,
+                       const float *a, int64_t as0, int64_t as1, const float *b,
+                       int64_t bs0, int64_t bs1, float *c, int64_t cs0,
+                       int64_t cs1, int accumulate) {
+  gemm_float(ta, tb, m, n, k, a, as0, as1, b, bs0, bs1, c, cs0, cs1, accumulate,
+             0);
+}
+
+typedef struct parallel_job {
+  int64_t count;
+  void (*body)(void *, int64_t, int64_t);
+  void *context;
+} parallel_job;
+
+static void parallel_part(void *data) {
+  const parallel_job *job = (const parallel_job *)data;
+  int64_t part = omp_thread_num(), parts = omp_num_threads();
+  int64_t begin = job->count * part / parts;
+  int64_t end = job->count * (part + 1) / parts;
+  if (begin < end)
+    job->body(job->context, begin, end);
+}
+
+void kiln_cpu_parallel_for(int64_t count,
+                           void (*body)(void *context, int64_t begin,
+                                        int64_t end),
+                           void *context) {
+  if (count <= 0)
+    return;
+  if (count > 1 && kiln_rt_blas_available() && find_openmp_pool()) {
+    int64_t threads = omp_max_threads();
+    parallel_job job = {count, body, context};
+    omp_parallel(parallel_part, &job,
+                 (unsigned)(threads < count ? threads : count), 0);
+    return;
+  }
+  body(context, 0, count);
+}
+
 #define KILN_RT_DEFINE_MATMUL_VARIANT(T, CT, NAME, TA, TB, ACC)                \
   void _mlir_ciface_kiln_rt_matmul_##T##_##NAME(kiln_rt_memref2d_##T *a,       \
                                                 kiln_rt_memref2d_##T *b,       \
@@ -563,5 +604,20 @@ void *kiln_rt_blas_lookup(const char *name) {
   for (size_t i = 0; i < sizeof(entry_points) / sizeof(entry_points[0]); ++i)
     if (strcmp(entry_points[i].name, name) == 0)
       return entry_points[i].entry;
+  /* The runtime's other kernels for compiled code. */
+  if (strcmp(name, "kiln_rt_attention_f32") == 0)
+    return (void *)_mlir_ciface_kiln_rt_attention_f32;
+  if (strcmp(name, "kiln_rt_attention_grad_f32") == 0)
+    return (void *)_mlir_ciface_kiln_rt_attention_grad_f32;
   return NULL;
+}
+
+int kiln_cpu_entry_arity(const char *name) {
+  if (!kiln_rt_blas_lookup(name))
+    return 0;
+  if (strcmp(name, "kiln_rt_attention_f32") == 0)
+    return 11;
+  if (strcmp(name, "kiln_rt_attention_grad_f32") == 0)
+    return 15;
+  return 3; /* a product: A, B, C */
 }

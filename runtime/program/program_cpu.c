@@ -7,6 +7,7 @@
  *===----------------------------------------------------------------------===*/
 
 #include "../common/status.h"
+#include "../cpu/cpu_work.h"
 #include "kiln_rt/kiln_rt_blas.h"
 #include "kiln_rt/kiln_rt_dist.h"
 #include "program_internal.h"
@@ -46,6 +47,22 @@ kiln_rt_status kiln_rt_program_bind_cpu(kiln_rt_program *program,
     free(runtime);
     free(entries);
     return kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY, "out of host memory");
+  }
+  /* Each call passes as many memrefs as its function takes. */
+  for (size_t s = 0; s < program->num_steps; ++s) {
+    const kiln_step *step = &program->steps[s];
+    if (step->kind != KILN_STEP_RUNTIME_CALL)
+      continue;
+    const char *name = program->runtime_names[step->callee];
+    int arity = kiln_cpu_entry_arity(name);
+    if (arity && (uint32_t)arity != step->num_views) {
+      free(runtime);
+      free(entries);
+      return kiln_rt_status_make(KILN_RT_INVALID_ARGUMENT,
+                                 "the program calls '%s' with %u memrefs; it "
+                                 "takes %d",
+                                 name, step->num_views, arity);
+    }
   }
   for (size_t i = 0; i < n; ++i) {
     runtime[i] = kiln_rt_blas_lookup(program->runtime_names[i]);
@@ -286,6 +303,19 @@ kiln_rt_status kiln_rt_program_run_cpu(const kiln_rt_program *program,
         break;
       case 3:
         ((void (*)(void *, void *, void *))entry)(d, d + 1, d + 2);
+        break;
+      case 11: /* kiln_rt_attention_f32 */
+        ((void (*)(void *, void *, void *, void *, void *, void *, void *,
+                   void *, void *, void *, void *))entry)(
+            d, d + 1, d + 2, d + 3, d + 4, d + 5, d + 6, d + 7, d + 8, d + 9,
+            d + 10);
+        break;
+      case 15: /* kiln_rt_attention_grad_f32 */
+        ((void (*)(void *, void *, void *, void *, void *, void *, void *,
+                   void *, void *, void *, void *, void *, void *, void *,
+                   void *))entry)(d, d + 1, d + 2, d + 3, d + 4, d + 5, d + 6,
+                                  d + 7, d + 8, d + 9, d + 10, d + 11, d + 12,
+                                  d + 13, d + 14);
         break;
       default:
         ((void (*)(void *, void *, void *, void *))entry)(d, d + 1, d + 2,

@@ -58,6 +58,9 @@ static inline int64_t kiln_operand(const int64_t *registers, int64_t operand) {
 /* The largest rank of a runtime call's memref (rank-4 batched GEMMs). */
 #define KILN_MAX_CALL_RANK 4
 
+/* The most memrefs a runtime call passes (attention's gradient: 15). */
+#define KILN_MAX_CALL_VIEWS 15
+
 /* A strided view of a buffer slot, in elements. Offset, sizes and strides
  * are operands; `dynamic` when one of them names a register. */
 typedef struct kiln_view {

@@ -287,7 +287,7 @@ static kiln_rt_status read_steps(kiln_reader *r, kiln_rt_program *p,
     case KILN_STEP_RUNTIME_CALL:
       if (step->callee < 0 ||
           (size_t)step->callee >= p->num_runtime_functions || num_views == 0 ||
-          num_views > 4)
+          num_views > KILN_MAX_CALL_VIEWS)
         FAIL("a bad runtime call");
       for (uint32_t v = 0; v < num_views; ++v)
         if (step_views[v].rank > KILN_MAX_CALL_RANK)

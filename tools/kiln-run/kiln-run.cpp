@@ -96,6 +96,12 @@ static cl::opt<bool> foldContractionLayouts(
     cl::desc("CPU: transposes and batch reshapes around BLAS calls become "
              "strides (=false: copies, for measuring) (default: true)"),
     cl::init(true));
+static cl::opt<bool> fuseAttention(
+    cl::cat(kilnRunOptions), "fuse-attention",
+    cl::desc("CPU: attention runs on the runtime's blockwise kernels, its "
+             "scores never stored (=false: matmuls and a softmax, for "
+             "measuring) (default: true)"),
+    cl::init(true));
 static cl::opt<std::string> cacheDir(
     cl::cat(kilnRunOptions), "cache-dir",
     cl::desc("the compile cache's directory (default: $KILN_CACHE_DIR, "
@@ -594,6 +600,7 @@ int main(int argc, char **argv) {
     compileOptions.autodiffPrune = autodiffPrune;
     compileOptions.kernelDedup = kernelDedup;
     compileOptions.foldContractionLayouts = foldContractionLayouts;
+    compileOptions.fuseAttention = fuseAttention;
     compileOptions.noCache = noCache;
     compileOptions.cacheDirectory = cacheDir;
     compileOptions.verifyEachPass = verifyEach;

@@ -45,6 +45,17 @@ bool isMadeByFusion(llvm::StringRef name) {
   return name == "kiln.fusion_group" || name == "kiln.yield";
 }
 
+/// Ops that a pass forms from others, which nothing records directly.
+bool isMadeByPass(llvm::StringRef name) {
+  return isMadeByFusion(name) || name == "kiln.attention" ||
+         name == "kiln.attention_grad";
+}
+
+/// The attention ops compute in f32 (their samples' results are f32).
+bool isF32Only(llvm::StringRef name) {
+  return name == "kiln.attention" || name == "kiln.attention_grad";
+}
+
 /// The elementwise ops whose TraceOps.def line makes a Python function
 /// (kiln.<fn> and Tensor.<fn>, python/src/Functions.cpp).
 llvm::StringMap<std::string> getPythonFunctions() {
@@ -248,6 +259,33 @@ llvm::StringMap<Sample> getWrittenSamples() {
     })",
       {0});
 
+  // Made by -kiln-fuse-attention (f32 only): every kind of score rewrite;
+  // the gradient of the attention is its attention_grad, and that of
+  // attention_grad (a second derivative) differentiates its decomposition.
+  add("kiln.attention", R"(
+    func.func @f(%q: tensor<2x5x3xf32>, %k: tensor<2x7x3xf32>, %v: tensor<2x7x4xf32>, %b: tensor<1x5x7xf32>) -> tensor<2x5x4xf32> {
+      %scale = kiln.constant dense<0.5> : tensor<1x1x1xf32>
+      %two = kiln.constant dense<2.0> : tensor<1x1x1xf32>
+      %col = kiln.iota dim = 2 : tensor<1x5x7xi64>
+      %row = kiln.iota dim = 1 : tensor<1x5x7xi64>
+      %hide = kiln.cmp gt, %col, %row : tensor<1x5x7xi64>
+      %keep = kiln.cmp le, %col, %row : tensor<1x5x7xi64>
+      %low = kiln.constant dense<-1.0e+04> : tensor<1x1x1xf32>
+      %o, %m, %l = kiln.attention %q, %k, %v score(%scale, %b, %hide, %low, %two : tensor<1x1x1xf32>, tensor<1x5x7xf32>, tensor<1x5x7xi1>, tensor<1x1x1xf32>, tensor<1x1x1xf32>) steps [0, 0, -1, 2, 1, -1, 6, 2, 3, 7, -1, -1, 4, 4, -1, 1, 4, -1, 3, 1, -1] : tensor<2x5x3xf32>, tensor<2x7x3xf32>, tensor<2x7x4xf32> -> tensor<2x5x4xf32>, tensor<2x5xf32>, tensor<2x5xf32>
+      %o2, %m2, %l2 = kiln.attention %q, %k, %v score(%keep, %low : tensor<1x5x7xi1>, tensor<1x1x1xf32>) steps [5, 0, 1] : tensor<2x5x3xf32>, tensor<2x7x3xf32>, tensor<2x7x4xf32> -> tensor<2x5x4xf32>, tensor<2x5xf32>, tensor<2x5xf32>
+      %r = kiln.add %o, %o2 : tensor<2x5x4xf32>
+      return %r : tensor<2x5x4xf32>
+    })",
+      {0, 1, 2});
+  add("kiln.attention_grad", R"(
+    func.func @f(%q: tensor<2x5x3xf32>, %k: tensor<2x7x3xf32>, %v: tensor<2x7x4xf32>, %do: tensor<2x5x4xf32>) -> (tensor<2x5x3xf32>, tensor<2x7x3xf32>, tensor<2x7x4xf32>) {
+      %scale = kiln.constant dense<0.5> : tensor<1x1x1xf32>
+      %o, %m, %l = kiln.attention %q, %k, %v score(%scale : tensor<1x1x1xf32>) steps [0, 0, -1] : tensor<2x5x3xf32>, tensor<2x7x3xf32>, tensor<2x7x4xf32> -> tensor<2x5x4xf32>, tensor<2x5xf32>, tensor<2x5xf32>
+      %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %o, %m, %l, %do score(%scale : tensor<1x1x1xf32>) steps [0, 0, -1] : tensor<2x5x3xf32>, tensor<2x7x3xf32>, tensor<2x7x4xf32>, tensor<2x5x4xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5x4xf32> -> tensor<2x5x3xf32>, tensor<2x7x3xf32>, tensor<2x7x4xf32>
+      return %dq, %dk, %dv : tensor<2x5x3xf32>, tensor<2x7x3xf32>, tensor<2x7x4xf32>
+    })",
+      {0, 1, 2, 3});
+
   // Made by -kiln-fuse; written out here so that the interpreter and the
   // lowering see them (no gradient: fusion runs after -kiln-autodiff).
   Sample fused{R"(
@@ -299,13 +337,16 @@ protected:
     return std::nullopt;
   }
 
-  /// Random f64 inputs in [0.5, 1.5) for every argument of `func`.
+  /// Random inputs in [0.5, 1.5) for every argument of `func` (f64, or f32
+  /// where it takes f32).
   std::vector<HostTensor> makeInputs(mlir::func::FuncOp func) {
     std::uniform_real_distribution<double> dist(0.5, 1.5);
     std::vector<HostTensor> inputs;
     for (mlir::Type type : func.getArgumentTypes()) {
       auto tensor = mlir::cast<mlir::RankedTensorType>(type);
-      HostTensor input(DType::F64, tensor.getShape());
+      HostTensor input(tensor.getElementType().isF32() ? DType::F32
+                                                       : DType::F64,
+                       tensor.getShape());
       for (int64_t i = 0; i < input.getNumElements(); ++i)
         input.setFromDouble(i, dist(rng));
       inputs.push_back(std::move(input));
@@ -361,7 +402,7 @@ TEST_F(OpCoverageTest, EveryRegisteredOpThroughEveryLayer) {
     bool inTable = llvm::any_of(getAllTraceOps(), [&](TraceOp op) {
       return getTraceOpName(op) == opName;
     });
-    EXPECT_TRUE(inTable || isMadeByFusion(opName))
+    EXPECT_TRUE(inTable || isMadeByPass(opName))
         << opName.str() << " has no entry in TraceOps.def";
 
     // Elementwise ops have their scalar semantics.
@@ -387,8 +428,12 @@ TEST_F(OpCoverageTest, EveryRegisteredOpThroughEveryLayer) {
     ASSERT_TRUE(sample) << opName.str()
                         << " has no sample program in OpCoverageTest.cpp";
 
-    // The interpreter and the lowering, against each other.
-    compileAndCompare(sample->function, "f", 1e-9, 1e-12);
+    // The interpreter and the lowering, against each other (f32 ops to
+    // f32's precision).
+    if (isF32Only(opName))
+      compileAndCompare(sample->function, "f", 1e-5, 1e-6);
+    else
+      compileAndCompare(sample->function, "f", 1e-9, 1e-12);
     if (isMadeByFusion(opName))
       continue;
 
@@ -434,6 +479,7 @@ TEST_F(OpCoverageTest, EveryRegisteredOpThroughEveryLayer) {
     // vjp sample) to about 1e-5; convert's gradient passes through f32.
     double tolerance = opName == "kiln.vjp"       ? 2e-5
                        : opName == "kiln.convert" ? 1e-6
+                       : isF32Only(opName)        ? 1e-4
                                                   : 1e-7;
     compileAndCompare(sample->function + "\n" + vjp, "vjp", tolerance,
                       tolerance);

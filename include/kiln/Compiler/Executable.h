@@ -74,6 +74,11 @@ struct CompileOptions {
   /// CPU: transposes and batch reshapes around BLAS calls become strides
   /// (-kiln-fold-contraction-layouts); false copies them, for measuring.
   bool foldContractionLayouts = true;
+  /// CPU: attention (a softmax row that feeds only a product) runs on the
+  /// runtime's blockwise kernels, its scores never stored
+  /// (-kiln-fuse-attention); false keeps the products and the softmax, for
+  /// measuring.
+  bool fuseAttention = true;
   /// What f32 matmuls may compute in (torch.set_float32_matmul_precision):
   /// on CUDA, High and Medium run them on tensor cores; the CPU computes
   /// them in f32 whatever this says. A kiln.matmul's own `precision` wins.

@@ -74,6 +74,17 @@ struct KilnCpuPipelineOptions
       llvm::cl::desc("copies between strided views as kernels (the GPU "
                      "pipeline's; false: host copies)"),
       llvm::cl::init(false)};
+  Option<bool> fuseAttention{
+      *this, "fuse-attention",
+      llvm::cl::desc("form kiln.attention where a softmax row feeds only a "
+                     "product (-kiln-fuse-attention)"),
+      llvm::cl::init(true)};
+  Option<bool> attentionKernels{
+      *this, "attention-kernels",
+      llvm::cl::desc("run kiln.attention and its gradient on the CPU "
+                     "runtime's blockwise kernels (false: decompose them "
+                     "into matmuls and a softmax)"),
+      llvm::cl::init(true)};
   Option<bool> foldContractionLayouts{
       *this, "fold-contraction-layouts",
       llvm::cl::desc("fold transposes and batch reshapes around BLAS "

@@ -57,7 +57,8 @@ llvm::Expected<std::string> kiln::getCacheKey(llvm::StringRef programKind,
     bool blas = options.blas.value_or(kiln_rt_blas_available() != 0);
     key.add("device", "cpu")
         .add("blas", blas ? kiln_rt_blas_library() : "")
-        .add("fold-contraction-layouts", options.foldContractionLayouts);
+        .add("fold-contraction-layouts", options.foldContractionLayouts)
+        .add("fuse-attention", options.fuseAttention);
   }
   return key.add(programKind, program).digest();
 }

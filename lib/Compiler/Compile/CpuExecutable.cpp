@@ -294,6 +294,9 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
     pipelineOptions.autocast = getDTypeName(*options.autocast).str();
   pipelineOptions.kernelDedup = options.kernelDedup;
   pipelineOptions.foldContractionLayouts = options.foldContractionLayouts;
+  pipelineOptions.fuseAttention = options.fuseAttention;
+  // Emulated GPU kernels stand for the GPU path, which decomposes attention.
+  pipelineOptions.attentionKernels = !options.emulateGpuKernels;
   PassManager tensorStage(module.getContext());
   kiln::buildKilnCpuTensorPipeline(tensorStage, pipelineOptions);
   if (llvm::Error e = runPasses(tensorStage, module, options.verifyEachPass))

@@ -652,7 +652,7 @@ llvm::Error HostProgramBuilder::addOp(Operation &op) {
     } else if (callee.isExternal() &&
                (kiln_rt_blas_lookup(name.str().c_str()) ||
                 kiln_rt_program_cuda_runs(name.str().c_str())) &&
-               call.getNumOperands() >= 1 && call.getNumOperands() <= 4) {
+               call.getNumOperands() >= 1 && call.getNumOperands() <= 15) {
       step.kind = StepKind::RuntimeCall;
       step.callee = indexOf(name, runtimeIndex, program.runtimeNames);
     } else {

@@ -2,8 +2,9 @@
 //
 // Inlines fusion groups in place (each group's ops become one kernel after
 // linalg elementwise fusion), then lowers every kiln op with the patterns of
-// Elementwise.cpp, Shape.cpp, Reduction.cpp and Linear.cpp; collectives
-// become calls of the runtime first (Collectives.cpp).
+// Elementwise.cpp, Shape.cpp, Reduction.cpp and Linear.cpp; collectives and
+// attention become calls of the runtime first (Collectives.cpp,
+// Attention.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -88,6 +89,7 @@ struct KilnLowerToLinalgPass
     IRRewriter rewriter(&getContext());
     if (failed(lowerCollectives(rewriter, module)))
       return signalPassFailure();
+    lowerAttention(rewriter, module);
     KilnToLinalgOptions options;
     options.matmulLibraryCalls = blas;
     options.tensorCoreCalls = tensorCoreCalls;

@@ -50,6 +50,11 @@ void populateLinearLoweringPatterns(RewritePatternSet &patterns,
 mlir::LogicalResult lowerCollectives(mlir::RewriterBase &rewriter,
                                      mlir::ModuleOp module);
 
+/// Replaces every kiln.attention and kiln.attention_grad of `module` by a
+/// call of the CPU runtime's blockwise kernels (Attention.cpp), or by the
+/// ops that compute it where the call cannot take its score operands.
+void lowerAttention(mlir::RewriterBase &rewriter, mlir::ModuleOp module);
+
 void lowerMatmulEpilogues(mlir::RewriterBase &rewriter, mlir::Operation *root,
                           const KilnToLinalgOptions &options);
 

@@ -141,7 +141,8 @@ KILN_RT_DECLARE_NARROW_MATMUL(f16, tt_set)
 
 /* The C-interface entry point of the function named `name` without its
  * _mlir_ciface_ prefix (e.g. "kiln_rt_matmul_f32_nt_set"), for callers that
- * look the entry points up by name; NULL for an unknown name. */
+ * look the entry points up by name; NULL for an unknown name. The
+ * attention kernels of kiln_rt_attention.h are found here too. */
 void *kiln_rt_blas_lookup(const char *name);
 
 #ifdef __cplusplus

@@ -132,3 +132,10 @@ func.func @rng_uniform(%key: tensor<2xi64>) -> tensor<4x16xf32> {
   %u = "kiln.rng_uniform"(%key) : (tensor<2xi64>) -> tensor<4x16xf32>
   return %u : tensor<4x16xf32>
 }
+
+// CHECK-LABEL: func.func @attention(
+// CHECK: kiln.attention %{{.*}}, %{{.*}}, %{{.*}} score(%{{.*}} : tensor<1x1x1xf32>) steps [0, 0, -1] : tensor<4x16x8xf32>, tensor<4x16x8xf32>, tensor<4x16x8xf32> -> tensor<4x16x8xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+func.func @attention(%q: tensor<4x16x8xf32>, %k: tensor<4x16x8xf32>, %v: tensor<4x16x8xf32>, %scale: tensor<1x1x1xf32>) -> tensor<4x16x8xf32> {
+  %o:3 = "kiln.attention"(%q, %k, %v, %scale) <{score_steps = array<i64: 0, 0, -1>}> : (tensor<4x16x8xf32>, tensor<4x16x8xf32>, tensor<4x16x8xf32>, tensor<1x1x1xf32>) -> (tensor<4x16x8xf32>, tensor<4x16xf32>, tensor<4x16xf32>)
+  return %o#0 : tensor<4x16x8xf32>
+}

@@ -1107,3 +1107,92 @@ func.func @matmul_precision_name(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
   %0 = kiln.matmul %a, %a {precision = #kiln<precision low>} : tensor<2x2xf32>, tensor<2x2xf32> -> tensor<2x2xf32>
   return %0 : tensor<2x2xf32>
 }
+
+// -----
+
+// attention: q, k and v are static rank-3 f32 tensors of one batch.
+func.func @attention_rank(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{takes q, k and v of static rank-3 shapes, not 'tensor<16x8xf32>'}}
+  %o, %m, %l = kiln.attention %q, %q, %q steps [] : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>, tensor<16xf32>, tensor<16xf32>
+  return %o : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @attention_head_dim(%q: tensor<2x4x8xf32>, %k: tensor<2x6x4xf32>, %v: tensor<2x6x8xf32>) -> tensor<2x4x8xf32> {
+  // expected-error @+1 {{takes q and k of one head dim}}
+  %o, %m, %l = kiln.attention %q, %k, %v steps [] : tensor<2x4x8xf32>, tensor<2x6x4xf32>, tensor<2x6x8xf32> -> tensor<2x4x8xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+func.func @attention_values(%q: tensor<2x4x8xf32>, %k: tensor<2x6x8xf32>, %v: tensor<2x5x8xf32>) -> tensor<2x4x8xf32> {
+  // expected-error @+1 {{takes as many values as keys}}
+  %o, %m, %l = kiln.attention %q, %k, %v steps [] : tensor<2x4x8xf32>, tensor<2x6x8xf32>, tensor<2x5x8xf32> -> tensor<2x4x8xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+// attention: the score steps are triples of a kind (0 to 7) and operand
+// indices in range, -1 where the kind takes none.
+func.func @attention_steps(%q: tensor<2x4x8xf32>, %s: tensor<1x1x1xf32>) -> tensor<2x4x8xf32> {
+  // expected-error @+1 {{has malformed score_steps: triples [kind, a, b] with kinds 0 to 7 and operand indices in range}}
+  %o, %m, %l = kiln.attention %q, %q, %q score(%s : tensor<1x1x1xf32>) steps [0, 1, -1] : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32> -> tensor<2x4x8xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+func.func @attention_step_kind(%q: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  // expected-error @+1 {{has malformed score_steps}}
+  %o, %m, %l = kiln.attention %q, %q, %q steps [8, -1, -1] : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32> -> tensor<2x4x8xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+// attention: each score operand broadcasts to [N, Tq, Tk] (each dim 1 or
+// the scores').
+func.func @attention_operand_shape(%q: tensor<2x4x8xf32>, %b: tensor<1x4x3xf32>) -> tensor<2x4x8xf32> {
+  // expected-error @+1 {{score operand #0 of type 'tensor<1x4x3xf32>' does not broadcast to the scores' [2, 4, 4]}}
+  %o, %m, %l = kiln.attention %q, %q, %q score(%b : tensor<1x4x3xf32>) steps [2, 0, -1] : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32> -> tensor<2x4x8xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+// attention: masks are i1, the values they select and the other operands
+// f32.
+func.func @attention_mask_type(%q: tensor<2x4x8xf32>, %b: tensor<1x4x4xf32>) -> tensor<2x4x8xf32> {
+  // expected-error @+1 {{masks score operand #0, which is not i1}}
+  %o, %m, %l = kiln.attention %q, %q, %q score(%b : tensor<1x4x4xf32>) steps [5, 0, 0] : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32> -> tensor<2x4x8xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+func.func @attention_number_type(%q: tensor<2x4x8xf32>, %b: tensor<1x4x4xi1>) -> tensor<2x4x8xf32> {
+  // expected-error @+1 {{reads score operand #0 as a number, but it is not f32}}
+  %o, %m, %l = kiln.attention %q, %q, %q score(%b : tensor<1x4x4xi1>) steps [2, 0, -1] : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32> -> tensor<2x4x8xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+// attention: the row statistics are [N, Tq] f32.
+func.func @attention_rows(%q: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  // expected-error @+1 {{expects row_sum of type 'tensor<2x4xf32>', not 'tensor<2x8xf32>'}}
+  %o, %m, %l = kiln.attention %q, %q, %q steps [] : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32> -> tensor<2x4x8xf32>, tensor<2x4xf32>, tensor<2x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+// attention_grad: its gradients are typed as q, k and v.
+func.func @attention_grad_types(%q: tensor<2x4x8xf32>, %m: tensor<2x4xf32>) -> tensor<2x4x4xf32> {
+  // expected-error @+1 {{expects a value_grad of type 'tensor<2x4x8xf32>', not 'tensor<2x4x4xf32>'}}
+  %dq, %dk, %dv = kiln.attention_grad %q, %q, %q, %q, %m, %m, %q steps [] : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4x8xf32> -> tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x4xf32>
+  return %dv : tensor<2x4x4xf32>
+}

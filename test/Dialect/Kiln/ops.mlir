@@ -480,3 +480,16 @@ func.func @gathers(%w: tensor<65x32xf32>, %ids: tensor<4x16xi64>, %ct: tensor<4x
   %q = "kiln.iota"(%n) <{dim = 0 : i64}> : (index) -> tensor<?x8xf32>
   return %e, %d, %p, %m, %u, %q : tensor<4x16x32xf32>, tensor<65x32xf32>, tensor<4x16xi64>, tensor<65xi32>, tensor<4x16xf32>, tensor<?x8xf32>
 }
+
+// kiln.attention and kiln.attention_grad: score operands optional.
+// CHECK-LABEL: func.func @attention(
+// CHECK: kiln.attention %{{.*}}, %{{.*}}, %{{.*}} score(%{{.*}}, %{{.*}} : tensor<1x1x1xf32>, tensor<1x4x6xi1>) steps [0, 0, -1, 5, 1, 0]
+// CHECK: kiln.attention_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} steps []
+// GENERIC-LABEL: sym_name = "attention"
+// GENERIC: "kiln.attention"({{.*}}) <{score_steps = array<i64: 0, 0, -1, 5, 1, 0>}>
+// GENERIC: "kiln.attention_grad"({{.*}}) <{score_steps = array<i64>}>
+func.func @attention(%q: tensor<2x4x8xf32>, %k: tensor<2x6x8xf32>, %v: tensor<2x6x3xf32>, %s: tensor<1x1x1xf32>, %keep: tensor<1x4x6xi1>, %do: tensor<2x4x3xf32>) -> (tensor<2x4x8xf32>, tensor<2x6x8xf32>, tensor<2x6x3xf32>) {
+  %o, %m, %l = kiln.attention %q, %k, %v score(%s, %keep : tensor<1x1x1xf32>, tensor<1x4x6xi1>) steps [0, 0, -1, 5, 1, 0] : tensor<2x4x8xf32>, tensor<2x6x8xf32>, tensor<2x6x3xf32> -> tensor<2x4x3xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %o, %m, %l, %do steps [] : tensor<2x4x8xf32>, tensor<2x6x8xf32>, tensor<2x6x3xf32>, tensor<2x4x3xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4x3xf32> -> tensor<2x4x8xf32>, tensor<2x6x8xf32>, tensor<2x6x3xf32>
+  return %dq, %dk, %dv : tensor<2x4x8xf32>, tensor<2x6x8xf32>, tensor<2x6x3xf32>
+}

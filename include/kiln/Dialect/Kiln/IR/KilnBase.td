@@ -49,6 +49,7 @@ def Kiln_Dialect : Dialect {
     %p = "kiln.iota"() <{dim = 1 : i64}> : () -> tensor<4x16xi64>
     %a = "kiln.argmax"(%logits) <{dim = 1 : i64}> : (tensor<4x65xf32>) -> tensor<4xi64>
     %u = "kiln.rng_uniform"(%key) : (tensor<2xi64>) -> tensor<4x16xf32>
+    %o:3 = "kiln.attention"(%q, %k, %v, %scale) <{score_steps = array<i64: 0, 0, -1>}> : (tensor<4x16x8xf32>, tensor<4x16x8xf32>, tensor<4x16x8xf32>, tensor<1x1x1xf32>) -> (tensor<4x16x8xf32>, tensor<4x16xf32>, tensor<4x16xf32>)
     ```
 
     ## Types
@@ -91,6 +92,8 @@ def Kiln_Dialect : Dialect {
     | `-kiln-autodiff` | expands every `kiln.vjp` (innermost first) into kiln ops, keeping only the derivative work on a path from an output to a `wrt` argument (option `prune`, default true) |
     | `-kiln-set-matmul-precision` | gives every f32 `kiln.matmul` without a `precision` the pass's (option `precision`: `highest`, `high`, `medium`); the pipelines run it after `-kiln-autodiff` for their `matmul-precision` option |
     | `-kiln-autocast` | runs each f32 `kiln.matmul` in `dtype` (option: `bf16`, the default, or `f16`) between `kiln.convert`s, as `torch.autocast`; the pipelines run it after `-kiln-autodiff` for their `autocast` option |
+    | `-kiln-fuse-attention` | forms `kiln.attention` where scores `q·kᵀ`, rewritten elementwise (scales, additive and select masks), feed a softmax along the last dim whose values feed only a product with v; the pipelines run it before `-kiln-autodiff`, whose rule for it is `kiln.attention_grad` |
+    | `-kiln-decompose-attention` | writes `kiln.attention` and `kiln.attention_grad` as the matmuls, rewrites and softmax that compute them |
     | `-kiln-fuse` | forms `kiln.fusion_group`s; afterwards every elementwise, broadcast, slice, concat and reduction op is in exactly one group, so groups are kernels |
     | `-kiln-export-fusion-graph=FILE` | writes the fusion graph as JSON (nodes, edges, groups) for the viewer |
     | `-kiln-lower-to-linalg` | kiln ops and fusion groups to linalg, tensor, arith and math; a group becomes one kernel; a concat exit writes its producers into slices of one destination |

@@ -37,6 +37,29 @@ struct CommunicationResource
 };
 } // namespace kiln
 
+namespace kiln {
+/// One rewrite of kiln.attention's scores (its `score_steps`, a triple
+/// [kind, a, b] each; a and b index the score operands, -1 when unused).
+enum class AttentionScoreStep : int64_t {
+  Mul = 0,     // s * x[a]
+  Div = 1,     // s / x[a]
+  Add = 2,     // s + x[a]
+  Sub = 3,     // s - x[a]
+  SubFrom = 4, // x[a] - s
+  Keep = 5,    // x[a] ? s : x[b]
+  Fill = 6,    // x[a] ? x[b] : s
+  Neg = 7,     // -s
+};
+struct AttentionScoreRewrite {
+  AttentionScoreStep kind;
+  int64_t a, b;
+};
+/// The rewrites of `steps` (a kiln.attention's `score_steps`), or
+/// std::nullopt when they are malformed for `numOperands` score operands.
+std::optional<llvm::SmallVector<AttentionScoreRewrite>>
+decodeAttentionScoreSteps(llvm::ArrayRef<int64_t> steps, unsigned numOperands);
+} // namespace kiln
+
 #define GET_OP_CLASSES
 #include "kiln/Dialect/Kiln/IR/KilnOps.h.inc"
 

@@ -628,6 +628,89 @@ def Kiln_ReduceScatterOp : Kiln_CollectiveOp<"reduce_scatter"> {
 //===----------------------------------------------------------------------===//
 // Differentiation and fusion
 //===----------------------------------------------------------------------===//
+// Attention (formed by -kiln-fuse-attention)
+//===----------------------------------------------------------------------===//
+
+class Kiln_AttentionBase<string mnemonic> : Kiln_Op<mnemonic, [Pure]> {
+  code scoreDescription = [{
+    The scores are `s = q·kᵀ` over each batch `n`, rewritten elementwise by
+    `score_steps`: triples `[kind, a, b]` applied in order, where `a` and `b`
+    index `score_operands` (rank 3, each dim 1 or the scores' `[N, Tq, Tk]`,
+    read broadcast) and `x` is the operand `a`:
+    `0` mul (`s·x`), `1` div (`s / x`), `2` add (`s + x`), `3` sub (`s − x`),
+    `4` sub from (`x − s`), `5` keep (`a ? s : b`), `6` fill (`a ? b : s`),
+    `7` neg (`−s`). Masks (`a` of keep and fill) are i1; the rest f32.
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// [N, Tq, Tk]: the shape of the scores.
+    llvm::SmallVector<int64_t, 3> getScoreShape();
+  }];
+}
+
+def Kiln_AttentionOp : Kiln_AttentionBase<"attention"> {
+  let summary = "softmax(f(q·kᵀ))·v, row by row, without the scores";
+  let description = !strconcat([{
+    `result[n] = softmax(f(q[n]·k[n]ᵀ), last dim)·v[n]` for q `[N, Tq, D]`,
+    k `[N, Tk, D]` and v `[N, Tk, Dv]` (f32). Also the softmax's row
+    statistics, both `[N, Tq]`: `row_max`, the largest rewritten score of
+    each row, and `row_sum`, the sum of `exp(score − row_max)` over it.
+    A target may compute it blockwise with an online softmax, never storing
+    the `[N, Tq, Tk]` scores; its derivative is `kiln.attention_grad`.
+  }], scoreDescription, [{
+
+    ```mlir
+    %o, %m, %l = kiln.attention %q, %k, %v score(%scale, %mask : tensor<1x1x1xf32>, tensor<1x16x16xi1>) steps [0, 0, -1, 5, 1, 2] : tensor<4x16x8xf32>, tensor<4x16x8xf32>, tensor<4x16x8xf32> -> tensor<4x16x8xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+    ```
+  }]);
+  let arguments = (ins Kiln_FloatTensor:$query, Kiln_FloatTensor:$key,
+                       Kiln_FloatTensor:$value,
+                       Variadic<Kiln_Tensor>:$score_operands,
+                       DenseI64ArrayAttr:$score_steps);
+  let results = (outs Kiln_FloatTensor:$result, Kiln_FloatTensor:$row_max,
+                      Kiln_FloatTensor:$row_sum);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value
+    (`score` `(` $score_operands^ `:` type($score_operands) `)`)?
+    `steps` $score_steps attr-dict `:` type($query) `,` type($key) `,`
+    type($value) `->` type($result) `,` type($row_max) `,` type($row_sum)
+  }];
+}
+
+def Kiln_AttentionGradOp : Kiln_AttentionBase<"attention_grad"> {
+  let summary = "the gradients of kiln.attention's q, k and v";
+  let description = !strconcat([{
+    Given an attention's operands, its `result`, `row_max` and `row_sum`, and
+    the gradient of its result, the gradients of q, k and v. A target may
+    recompute the scores blockwise from the row statistics, never storing
+    them. The scores are those of the attention:
+  }], scoreDescription, [{
+
+    ```mlir
+    %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %o, %m, %l, %do steps [] : tensor<4x16x8xf32>, tensor<4x16x8xf32>, tensor<4x16x8xf32>, tensor<4x16x8xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16x8xf32> -> tensor<4x16x8xf32>, tensor<4x16x8xf32>, tensor<4x16x8xf32>
+    ```
+  }]);
+  let arguments = (ins Kiln_FloatTensor:$query, Kiln_FloatTensor:$key,
+                       Kiln_FloatTensor:$value, Kiln_FloatTensor:$result,
+                       Kiln_FloatTensor:$row_max, Kiln_FloatTensor:$row_sum,
+                       Kiln_FloatTensor:$result_grad,
+                       Variadic<Kiln_Tensor>:$score_operands,
+                       DenseI64ArrayAttr:$score_steps);
+  let results = (outs Kiln_FloatTensor:$query_grad,
+                      Kiln_FloatTensor:$key_grad,
+                      Kiln_FloatTensor:$value_grad);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $result `,` $row_max `,` $row_sum `,`
+    $result_grad
+    (`score` `(` $score_operands^ `:` type($score_operands) `)`)?
+    `steps` $score_steps attr-dict `:` type($query) `,` type($key) `,`
+    type($value) `,` type($result) `,` type($row_max) `,` type($row_sum) `,`
+    type($result_grad) `->` type($query_grad) `,` type($key_grad) `,`
+    type($value_grad)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 
 def Kiln_VjpOp : Kiln_Op<"vjp", [Pure,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {

@@ -212,4 +212,57 @@ def KilnAutocast : Pass<"kiln-autocast", "mlir::ModuleOp"> {
   ];
 }
 
+def KilnFuseAttention : Pass<"kiln-fuse-attention", "mlir::ModuleOp"> {
+  let summary = "Form kiln.attention where a softmax row feeds only a product";
+  let description = [{
+    Recognizes the dataflow of attention, whatever model wrote it: scores
+    `q·kᵀ` (a `kiln.matmul`, through reshapes and a transpose of k),
+    rewritten elementwise by a chain of products, quotients, sums and
+    differences with values that do not depend on them (a scale, an additive
+    or causal mask) and selects against masks, then a softmax along the last
+    dim (`exp(x − max)`, divided by its sum) whose values feed only a second
+    `kiln.matmul` with v. The chain becomes the op's `score_steps`, each
+    mask or scale a rank-3 operand read broadcast (its `broadcast_in_dim`
+    dropped); the row maxima that a derivative receives (the softmax's
+    stopped shift) come from the op's `row_max`. Anything else (another
+    reader of the scores or the probabilities, a dynamic or non-f32 shape)
+    is left as it is. The pipelines run it before `-kiln-autodiff`, whose
+    rule for `kiln.attention` is `kiln.attention_grad`.
+
+    ```mlir
+    %s = kiln.matmul %q, %k {transpose_b = true} : tensor<4x16x8xf32>, tensor<4x16x8xf32> -> tensor<4x16x16xf32>
+    %t = kiln.mul %s, %scale : tensor<4x16x16xf32>
+    ... softmax of %t along dim 2 ...
+    %o = kiln.matmul %p, %v : tensor<4x16x16xf32>, tensor<4x16x8xf32> -> tensor<4x16x8xf32>
+    // becomes
+    %o, %m, %l = kiln.attention %q, %k, %v score(%scale3 : tensor<1x1x1xf32>) steps [0, 0, -1] : ...
+    ```
+  }];
+  let statistics = [
+    Statistic<"numFused", "kiln-attentions", "attentions formed">
+  ];
+}
+
+def KilnDecomposeAttention : Pass<"kiln-decompose-attention",
+                                  "mlir::ModuleOp"> {
+  let summary = "Write kiln.attention and kiln.attention_grad as matmuls "
+                "and a softmax";
+  let description = [{
+    Replaces each `kiln.attention` and `kiln.attention_grad` with the
+    primitive ops that compute it: the scores as a `kiln.matmul`, their
+    rewrites, the softmax and the products (and, for the gradient, the
+    softmax's backward). For a target without a blockwise attention kernel
+    (`-kiln-gpu-pipeline` today), and for the derivative of either op,
+    which `-kiln-autodiff` takes through this form.
+
+    ```mlir
+    %o, %m, %l = kiln.attention %q, %k, %v steps [] : ...
+    // becomes
+    %s = kiln.matmul %q, %k {transpose_b = true} : ...
+    %m = kiln.reduce_max %s, dims = [2] : ...
+    ...
+    ```
+  }];
+}
+
 #endif // KILN_DIALECT_KILN_TRANSFORMS_PASSES_TD

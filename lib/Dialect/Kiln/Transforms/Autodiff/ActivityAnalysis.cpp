@@ -35,7 +35,7 @@ bool kiln::isDifferentiableOperand(Operation *op, unsigned index) {
 
 bool kiln::hasVjpRule(Operation *op) {
   return isa<KilnDialect>(op->getDialect()) &&
-         !isa<VjpOp, FusionGroupOp, YieldOp>(op);
+         !isa<VjpOp, FusionGroupOp, YieldOp, AttentionGradOp>(op);
 }
 
 ActivityAnalysis::ActivityAnalysis(Block &body, ArrayRef<int64_t> wrt,

@@ -15,6 +15,7 @@
 
 #include "AutodiffInternals.h"
 #include "Support/PassStatistics.h"
+#include "kiln/Dialect/Kiln/Transforms/AttentionDecomposition.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -198,6 +199,14 @@ FailureOr<func::FuncOp> Expander::flatten(VjpOp vjp, func::FuncOp callee) {
     }
   }
 
+  // A derivative of a derivative: attention_grad differentiates as the ops
+  // that compute it.
+  SmallVector<AttentionGradOp> attentionGrads;
+  scratch.walk([&](AttentionGradOp op) { attentionGrads.push_back(op); });
+  IRRewriter rewriter(scratch.getContext());
+  for (AttentionGradOp op : attentionGrads)
+    decomposeAttentionGrad(rewriter, op);
+
   for (Operation &op : scratch.getBody().front().without_terminator()) {
     // Sizes (tensor.dim, index arithmetic) carry no derivative.
     if (llvm::all_of(op.getResultTypes(),
@@ -261,7 +270,27 @@ LogicalResult Expander::buildGradients(VjpOp vjp, func::FuncOp scratch,
   SmallVector<int64_t> differentiated = wrt;
   if (!prune) // the naive derivation builds every argument's gradient
     differentiated = llvm::to_vector(llvm::seq<int64_t>(0, numArgs));
-  ActivityAnalysis activity(body, differentiated, liveResults, prune);
+  std::optional<ActivityAnalysis> analysis;
+  analysis.emplace(body, differentiated, liveResults, prune);
+  // An attention whose row statistics or score operands (a learned bias)
+  // need adjoints differentiates as the ops that compute it; its own rule
+  // covers q, k and v.
+  SmallVector<AttentionOp> decomposed;
+  for (auto attention : body.getOps<AttentionOp>()) {
+    bool needsDecomposition = analysis->isActive(attention.getRowMax()) ||
+                              analysis->isActive(attention.getRowSum());
+    for (Value operand : attention.getScoreOperands())
+      needsDecomposition |= analysis->isActive(operand);
+    if (needsDecomposition)
+      decomposed.push_back(attention);
+  }
+  if (!decomposed.empty()) {
+    IRRewriter rewriter(scratch.getContext());
+    for (AttentionOp attention : decomposed)
+      decomposeAttention(rewriter, attention);
+    analysis.emplace(body, differentiated, liveResults, prune);
+  }
+  const ActivityAnalysis &activity = *analysis;
 
   // Cotangents become block arguments after the callee's arguments.
   SmallVector<Value> cotangents;

@@ -37,7 +37,8 @@ using mlir::Value;
 bool isDifferentiableOperand(Operation *op, unsigned index);
 
 /// Whether a derivative rule exists for `op` (every kiln op but vjp,
-/// fusion_group and yield, which the expansion removes first).
+/// fusion_group and yield, which the expansion removes first, and
+/// attention_grad, which it decomposes).
 bool hasVjpRule(Operation *op);
 
 //===----------------------------------------------------------------------===//

@@ -403,6 +403,35 @@ LogicalResult reduceScatterRule(RuleBuilder &r, ReduceScatterOp op, Value ct) {
 
 } // namespace
 
+namespace {
+/// kiln.attention's q, k and v get kiln.attention_grad's. Adjoints of the
+/// row statistics or the score operands take the decomposed form instead
+/// (Autodiff.cpp decomposes such an attention before the sweep).
+LogicalResult attentionRule(RuleBuilder &r, AttentionOp op,
+                            ArrayRef<Value> resultAdjoints) {
+  if (resultAdjoints[1] || resultAdjoints[2] || !resultAdjoints[0])
+    return failure();
+  for (unsigned i = 3; i < op->getNumOperands(); ++i)
+    if (r.adjoints.needsAdjoint(op, i))
+      return failure();
+  AttentionGradOp grad;
+  auto gradient = [&](unsigned index) {
+    if (!grad)
+      grad = AttentionGradOp::create(
+          r.b, r.loc,
+          TypeRange{op.getQuery().getType(), op.getKey().getType(),
+                    op.getValue().getType()},
+          op.getQuery(), op.getKey(), op.getValue(), op.getResult(),
+          op.getRowMax(), op.getRowSum(), resultAdjoints[0],
+          op.getScoreOperands(), op.getScoreStepsAttr());
+    return grad->getResult(index);
+  };
+  for (unsigned index = 0; index < 3; ++index)
+    r.contribute(index, [&] { return gradient(index); });
+  return success();
+}
+} // namespace
+
 LogicalResult kiln::applyVjpRule(Operation *op, ArrayRef<Value> resultAdjoints,
                                  AdjointBuilder &adjoints) {
   RuleBuilder r(op, adjoints);
@@ -520,6 +549,9 @@ LogicalResult kiln::applyVjpRule(Operation *op, ArrayRef<Value> resultAdjoints,
         return success();
       })
       .Case([&](MatmulOp matmul) { return matmulRule(r, matmul, ct); })
+      .Case([&](AttentionOp attention) {
+        return attentionRule(r, attention, resultAdjoints);
+      })
       .Case([&](AllReduceOp allReduce) {
         return allReduceRule(r, allReduce, ct);
       })
