@@ -29,6 +29,15 @@
 
 enum { BLOCK_Q = 64, BLOCK_K = 128, MAX_SCORE_OPERANDS = 4 };
 
+/* The elementwise loops in the widest vectors the CPU has (the runtime is
+ * built for any x86-64; the compiled kernels are built for this CPU). */
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#define KILN_VECTOR_CLONES                                                     \
+  __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define KILN_VECTOR_CLONES
+#endif
+
 enum {
   STEP_MUL = 0,
   STEP_DIV = 1,
@@ -111,6 +120,7 @@ static void fill_nan(const kiln_rt_memref3d_f32 *v) {
 
 /* The score rewrites on s (rows x cols, lead ld) at batch n, query row i0
  * and key j0; with t, also their derivative (t starts at 1). */
+KILN_VECTOR_CLONES
 static void rewrite_scores(const problem *p, int64_t n, int64_t i0,
                            int64_t rows, int64_t j0, int64_t cols, float *s,
                            float *t, int64_t ld) {
@@ -140,50 +150,87 @@ static void rewrite_scores(const problem *p, int64_t n, int64_t i0,
                         j0 * b->stride[2];
       int64_t as = a->stride[2], bs = b->stride[2];
       float *sr = s + r * ld, *tr = t ? t + r * ld : NULL;
-      for (int64_t c = 0; c < cols; ++c) {
-        float x = ar[c * as];
-        switch (kind) {
-        case STEP_MUL:
-          sr[c] *= x;
-          if (tr)
-            tr[c] *= x;
-          break;
-        case STEP_DIV:
-          sr[c] /= x;
-          if (tr)
-            tr[c] /= x;
-          break;
-        case STEP_ADD:
-          sr[c] += x;
-          break;
-        case STEP_SUB:
-          sr[c] -= x;
-          break;
-        case STEP_SUB_FROM:
-          sr[c] = x - sr[c];
-          if (tr)
+      /* One loop per kind, so that each vectorizes. */
+      switch (kind) {
+      case STEP_MUL:
+        for (int64_t c = 0; c < cols; ++c)
+          sr[c] *= ar[c * as];
+        if (tr)
+          for (int64_t c = 0; c < cols; ++c)
+            tr[c] *= ar[c * as];
+        break;
+      case STEP_DIV:
+        for (int64_t c = 0; c < cols; ++c)
+          sr[c] /= ar[c * as];
+        if (tr)
+          for (int64_t c = 0; c < cols; ++c)
+            tr[c] /= ar[c * as];
+        break;
+      case STEP_ADD:
+        for (int64_t c = 0; c < cols; ++c)
+          sr[c] += ar[c * as];
+        break;
+      case STEP_SUB:
+        for (int64_t c = 0; c < cols; ++c)
+          sr[c] -= ar[c * as];
+        break;
+      case STEP_SUB_FROM:
+        for (int64_t c = 0; c < cols; ++c)
+          sr[c] = ar[c * as] - sr[c];
+        if (tr)
+          for (int64_t c = 0; c < cols; ++c)
             tr[c] = -tr[c];
-          break;
-        case STEP_KEEP:
-          if (x == 0.0f) {
-            sr[c] = br[c * bs];
-            if (tr)
-              tr[c] = 0.0f;
-          }
-          break;
-        case STEP_FILL:
-          if (x != 0.0f) {
-            sr[c] = br[c * bs];
-            if (tr)
-              tr[c] = 0.0f;
-          }
-          break;
-        default:
-          break;
+        break;
+      case STEP_KEEP:
+      case STEP_FILL: {
+        /* keep: the score where the mask is set; fill: where it is not. */
+        float keep_when = kind == STEP_KEEP ? 1.0f : 0.0f;
+        for (int64_t c = 0; c < cols; ++c) {
+          int kept = (ar[c * as] != 0.0f) == (keep_when != 0.0f);
+          sr[c] = kept ? sr[c] : br[c * bs];
         }
+        if (tr)
+          for (int64_t c = 0; c < cols; ++c) {
+            int kept = (ar[c * as] != 0.0f) == (keep_when != 0.0f);
+            tr[c] = kept ? tr[c] : 0.0f;
+          }
+        break;
+      }
+      default:
+        break;
       }
     }
   }
+}
+
+/* e^x in f32 to within 2 ulp, as a polynomial the compiler vectorizes (libm's
+ * expf, one call per score, took most of the kernels' time): x = n ln 2 + r,
+ * |r| <= ln 2 / 2, e^r by its degree-6 Taylor polynomial, 2^n in the
+ * exponent bits. -inf and anything below the smallest normal give 0, +inf
+ * and overflow inf, NaN itself. */
+static inline float exp_f32(float x) {
+  float clamped = x < -87.3f ? -87.3f : (x > 88.7f ? 88.7f : x);
+  /* Round to nearest by the 1.5 * 2^23 trick: SSE2 has no floor, and a
+   * call would keep the loop scalar. */
+  float n = (clamped * 1.44269504f + 12582912.0f) - 12582912.0f;
+  float r = clamped - n * 0.693359375f;
+  r = r + n * 2.12194440e-4f;
+  float p = 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  union {
+    int32_t i;
+    float f;
+  } scale;
+  scale.i = ((int32_t)n + 127) << 23;
+  float y = p * scale.f;
+  y = x < -87.3f ? 0.0f : y;
+  y = x > 88.7f ? INFINITY : y;
+  return x != x ? x : y;
 }
 
 /* The larger, NaN winning (kiln.reduce_max's rule). */
@@ -193,6 +240,7 @@ static float maximum(float a, float b) {
   return a > b ? a : b;
 }
 
+KILN_VECTOR_CLONES
 static void forward_blocks(void *context, int64_t begin, int64_t end) {
   const problem *p = (const problem *)context;
   int64_t q_blocks = (p->tq + BLOCK_Q - 1) / BLOCK_Q;
@@ -233,18 +281,33 @@ static void forward_blocks(void *context, int64_t begin, int64_t end) {
       rewrite_scores(p, n, i0, rows, j0, cols, s, NULL, BLOCK_K);
       for (int64_t r = 0; r < rows; ++r) {
         float *sr = s + r * BLOCK_K;
-        float block_max = -INFINITY;
-        for (int64_t c = 0; c < cols; ++c)
-          block_max = maximum(block_max, sr[c]);
+        /* Branch-free loops, eight lanes of partial results, so that they
+         * vectorize; a NaN wins the maximum (kiln.reduce_max's rule). */
+        float lanes[8];
+        int nan = 0;
+        for (int l = 0; l < 8; ++l)
+          lanes[l] = -INFINITY;
+        for (int64_t c = 0; c < cols; ++c) {
+          float x = sr[c];
+          nan |= x != x;
+          lanes[c & 7] = x > lanes[c & 7] ? x : lanes[c & 7];
+        }
+        float block_max = nan ? NAN : lanes[0];
+        for (int l = 1; l < 8; ++l)
+          block_max = maximum(block_max, lanes[l]);
         float new_max = maximum(row_max[r], block_max);
         /* All -inf so far: nothing to add, and no inf - inf. */
         float shift = new_max == -INFINITY ? 0.0f : new_max;
-        float correction = expf(row_max[r] - shift);
+        float correction = exp_f32(row_max[r] - shift);
+        for (int64_t c = 0; c < cols; ++c)
+          sr[c] = exp_f32(sr[c] - shift);
+        for (int l = 0; l < 8; ++l)
+          lanes[l] = 0.0f;
+        for (int64_t c = 0; c < cols; ++c)
+          lanes[c & 7] += sr[c];
         float sum = 0.0f;
-        for (int64_t c = 0; c < cols; ++c) {
-          sr[c] = expf(sr[c] - shift);
-          sum += sr[c];
-        }
+        for (int l = 0; l < 8; ++l)
+          sum += lanes[l];
         row_sum[r] = row_sum[r] * correction + sum;
         row_max[r] = new_max;
         if (correction != 1.0f) {
@@ -307,6 +370,7 @@ void _mlir_ciface_kiln_rt_attention_f32(
   kiln_cpu_parallel_for(p.n * q_blocks, forward_blocks, &p);
 }
 
+KILN_VECTOR_CLONES
 static void backward_batches(void *context, int64_t begin, int64_t end) {
   const problem *p = (const problem *)context;
   /* One strip of BLOCK_Q rows over every key: P, dP (then dS) and the
@@ -356,7 +420,7 @@ static void backward_batches(void *context, int64_t begin, int64_t end) {
         float l = p->l.data[n * p->l.s0 + (i0 + r) * p->l.s1];
         float *pr = prob + r * ld;
         for (int64_t c = 0; c < p->tk; ++c)
-          pr[c] = expf(pr[c] - m) / l;
+          pr[c] = exp_f32(pr[c] - m) / l;
       }
       kiln_cpu_gemm_f32(0, 1, rows, p->tk, p->dv_width, db, p->dout.s1,
                         p->dout.s2, v, p->v.s1, p->v.s2, dprob, ld, 1, 0);

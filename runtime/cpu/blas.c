@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111, CBLAS_TRANS = 112 };
 
@@ -343,20 +344,55 @@ static void parallel_part(void *data) {
     job->body(job->context, begin, end);
 }
 
+typedef struct thread_part {
+  parallel_job *job;
+  int64_t begin, end;
+} thread_part;
+
+static void *run_thread_part(void *data) {
+  thread_part *part = (thread_part *)data;
+  part->job->body(part->job->context, part->begin, part->end);
+  return NULL;
+}
+
+/* Threads for a program that has no OpenMP pool (no compiled parallel
+ * kernel loaded it): OMP_NUM_THREADS if set, else the online CPUs. */
+static int64_t fallback_threads(void) {
+  const char *env = getenv("OMP_NUM_THREADS");
+  long n = env ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (n < 64 ? n : 64) : 1;
+}
+
 void kiln_cpu_parallel_for(int64_t count,
                            void (*body)(void *context, int64_t begin,
                                         int64_t end),
                            void *context) {
   if (count <= 0)
     return;
+  parallel_job job = {count, body, context};
   if (count > 1 && kiln_rt_blas_available() && find_openmp_pool()) {
     int64_t threads = omp_max_threads();
-    parallel_job job = {count, body, context};
     omp_parallel(parallel_part, &job,
                  (unsigned)(threads < count ? threads : count), 0);
     return;
   }
-  body(context, 0, count);
+  int64_t threads = fallback_threads();
+  if (threads > count)
+    threads = count;
+  thread_part parts[64];
+  pthread_t ids[64];
+  int started[64] = {0};
+  for (int64_t t = 1; t < threads; ++t) {
+    parts[t] =
+        (thread_part){&job, count * t / threads, count * (t + 1) / threads};
+    started[t] = pthread_create(&ids[t], NULL, run_thread_part, &parts[t]) == 0;
+    if (!started[t]) /* no thread: this one runs the part itself */
+      run_thread_part(&parts[t]);
+  }
+  body(context, 0, count / threads);
+  for (int64_t t = 1; t < threads; ++t)
+    if (started[t])
+      pthread_join(ids[t], NULL);
 }
 
 #define KILN_RT_DEFINE_MATMUL_VARIANT(T, CT, NAME, TA, TB, ACC)                \
