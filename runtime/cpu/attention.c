@@ -333,13 +333,28 @@ static void forward_blocks(void *context, int64_t begin, int64_t end) {
   free(acc);
 }
 
-static int set_operands(problem *p, kiln_rt_memref3d_f32 *x0,
-                        kiln_rt_memref3d_f32 *x1, kiln_rt_memref3d_f32 *x2,
-                        kiln_rt_memref3d_f32 *x3, kiln_rt_memref1d_i64 *steps) {
-  p->x[0] = operand_of(x0);
-  p->x[1] = operand_of(x1);
-  p->x[2] = operand_of(x2);
-  p->x[3] = operand_of(x3);
+/* The operands both kernels share; 0 when the steps are malformed. */
+static int set_up(problem *p, const kiln_rt_memref3d_f32 *q,
+                  const kiln_rt_memref3d_f32 *k, const kiln_rt_memref3d_f32 *v,
+                  const kiln_rt_memref3d_f32 *result,
+                  const kiln_rt_memref2d_f32 *row_max,
+                  const kiln_rt_memref2d_f32 *row_sum,
+                  kiln_rt_memref3d_f32 *const x[MAX_SCORE_OPERANDS],
+                  const kiln_rt_memref1d_i64 *steps) {
+  memset(p, 0, sizeof(*p));
+  p->q = view_of3(q);
+  p->k = view_of3(k);
+  p->v = view_of3(v);
+  p->o = view_of3(result);
+  p->m = view_of2(row_max);
+  p->l = view_of2(row_sum);
+  for (int i = 0; i < MAX_SCORE_OPERANDS; ++i)
+    p->x[i] = operand_of(x[i]);
+  p->n = q->sizes[0];
+  p->tq = q->sizes[1];
+  p->d = q->sizes[2];
+  p->tk = k->sizes[1];
+  p->dv_width = v->sizes[2];
   return read_steps(p, steps);
 }
 
@@ -350,22 +365,11 @@ void _mlir_ciface_kiln_rt_attention_f32(
     kiln_rt_memref1d_i64 *steps, kiln_rt_memref3d_f32 *result,
     kiln_rt_memref2d_f32 *row_max, kiln_rt_memref2d_f32 *row_sum) {
   problem p;
-  memset(&p, 0, sizeof(p));
-  p.q = view_of3(q);
-  p.k = view_of3(k);
-  p.v = view_of3(v);
-  p.o = view_of3(result);
-  p.m = view_of2(row_max);
-  p.l = view_of2(row_sum);
-  if (!set_operands(&p, x0, x1, x2, x3, steps)) {
+  kiln_rt_memref3d_f32 *const x[MAX_SCORE_OPERANDS] = {x0, x1, x2, x3};
+  if (!set_up(&p, q, k, v, result, row_max, row_sum, x, steps)) {
     fill_nan(result);
     return;
   }
-  p.n = q->sizes[0];
-  p.tq = q->sizes[1];
-  p.d = q->sizes[2];
-  p.tk = k->sizes[1];
-  p.dv_width = v->sizes[2];
   int64_t q_blocks = (p.tq + BLOCK_Q - 1) / BLOCK_Q;
   kiln_cpu_parallel_for(p.n * q_blocks, forward_blocks, &p);
 }
@@ -460,27 +464,17 @@ void _mlir_ciface_kiln_rt_attention_grad_f32(
     kiln_rt_memref1d_i64 *steps, kiln_rt_memref3d_f32 *query_grad,
     kiln_rt_memref3d_f32 *key_grad, kiln_rt_memref3d_f32 *value_grad) {
   problem p;
-  memset(&p, 0, sizeof(p));
-  p.q = view_of3(q);
-  p.k = view_of3(k);
-  p.v = view_of3(v);
-  p.o = view_of3(result);
-  p.m = view_of2(row_max);
-  p.l = view_of2(row_sum);
-  p.dout = view_of3(result_grad);
-  p.dq = view_of3(query_grad);
-  p.dk = view_of3(key_grad);
-  p.dv = view_of3(value_grad);
-  if (!set_operands(&p, x0, x1, x2, x3, steps)) {
+  kiln_rt_memref3d_f32 *const x[MAX_SCORE_OPERANDS] = {x0, x1, x2, x3};
+  int valid = set_up(&p, q, k, v, result, row_max, row_sum, x, steps);
+  if (!valid) {
     fill_nan(query_grad);
     fill_nan(key_grad);
     fill_nan(value_grad);
     return;
   }
-  p.n = q->sizes[0];
-  p.tq = q->sizes[1];
-  p.d = q->sizes[2];
-  p.tk = k->sizes[1];
-  p.dv_width = v->sizes[2];
+  p.dout = view_of3(result_grad);
+  p.dq = view_of3(query_grad);
+  p.dk = view_of3(key_grad);
+  p.dv = view_of3(value_grad);
   kiln_cpu_parallel_for(p.n, backward_batches, &p);
 }

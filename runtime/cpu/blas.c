@@ -15,6 +15,7 @@
  *===----------------------------------------------------------------------===*/
 
 #define _GNU_SOURCE
+#include "../common/half.h"
 #include "cpu_work.h"
 #include "kiln_rt/kiln_rt_attention.h"
 #include "kiln_rt/kiln_rt_blas.h"
@@ -459,30 +460,6 @@ KILN_RT_DEFINE_MATMUL(f64, double, tt, 1, 1)
 
 /* --- Products of bf16 and f16 operands -------------------------------- */
 
-static float bf16_to_float(uint16_t bits) {
-  uint32_t wide = (uint32_t)bits << 16;
-  float x;
-  memcpy(&x, &wide, sizeof(x));
-  return x;
-}
-
-static float f16_to_float(uint16_t h) {
-  uint32_t sign = (uint32_t)(h >> 15) << 31, exponent = (h >> 10) & 31,
-           mantissa = h & 1023, bits;
-  if (exponent == 31) { /* inf, NaN */
-    bits = sign | 0x7f800000u | (mantissa << 13);
-  } else if (exponent) {
-    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
-  } else { /* zero, subnormal: mantissa * 2^-24, exact in f32 */
-    float value = (float)mantissa * 0x1p-24f;
-    memcpy(&bits, &value, sizeof(bits));
-    bits |= sign;
-  }
-  float x;
-  memcpy(&x, &bits, sizeof(x));
-  return x;
-}
-
 /* The elements of a strided view of 16-bit floats of `rank` (2 to 4) dims,
  * widened into a new dense row-major f32 array (malloc'ed); NULL when
  * memory runs out. */
@@ -499,7 +476,8 @@ static float *widen_view(const uint16_t *base, int rank, const int64_t *sizes,
     int64_t at = 0;
     for (int d = 0; d < rank; ++d)
       at += index[d] * strides[d];
-    dense[i] = is_bf16 ? bf16_to_float(base[at]) : f16_to_float(base[at]);
+    dense[i] =
+        is_bf16 ? kiln_bf16_to_float(base[at]) : kiln_f16_to_float(base[at]);
     for (int d = rank - 1; d >= 0 && ++index[d] == sizes[d]; --d)
       index[d] = 0;
   }
@@ -518,8 +496,8 @@ static void narrow_gemm_loop(int ta, int tb, int64_t m, int64_t n, int64_t k,
       for (int64_t p = 0; p < k; ++p) {
         uint16_t x = ta ? a[p * as0 + i * as1] : a[i * as0 + p * as1];
         uint16_t y = tb ? b[j * bs0 + p * bs1] : b[p * bs0 + j * bs1];
-        sum += is_bf16 ? bf16_to_float(x) * bf16_to_float(y)
-                       : f16_to_float(x) * f16_to_float(y);
+        sum += is_bf16 ? kiln_bf16_to_float(x) * kiln_bf16_to_float(y)
+                       : kiln_f16_to_float(x) * kiln_f16_to_float(y);
       }
       float *out = &c[i * cs0 + j * cs1];
       *out = accumulate ? *out + sum : sum;
@@ -574,28 +552,20 @@ static void narrow_matmul(int rank, int ta, int tb, int accumulate, int is_bf16,
   free(wb);
 }
 
-#define KILN_RT_DEFINE_NARROW_VARIANT(T, IS_BF16, NAME, TA, TB, ACC)           \
-  void _mlir_ciface_kiln_rt_matmul_##T##_##NAME(kiln_rt_memref2d_u16 *a,       \
-                                                kiln_rt_memref2d_u16 *b,       \
-                                                kiln_rt_memref2d_f32 *c) {     \
-    narrow_matmul(2, TA, TB, ACC, IS_BF16, a->aligned + a->offset, a->sizes,   \
-                  a->strides, b->aligned + b->offset, b->sizes, b->strides,    \
-                  c->aligned + c->offset, c->sizes, c->strides);               \
-  }                                                                            \
-  void _mlir_ciface_kiln_rt_batch_matmul_##T##_##NAME(                         \
-      kiln_rt_memref3d_u16 *a, kiln_rt_memref3d_u16 *b,                        \
-      kiln_rt_memref3d_f32 *c) {                                               \
-    narrow_matmul(3, TA, TB, ACC, IS_BF16, a->aligned + a->offset, a->sizes,   \
-                  a->strides, b->aligned + b->offset, b->sizes, b->strides,    \
-                  c->aligned + c->offset, c->sizes, c->strides);               \
-  }                                                                            \
-  void _mlir_ciface_kiln_rt_batch2_matmul_##T##_##NAME(                        \
-      kiln_rt_memref4d_u16 *a, kiln_rt_memref4d_u16 *b,                        \
-      kiln_rt_memref4d_f32 *c) {                                               \
-    narrow_matmul(4, TA, TB, ACC, IS_BF16, a->aligned + a->offset, a->sizes,   \
-                  a->strides, b->aligned + b->offset, b->sizes, b->strides,    \
-                  c->aligned + c->offset, c->sizes, c->strides);               \
+/* One entry point of `RANK` (2: none, 3: batch_, 4: batch2_). */
+#define KILN_RT_DEFINE_NARROW_ENTRY(PREFIX, RANK, T, IS_BF16, NAME, TA, TB,    \
+                                    ACC)                                       \
+  void _mlir_ciface_kiln_rt_##PREFIX##matmul_##T##_##NAME(                     \
+      kiln_rt_memref##RANK##d_u16 *a, kiln_rt_memref##RANK##d_u16 *b,          \
+      kiln_rt_memref##RANK##d_f32 *c) {                                        \
+    narrow_matmul(RANK, TA, TB, ACC, IS_BF16, a->aligned + a->offset,          \
+                  a->sizes, a->strides, b->aligned + b->offset, b->sizes,      \
+                  b->strides, c->aligned + c->offset, c->sizes, c->strides);   \
   }
+#define KILN_RT_DEFINE_NARROW_VARIANT(T, IS_BF16, NAME, TA, TB, ACC)           \
+  KILN_RT_DEFINE_NARROW_ENTRY(, 2, T, IS_BF16, NAME, TA, TB, ACC)              \
+  KILN_RT_DEFINE_NARROW_ENTRY(batch_, 3, T, IS_BF16, NAME, TA, TB, ACC)        \
+  KILN_RT_DEFINE_NARROW_ENTRY(batch2_, 4, T, IS_BF16, NAME, TA, TB, ACC)
 
 #define KILN_RT_DEFINE_NARROW_MATMUL(T, IS_BF16, FLAGS, TA, TB)                \
   KILN_RT_DEFINE_NARROW_VARIANT(T, IS_BF16, FLAGS, TA, TB, 1)                  \

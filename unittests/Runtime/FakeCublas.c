@@ -7,6 +7,7 @@
  *
  *===----------------------------------------------------------------------===*/
 
+#include "../../runtime/common/half.h"
 #include "FakeFailAt.h"
 
 #include <stddef.h>
@@ -125,33 +126,12 @@ static float round_mantissa(float x, int kept) {
   return x;
 }
 
-static float half_to_float(uint16_t h) {
-  uint32_t sign = (uint32_t)(h >> 15) << 31, exponent = (h >> 10) & 31,
-           mantissa = h & 1023, bits;
-  if (exponent == 31) { /* inf, NaN */
-    bits = sign | 0x7f800000u | (mantissa << 13);
-  } else if (exponent) {
-    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
-  } else { /* zero, subnormal: mantissa * 2^-24 */
-    float value = (float)mantissa / 16777216.0f;
-    memcpy(&bits, &value, sizeof(bits));
-    bits |= sign;
-  }
-  float x;
-  memcpy(&x, &bits, sizeof(x));
-  return x;
-}
-
 static float load_operand(const void *base, long long index, int type,
                           int compute) {
   if (type == R_16F)
-    return half_to_float(((const uint16_t *)base)[index]);
-  if (type == R_16BF) {
-    uint32_t bits = (uint32_t)((const uint16_t *)base)[index] << 16;
-    float x;
-    memcpy(&x, &bits, sizeof(x));
-    return x;
-  }
+    return kiln_f16_to_float(((const uint16_t *)base)[index]);
+  if (type == R_16BF)
+    return kiln_bf16_to_float(((const uint16_t *)base)[index]);
   float x = ((const float *)base)[index];
   if (compute == COMPUTE_FAST_TF32)
     return round_mantissa(x, 10);

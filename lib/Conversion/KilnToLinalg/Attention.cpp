@@ -10,8 +10,9 @@
 //
 // kiln_rt_attention.h states the calls: four score-operand slots (masks
 // converted to 1.0 / 0.0 first; an unused slot passes q), the steps ended
-// by -1. The call is a runtime step of the host program. An attention with
-// more than four score operands is decomposed into the ops that compute it
+// by -1. kiln.attention_grad is the same with its seven tensor operands
+// first. The call is a runtime step of the host program. An op with more
+// than four score operands is decomposed into the ops that compute it
 // instead.
 //
 //===----------------------------------------------------------------------===//
@@ -34,137 +35,65 @@ namespace {
 
 constexpr unsigned kScoreSlots = 4;
 
-/// memref<?x...x?xT, strided<[?, ...], offset: ?>> of `rank`.
-MemRefType getAnyView(int64_t rank, Type element) {
-  SmallVector<int64_t> dynamic(rank, ShapedType::kDynamic);
-  auto layout = StridedLayoutAttr::get(element.getContext(),
-                                       ShapedType::kDynamic, dynamic);
-  return MemRefType::get(dynamic, element, layout);
+/// `tensor` as a read-only view of any strides (f32 masks for i1 ones).
+Value readOnlyView(RewriterBase &rewriter, Location loc, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  if (type.getElementType().isInteger(1)) {
+    type = RankedTensorType::get(type.getShape(), rewriter.getF32Type());
+    tensor = ConvertOp::create(rewriter, loc, type, tensor);
+  }
+  Value buffer = bufferization::ToBufferOp::create(
+      rewriter, loc, getStridedView(type.getShape(), type.getElementType()),
+      tensor, /*read_only=*/true);
+  return memref::CastOp::create(
+      rewriter, loc, getAnyStridedView(type.getRank(), type.getElementType()),
+      buffer);
 }
 
-class CallWriter {
-public:
-  CallWriter(RewriterBase &rewriter, SymbolTable &symbols, Location loc)
-      : rewriter(rewriter), symbols(symbols), loc(loc) {}
-
-  /// `tensor` as a read-only view of any strides (f32 masks for i1 ones).
-  Value input(Value tensor) {
-    auto type = cast<RankedTensorType>(tensor.getType());
-    if (type.getElementType().isInteger(1)) {
-      type = RankedTensorType::get(type.getShape(), rewriter.getF32Type());
-      tensor = ConvertOp::create(rewriter, loc, type, tensor);
-    }
-    SmallVector<int64_t> strides(type.getRank(), ShapedType::kDynamic);
-    auto strided =
-        MemRefType::get(type.getShape(), type.getElementType(),
-                        StridedLayoutAttr::get(rewriter.getContext(),
-                                               ShapedType::kDynamic, strides));
-    Value buffer =
-        bufferization::ToBufferOp::create(rewriter, loc, strided, tensor,
-                                          /*read_only=*/true);
-    return memref::CastOp::create(
-        rewriter, loc, getAnyView(type.getRank(), type.getElementType()),
-        buffer);
-  }
-
-  /// The steps, ended by -1, as a read-only i64 view.
-  Value steps(ArrayRef<int64_t> steps) {
-    SmallVector<int64_t> ended(steps);
-    ended.push_back(-1);
-    auto type = RankedTensorType::get({static_cast<int64_t>(ended.size())},
-                                      rewriter.getI64Type());
-    Value constant = arith::ConstantOp::create(
-        rewriter, loc, type, DenseIntElementsAttr::get(type, ended));
-    return input(constant);
-  }
-
-  /// A new buffer for a result of `type`, and its view.
-  std::pair<Value, Value> output(RankedTensorType type) {
-    auto bufferType = MemRefType::get(type.getShape(), type.getElementType());
-    Value buffer = memref::AllocOp::create(rewriter, loc, bufferType);
-    Value view = memref::CastOp::create(
-        rewriter, loc, getAnyView(type.getRank(), type.getElementType()),
-        buffer);
-    return {buffer, view};
-  }
-
-  void call(StringRef name, ValueRange args) {
-    auto callee = symbols.lookup<func::FuncOp>(name);
-    if (!callee) {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(
-          &cast<ModuleOp>(symbols.getOp()).getBodyRegion().front());
-      callee = func::FuncOp::create(
-          rewriter, loc, name,
-          rewriter.getFunctionType(TypeRange(ValueRange(args)), {}));
-      callee.setPrivate();
-      // Compiled host code (the fallback of a host program) calls the
-      // runtime's C interface.
-      callee->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                      rewriter.getUnitAttr());
-      symbols.insert(callee);
-    }
-    func::CallOp::create(rewriter, loc, callee, args);
-  }
-
-  Value result(Value buffer, Type type) {
-    return bufferization::ToTensorOp::create(rewriter, loc, type, buffer,
-                                             /*restrict=*/true,
-                                             /*writable=*/true);
-  }
-
-private:
-  RewriterBase &rewriter;
-  SymbolTable &symbols;
-  Location loc;
-};
-
-void lowerForward(RewriterBase &rewriter, SymbolTable &symbols,
-                  AttentionOp op) {
+/// Replaces `op` (kiln.attention or kiln.attention_grad) by a call of
+/// `name`: its `numTensors` leading operands, the score slots, the steps,
+/// then a new buffer per result.
+template <typename OpTy>
+void lowerToCall(RewriterBase &rewriter, SymbolTable &symbols, OpTy op,
+                 StringRef name, unsigned numTensors) {
   rewriter.setInsertionPoint(op);
-  CallWriter w(rewriter, symbols, op.getLoc());
-  SmallVector<Value> args = {w.input(op.getQuery()), w.input(op.getKey()),
-                             w.input(op.getValue())};
-  for (Value operand : op.getScoreOperands())
-    args.push_back(w.input(operand));
-  while (args.size() < 3 + kScoreSlots)
-    args.push_back(args.front());
-  args.push_back(w.steps(op.getScoreSteps()));
-  SmallVector<Value> buffers;
-  for (Value result : op->getResults()) {
-    auto [buffer, view] = w.output(cast<RankedTensorType>(result.getType()));
-    buffers.push_back(buffer);
-    args.push_back(view);
-  }
-  w.call("kiln_rt_attention_f32", args);
-  SmallVector<Value> results;
-  for (auto [buffer, result] : llvm::zip(buffers, op->getResults()))
-    results.push_back(w.result(buffer, result.getType()));
-  rewriter.replaceOp(op, results);
-}
-
-void lowerBackward(RewriterBase &rewriter, SymbolTable &symbols,
-                   AttentionGradOp op) {
-  rewriter.setInsertionPoint(op);
-  CallWriter w(rewriter, symbols, op.getLoc());
+  Location loc = op.getLoc();
   SmallVector<Value> args;
-  for (Value operand : op->getOperands().take_front(7))
-    args.push_back(w.input(operand));
+  for (Value operand : op->getOperands().take_front(numTensors))
+    args.push_back(readOnlyView(rewriter, loc, operand));
   for (Value operand : op.getScoreOperands())
-    args.push_back(w.input(operand));
-  while (args.size() < 7 + kScoreSlots)
+    args.push_back(readOnlyView(rewriter, loc, operand));
+  while (args.size() < numTensors + kScoreSlots)
     args.push_back(args.front());
-  args.push_back(w.steps(op.getScoreSteps()));
+  SmallVector<int64_t> steps(op.getScoreSteps());
+  steps.push_back(-1);
+  auto stepsType = RankedTensorType::get({static_cast<int64_t>(steps.size())},
+                                         rewriter.getI64Type());
+  args.push_back(readOnlyView(
+      rewriter, loc,
+      arith::ConstantOp::create(rewriter, loc, stepsType,
+                                DenseIntElementsAttr::get(stepsType, steps))));
   SmallVector<Value> buffers;
-  for (Value result : op->getResults()) {
-    auto [buffer, view] = w.output(cast<RankedTensorType>(result.getType()));
+  for (Type result : op->getResultTypes()) {
+    auto type = cast<RankedTensorType>(result);
+    Value buffer = memref::AllocOp::create(
+        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()));
     buffers.push_back(buffer);
-    args.push_back(view);
+    args.push_back(memref::CastOp::create(
+        rewriter, loc, getAnyStridedView(type.getRank(), type.getElementType()),
+        buffer));
   }
-  w.call("kiln_rt_attention_grad_f32", args);
+  func::FuncOp callee = getOrDeclareRuntimeCall(rewriter, symbols, loc, name,
+                                                TypeRange(ValueRange(args)));
+  // Compiled host code (the fallback of a host program) calls the
+  // runtime's C interface.
+  callee->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                  rewriter.getUnitAttr());
+  func::CallOp::create(rewriter, loc, callee, args);
   SmallVector<Value> results;
-  for (auto [buffer, result] : llvm::zip(buffers, op->getResults()))
-    results.push_back(w.result(buffer, result.getType()));
+  for (auto [buffer, result] : llvm::zip(buffers, op->getResultTypes()))
+    results.push_back(bufferization::ToTensorOp::create(
+        rewriter, loc, result, buffer, /*restrict=*/true, /*writable=*/true));
   rewriter.replaceOp(op, results);
 }
 
@@ -184,13 +113,13 @@ void kiln::lowerAttention(RewriterBase &rewriter, ModuleOp module) {
       if (forward.getScoreOperands().size() > kScoreSlots)
         decomposeAttention(rewriter, forward);
       else
-        lowerForward(rewriter, symbols, forward);
+        lowerToCall(rewriter, symbols, forward, "kiln_rt_attention_f32", 3);
       continue;
     }
     auto backward = cast<AttentionGradOp>(op);
     if (backward.getScoreOperands().size() > kScoreSlots)
       decomposeAttentionGrad(rewriter, backward);
     else
-      lowerBackward(rewriter, symbols, backward);
+      lowerToCall(rewriter, symbols, backward, "kiln_rt_attention_grad_f32", 7);
   }
 }

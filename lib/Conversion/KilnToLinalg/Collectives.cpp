@@ -27,22 +27,6 @@
 using namespace mlir;
 using namespace kiln;
 
-/// memref<?x...x?xT, strided<[?, ...], offset: ?>> of `rank`.
-static MemRefType getAnyView(int64_t rank, Type element) {
-  SmallVector<int64_t> dynamic(rank, ShapedType::kDynamic);
-  auto layout = StridedLayoutAttr::get(element.getContext(),
-                                       ShapedType::kDynamic, dynamic);
-  return MemRefType::get(dynamic, element, layout);
-}
-
-/// `shape` with a strided layout of unknown strides and offset.
-static MemRefType getStridedView(ArrayRef<int64_t> shape, Type element) {
-  SmallVector<int64_t> strides(shape.size(), ShapedType::kDynamic);
-  auto layout = StridedLayoutAttr::get(element.getContext(),
-                                       ShapedType::kDynamic, strides);
-  return MemRefType::get(shape, element, layout);
-}
-
 static LogicalResult lowerCollective(RewriterBase &rewriter,
                                      SymbolTable &symbols, Operation *op) {
   auto input = cast<TypedValue<RankedTensorType>>(op->getOperand(0));
@@ -69,18 +53,9 @@ static LogicalResult lowerCollective(RewriterBase &rewriter,
   described.dim = dim;
   described.group = group;
   std::string name = getCollectiveCallName(described);
-  MemRefType viewType = getAnyView(rank, element);
-  auto callee = symbols.lookup<func::FuncOp>(name);
-  if (!callee) {
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToStart(
-        &cast<ModuleOp>(symbols.getOp()).getBodyRegion().front());
-    callee = func::FuncOp::create(
-        rewriter, loc, name,
-        rewriter.getFunctionType({viewType, viewType}, {}));
-    callee.setPrivate();
-    symbols.insert(callee);
-  }
+  MemRefType viewType = getAnyStridedView(rank, element);
+  func::FuncOp callee = getOrDeclareRuntimeCall(rewriter, symbols, loc, name,
+                                                {viewType, viewType});
 
   rewriter.setInsertionPoint(op);
   Value in = bufferization::ToBufferOp::create(

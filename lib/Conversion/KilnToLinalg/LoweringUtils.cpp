@@ -200,3 +200,32 @@ Value kiln::emitIotaElement(OpBuilder &b, Location loc, IotaOp iota,
         b, loc, index, arith::ConstantIndexOp::create(b, loc, offset));
   return indexToElement(b, loc, index, iota.getType().getElementType());
 }
+
+MemRefType kiln::getAnyStridedView(int64_t rank, Type element) {
+  SmallVector<int64_t> dynamic(rank, ShapedType::kDynamic);
+  auto layout = StridedLayoutAttr::get(element.getContext(),
+                                       ShapedType::kDynamic, dynamic);
+  return MemRefType::get(dynamic, element, layout);
+}
+
+MemRefType kiln::getStridedView(ArrayRef<int64_t> shape, Type element) {
+  SmallVector<int64_t> strides(shape.size(), ShapedType::kDynamic);
+  auto layout = StridedLayoutAttr::get(element.getContext(),
+                                       ShapedType::kDynamic, strides);
+  return MemRefType::get(shape, element, layout);
+}
+
+func::FuncOp kiln::getOrDeclareRuntimeCall(RewriterBase &rewriter,
+                                           SymbolTable &symbols, Location loc,
+                                           StringRef name, TypeRange args) {
+  if (auto callee = symbols.lookup<func::FuncOp>(name))
+    return callee;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(
+      &cast<ModuleOp>(symbols.getOp()).getBodyRegion().front());
+  auto callee = func::FuncOp::create(rewriter, loc, name,
+                                     rewriter.getFunctionType(args, {}));
+  callee.setPrivate();
+  symbols.insert(callee);
+  return callee;
+}

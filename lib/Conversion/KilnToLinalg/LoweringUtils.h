@@ -9,10 +9,12 @@
 #define KILN_LIB_CONVERSION_KILNTOLINALG_LOWERINGUTILS_H
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
 
 #include <functional>
 
@@ -49,6 +51,20 @@ void populateLinearLoweringPatterns(RewritePatternSet &patterns,
 /// the runtime cannot take.
 mlir::LogicalResult lowerCollectives(mlir::RewriterBase &rewriter,
                                      mlir::ModuleOp module);
+
+/// memref<?x...x?xT, strided<[?, ...], offset: ?>> of `rank`: how the
+/// runtime's calls take any view.
+mlir::MemRefType getAnyStridedView(int64_t rank, Type element);
+
+/// `shape` with a strided layout of unknown strides and offset.
+mlir::MemRefType getStridedView(ArrayRef<int64_t> shape, Type element);
+
+/// The private declaration of the runtime function `name` taking `args`,
+/// made at the top of the symbol table's module when it is new.
+mlir::func::FuncOp getOrDeclareRuntimeCall(mlir::RewriterBase &rewriter,
+                                           mlir::SymbolTable &symbols,
+                                           Location loc, llvm::StringRef name,
+                                           mlir::TypeRange args);
 
 /// Replaces every kiln.attention and kiln.attention_grad of `module` by a
 /// call of the CPU runtime's blockwise kernels (Attention.cpp), or by the

@@ -73,6 +73,14 @@ Value getBroadcastRows(Value b, ArrayRef<int64_t> shape) {
   return {};
 }
 
+/// Whether `v` can be the rewritten scores' side of a binary rewrite: read
+/// once, and made by an op that is not a constant or a broadcast (which is
+/// what a scale or a mask is).
+bool isScoreSide(Value v) {
+  Operation *op = v.getDefiningOp();
+  return v.hasOneUse() && op && !isa<ConstantOp, BroadcastInDimOp>(op);
+}
+
 /// One recognized attention, before it is built.
 struct Match {
   MatmulOp scores, product;
@@ -196,21 +204,17 @@ bool Recognizer::matchSteps(Value sp, Match &m) {
         TypeSwitch<Operation *, bool>(op)
             .Case([&](MulOp mul) {
               // The rewritten side is the one the chain goes on through:
-              // try the lhs, then the rhs.
+              // the lhs if it can be, else the rhs.
               Value lhs = mul.getLhs(), rhs = mul.getRhs();
-              bool lhsChain =
-                  lhs.hasOneUse() && lhs.getDefiningOp() &&
-                  !isa<ConstantOp, BroadcastInDimOp>(lhs.getDefiningOp());
-              return lhsChain ? step(AttentionScoreStep::Mul, lhs, {rhs})
-                              : step(AttentionScoreStep::Mul, rhs, {lhs});
+              return isScoreSide(lhs)
+                         ? step(AttentionScoreStep::Mul, lhs, {rhs})
+                         : step(AttentionScoreStep::Mul, rhs, {lhs});
             })
             .Case([&](AddOp add) {
               Value lhs = add.getLhs(), rhs = add.getRhs();
-              bool lhsChain =
-                  lhs.hasOneUse() && lhs.getDefiningOp() &&
-                  !isa<ConstantOp, BroadcastInDimOp>(lhs.getDefiningOp());
-              return lhsChain ? step(AttentionScoreStep::Add, lhs, {rhs})
-                              : step(AttentionScoreStep::Add, rhs, {lhs});
+              return isScoreSide(lhs)
+                         ? step(AttentionScoreStep::Add, lhs, {rhs})
+                         : step(AttentionScoreStep::Add, rhs, {lhs});
             })
             .Case([&](DivOp div) {
               return step(AttentionScoreStep::Div, div.getLhs(),
@@ -218,24 +222,20 @@ bool Recognizer::matchSteps(Value sp, Match &m) {
             })
             .Case([&](SubOp sub) {
               Value lhs = sub.getLhs(), rhs = sub.getRhs();
-              bool lhsChain =
-                  lhs.hasOneUse() && lhs.getDefiningOp() &&
-                  !isa<ConstantOp, BroadcastInDimOp>(lhs.getDefiningOp());
-              return lhsChain ? step(AttentionScoreStep::Sub, lhs, {rhs})
-                              : step(AttentionScoreStep::SubFrom, rhs, {lhs});
+              return isScoreSide(lhs)
+                         ? step(AttentionScoreStep::Sub, lhs, {rhs})
+                         : step(AttentionScoreStep::SubFrom, rhs, {lhs});
             })
             .Case([&](NegOp neg) {
               return step(AttentionScoreStep::Neg, neg.getOperand(), {});
             })
             .Case([&](SelectOp select) {
               Value onTrue = select.getOnTrue(), onFalse = select.getOnFalse();
-              bool trueChain =
-                  onTrue.hasOneUse() && onTrue.getDefiningOp() &&
-                  !isa<ConstantOp, BroadcastInDimOp>(onTrue.getDefiningOp());
-              return trueChain ? step(AttentionScoreStep::Keep, onTrue,
-                                      {select.getPred(), onFalse})
-                               : step(AttentionScoreStep::Fill, onFalse,
-                                      {select.getPred(), onTrue});
+              return isScoreSide(onTrue)
+                         ? step(AttentionScoreStep::Keep, onTrue,
+                                {select.getPred(), onFalse})
+                         : step(AttentionScoreStep::Fill, onFalse,
+                                {select.getPred(), onTrue});
             })
             .Default([](Operation *) { return false; });
     if (!matched)
@@ -252,8 +252,7 @@ public:
     flatShape.assign(lhs.getShape().begin(), lhs.getShape().end());
   }
 
-  /// Whether the operands of the rewrites depend on nothing the match
-  /// replaces (the rewritten scores themselves).
+  /// The attention op, before `m.product`, with its score operands.
   AttentionOp write();
 
 private:
