@@ -118,6 +118,21 @@ static void fill_nan(const kiln_rt_memref3d_f32 *v) {
                    c * v->strides[2]] = NAN;
 }
 
+/* Row i of score operand `x` at batch n, keys j0 to j0 + cols (at most
+ * BLOCK_K), as a contiguous array: itself when it is one, else copied (a
+ * broadcast splatted) into `buffer`, so that the rewrites' loops vectorize. */
+static const float *operand_row(const score_operand *x, int64_t n, int64_t i,
+                                int64_t j0, int64_t cols, float *buffer) {
+  const float *row =
+      x->data + n * x->stride[0] + i * x->stride[1] + j0 * x->stride[2];
+  int64_t stride = x->stride[2];
+  if (stride == 1)
+    return row;
+  for (int64_t c = 0; c < cols; ++c)
+    buffer[c] = row[c * stride];
+  return buffer;
+}
+
 /* The score rewrites on s (rows x cols, lead ld) at batch n, query row i0
  * and key j0; with t, also their derivative (t starts at 1). */
 KILN_VECTOR_CLONES
@@ -143,40 +158,39 @@ static void rewrite_scores(const problem *p, int64_t n, int64_t i0,
     int64_t a_index = p->steps[3 * step + 1], b_index = p->steps[3 * step + 2];
     const score_operand *a = &p->x[a_index];
     const score_operand *b = &p->x[b_index >= 0 ? b_index : a_index];
+    float a_row[BLOCK_K], b_row[BLOCK_K];
     for (int64_t r = 0; r < rows; ++r) {
-      const float *ar = a->data + n * a->stride[0] + (i0 + r) * a->stride[1] +
-                        j0 * a->stride[2];
-      const float *br = b->data + n * b->stride[0] + (i0 + r) * b->stride[1] +
-                        j0 * b->stride[2];
-      int64_t as = a->stride[2], bs = b->stride[2];
+      const float *ar = operand_row(a, n, i0 + r, j0, cols, a_row);
+      const float *br =
+          b == a ? ar : operand_row(b, n, i0 + r, j0, cols, b_row);
       float *sr = s + r * ld, *tr = t ? t + r * ld : NULL;
       /* One loop per kind, so that each vectorizes. */
       switch (kind) {
       case STEP_MUL:
         for (int64_t c = 0; c < cols; ++c)
-          sr[c] *= ar[c * as];
+          sr[c] *= ar[c];
         if (tr)
           for (int64_t c = 0; c < cols; ++c)
-            tr[c] *= ar[c * as];
+            tr[c] *= ar[c];
         break;
       case STEP_DIV:
         for (int64_t c = 0; c < cols; ++c)
-          sr[c] /= ar[c * as];
+          sr[c] /= ar[c];
         if (tr)
           for (int64_t c = 0; c < cols; ++c)
-            tr[c] /= ar[c * as];
+            tr[c] /= ar[c];
         break;
       case STEP_ADD:
         for (int64_t c = 0; c < cols; ++c)
-          sr[c] += ar[c * as];
+          sr[c] += ar[c];
         break;
       case STEP_SUB:
         for (int64_t c = 0; c < cols; ++c)
-          sr[c] -= ar[c * as];
+          sr[c] -= ar[c];
         break;
       case STEP_SUB_FROM:
         for (int64_t c = 0; c < cols; ++c)
-          sr[c] = ar[c * as] - sr[c];
+          sr[c] = ar[c] - sr[c];
         if (tr)
           for (int64_t c = 0; c < cols; ++c)
             tr[c] = -tr[c];
@@ -186,12 +200,12 @@ static void rewrite_scores(const problem *p, int64_t n, int64_t i0,
         /* keep: the score where the mask is set; fill: where it is not. */
         float keep_when = kind == STEP_KEEP ? 1.0f : 0.0f;
         for (int64_t c = 0; c < cols; ++c) {
-          int kept = (ar[c * as] != 0.0f) == (keep_when != 0.0f);
-          sr[c] = kept ? sr[c] : br[c * bs];
+          int kept = (ar[c] != 0.0f) == (keep_when != 0.0f);
+          sr[c] = kept ? sr[c] : br[c];
         }
         if (tr)
           for (int64_t c = 0; c < cols; ++c) {
-            int kept = (ar[c * as] != 0.0f) == (keep_when != 0.0f);
+            int kept = (ar[c] != 0.0f) == (keep_when != 0.0f);
             tr[c] = kept ? tr[c] : 0.0f;
           }
         break;
