@@ -26,6 +26,9 @@
 // masked so that whole blocks are -inf, and rows with no key at all.
 // RUN: kiln-run %s --entry blocks --random-inputs 710 --check-reference | FileCheck %s --check-prefix=BLOCKS
 // RUN: kiln-run %s --entry blocks --random-inputs 710 --profile 2>&1 | FileCheck %s --check-prefix=CALLS
+// The compiled host code (a host program's fallback) calls the kernels
+// through their C interface.
+// RUN: kiln-run %s --entry masked_grad --random-inputs 711 --check-reference --compile-host | FileCheck %s --check-prefix=MASKEDGRAD
 
 // GPT: reference: out0 tensor<2x2x8x4xf32> matches
 // GPTGRAD-COUNT-3: reference: out{{[0-2]}} tensor<2x2x8x4xf32> matches
