@@ -138,12 +138,11 @@ std::optional<Match> Recognizer::match(MatmulOp product) {
     return std::nullopt;
   Value sp = exp.getOperand();
   Operation *shiftUser = exp;
-  if (auto sub = sp.getDefiningOp<SubOp>()) {
-    if (Value rows = getBroadcastRows(sub.getRhs(), shape)) {
-      (void)rows; // any row vector: the softmax does not depend on it
-      shiftUser = sub;
-      sp = sub.getLhs();
-    }
+  // A shift by any row vector: the softmax does not depend on it.
+  if (auto sub = sp.getDefiningOp<SubOp>();
+      sub && getBroadcastRows(sub.getRhs(), shape)) {
+    shiftUser = sub;
+    sp = sub.getLhs();
   }
   // s' is read by the shift and, at most, its own row maximum.
   for (Operation *user : sp.getUsers()) {
@@ -257,7 +256,8 @@ public:
 
 private:
   Value toOperand(Value x);
-  Value scoreOperand(Value x);
+  /// Records `x` (once) as a score operand.
+  void addScoreOperand(Value x);
 
   OpBuilder &b;
   Match &m;
@@ -313,11 +313,9 @@ Value AttentionWriter::toOperand(Value x) {
   return ReshapeOp::create(b, loc, flatType, x);
 }
 
-Value AttentionWriter::scoreOperand(Value x) {
-  auto [it, inserted] = operandIndex.insert({x, operands.size()});
-  if (inserted)
+void AttentionWriter::addScoreOperand(Value x) {
+  if (operandIndex.insert({x, operands.size()}).second)
     operands.push_back(toOperand(x));
-  return x;
 }
 
 AttentionOp AttentionWriter::write() {
@@ -325,7 +323,7 @@ AttentionOp AttentionWriter::write() {
   SmallVector<int64_t> steps;
   for (auto &[kind, values] : m.steps) {
     for (Value v : values)
-      scoreOperand(v);
+      addScoreOperand(v);
     steps.push_back(static_cast<int64_t>(kind));
     steps.push_back(values.size() > 0 ? operandIndex.lookup(values[0]) : -1);
     steps.push_back(values.size() > 1 ? operandIndex.lookup(values[1]) : -1);
