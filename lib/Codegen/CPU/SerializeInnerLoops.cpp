@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMAttrs.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -261,6 +262,32 @@ static bool sequentializeSmallLoop(RewriterBase &rewriter, scf::ParallelOp loop,
   return true;
 }
 
+/// A row kernel's scratch is allocated in a memref.alloca_scope, once per
+/// row. When its loop has become sequential (an scf.for), the canonicalizer
+/// inlines the scope (scf.for is an automatic allocation scope), but the
+/// lowering to LLVM frees nothing per iteration: the stack grew by the
+/// scratch every row, and 1024 rows of 1024 floats overflowed it (a softmax
+/// backward on [1, 1024, 1024] crashed). The rows of a sequential loop run
+/// one after another, so one scratch before the loop serves them all; in a
+/// parallel loop each iteration keeps its own.
+static void hoistScratchOutOfSequentialLoops(func::FuncOp func) {
+  SmallVector<memref::AllocaOp> allocas;
+  func.walk([&](memref::AllocaOp alloca) {
+    if (alloca->getNumOperands() == 0 && alloca.getType().hasStaticShape())
+      allocas.push_back(alloca);
+  });
+  for (memref::AllocaOp alloca : allocas) {
+    Operation *outermost = nullptr;
+    for (Operation *parent = alloca->getParentOp();
+         parent && !isa<func::FuncOp, scf::ParallelOp>(parent);
+         parent = parent->getParentOp())
+      if (isa<scf::ForOp>(parent))
+        outermost = parent;
+    if (outermost)
+      alloca->moveBefore(outermost);
+  }
+}
+
 namespace {
 struct KilnSerializeInnerLoopsPass
     : kiln::impl::KilnSerializeInnerLoopsBase<KilnSerializeInnerLoopsPass> {
@@ -277,6 +304,7 @@ struct KilnSerializeInnerLoopsPass
       if (!sequentializeSmallLoop(rewriter, loop, minParallelIterations,
                                   vectorWidth, interleave))
         serializeInnermostDim(rewriter, loop, vectorWidth, interleave);
+    hoistScratchOutOfSequentialLoops(getOperation());
   }
 };
 } // namespace

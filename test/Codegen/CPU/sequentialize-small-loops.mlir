@@ -72,3 +72,38 @@ func.func @dynamic(%a: memref<?xf32>, %n: index) {
   }
   return
 }
+
+// -----
+
+// A row kernel's per-row scratch (a memref.alloca in an alloca_scope) over
+// rows (i, j): the inner dim j becomes an scf.for, and one scratch before
+// it serves every row j of an i. Left in the scf.for, the canonicalizer
+// would inline the scope (scf.for is an automatic allocation scope) and
+// the stack would grow every row.
+// CHECK-LABEL: func @row_scratch
+// CHECK: scf.parallel
+// CHECK-NEXT: %[[SCRATCH:.+]] = memref.alloca() : memref<64xf32>
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: memref.alloca_scope
+// CHECK-NOT: memref.alloca()
+// CHECK: memref.store %{{.*}}, %[[SCRATCH]]
+func.func @row_scratch(%a: memref<2x16x64xf32>, %b: memref<2x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c2, %c16) step (%c1, %c1) {
+    memref.alloca_scope {
+      %scratch = memref.alloca() : memref<64xf32>
+      scf.for %k = %c0 to %c64 step %c1 {
+        %x = memref.load %a[%i, %j, %k] : memref<2x16x64xf32>
+        memref.store %x, %scratch[%k] : memref<64xf32>
+      }
+      %y = memref.load %scratch[%c0] : memref<64xf32>
+      memref.store %y, %b[%i, %j] : memref<2x16xf32>
+    }
+    scf.reduce
+  }
+  return
+}
