@@ -104,46 +104,50 @@ static LogicalResult checkType(Operation *op, Value v, ArrayRef<int64_t> shape,
   return success();
 }
 
-SmallVector<int64_t, 3> AttentionOp::getScoreShape() {
-  return {getQuery().getType().getDimSize(0),
-          getQuery().getType().getDimSize(1), getKey().getType().getDimSize(1)};
-}
-
-SmallVector<int64_t, 3> AttentionGradOp::getScoreShape() {
-  return {getQuery().getType().getDimSize(0),
-          getQuery().getType().getDimSize(1), getKey().getType().getDimSize(1)};
-}
-
-LogicalResult AttentionOp::verify() {
+/// The checks both ops share: the operands, and the attention's result and
+/// row statistics (results of kiln.attention, operands of its gradient).
+template <typename OpTy> static LogicalResult verifyAttentionParts(OpTy op) {
   FailureOr<SmallVector<int64_t, 3>> scores =
-      verifyAttentionOperands(*this, getQuery(), getKey(), getValue(),
-                              getScoreOperands(), getScoreSteps());
+      verifyAttentionOperands(op, op.getQuery(), op.getKey(), op.getValue(),
+                              op.getScoreOperands(), op.getScoreSteps());
   if (failed(scores))
     return failure();
   int64_t n = (*scores)[0], tq = (*scores)[1];
-  int64_t dv = getValue().getType().getDimSize(2);
-  if (failed(checkType(*this, getResult(), {n, tq, dv}, "a result")) ||
-      failed(checkType(*this, getRowMax(), {n, tq}, "row_max")) ||
-      failed(checkType(*this, getRowSum(), {n, tq}, "row_sum")))
+  int64_t dv = op.getValue().getType().getDimSize(2);
+  if (failed(checkType(op, op.getResult(), {n, tq, dv}, "a result")) ||
+      failed(checkType(op, op.getRowMax(), {n, tq}, "row_max")) ||
+      failed(checkType(op, op.getRowSum(), {n, tq}, "row_sum")))
     return failure();
   return success();
 }
 
+template <typename OpTy>
+static SmallVector<int64_t, 3> getScoreShapeOf(OpTy op) {
+  return {op.getQuery().getType().getDimSize(0),
+          op.getQuery().getType().getDimSize(1),
+          op.getKey().getType().getDimSize(1)};
+}
+
+SmallVector<int64_t, 3> AttentionOp::getScoreShape() {
+  return getScoreShapeOf(*this);
+}
+
+SmallVector<int64_t, 3> AttentionGradOp::getScoreShape() {
+  return getScoreShapeOf(*this);
+}
+
+LogicalResult AttentionOp::verify() { return verifyAttentionParts(*this); }
+
 LogicalResult AttentionGradOp::verify() {
-  FailureOr<SmallVector<int64_t, 3>> scores =
-      verifyAttentionOperands(*this, getQuery(), getKey(), getValue(),
-                              getScoreOperands(), getScoreSteps());
-  if (failed(scores))
+  if (failed(verifyAttentionParts(*this)))
     return failure();
-  int64_t n = (*scores)[0], tq = (*scores)[1];
   int64_t dv = getValue().getType().getDimSize(2);
+  SmallVector<int64_t, 3> scores = getScoreShape();
   auto shapeOf = [](Value v) {
     return cast<RankedTensorType>(v.getType()).getShape();
   };
-  if (failed(checkType(*this, getResult(), {n, tq, dv}, "a result")) ||
-      failed(checkType(*this, getResultGrad(), {n, tq, dv}, "a result_grad")) ||
-      failed(checkType(*this, getRowMax(), {n, tq}, "row_max")) ||
-      failed(checkType(*this, getRowSum(), {n, tq}, "row_sum")) ||
+  if (failed(checkType(*this, getResultGrad(), {scores[0], scores[1], dv},
+                       "a result_grad")) ||
       failed(checkType(*this, getQueryGrad(), shapeOf(getQuery()),
                        "a query_grad")) ||
       failed(checkType(*this, getKeyGrad(), shapeOf(getKey()), "a key_grad")) ||
