@@ -120,6 +120,27 @@ def test_binary_ops_promote_as_pytorchs():
         assert str((t / 2).dtype) == "torch.float32"
 
 
+def test_pow_gradients_at_the_edges():
+    """PyTorch's rules where x^y's derivatives meet 0 and negative bases:
+    d/dx is 0 where y == 0 (not 0 * 0^-1); d/dy is 0 where x == 0 and
+    y >= 0, and NaN where x < 0 (log x)."""
+    x = np.float32([-2, 0, 2, 4, 0, 0, 3])
+    y = np.float32([3, 2, 3, 0.5, 0, -1, 0])
+    kx = kiln.tensor(x, requires_grad=True)
+    ky = kiln.tensor(y, requires_grad=True)
+    kiln.pow(kx, ky).sum().backward()
+    want_x = np.float32([12, 0, 12, 0.25, 0, -np.inf, 0])
+    want_y = np.float32([np.nan, 0, 8 * np.log(2), 2 * np.log(4), 0,
+                         -np.inf, np.log(3)])
+    if torch is not None:
+        tx = torch.tensor(x, requires_grad=True)
+        ty = torch.tensor(y, requires_grad=True)
+        torch.pow(tx, ty).sum().backward()
+        want_x, want_y = tx.grad.numpy(), ty.grad.numpy()
+    np.testing.assert_allclose(kx.grad.numpy(), want_x, rtol=1e-6)
+    np.testing.assert_allclose(ky.grad.numpy(), want_y, rtol=1e-6)
+
+
 def test_integer_powers_are_exact():
     x = kiln.tensor([11.0, -3.0, 0.1])
     assert (x ** 2).numpy().tolist() == np.float32([121.0, 9.0,

@@ -84,6 +84,20 @@ private:
   /// A float or an integer (not a bool).
   bool isNumeric(int v) const { return isFloat(v) || isInteger(v); }
   DType randomIndexType() { return chance(0.7) ? DType::I64 : DType::I32; }
+  /// A float type: mostly f32, then f64, bf16 and f16 (storage types that
+  /// compute in f32; their bounds come from their own unit roundoff).
+  DType randomFloatType() {
+    static const DType narrow[] = {DType::F64, DType::BF16, DType::F16};
+    return chance(0.65) ? DType::F32 : narrow[uniform(0, 2)];
+  }
+  /// A float type other than `dtype`.
+  DType otherFloatType(DType dtype) {
+    DType other;
+    do
+      other = randomFloatType();
+    while (other == dtype);
+    return other;
+  }
   /// An integer value of rank <= 2 to index with (mostly a new argument:
   /// [-2, 9], out of range and repeated often), renumbering `held`.
   int indices(std::initializer_list<int *> held) {
@@ -286,8 +300,7 @@ bool Generator::makeSelect() {
   });
   if (p < 0)
     return false;
-  ValueType type{chance(0.8) ? DType::F32 : DType::F64,
-                 program.getType(p).shape};
+  ValueType type{randomFloatType(), program.getType(p).shape};
   int a = partner(type, false, {&p});
   int b = partner(type, false, {&p, &a});
   return append({OpKind::Select, "kiln.select", {p, a, b}, {}, {}, 0, type});
@@ -299,11 +312,11 @@ bool Generator::makeConvert() {
     return false;
   ValueType type = program.getType(x);
   if (isInteger(x))
-    type.dtype = chance(0.5) ? DType::F32 : DType::F64;
+    type.dtype = randomFloatType();
   else if (bounds.error[x] == 0 && chance(0.3))
     type.dtype = randomIndexType(); // truncation of an exact value
   else
-    type.dtype = type.dtype == DType::F32 ? DType::F64 : DType::F32;
+    type.dtype = otherFloatType(type.dtype);
   return append({OpKind::Convert, "kiln.convert", {x}, {}, {}, 0, type});
 }
 
@@ -506,7 +519,7 @@ bool Generator::makeMatMul() {
 }
 
 bool Generator::makeConstant() {
-  ValueType type = randomType(chance(0.8) ? DType::F32 : DType::F64);
+  ValueType type = randomType(randomFloatType());
   double value = std::ldexp(static_cast<double>(uniform(-64, 64)), -4);
   return append({OpKind::Constant, "kiln.constant", {}, {}, {}, value, type});
 }
@@ -699,8 +712,7 @@ bool Generator::makeVjp() {
 Program Generator::run(int maxOps) {
   int numArgs = static_cast<int>(uniform(1, 3));
   for (int i = 0; i < numArgs; ++i)
-    program.arguments.push_back(
-        randomType(chance(0.85) ? DType::F32 : DType::F64));
+    program.arguments.push_back(randomType(randomFloatType()));
   refreshBounds();
   int numOps = static_cast<int>(uniform(1, std::max(1, maxOps)));
   using Maker = bool (Generator::*)();

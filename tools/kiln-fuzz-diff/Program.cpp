@@ -45,6 +45,30 @@ kiln::fuzz::getTakeShape(const std::vector<int64_t> &operand,
   return shape;
 }
 
+namespace {
+struct FloatLimits {
+  double largest, smallestSubnormal;
+};
+} // namespace
+
+/// The largest finite value and the smallest subnormal of a float type.
+static const FloatLimits &getFloatLimits(DType dtype) {
+  static const FloatLimits f64{1.7976931348623157e308, std::ldexp(1.0, -1074)};
+  static const FloatLimits f32{3.4028234663852886e38, std::ldexp(1.0, -149)};
+  static const FloatLimits f16{65504.0, std::ldexp(1.0, -24)};
+  static const FloatLimits bf16{3.3895313892515355e38, std::ldexp(1.0, -133)};
+  switch (dtype) {
+  case DType::F64:
+    return f64;
+  case DType::F16:
+    return f16;
+  case DType::BF16:
+    return bf16;
+  default:
+    return f32;
+  }
+}
+
 double kiln::fuzz::getUnitRoundoff(DType dtype) {
   switch (dtype) {
   case DType::F64:
@@ -55,9 +79,12 @@ double kiln::fuzz::getUnitRoundoff(DType dtype) {
   case DType::I32:
   case DType::I64:
     return 0; // exact (values stay far below 2^31)
-  default:
-    return std::ldexp(1.0, -8); // f16, bf16: not generated
+  case DType::F16:
+    return std::ldexp(1.0, -11);
+  case DType::BF16:
+    return std::ldexp(1.0, -8);
   }
+  return 1;
 }
 
 static void printType(llvm::raw_ostream &os, const ValueType &type) {
@@ -361,6 +388,15 @@ Program::Bounds Program::computeBounds(const KinkOracle &isExact) const {
     case OpKind::Vjp:
     case OpKind::VjpResult:
       break; // not here: expanded above
+    }
+    if (u > 0 && std::isfinite(E)) {
+      const FloatLimits &limits = getFloatLimits(op.type.dtype);
+      // A result near the type's largest value may round to infinity; one
+      // near zero rounds to a subnormal, absolutely (half its spacing).
+      if (r.magnitude() + E >= limits.largest)
+        E = inf;
+      else
+        E += limits.smallestSubnormal / 2;
     }
     bounds.low[v] = r.low;
     bounds.high[v] = r.high;

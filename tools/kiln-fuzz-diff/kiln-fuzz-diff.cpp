@@ -142,7 +142,8 @@ int main(int argc, char **argv) {
   int mismatches = 0, crashes = 0, compileErrors = 0, repros = 0;
   // Gradient programs (with a kiln.vjp; second order: a vjp in a callee),
   // and outputs compared / not comparable, over every backend's checks.
-  int gradientPrograms = 0, secondOrderPrograms = 0;
+  int gradientPrograms = 0, secondOrderPrograms = 0, bf16Programs = 0,
+      f16Programs = 0;
   int64_t compared = 0, gradientsCompared = 0, uncompared = 0;
   int64_t batchesRun = 0, genericHits = 0;
   double worstRatio = 0;
@@ -158,6 +159,18 @@ int main(int argc, char **argv) {
         cover(callee);
     };
     cover(program);
+    std::function<bool(const Program &, kiln::DType)> uses =
+        [&](const Program &p, kiln::DType dtype) {
+          auto ofType = [&](const ValueType &t) { return t.dtype == dtype; };
+          return llvm::any_of(p.arguments, ofType) ||
+                 llvm::any_of(p.ops,
+                              [&](const Op &op) { return ofType(op.type); }) ||
+                 llvm::any_of(p.functions, [&](const Program &callee) {
+                   return uses(callee, dtype);
+                 });
+        };
+    bf16Programs += uses(program, kiln::DType::BF16);
+    f16Programs += uses(program, kiln::DType::F16);
     gradientPrograms += !program.functions.empty();
     secondOrderPrograms += llvm::any_of(
         program.functions, [](const Program &f) { return f.hasVjp(); });
@@ -242,6 +255,7 @@ int main(int argc, char **argv) {
                     "\"ops_generated\": {6}, \"worst_error_ratio\": {7:f3}, "
                     "\"gradient_programs\": {8}, "
                     "\"second_order_programs\": {9}, "
+                    "\"bf16_programs\": {16}, \"f16_programs\": {17}, "
                     "\"outputs_compared\": {10}, "
                     "\"gradients_compared\": {11}, "
                     "\"outputs_not_comparable\": {12}, \"batches_run\": "
@@ -250,7 +264,7 @@ int main(int argc, char **argv) {
                     compileErrors, covered.size(), getGeneratedOpNames().size(),
                     worstRatio, gradientPrograms, secondOrderPrograms, compared,
                     gradientsCompared, uncompared, batchesRun, genericHits,
-                    seconds);
+                    seconds, bf16Programs, f16Programs);
   outs().flush();
   return mismatches + crashes + compileErrors ? 1 : 0;
 }

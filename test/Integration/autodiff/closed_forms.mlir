@@ -257,11 +257,12 @@ func.func @pow2(%x: tensor<4xf64>, %y: tensor<4xf64>) -> tensor<4xf64> {
 }
 
 // x = [-2, 0, 2, 4], y = [3, 2, 3, 0.5]: d/dx = y x^(y-1) = [12, 0, 12,
-// 0.25]; d/dy = x^y log x where x > 0, else 0: [0, 0, 8 log 2, 2 log 4].
+// 0.25]; d/dy = x^y log x, 0 where x == 0 and y >= 0, NaN where x < 0 (as
+// PyTorch): [nan, 0, 8 log 2, 2 log 4].
 // POW:      out0: tensor<4xf64>
 // POW-NEXT: [12, {{-?}}0, 12, 0.25]
 // POW-NEXT: out1: tensor<4xf64>
-// POW-NEXT: [{{-?}}0, {{-?}}0, 5.54517744448, 2.77258872224]
+// POW-NEXT: [{{-?}}nan, {{-?}}0, 5.54517744448, 2.77258872224]
 func.func @pow_known(%x: tensor<4xf64>, %y: tensor<4xf64>, %ct: tensor<4xf64>)
     -> (tensor<4xf64>, tensor<4xf64>) {
   %g:2 = kiln.vjp @pow2(%x, %y, %ct) wrt [0, 1] : (tensor<4xf64>, tensor<4xf64>, tensor<4xf64>) -> (tensor<4xf64>, tensor<4xf64>)

@@ -387,23 +387,31 @@ func.func @main(%x: tensor<4xf32>, %y: tensor<4xf32>, %ct: tensor<4xf32>) -> (te
 
 // -----
 
-// pow, both operands: ct * (y * x^(y - 1)) for the base; for the exponent
-// ct * (z * log x) where x > 0, else 0.
+// pow, both operands, PyTorch's rules: ct * (y * x^(y - 1)) for the base, 0
+// where y == 0; for the exponent ct * (z * log x), 0 where x == 0 and y >= 0
+// (NaN where x < 0, as log x).
 // CHECK-LABEL: func.func @main(
 // CHECK-SAME: %[[X:[^:]+]]: tensor<4xf32>, %[[Y:[^:]+]]: tensor<4xf32>, %[[CT:[^:]+]]: tensor<4xf32>)
 // CHECK-NEXT: %[[Z:.+]] = kiln.pow %[[X]], %[[Y]] : tensor<4xf32>
 // CHECK-NEXT: %[[ONE:.+]] = kiln.constant dense<1.000000e+00> : tensor<4xf32>
 // CHECK-NEXT: %[[YM1:.+]] = kiln.sub %[[Y]], %[[ONE]] : tensor<4xf32>
 // CHECK-NEXT: %[[P:.+]] = kiln.pow %[[X]], %[[YM1]] : tensor<4xf32>
-// CHECK-NEXT: %[[YP:.+]] = kiln.mul %[[Y]], %[[P]] : tensor<4xf32>
-// CHECK-NEXT: %[[GX:.+]] = kiln.mul %[[CT]], %[[YP]] : tensor<4xf32>
-// CHECK-NEXT: %[[LOG:.+]] = kiln.log %[[X]] : tensor<4xf32>
 // CHECK-NEXT: %[[Z0:.+]] = kiln.constant dense<0.000000e+00> : tensor<4xf32>
-// CHECK-NEXT: %[[POS:.+]] = kiln.cmp gt, %[[X]], %[[Z0]] : tensor<4xf32>
+// CHECK-NEXT: %[[Y0:.+]] = kiln.cmp eq, %[[Y]], %[[Z0]] : tensor<4xf32>
+// CHECK-NEXT: %[[YP:.+]] = kiln.mul %[[Y]], %[[P]] : tensor<4xf32>
+// CHECK-NEXT: %[[CYP:.+]] = kiln.mul %[[CT]], %[[YP]] : tensor<4xf32>
+// CHECK-NEXT: %[[Z1:.+]] = kiln.constant dense<0.000000e+00> : tensor<4xf32>
+// CHECK-NEXT: %[[GX:.+]] = kiln.select %[[Y0]], %[[Z1]], %[[CYP]] : tensor<4xi1>, tensor<4xf32>
+// CHECK-NEXT: %[[LOG:.+]] = kiln.log %[[X]] : tensor<4xf32>
 // CHECK-NEXT: %[[ZL:.+]] = kiln.mul %[[Z]], %[[LOG]] : tensor<4xf32>
 // CHECK-NEXT: %[[CZL:.+]] = kiln.mul %[[CT]], %[[ZL]] : tensor<4xf32>
-// CHECK-NEXT: %[[Z1:.+]] = kiln.constant dense<0.000000e+00> : tensor<4xf32>
-// CHECK-NEXT: %[[GY:.+]] = kiln.select %[[POS]], %[[CZL]], %[[Z1]] : tensor<4xi1>, tensor<4xf32>
+// CHECK-NEXT: %[[Z2:.+]] = kiln.constant dense<0.000000e+00> : tensor<4xf32>
+// CHECK-NEXT: %[[X0:.+]] = kiln.cmp eq, %[[X]], %[[Z2]] : tensor<4xf32>
+// CHECK-NEXT: %[[Z3:.+]] = kiln.constant dense<0.000000e+00> : tensor<4xf32>
+// CHECK-NEXT: %[[YNN:.+]] = kiln.cmp ge, %[[Y]], %[[Z3]] : tensor<4xf32>
+// CHECK-NEXT: %[[Z4:.+]] = kiln.constant dense<0.000000e+00> : tensor<4xf32>
+// CHECK-NEXT: %[[AT0:.+]] = kiln.select %[[YNN]], %[[Z4]], %[[CZL]] : tensor<4xi1>, tensor<4xf32>
+// CHECK-NEXT: %[[GY:.+]] = kiln.select %[[X0]], %[[AT0]], %[[CZL]] : tensor<4xi1>, tensor<4xf32>
 // CHECK-NEXT: return %[[GX]], %[[GY]] : tensor<4xf32>, tensor<4xf32>
 // CLEAN-LABEL: func.func @main(
 func.func @f(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {

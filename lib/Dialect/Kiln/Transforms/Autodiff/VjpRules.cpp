@@ -13,7 +13,8 @@
 //   (as JAX); NaN operands get none.
 // - reduce_max: the cotangent is split evenly among all elements equal to
 //   the maximum (as PyTorch's amax and JAX).
-// - pow: d/dy of x^y is taken as 0 where x <= 0 (log x is undefined there).
+// - pow: as PyTorch's: d/dx of x^y is 0 where y == 0; d/dy is 0 where
+//   x == 0 and y >= 0, and NaN where x < 0 (log x).
 // - take -> scatter_add of ct into zeros; scatter_add -> ct for the operand
 //   and, for the updates, take of ct, 0 where an update was dropped (its
 //   index out of range). Integer operands (indices) carry no gradient.
@@ -292,16 +293,25 @@ std::optional<LogicalResult> binaryRule(RuleBuilder &r, Value ct) {
         return success();
       })
       .Case([&](PowOp) {
-        // d/dx = ct * y * x^(y-1); d/dy = ct * z * log(x) where x > 0.
+        // PyTorch's rules: d/dx = ct * y * x^(y-1), 0 where y == 0; d/dy =
+        // ct * z * log(x), 0 where x == 0 and y >= 0 (NaN where x < 0).
+        auto zeroWhere = [&](Value mask, Value value) {
+          return SelectOp::create(r.b, r.loc, mask, r.constant(value, 0.0),
+                                  value);
+        };
         r.contribute(0, [&] {
           Value power =
               PowOp::create(r.b, r.loc, x, r.sub(y, r.constant(y, 1.0)));
-          return r.mul(ct, r.mul(y, power));
+          Value yIsZero = r.compare(CmpPredicate::eq, y, r.constant(y, 0.0));
+          return zeroWhere(yIsZero, r.mul(ct, r.mul(y, power)));
         });
         r.contribute(1, [&] {
-          Value logX = LogOp::create(r.b, r.loc, x);
-          Value positive = r.compare(CmpPredicate::gt, x, r.constant(x, 0.0));
-          return r.keepWhere(positive, r.mul(ct, r.mul(z, logX)));
+          Value value = r.mul(ct, r.mul(z, LogOp::create(r.b, r.loc, x)));
+          Value xIsZero = r.compare(CmpPredicate::eq, x, r.constant(x, 0.0));
+          Value yNonNegative =
+              r.compare(CmpPredicate::ge, y, r.constant(y, 0.0));
+          return SelectOp::create(r.b, r.loc, xIsZero,
+                                  zeroWhere(yNonNegative, value), value);
         });
         return success();
       })
