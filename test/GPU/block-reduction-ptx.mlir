@@ -6,6 +6,9 @@
 // RUN: kiln-run %s --entry per_batch_sum --random-inputs 8 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED
 // RUN: kiln-run %s --entry bias_gradient --random-inputs 9 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED
 // RUN: kiln-run %s --entry column_max --random-inputs 10 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED
+// RUN: kiln-run %s --entry norm_weight_gradients --random-inputs 14 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED2
+// RUN: kiln-run %s --entry split_bias_gradient --random-inputs 15 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED2
+// RUN: kiln-run %s --entry split_columns_f64 --random-inputs 16 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED-F64
 // RUN: kiln-run %s --entry split_total_sum --random-inputs 11 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED
 // RUN: kiln-run %s --entry split_rows_max --random-inputs 12 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED
 // RUN: kiln-run %s --entry split_mean --random-inputs 13 --check-reference --emulate-gpu | FileCheck %s --check-prefix=EMULATED
@@ -128,9 +131,13 @@ func.func @bias_gradient(%x: tensor<300x70xf32>, %g: tensor<300x70xf32>) -> (ten
 
 // -----
 
-// The same down two leading dims (a max over batch and time).
+// The same down two leading dims (a max over batch and time): 512 rows of
+// 33 columns, 2 tiles, split along the rows in 2 parts of 256 (4 blocks),
+// then a thread per column over its 2 partials.
 // CHECK-LABEL: func.func @column_max(
-// CHECK: gpu.launch_func @kiln_gpu::@{{kiln_kernel_[0-9]+}} blocks in (%c2{{(_[0-9]+)?}},
+// CHECK: memref.alloc() : memref<66xf32>
+// CHECK: gpu.launch_func @kiln_gpu::@{{kiln_kernel_[0-9]+_0}} blocks in (%c4{{(_[0-9]+)?}},
+// CHECK: gpu.launch_func @kiln_gpu::@{{kiln_kernel_[0-9]+_1}} blocks in (%c1{{(_[0-9]+)?}},
 func.func @column_max(%x: tensor<8x64x33xf32>) -> tensor<33xf32> {
   %m = kiln.reduce_max %x, dims = [0, 1] : tensor<8x64x33xf32> -> tensor<33xf32>
   return %m : tensor<33xf32>
@@ -182,4 +189,67 @@ func.func @split_mean(%x: tensor<200x200xf32>) -> tensor<f32> {
   %n = kiln.constant dense<2.5e-05> : tensor<f32>
   %m = kiln.mul %s, %n : tensor<f32>
   return %m : tensor<f32>
+}
+
+// -----
+
+// A norm's weight gradients (dgamma = the column sums of x * dy, dbeta =
+// those of dy) at [2048, 96]: 3 tiles of 32 columns would be 3 blocks;
+// split along the rows in 8 parts of 256, 24 blocks write [part, column]
+// partials, then a thread per column adds its 8 in order (ptxas.test
+// assembles both kernels).
+// CHECK-LABEL: func.func @norm_weight_gradients(
+// CHECK: memref.alloc() : memref<768xf32>
+// CHECK: gpu.launch_func @kiln_gpu::@{{kiln_kernel_[0-9]+_0}} blocks in (%c24{{(_[0-9]+)?}},
+// CHECK: gpu.launch_func @kiln_gpu::@{{kiln_kernel_[0-9]+_1}} blocks in (%c1{{(_[0-9]+)?}},
+// IR-LABEL: gpu.func @kiln_kernel_0_0(%{{[^:]+}}: memref<96xf32
+// IR: %[[TILES:.+]] = arith.ceildivui %c96{{[_0-9]*}}, %{{.+}} : index
+// IR: %[[UNITS:.+]] = arith.muli %[[TILES]], %c8{{[_0-9]*}} : index
+// IR: scf.for %[[UNIT:.+]] = %block_id_x{{[_0-9]*}} to %[[UNITS]] step %grid_dim_x
+// IR-NEXT: %[[PART:.+]] = arith.divui %[[UNIT]], %[[TILES]] : index
+// IR-NEXT: arith.remui %[[UNIT]], %[[TILES]] : index
+// IR: %[[BEGIN:.+]] = arith.muli %[[PART]], %c256{{[_0-9]*}} : index
+// IR: scf.for %{{.+}} = %{{.+}} to %{{.+}} step
+// IR: memref.load
+// IR: arith.addf
+// IR: gpu.barrier
+// IR: %[[SLOT:.+]] = arith.muli %[[PART]], %c96{{[_0-9]*}} : index
+// IR: memref.store %{{.+}}, %{{.+}}[%{{.+}}] : memref<768xf32>
+// IR-LABEL: gpu.func @kiln_kernel_0_1(%{{[^:]+}}: memref<96xf32
+// IR: scf.for %[[COL:.+]] = %{{.+}} to %c96{{[_0-9]*}} step
+// IR: scf.for %[[P:.+]] = %c0{{[_0-9]*}} to %c8{{[_0-9]*}} step %c1{{[_0-9]*}} iter_args(
+// IR: memref.load %{{.+}}[%{{.+}}] : memref<768xf32>
+// EMULATED2: reference: out0 tensor<{{.*}}f32> matches
+// EMULATED2: reference: out1 tensor<{{.*}}f32> matches
+func.func @norm_weight_gradients(%x: tensor<2048x96xf32>, %dy: tensor<2048x96xf32>) -> (tensor<96xf32>, tensor<96xf32>) {
+  %p = kiln.mul %x, %dy : tensor<2048x96xf32>
+  %dgamma = kiln.reduce_sum %p, dims = [0] : tensor<2048x96xf32> -> tensor<96xf32>
+  %dbeta = kiln.reduce_sum %dy, dims = [0] : tensor<2048x96xf32> -> tensor<96xf32>
+  return %dgamma, %dbeta : tensor<96xf32>, tensor<96xf32>
+}
+
+// -----
+
+// A bias gradient that also writes its product as the rows are read, at
+// 1024 rows of 70: 3 tiles in 4 parts; the product is written once per
+// element by the parts, the totals only read partials.
+// CHECK-LABEL: func.func @split_bias_gradient(
+// CHECK: gpu.launch_func @kiln_gpu::@{{kiln_kernel_[0-9]+_0}} blocks in (%c12{{(_[0-9]+)?}},
+// CHECK: gpu.launch_func @kiln_gpu::@{{kiln_kernel_[0-9]+_1}} blocks in (%c1{{(_[0-9]+)?}},
+func.func @split_bias_gradient(%x: tensor<1024x70xf32>, %g: tensor<1024x70xf32>) -> (tensor<1024x70xf32>, tensor<70xf32>) {
+  %t = kiln.tanh %x : tensor<1024x70xf32>
+  %d = kiln.mul %t, %g : tensor<1024x70xf32>
+  %s = kiln.reduce_sum %d, dims = [0] : tensor<1024x70xf32> -> tensor<70xf32>
+  return %d, %s : tensor<1024x70xf32>, tensor<70xf32>
+}
+
+// -----
+
+// f64 columns: the partials are f64 too.
+// CHECK-LABEL: func.func @split_columns_f64(
+// CHECK: memref.alloc() : memref<132xf64>
+// EMULATED-F64: reference: out0 tensor<33xf64> matches
+func.func @split_columns_f64(%x: tensor<4x300x33xf64>) -> tensor<33xf64> {
+  %s = kiln.reduce_sum %x, dims = [0, 1] : tensor<4x300x33xf64> -> tensor<33xf64>
+  return %s : tensor<33xf64>
 }

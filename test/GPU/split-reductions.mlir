@@ -69,7 +69,7 @@
 // WHOLE: return
 
 // STATS-LABEL: KilnMapKernelsToGpu
-// STATS: (S) 4 kiln-gpu-split-reductions
+// STATS: (S) 5 kiln-gpu-split-reductions
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #all = affine_map<(d0, d1) -> ()>
 func.func @total_sum(%x: memref<256x512xf32>, %y: memref<f32>) {
@@ -206,8 +206,8 @@ func.func private @kiln_kernel_0(%x: memref<256x512xf32>, %sum: memref<f32>, %y:
 // Not split: 256 outputs fill the device (a block each), a reduction
 // shorter than 32768 keeps its one block, an output that may share
 // elements with the input (two views of one buffer) is left alone, and so
-// is a reduction that reads its input transposed (the column form: a
-// block per 32 outputs, reading rows coalesced).
+// is a column reduction of fewer than 512 rows (a block per 32 outputs,
+// reading rows coalesced; a part would have fewer than 256 rows).
 // CHECK-LABEL: func.func @not_split(
 // CHECK-NOT: memref.alloc
 // CHECK: gpu.launch_func @kiln_gpu::@kiln_kernel_0 blocks in (%c256{{(_[0-9]+)?}},
@@ -218,17 +218,17 @@ func.func private @kiln_kernel_0(%x: memref<256x512xf32>, %sum: memref<f32>, %y:
 // CHECK: return
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
-func.func @not_split(%many: memref<256x32768xf32>, %many_out: memref<256xf32>, %short: memref<1x32767xf32>, %short_out: memref<1xf32>, %buffer: memref<65536xf32>, %columns: memref<65536x4xf32>, %column_out: memref<4xf32>) {
+func.func @not_split(%many: memref<256x32768xf32>, %many_out: memref<256xf32>, %short: memref<1x32767xf32>, %short_out: memref<1xf32>, %buffer: memref<65536xf32>, %columns: memref<511x4xf32>, %column_out: memref<4xf32>) {
   call @kiln_kernel_0(%many, %many_out) : (memref<256x32768xf32>, memref<256xf32>) -> ()
   call @kiln_kernel_1(%short, %short_out) : (memref<1x32767xf32>, memref<1xf32>) -> ()
   %in = memref.expand_shape %buffer [[0, 1]] output_shape [1, 65536] : memref<65536xf32> into memref<1x65536xf32>
   %out = memref.subview %buffer[7] [1] [1] : memref<65536xf32> to memref<1xf32, strided<[1], offset: 7>>
   call @kiln_kernel_2(%in, %out) : (memref<1x65536xf32>, memref<1xf32, strided<[1], offset: 7>>) -> ()
-  call @kiln_kernel_3(%columns, %column_out) : (memref<65536x4xf32>, memref<4xf32>) -> ()
+  call @kiln_kernel_3(%columns, %column_out) : (memref<511x4xf32>, memref<4xf32>) -> ()
   return
 }
-func.func private @kiln_kernel_3(%x: memref<65536x4xf32>, %y: memref<4xf32>) attributes {kiln.kernel} {
-  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<65536x4xf32>) outs(%y : memref<4xf32>) {
+func.func private @kiln_kernel_3(%x: memref<511x4xf32>, %y: memref<4xf32>) attributes {kiln.kernel} {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<511x4xf32>) outs(%y : memref<4xf32>) {
   ^bb0(%a: f32, %acc: f32):
     %s = arith.addf %a, %acc : f32
     linalg.yield %s : f32
@@ -253,6 +253,46 @@ func.func private @kiln_kernel_1(%x: memref<1x32767xf32>, %y: memref<1xf32>) att
 }
 func.func private @kiln_kernel_2(%x: memref<1x65536xf32>, %y: memref<1xf32, strided<[1], offset: 7>>) attributes {kiln.kernel} {
   linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%x : memref<1x65536xf32>) outs(%y : memref<1xf32, strided<[1], offset: 7>>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A column reduction (a weight gradient: the sum down 65536 rows of 4
+// columns, read transposed) is one tile of 32 outputs: one block. Split
+// along its rows in 256 parts of 256 (the least of 1024, rows / 256 and
+// 1024 / tiles), a block per tile and part writes its totals into
+// [part, column] partials; then a thread per column adds its 256 in order
+// and joins the value the output starts from (its fill) last.
+// CHECK-LABEL: func.func @column_split(
+// CHECK: %[[PARTIALS:.+]] = memref.alloc() : memref<1024xf32>
+// CHECK: gpu.launch_func @kiln_gpu::@kiln_kernel_0_0 blocks in (%c256{{(_[0-9]+)?}},
+// CHECK: gpu.launch_func @kiln_gpu::@kiln_kernel_0_1 blocks in (%c1{{(_[0-9]+)?}},
+// CHECK-NEXT: memref.dealloc %[[PARTIALS]] : memref<1024xf32>
+// CHECK: gpu.func @kiln_kernel_0_0(%[[X:[^:]+]]: memref<65536x4xf32>, %{{[^:]+}}: memref<4xf32>, %[[OUT:[^:]+]]: memref<1024xf32>)
+// CHECK: memref.load %[[X]][%{{.+}}, %{{.+}}] : memref<65536x4xf32>
+// CHECK: memref.store %{{.+}}, %[[OUT]][%{{.+}}] : memref<1024xf32>
+// CHECK: gpu.func @kiln_kernel_0_1(%{{[^:]+}}: memref<65536x4xf32>, %[[Y:[^:]+]]: memref<4xf32>, %[[IN:[^:]+]]: memref<1024xf32>)
+// CHECK: scf.for %[[COL:.+]] = %{{.+}} to %c4 step
+// CHECK: %[[SUM:.+]] = scf.for %[[P:.+]] = %c0 to %c256 step %c1 iter_args(%[[ACC:.+]] = %{{.+}}) -> (f32) {
+// CHECK: %[[ROW:.+]] = arith.muli %[[P]], %c4
+// CHECK: %[[AT:.+]] = arith.addi %[[ROW]], %[[COL]] : index
+// CHECK: %[[V:.+]] = memref.load %[[IN]][%[[AT]]] : memref<1024xf32>
+// CHECK: arith.addf %[[ACC]], %[[V]] : f32
+// CHECK: %[[R:.+]] = arith.addf %{{.+}}, %[[SUM]] : f32
+// CHECK: memref.store %[[R]], %[[Y]][%[[COL]]] : memref<4xf32>
+func.func @column_split(%x: memref<65536x4xf32>, %y: memref<4xf32>) {
+  call @kiln_kernel_0(%x, %y) : (memref<65536x4xf32>, memref<4xf32>) -> ()
+  return
+}
+func.func private @kiln_kernel_0(%x: memref<65536x4xf32>, %y: memref<4xf32>) attributes {kiln.kernel} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<4xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<65536x4xf32>) outs(%y : memref<4xf32>) {
   ^bb0(%a: f32, %acc: f32):
     %s = arith.addf %a, %acc : f32
     linalg.yield %s : f32

@@ -324,24 +324,21 @@ void KernelBuilder::emitSplitTotal(const Nest &nest, ArrayRef<int64_t> ranges,
                           applyMap(op.getMatchingIndexingMap(&init), ivs));
 }
 
-bool KernelBuilder::emitColumnReduction(const Nest &nest,
-                                        ArrayRef<int64_t> ranges,
-                                        IRMapping &mapping) {
-  linalg::LinalgOp op = nest.op;
+std::optional<ColumnReduction> kiln::gpu_mapper::getColumnReduction(
+    linalg::LinalgOp op, ArrayRef<int64_t> ranges, unsigned blockSize) {
   if (!isa<linalg::GenericOp, linalg::ReduceOp>(op.getOperation()) ||
-      blockSize < 64 || blockSize % 32 != 0)
-    return false;
-  // Columns: the inputs that the reduction reads vary fastest in memory
-  // along the kept (parallel) dims, whatever the loops' order.
+      blockSize < 64 || blockSize % 32 != 0 ||
+      llvm::any_of(ranges, ShapedType::isDynamic))
+    return std::nullopt;
+  ColumnReduction column;
   unsigned numLoops = op.getNumLoops();
-  SmallVector<unsigned> parallel, reduction;
-  op.getParallelDims(parallel);
-  op.getReductionDims(reduction);
-  if (parallel.empty() || reduction.empty() ||
-      parallel.size() + reduction.size() != numLoops)
-    return false;
+  op.getParallelDims(column.parallel);
+  op.getReductionDims(column.reduction);
+  if (column.parallel.empty() || column.reduction.empty() ||
+      column.parallel.size() + column.reduction.size() != numLoops)
+    return std::nullopt;
   auto readsAlongReduction = [&](AffineMap map) {
-    return llvm::any_of(reduction,
+    return llvm::any_of(column.reduction,
                         [&](unsigned d) { return map.isFunctionOfDim(d); });
   };
   bool anyInput = false;
@@ -352,51 +349,77 @@ bool KernelBuilder::emitColumnReduction(const Nest &nest,
     auto last = map.getNumResults()
                     ? dyn_cast<AffineDimExpr>(map.getResults().back())
                     : nullptr;
-    if (!last || last.getPosition() != parallel.back())
-      return false;
+    if (!last || last.getPosition() != column.parallel.back())
+      return std::nullopt;
     anyInput = true;
   }
   if (!anyInput)
-    return false;
-  int64_t rows = 1, columns = 1;
-  for (unsigned d : reduction)
-    rows *= ranges[d];
-  for (unsigned d : parallel)
-    columns *= ranges[d];
+    return std::nullopt;
+  for (unsigned d : column.reduction)
+    column.rows *= ranges[d];
+  for (unsigned d : column.parallel)
+    column.columns *= ranges[d];
   // Worth it where a thread per output would leave most of the device idle
   // (fewer than 256 blocks of 256) and each warp of a block gets rows to
   // itself (8 or more each, at 8 warps).
-  if (rows < 64 || columns >= (int64_t{1} << 16))
-    return false;
-  // One output accumulates (indexed by the kept dims alone), from a payload
-  // that combines its accumulator once; the others are written per step.
+  if (column.rows < kColumnFormMinRows ||
+      column.columns >= kColumnFormMaxColumns)
+    return std::nullopt;
   Block &body = op->getRegion(0).front();
-  OpOperand *accumulated = nullptr;
-  Operation *combiner = nullptr;
   for (OpOperand &init : op.getDpsInitsMutable()) {
     AffineMap map = op.getMatchingIndexingMap(&init);
     if (readsAlongReduction(map)) // written at every step
       continue;
-    if (accumulated || !map.isProjectedPermutation())
-      return false;
-    accumulated = &init;
+    if (column.accumulated || !map.isProjectedPermutation())
+      return std::nullopt;
+    column.accumulated = &init;
     unsigned result = init.getOperandNumber() - op.getNumDpsInputs();
     BlockArgument accumulator = body.getArgument(init.getOperandNumber());
-    combiner = body.getTerminator()->getOperand(result).getDefiningOp();
+    Operation *combiner =
+        body.getTerminator()->getOperand(result).getDefiningOp();
     // The running total feeds nothing but the output (another output
     // that read it would see a warp's partial, not the running value).
     if (!combiner || !accumulator.hasOneUse() ||
         *accumulator.getUsers().begin() != combiner ||
         combiner->getNumOperands() != 2 || !getCombinerKind(combiner) ||
         !combiner->getResult(0).hasOneUse())
-      return false;
+      return std::nullopt;
+    column.combiner = combiner;
+    column.kind = *getCombinerKind(combiner);
   }
-  if (!accumulated)
-    return false;
-  gpu::AllReduceOperation kind = *getCombinerKind(combiner);
-  Type type = cast<MemRefType>(accumulated->get().getType()).getElementType();
+  if (!column.accumulated)
+    return std::nullopt;
+  Type type =
+      cast<MemRefType>(column.accumulated->get().getType()).getElementType();
   if (!type.isF32() && !type.isF64())
+    return std::nullopt;
+  return column;
+}
+
+bool KernelBuilder::emitColumnReduction(const Nest &nest,
+                                        ArrayRef<int64_t> ranges,
+                                        IRMapping &mapping) {
+  linalg::LinalgOp op = nest.op;
+  std::optional<ColumnReduction> found =
+      getColumnReduction(op, ranges, blockSize);
+  if (!found)
     return false;
+  if (nest.phase == Nest::Phase::Total) {
+    emitColumnTotal(nest, *found, mapping);
+    return true;
+  }
+  unsigned numLoops = op.getNumLoops();
+  const SmallVector<unsigned> &parallel = found->parallel;
+  const SmallVector<unsigned> &reduction = found->reduction;
+  OpOperand *accumulated = found->accumulated;
+  Operation *combiner = found->combiner;
+  gpu::AllReduceOperation kind = found->kind;
+  int64_t rows = found->rows, columns = found->columns;
+  Type type = cast<MemRefType>(accumulated->get().getType()).getElementType();
+  // A split's parts: each block takes a tile and a part of the rows.
+  bool split = nest.phase == Nest::Phase::Parts;
+  int64_t parts = split ? nest.parts : 1;
+  int64_t chunk = (rows + parts - 1) / parts;
 
   // Tiles of a warp's width of columns; the block's warps split the rows.
   // In emulation (a block of one thread) a tile is one column, all rows.
@@ -409,8 +432,8 @@ bool KernelBuilder::emitColumnReduction(const Nest &nest,
   Value tiles = arith::CeilDivUIOp::create(b, loc, index(columns), width);
   Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value grid = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-  work =
-      std::max(work, ((columns + 31) / 32) * static_cast<int64_t>(blockSize));
+  work = std::max(work, ((columns + 31) / 32) * parts *
+                            static_cast<int64_t>(blockSize));
   auto workgroup =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   Value slots = func.addWorkgroupAttribution(
@@ -427,23 +450,38 @@ bool KernelBuilder::emitColumnReduction(const Nest &nest,
     return b.create(state)->getResult(0);
   };
 
-  auto tileLoop = scf::ForOp::create(b, loc, block, tiles, grid);
+  // Unsplit, unit u is tile u; split, it takes tile u % tiles of part
+  // u / tiles.
+  Value units =
+      split ? Value(arith::MulIOp::create(b, loc, tiles, index(parts))) : tiles;
+  auto unitLoop = scf::ForOp::create(b, loc, block, units, grid);
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(tileLoop.getBody());
+  b.setInsertionPointToStart(unitLoop.getBody());
+  Value tile = unitLoop.getInductionVar(), part;
+  if (split) {
+    part = arith::DivUIOp::create(b, loc, tile, tiles);
+    tile = arith::RemUIOp::create(b, loc, tile, tiles);
+  }
   Value column = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, tileLoop.getInductionVar(), width),
-      lane);
+      b, loc, arith::MulIOp::create(b, loc, tile, width), lane);
   Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                         column, index(columns));
   SmallVector<int64_t> keptDims(parallel.begin(), parallel.end());
   SmallVector<int64_t> reductionDims(reduction.begin(), reduction.end());
   SmallVector<Value> ivs(numLoops);
   delinearize(column, keptDims, ranges, ivs);
-  // This lane's rows: from its row lane, striding by the block's row lanes
-  // (none past the last column).
-  Value rowEnd =
-      arith::SelectOp::create(b, loc, inRange, index(rows), index(0));
-  auto rowLoop = scf::ForOp::create(b, loc, rowLane, rowEnd, rowLanes,
+  // This lane's rows (its part's, split): from its row lane, striding by
+  // the block's row lanes (none past the last column).
+  Value rowBegin = rowLane, rowsEnd = index(rows);
+  if (split) {
+    Value partBegin = arith::MulIOp::create(b, loc, part, index(chunk));
+    rowBegin = arith::AddIOp::create(b, loc, partBegin, rowLane);
+    rowsEnd = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, partBegin, index(chunk)),
+        rowsEnd);
+  }
+  Value rowEnd = arith::SelectOp::create(b, loc, inRange, rowsEnd, index(0));
+  auto rowLoop = scf::ForOp::create(b, loc, rowBegin, rowEnd, rowLanes,
                                     ValueRange{identity});
   {
     OpBuilder::InsertionGuard inner(b);
@@ -496,18 +534,74 @@ bool KernelBuilder::emitColumnReduction(const Nest &nest,
       scf::YieldOp::create(b, loc,
                            combine(partials.getRegionIterArgs()[0], partial));
     }
-    unsigned output = accumulated->getOperandNumber() - op.getNumDpsInputs();
-    SmallVector<Value> at =
-        applyMap(op.getMatchingIndexingMap(accumulated), ivs);
-    Value start =
-        nest.fill && nest.fillOutput == output
-            ? mapping.lookupOrDefault(linalg::FillOp(nest.fill).getInputs()[0])
-            : Value(memref::LoadOp::create(
-                  b, loc, mapping.lookupOrDefault(accumulated->get()), at));
-    memref::StoreOp::create(b, loc, combine(start, partials.getResult(0)),
-                            mapping.lookupOrDefault(accumulated->get()), at);
+    if (split) {
+      // The part's total, as it is: the start joins in the total phase.
+      Value slot = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, part, index(columns)), column);
+      memref::StoreOp::create(b, loc, partials.getResult(0),
+                              func.getArgument(nest.partials),
+                              ValueRange{slot});
+    } else {
+      unsigned output = accumulated->getOperandNumber() - op.getNumDpsInputs();
+      SmallVector<Value> at =
+          applyMap(op.getMatchingIndexingMap(accumulated), ivs);
+      Value start =
+          nest.fill && nest.fillOutput == output
+              ? mapping.lookupOrDefault(
+                    linalg::FillOp(nest.fill).getInputs()[0])
+              : Value(memref::LoadOp::create(
+                    b, loc, mapping.lookupOrDefault(accumulated->get()), at));
+      memref::StoreOp::create(b, loc, combine(start, partials.getResult(0)),
+                              mapping.lookupOrDefault(accumulated->get()), at);
+    }
   }
   // The slots are read before the next tile writes them.
   gpu::BarrierOp::create(b, loc);
   return true;
+}
+
+void KernelBuilder::emitColumnTotal(const Nest &nest,
+                                    const ColumnReduction &column,
+                                    IRMapping &mapping) {
+  linalg::LinalgOp op = nest.op;
+  OpOperand *accumulated = column.accumulated;
+  Type type = cast<MemRefType>(accumulated->get().getType()).getElementType();
+  work = std::max(work, column.columns);
+  // A thread per output, grid-striding; its partials are a column of the
+  // [part][column] buffer, which adjacent threads read coalesced.
+  auto loop = scf::ForOp::create(b, loc, first, index(column.columns), stride);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value partials = func.getArgument(nest.partials);
+  Value identity = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(type, getReductionIdentity(column.kind)));
+  auto sum = scf::ForOp::create(b, loc, index(0), index(nest.parts), index(1),
+                                ValueRange{identity});
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(sum.getBody());
+    Value slot = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, sum.getInductionVar(),
+                              index(column.columns)),
+        loop.getInductionVar());
+    Value partial = memref::LoadOp::create(b, loc, partials, ValueRange{slot});
+    scf::YieldOp::create(
+        b, loc,
+        emitCombine(column.combiner, sum.getRegionIterArgs()[0], partial));
+  }
+  SmallVector<Value> ivs(op.getNumLoops());
+  SmallVector<int64_t> keptDims(column.parallel.begin(), column.parallel.end());
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  delinearize(loop.getInductionVar(), keptDims, ranges, ivs);
+  unsigned output = accumulated->getOperandNumber() - op.getNumDpsInputs();
+  SmallVector<Value> at = applyMap(op.getMatchingIndexingMap(accumulated), ivs);
+  Value start =
+      nest.fill && nest.fillOutput == output
+          ? mapping.lookupOrDefault(linalg::FillOp(nest.fill).getInputs()[0])
+          : Value(memref::LoadOp::create(
+                b, loc, mapping.lookupOrDefault(accumulated->get()), at));
+  memref::StoreOp::create(b, loc,
+                          emitCombine(column.combiner, start, sum.getResult(0)),
+                          mapping.lookupOrDefault(accumulated->get()), at);
 }

@@ -447,6 +447,12 @@ FailureOr<bool> KernelBuilder::emitNest(const Nest &nest, IRMapping &mapping) {
   }
   // A reduction split across the grid (ReductionSplitting.h): a block per
   // part of each output, then a block per output.
+  if (nest.phase != Nest::Phase::Whole && nest.columns) {
+    if (!emitColumnReduction(nest, ranges, mapping))
+      return op->emitError("a split column reduction must have the column "
+                           "form");
+    return false;
+  }
   if (nest.phase != Nest::Phase::Whole) {
     auto reduction = getShuffleReduction(op, ranges, blockSize);
     if (!reduction)

@@ -41,6 +41,32 @@ std::optional<std::pair<mlir::Operation *, mlir::gpu::AllReduceOperation>>
 getShuffleReduction(mlir::linalg::LinalgOp op, llvm::ArrayRef<int64_t> ranges,
                     unsigned blockSize);
 
+/// A column reduction: the inputs read along the reduction vary fastest in
+/// memory along the kept (parallel) dims, whatever the loops' order, and
+/// one output accumulates (indexed by the kept dims alone) from a payload
+/// that combines its accumulator once with an associative f32 or f64 op;
+/// other outputs are written at every step.
+struct ColumnReduction {
+  llvm::SmallVector<unsigned> parallel, reduction;
+  mlir::OpOperand *accumulated = nullptr;
+  mlir::Operation *combiner = nullptr;
+  mlir::gpu::AllReduceOperation kind;
+  /// The reduction's elements per output, and the outputs.
+  int64_t rows = 1, columns = 1;
+};
+
+/// Column reductions narrower than this many outputs (at 256 blocks of a
+/// warp's width, the device is full) and with 64 rows or more take the
+/// column form; wider ones run a thread per output.
+constexpr int64_t kColumnFormMaxColumns = int64_t{1} << 16;
+constexpr int64_t kColumnFormMinRows = 64;
+
+/// The column form of `op` (static `ranges`), where it has it and is worth
+/// it: blocks of 64 threads or more, whole warps.
+std::optional<ColumnReduction>
+getColumnReduction(mlir::linalg::LinalgOp op, llvm::ArrayRef<int64_t> ranges,
+                   unsigned blockSize);
+
 /// The first of `op`'s trailing reduction dims (its number of loops where
 /// the last is parallel).
 unsigned getFirstReductionDim(mlir::linalg::LinalgOp op);
@@ -209,8 +235,16 @@ private:
   /// combined in shared memory in a fixed order. Outputs written at every
   /// step are written as the rows are read. Returns whether `nest` took
   /// this form (nothing is emitted where not).
+  /// In a split's parts phase (Nest::Phase::Parts, Nest::columns), a block
+  /// per tile and part of the rows, storing its tile's totals in the
+  /// partials ([part][column]) rather than the output.
   bool emitColumnReduction(const Nest &nest, llvm::ArrayRef<int64_t> ranges,
                            mlir::IRMapping &mapping);
+  /// A split column reduction's total phase: a thread per output combining
+  /// its column of the partials in order, then the value the output
+  /// starts from.
+  void emitColumnTotal(const Nest &nest, const ColumnReduction &column,
+                       mlir::IRMapping &mapping);
   /// The total of the block's warps' `warpTotal`s, in every thread: each
   /// warp's lane 0 leaves its total in shared memory, and every warp
   /// reduces those. Barriers on both sides keep the slots of one output

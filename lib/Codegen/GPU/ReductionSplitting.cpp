@@ -8,19 +8,70 @@
 using namespace mlir;
 using namespace kiln::gpu_mapper;
 
-/// The parts per output of `op`, if it is a long reduction with few
-/// outputs (1 where not).
-static int64_t getParts(linalg::LinalgOp op, const ArgumentAliases &aliases,
-                        unsigned blockSize) {
-  if (!op.hasPureBufferSemantics() || blockSize < 64)
-    return 1;
+/// Whether `op`'s output may share elements with one of its inputs: what
+/// such a nest computes depends on the order of its reads and writes,
+/// which a split changes.
+static bool mayOverlapAnInput(linalg::LinalgOp op, OpOperand &init,
+                              const ArgumentAliases &aliases) {
+  Box output = getBox(init.get());
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    if (!isa<MemRefType>(input->get().getType()))
+      continue;
+    Box box = getBox(input->get());
+    auto a = dyn_cast<BlockArgument>(output.root);
+    auto b = dyn_cast<BlockArgument>(box.root);
+    if (a && b && a != b ? bool(aliases[a.getArgNumber()][b.getArgNumber()])
+                         : mayOverlap(output, box))
+      return true;
+  }
+  return false;
+}
+
+/// The split of a column reduction `op` (parts of its rows), or none.
+static std::optional<ReductionSplit>
+getColumnSplit(linalg::LinalgOp op, ArrayRef<int64_t> ranges,
+               const ArgumentAliases &aliases, unsigned blockSize) {
+  std::optional<ColumnReduction> column =
+      getColumnReduction(op, ranges, blockSize);
+  if (!column)
+    return std::nullopt;
+  // Every output of the op: one written at every step is written once per
+  // element either way, but must not feed the reads.
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (mayOverlapAnInput(op, init, aliases))
+      return std::nullopt;
+  int64_t tiles = (column->columns + 31) / 32;
+  if (tiles >= kSplitTargetBlocks)
+    return std::nullopt;
+  int64_t parts = std::min({kSplitMaxParts, column->rows / kColumnSplitMinRows,
+                            (kSplitTargetBlocks + tiles - 1) / tiles});
+  if (parts < 2)
+    return std::nullopt;
+  ReductionSplit split;
+  split.parts = parts;
+  split.columns = true;
+  return split;
+}
+
+/// The split of `op`, if it is a long reduction with few outputs or a
+/// column reduction with few tiles.
+static std::optional<ReductionSplit> getSplit(linalg::LinalgOp op,
+                                              const ArgumentAliases &aliases,
+                                              unsigned blockSize) {
+  // A body that reads its loop indices runs in the scalar loop, unsplit.
+  if (!op.hasPureBufferSemantics() || blockSize < 64 ||
+      !op->getRegion(0).front().getOps<linalg::IndexOp>().empty())
+    return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic) ||
-      !getShuffleReduction(op, ranges, blockSize))
-    return 1;
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return std::nullopt;
+  // The column form first, as the kernel builder tries it first.
+  if (getColumnReduction(op, ranges, blockSize))
+    return getColumnSplit(op, ranges, aliases, blockSize);
+  if (!getShuffleReduction(op, ranges, blockSize))
+    return std::nullopt;
   // Inputs read along the reduction are read along its innermost dim as
   // their innermost index: a part's threads then read adjacent elements.
-  // (A transposed read is the column form's, coalesced across outputs.)
   unsigned innermost = op.getNumLoops() - 1;
   for (OpOperand *input : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(input);
@@ -33,31 +84,23 @@ static int64_t getParts(linalg::LinalgOp op, const ArgumentAliases &aliases,
                     ? dyn_cast<AffineDimExpr>(map.getResults().back())
                     : nullptr;
     if (!last || last.getPosition() != innermost)
-      return 1;
+      return std::nullopt;
   }
-  // Left alone where the output may share elements with an input: what
-  // such a nest computes depends on the order of its reads and writes,
-  // which the split changes.
-  Box output = getBox(op.getDpsInits()[0]);
-  for (OpOperand *input : op.getDpsInputOperands()) {
-    if (!isa<MemRefType>(input->get().getType()))
-      continue;
-    Box box = getBox(input->get());
-    auto a = dyn_cast<BlockArgument>(output.root);
-    auto b = dyn_cast<BlockArgument>(box.root);
-    if (a && b && a != b ? bool(aliases[a.getArgNumber()][b.getArgNumber()])
-                         : mayOverlap(output, box))
-      return 1;
-  }
+  if (mayOverlapAnInput(op, op.getDpsInitsMutable()[0], aliases))
+    return std::nullopt;
   int64_t outputs = 1;
   for (unsigned d = 0; d < getFirstReductionDim(op); ++d)
     outputs *= ranges[d];
   int64_t length = getReductionLength(op, ranges);
   if (outputs == 0 || outputs >= kSplitMaxOutputs || length < kSplitMinLength)
-    return 1;
+    return std::nullopt;
   int64_t parts = std::min(
       {kSplitMaxParts, length / kSplitMinPart, kSplitTargetBlocks / outputs});
-  return std::max<int64_t>(parts, 1);
+  if (parts < 2)
+    return std::nullopt;
+  ReductionSplit split;
+  split.parts = parts;
+  return split;
 }
 
 llvm::DenseMap<Operation *, ReductionSplit>
@@ -74,17 +117,24 @@ kiln::gpu_mapper::splitLongReductions(func::FuncOp kernel,
   // A row kernel keeps each row's values in its block.
   if (getGpuRowKernel(kernel, aliases, blockSize))
     return splits;
-  SmallVector<std::pair<linalg::LinalgOp, int64_t>> planned;
+  SmallVector<std::pair<linalg::LinalgOp, ReductionSplit>> planned;
   for (auto op : kernel.getBody().front().getOps<linalg::LinalgOp>())
-    if (int64_t parts = getParts(op, aliases, blockSize); parts > 1)
-      planned.emplace_back(op, parts);
-  for (auto [op, parts] : planned) {
+    if (std::optional<ReductionSplit> split = getSplit(op, aliases, blockSize))
+      planned.emplace_back(op, *split);
+  for (auto [op, split] : planned) {
     int64_t outputs = 1;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    for (unsigned d = 0; d < getFirstReductionDim(op); ++d)
-      outputs *= ranges[d];
-    auto type = MemRefType::get({outputs * parts},
-                                Float32Type::get(kernel.getContext()));
+    Type element = Float32Type::get(kernel.getContext());
+    if (split.columns) {
+      ColumnReduction column = *getColumnReduction(op, ranges, blockSize);
+      outputs = column.columns;
+      element = cast<MemRefType>(column.accumulated->get().getType())
+                    .getElementType();
+    } else {
+      for (unsigned d = 0; d < getFirstReductionDim(op); ++d)
+        outputs *= ranges[d];
+    }
+    auto type = MemRefType::get({outputs * split.parts}, element);
     unsigned index = kernel.getNumArguments();
     if (failed(
             kernel.insertArgument(index, type, DictionaryAttr(), op.getLoc())))
@@ -96,7 +146,8 @@ kiln::gpu_mapper::splitLongReductions(func::FuncOp kernel,
       b.setInsertionPointAfter(call);
       memref::DeallocOp::create(b, call.getLoc(), partials);
     }
-    splits[op] = ReductionSplit{parts, index};
+    split.partials = index;
+    splits[op] = split;
   }
   return splits;
 }
@@ -117,11 +168,13 @@ void kiln::gpu_mapper::applyReductionSplits(
       total.phase = Nest::Phase::Total;
       total.parts = it->second.parts;
       total.partials = it->second.partials;
+      total.columns = it->second.columns;
       totals.push_back(total);
       // The parts phase starts from the identity: the fill joins the total.
       nest.phase = Nest::Phase::Parts;
       nest.parts = it->second.parts;
       nest.partials = it->second.partials;
+      nest.columns = it->second.columns;
       nest.fill = nullptr;
     }
     result.push_back(std::move(stage));

@@ -8,6 +8,11 @@
 // partials, and the value the output starts from, into the output. The
 // buffer is a new argument of the kernel that each call allocates.
 //
+// A column reduction (a bias's or a norm's weight gradient: the sum down
+// the rows of [rows, C]) runs a block per tile of 32 outputs: 24 blocks
+// for C = 768. It is split the same way along its rows: a block per tile
+// and part, then a thread per output over its parts.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef KILN_CONVERSION_GPUKERNELS_REDUCTIONSPLITTING_H
@@ -38,7 +43,16 @@ constexpr int64_t kSplitMaxParts = 1024;
 struct ReductionSplit {
   int64_t parts = 1;
   unsigned partials = 0;
+  /// A column reduction's split (getColumnReduction): its parts split the
+  /// rows, each block a tile of a warp's width of outputs and a part; the
+  /// partials are [parts, outputs] in the accumulator's type.
+  bool columns = false;
 };
+
+/// A column reduction is split where its tiles (a warp's width of outputs
+/// each) are fewer blocks than kSplitTargetBlocks: in parts of at least
+/// this many rows (32 per warp of a block of 256).
+constexpr int64_t kColumnSplitMinRows = 256;
 
 /// Splits each reduction of `kernel` in the shuffle form
 /// (getShuffleReduction: one f32 output indexed by the parallel dims, the

@@ -27,6 +27,9 @@ struct Nest {
   enum class Phase { Whole, Parts, Total } phase = Phase::Whole;
   int64_t parts = 1;
   unsigned partials = 0;
+  /// Whether the split is of a column reduction (its parts split the rows;
+  /// partials [part][column]) rather than of the shuffle form.
+  bool columns = false;
 };
 
 /// The ops of a kernel that run in one launch.
