@@ -48,7 +48,8 @@ void kiln::buildKilnCpuTensorPipeline(OpPassManager &pm,
   // Without the runtime's blockwise kernels (the GPU today), both attention
   // ops become matmuls and a softmax, which CSE shares between the forward
   // and the derivative's recomputation.
-  if (options.fuseAttention && !options.attentionKernels)
+  if (options.fuseAttention && !options.attentionKernels &&
+      !options.gpuAttention)
     pm.addPass(createKilnDecomposeAttention());
   // Calls would be fusion and buffer boundaries (a callee's results are
   // copied into the caller's): inline them all, then drop the callees.
@@ -61,6 +62,7 @@ void kiln::buildKilnCpuTensorPipeline(OpPassManager &pm,
   lowering.blas = options.blas;
   lowering.tensorCoreCalls = options.tensorCoreCalls;
   lowering.parallelScatters = options.parallelScatters;
+  lowering.gpuAttention = options.gpuAttention;
   pm.addPass(createKilnLowerToLinalg(lowering));
   pm.addNestedPass<func::FuncOp>(createKilnFuseLinalgElementwise());
   pm.addPass(createCanonicalizerPass());

@@ -32,8 +32,9 @@ void kiln::buildKilnGpuPipeline(OpPassManager &pm,
   shared.stridedCopyKernels = true;
   // Device memory is not the host's to loop over.
   shared.parallelScatters = true;
-  // No blockwise attention kernel on the device yet.
+  // Attention runs on -kiln-attention-to-gpu's blockwise kernels.
   shared.attentionKernels = false;
+  shared.gpuAttention = true;
   buildKilnCpuTensorPipeline(pm, shared);
   buildKilnCpuBufferPipeline(pm, shared);
 
@@ -43,6 +44,7 @@ void kiln::buildKilnGpuPipeline(OpPassManager &pm,
   map.blockSize = options.blockSize;
   map.vectorWidth = options.vectorWidth;
   pm.addPass(createKilnMapKernelsToGpu(map));
+  pm.addPass(createKilnAttentionToGpu());
 
   // The kernels: polynomial math (no libdevice calls), then NVVM and PTX.
   GpuNVVMAttachTargetOptions target;

@@ -36,7 +36,12 @@ def KilnLowerToLinalg : Pass<"kiln-lower-to-linalg", "mlir::ModuleOp"> {
            /*default=*/"false",
            "lower kiln.scatter_add to parallel kernels that add each "
            "element's updates in index order along a chain (no host loop, no "
-           "atomics: the GPU's) instead of one in-place add per index">
+           "atomics: the GPU's) instead of one in-place add per index">,
+    Option<"gpuAttention", "gpu-attention", "bool", /*default=*/"false",
+           "lower kiln.attention and its gradient to kiln_gpu_attention_* "
+           "calls (static shapes, the steps an attribute) that "
+           "-kiln-attention-to-gpu replaces by generated GPU kernels, instead "
+           "of the CPU runtime's kiln_rt_attention_*">
   ];
   let statistics = [
     Statistic<"numLoweredOps", "kiln-lowered-ops", "kiln ops lowered">,

@@ -85,6 +85,12 @@ struct KilnCpuPipelineOptions
                      "runtime's blockwise kernels (false: decompose them "
                      "into matmuls and a softmax)"),
       llvm::cl::init(true)};
+  Option<bool> gpuAttention{
+      *this, "gpu-attention",
+      llvm::cl::desc("lower kiln.attention and its gradient for "
+                     "-kiln-attention-to-gpu's blockwise GPU kernels (the GPU "
+                     "pipeline and the emulated GPU)"),
+      llvm::cl::init(false)};
   Option<bool> foldContractionLayouts{
       *this, "fold-contraction-layouts",
       llvm::cl::desc("fold transposes and batch reshapes around BLAS "

@@ -295,8 +295,9 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   pipelineOptions.kernelDedup = options.kernelDedup;
   pipelineOptions.foldContractionLayouts = options.foldContractionLayouts;
   pipelineOptions.fuseAttention = options.fuseAttention;
-  // Emulated GPU kernels stand for the GPU path, which decomposes attention.
+  // Emulated GPU kernels stand for the GPU path, attention's included.
   pipelineOptions.attentionKernels = !options.emulateGpuKernels;
+  pipelineOptions.gpuAttention = options.emulateGpuKernels;
   PassManager tensorStage(module.getContext());
   kiln::buildKilnCpuTensorPipeline(tensorStage, pipelineOptions);
   if (llvm::Error e = runPasses(tensorStage, module, options.verifyEachPass))
@@ -315,6 +316,7 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   kiln::buildKilnCpuBufferPipeline(bufferStage, pipelineOptions);
   if (options.emulateGpuKernels) {
     bufferStage.addPass(createKilnMapKernelsToGpu());
+    bufferStage.addPass(createKilnAttentionToGpu());
     bufferStage.addPass(createKilnEmulateGpuLaunches());
   }
   if (llvm::Error e = runPasses(bufferStage, module, options.verifyEachPass))

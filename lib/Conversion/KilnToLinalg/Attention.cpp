@@ -97,9 +97,63 @@ void lowerToCall(RewriterBase &rewriter, SymbolTable &symbols, OpTy op,
   rewriter.replaceOp(op, results);
 }
 
+/// The largest head dim the GPU kernels take: a thread keeps one row of
+/// an accumulator in registers.
+constexpr int64_t kGpuMaxHeadDim = 128;
+
+/// Replaces `op` by a call of `name` for -kiln-attention-to-gpu: every
+/// tensor operand as a read-only view of its static shape, then a new
+/// buffer per result; the steps in the call's kiln.score_steps.
+template <typename OpTy>
+void lowerToGpuCall(RewriterBase &rewriter, SymbolTable &symbols, OpTy op,
+                    StringRef name) {
+  rewriter.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  SmallVector<Value> args;
+  for (Value operand : op->getOperands()) {
+    auto type = cast<RankedTensorType>(operand.getType());
+    if (type.getElementType().isInteger(1)) {
+      type = RankedTensorType::get(type.getShape(), rewriter.getF32Type());
+      operand = ConvertOp::create(rewriter, loc, type, operand);
+    }
+    args.push_back(bufferization::ToBufferOp::create(
+        rewriter, loc, getStridedView(type.getShape(), type.getElementType()),
+        operand, /*read_only=*/true));
+  }
+  SmallVector<Value> buffers;
+  for (Type result : op->getResultTypes()) {
+    auto type = cast<RankedTensorType>(result);
+    buffers.push_back(memref::AllocOp::create(
+        rewriter, loc,
+        MemRefType::get(type.getShape(), type.getElementType())));
+  }
+  args.append(buffers);
+  // One declaration per call: each has its own shapes.
+  std::string unique = name.str();
+  for (unsigned n = 0; symbols.lookup(unique); ++n)
+    unique = (name + "_" + llvm::Twine(n)).str();
+  func::FuncOp callee = getOrDeclareRuntimeCall(rewriter, symbols, loc, unique,
+                                                TypeRange(ValueRange(args)));
+  auto call = func::CallOp::create(rewriter, loc, callee, args);
+  call->setAttr("kiln.score_steps", op.getScoreStepsAttr());
+  SmallVector<Value> results;
+  for (auto [buffer, result] : llvm::zip(buffers, op->getResultTypes()))
+    results.push_back(bufferization::ToTensorOp::create(
+        rewriter, loc, result, buffer, /*restrict=*/true, /*writable=*/true));
+  rewriter.replaceOp(op, results);
+}
+
+/// Whether the GPU kernels take an attention with these q and v types.
+bool fitsGpuKernels(Value query, Value value) {
+  int64_t d = cast<RankedTensorType>(query.getType()).getShape()[2];
+  int64_t dv = cast<RankedTensorType>(value.getType()).getShape()[2];
+  return d <= kGpuMaxHeadDim && dv <= kGpuMaxHeadDim;
+}
+
 } // namespace
 
-void kiln::lowerAttention(RewriterBase &rewriter, ModuleOp module) {
+void kiln::lowerAttention(RewriterBase &rewriter, ModuleOp module,
+                          bool forGpu) {
   SmallVector<Operation *> ops;
   module.walk([&](Operation *op) {
     if (isa<AttentionOp, AttentionGradOp>(op))
@@ -110,14 +164,19 @@ void kiln::lowerAttention(RewriterBase &rewriter, ModuleOp module) {
   SymbolTable symbols(module);
   for (Operation *op : ops) {
     if (auto forward = dyn_cast<AttentionOp>(op)) {
-      if (forward.getScoreOperands().size() > kScoreSlots)
+      if (forGpu && fitsGpuKernels(forward.getQuery(), forward.getValue()))
+        lowerToGpuCall(rewriter, symbols, forward, "kiln_gpu_attention_f32");
+      else if (forGpu || forward.getScoreOperands().size() > kScoreSlots)
         decomposeAttention(rewriter, forward);
       else
         lowerToCall(rewriter, symbols, forward, "kiln_rt_attention_f32", 3);
       continue;
     }
     auto backward = cast<AttentionGradOp>(op);
-    if (backward.getScoreOperands().size() > kScoreSlots)
+    if (forGpu && fitsGpuKernels(backward.getQuery(), backward.getValue()))
+      lowerToGpuCall(rewriter, symbols, backward,
+                     "kiln_gpu_attention_grad_f32");
+    else if (forGpu || backward.getScoreOperands().size() > kScoreSlots)
       decomposeAttentionGrad(rewriter, backward);
     else
       lowerToCall(rewriter, symbols, backward, "kiln_rt_attention_grad_f32", 7);

@@ -89,7 +89,7 @@ struct KilnLowerToLinalgPass
     IRRewriter rewriter(&getContext());
     if (failed(lowerCollectives(rewriter, module)))
       return signalPassFailure();
-    lowerAttention(rewriter, module);
+    lowerAttention(rewriter, module, gpuAttention);
     KilnToLinalgOptions options;
     options.matmulLibraryCalls = blas;
     options.tensorCoreCalls = tensorCoreCalls;

@@ -69,7 +69,8 @@ mlir::func::FuncOp getOrDeclareRuntimeCall(mlir::RewriterBase &rewriter,
 /// Replaces every kiln.attention and kiln.attention_grad of `module` by a
 /// call of the CPU runtime's blockwise kernels (Attention.cpp), or by the
 /// ops that compute it where the call cannot take its score operands.
-void lowerAttention(mlir::RewriterBase &rewriter, mlir::ModuleOp module);
+void lowerAttention(mlir::RewriterBase &rewriter, mlir::ModuleOp module,
+                    bool forGpu);
 
 void lowerMatmulEpilogues(mlir::RewriterBase &rewriter, mlir::Operation *root,
                           const KilnToLinalgOptions &options);

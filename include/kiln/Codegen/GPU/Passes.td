@@ -115,6 +115,40 @@ def KilnMapKernelsToGpu : Pass<"kiln-map-kernels-to-gpu", "mlir::ModuleOp"> {
   ];
 }
 
+def KilnAttentionToGpu : Pass<"kiln-attention-to-gpu", "mlir::ModuleOp"> {
+  let summary = "Run kiln.attention and its gradient as blockwise GPU "
+                "kernels that never store the scores";
+  let description = [{
+    Each `func.call @kiln_gpu_attention_f32` (q, k, v, the score operands,
+    then the result, row max and row sum buffers) and
+    `func.call @kiln_gpu_attention_grad_f32` (q, k, v, o, m, l, do, the
+    score operands, then dq, dk, dv), as `-kiln-lower-to-linalg` with
+    `gpu-attention` makes them, becomes launches of `gpu.func`s generated
+    for its shapes and its `kiln.score_steps`, in `gpu.module @kiln_gpu`.
+
+    The forward is one launch: a block per batch and tile of T query rows,
+    a thread per row; the keys and values come through shared memory T
+    rows at a time, and each thread keeps its row's running maximum, sum
+    and output in registers (an online softmax, rescaled only when the
+    maximum grows). The backward is three launches, each with one
+    accumulator row per thread: dq (a thread per query row, over the key
+    tiles), dk and dv (a thread per key row, over the query tiles), each
+    recomputing the probabilities from the saved row statistics and
+    `rowsum(do * o)`. The `[N, Tq, Tk]` scores are never written. T is the
+    largest of 64, 32, 16 and 8 whose tiles fit in 40 KiB of shared memory;
+    head dims up to 128 (the lowering decomposes larger ones). The kernels
+    compute in f32 on the SIMT units.
+
+    Every kernel runs as the emulator runs it: each thread's rows and the
+    tiles' cooperative loads are block-stride loops, so a block of one
+    thread computes the same values.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def KilnEmulateGpuLaunches
     : Pass<"kiln-emulate-gpu-launches", "mlir::ModuleOp"> {
   let summary = "Run the GPU kernels of -kiln-map-kernels-to-gpu on the "
