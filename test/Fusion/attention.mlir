@@ -4,10 +4,10 @@
 // the runtime's blockwise kernel, no score matrix, no kernel of kiln's
 // own; the backward recomputes the forward's row statistics (one call) and
 // runs kiln.attention_grad (another).
-// On the GPU path (here emulated) the attention is decomposed: the scale,
-// the additive mask and the softmax are one row kernel between the two
-// products, and the softmax with its gradient one row kernel in the
-// backward.
+// On the GPU path (here emulated) it runs on -kiln-attention-to-gpu's
+// kernels: the forward one launch, the backward the forward's again (its
+// row statistics) and the dq, dk and dv launches; no fusion group, no
+// score matrix.
 // RUN: kiln-run %s --entry attention --random-inputs 1 --check-reference --report | FileCheck %s --check-prefix=FWD
 // RUN: kiln-run %s --entry attention_bwd --random-inputs 2 --check-reference --report | FileCheck %s --check-prefix=BWD
 // RUN: kiln-run %s --entry attention --random-inputs 1 --check-reference --emulate-gpu --report | FileCheck %s --check-prefix=FWD-GPU
@@ -18,9 +18,9 @@
 // BWD-COUNT-3: reference: out{{[0-2]}} tensor<4x16x8xf32> matches
 // BWD: "fusion_groups": 0, "unique_kernels": 0, "kernel_launches": 2,
 // FWD-GPU: reference: out0 tensor<4x16x8xf32> matches
-// FWD-GPU: "fusion_groups": 1,
+// FWD-GPU: "fusion_groups": 0, "unique_kernels": 0, "kernel_launches": 1,
 // BWD-GPU-COUNT-3: reference: out{{[0-2]}} tensor<4x16x8xf32> matches
-// BWD-GPU: "fusion_groups": 1,
+// BWD-GPU: "fusion_groups": 0, "unique_kernels": 0, "kernel_launches": 4,
 
 func.func @attention(%q: tensor<4x16x8xf32>, %k: tensor<4x16x8xf32>, %v: tensor<4x16x8xf32>, %mask: tensor<16x16xf32>) -> tensor<4x16x8xf32> {
   %s0 = "kiln.matmul"(%q, %k) <{transpose_b = true}> : (tensor<4x16x8xf32>, tensor<4x16x8xf32>) -> tensor<4x16x16xf32>
