@@ -155,6 +155,23 @@ public:
     });
   }
 
+  /// Each row a thread owns: the unit loop over `n` batches of tiles of
+  /// `tile` rows (of `rows`), then this thread's rows of the tile. `body`
+  /// gets the batch, the tile's first row, the row within the tile, the
+  /// row's index and that index clamped to the last row (safe to read).
+  void forEachTileRow(
+      int64_t n, int64_t tile, int64_t rows,
+      const std::function<void(Value, Value, Value, Value, Value)> &body) {
+    int64_t tiles = (rows + tile - 1) / tile;
+    forEachUnit(n * tiles, [&](Value unit) {
+      Value batch = div(unit, index(tiles));
+      Value first = mul(rem(unit, index(tiles)), index(tile));
+      forEachOwnRow(tile, [&](Value row) {
+        Value at = add(first, row);
+        body(batch, first, row, at, min(at, index(rows - 1)));
+      });
+    });
+  }
   /// `buffer`[n, row, :] into shared `to` at `to[base + e]`, e < width.
   void copyRow(Value buffer, Value n, Value row, int64_t width, Value to,
                Value base) {
@@ -180,6 +197,34 @@ public:
                   Value y = load(b2, {add(bBase, e)});
                   return SmallVector<Value>{fadd(acc[0], fmul(x, y))};
                 })[0];
+  }
+  /// acc[c] + scale * buffer[base + c], for each c.
+  SmallVector<Value> axpy(ValueRange acc, Value scale, Value buffer,
+                          Value base) {
+    SmallVector<Value> next;
+    for (auto [c, x] : llvm::enumerate(acc))
+      next.push_back(fadd(x, fmul(scale, load(buffer, {add(base, index(c))}))));
+    return next;
+  }
+  /// Rows of the tile starting at tile * `tile` that exist (of `total`).
+  Value tileRows(Value tileIndex, int64_t tile, int64_t total) {
+    return min(index(tile), add(index(total), mul(tileIndex, index(-tile))));
+  }
+  /// `body` where `condition` holds (a row that exists).
+  void when(Value condition, const std::function<void()> &body) {
+    auto op = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(op.thenBlock());
+    body();
+  }
+  /// The tile of keys and values from `firstKey` into shared `keys` and
+  /// `values`, between barriers (the previous tile's readers done first).
+  void loadKeyTile(Value k, Value v, Value n, Value firstKey, int64_t tile,
+                   const Sizes &z, Value keys, Value values) {
+    barrier();
+    copyTile(k, n, firstKey, tile, z.tk, z.d, keys);
+    copyTile(v, n, firstKey, tile, z.tk, z.dv, values);
+    barrier();
   }
   /// sum_e x[n, row, e] * y[n, row, e] over e < width (rowsum(do * o)).
   Value rowDot(Value x, Value y, Value n, Value row, int64_t width) {
@@ -261,85 +306,68 @@ void emitForward(Emitter &e, const Sizes &z, int64_t tile, ValueRange args) {
   Value q = args[0], k = args[1], v = args[2];
   Value o = args[args.size() - 3], mOut = args[args.size() - 2],
         lOut = args.back();
-  int64_t qStride = z.d + 1, queryTiles = (z.tq + tile - 1) / tile,
-          keyTiles = (z.tk + tile - 1) / tile;
+  int64_t qStride = z.d + 1, keyTiles = (z.tk + tile - 1) / tile;
   Value ownQ = e.shared(tile * qStride);
   Value keys = e.shared(tile * z.d), values = e.shared(tile * z.dv);
   double inf = std::numeric_limits<double>::infinity();
-  e.forEachUnit(z.n * queryTiles, [&](Value unit) {
-    Value n = e.div(unit, e.index(queryTiles));
-    Value firstQuery = e.mul(e.rem(unit, e.index(queryTiles)), e.index(tile));
-    e.forEachOwnRow(tile, [&](Value row) {
-      Value i = e.add(firstQuery, row);
-      Value iv = e.min(i, e.index(z.tq - 1));
-      Value rowBase = e.mul(row, e.index(qStride));
-      e.copyRow(q, n, iv, z.d, ownQ, rowBase);
-      SmallVector<Value> inits{e.constant(-inf), e.constant(0.0)};
-      inits.append(z.dv, e.constant(0.0));
-      SmallVector<Value> state = e.loop(
-          e.index(0), e.index(keyTiles), e.index(1), inits,
-          [&](Value keyTile, ValueRange carried) {
-            Value firstKey = e.mul(keyTile, e.index(tile));
-            e.barrier();
-            e.copyTile(k, n, firstKey, tile, z.tk, z.d, keys);
-            e.copyTile(v, n, firstKey, tile, z.tk, z.dv, values);
-            e.barrier();
-            Value count =
-                e.min(e.index(tile),
-                      e.add(e.index(z.tk), e.mul(keyTile, e.index(-tile))));
-            return e.loop(
-                e.index(0), count, e.index(1), carried,
-                [&](Value jj, ValueRange st) {
-                  Value j = e.add(firstKey, jj);
-                  Value s =
-                      e.dot(ownQ, rowBase, keys, e.mul(jj, e.index(z.d)), z.d);
-                  s = e.rewrite(s, n, iv, j).first;
-                  Value m = st[0];
-                  Value mNew = arith::MaximumFOp::create(e.b, e.loc, m, s);
-                  // Rescale only when the maximum moved (NaN included).
-                  Value grew = e.fcmp(arith::CmpFPredicate::UNE, mNew, m);
-                  SmallVector<Type> types(st.size() - 1, e.b.getF32Type());
-                  auto rescale = scf::IfOp::create(e.b, e.loc, types, grew,
-                                                   /*withElseRegion=*/true);
-                  {
-                    OpBuilder::InsertionGuard guard(e.b);
-                    e.b.setInsertionPointToStart(rescale.thenBlock());
-                    Value scale = e.exp(e.fsub(m, mNew));
-                    SmallVector<Value> scaled;
-                    for (Value x : st.drop_front())
-                      scaled.push_back(e.fmul(x, scale));
-                    scf::YieldOp::create(e.b, e.loc, scaled);
-                    e.b.setInsertionPointToStart(rescale.elseBlock());
-                    scf::YieldOp::create(e.b, e.loc, st.drop_front());
-                  }
-                  // Every score so far -inf: no weight yet.
-                  Value p = e.select(
-                      e.fcmp(arith::CmpFPredicate::OEQ, mNew, e.constant(-inf)),
-                      e.constant(0.0), e.exp(e.fsub(s, mNew)));
-                  SmallVector<Value> next{mNew,
-                                          e.fadd(rescale.getResult(0), p)};
-                  Value valueBase = e.mul(jj, e.index(z.dv));
-                  for (int64_t c = 0; c < z.dv; ++c)
-                    next.push_back(e.fadd(
-                        rescale.getResult(1 + c),
-                        e.fmul(p, e.load(values,
-                                         {e.add(valueBase, e.index(c))}))));
-                  return next;
-                });
-          });
-      auto valid = scf::IfOp::create(e.b, e.loc, e.less(i, e.index(z.tq)),
-                                     /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard guard(e.b);
-      e.b.setInsertionPointToStart(valid.thenBlock());
-      Value m = state[0], l = state[1];
-      for (int64_t c = 0; c < z.dv; ++c)
-        e.store(e.fdiv(state[2 + c], l), o, {n, i, e.index(c)});
-      e.store(m, mOut, {n, i});
-      // As the definition: every score -inf sums exp(-inf - -inf) = NaN.
-      Value none = e.fcmp(arith::CmpFPredicate::OEQ, m, e.constant(-inf));
-      e.store(e.select(none, e.constant(std::nan("")), l), lOut, {n, i});
-    });
-  });
+  e.forEachTileRow(
+      z.n, tile, z.tq, [&](Value n, Value, Value row, Value i, Value iv) {
+        Value rowBase = e.mul(row, e.index(qStride));
+        e.copyRow(q, n, iv, z.d, ownQ, rowBase);
+        SmallVector<Value> inits{e.constant(-inf), e.constant(0.0)};
+        inits.append(z.dv, e.constant(0.0));
+        SmallVector<Value> state = e.loop(
+            e.index(0), e.index(keyTiles), e.index(1), inits,
+            [&](Value keyTile, ValueRange carried) {
+              Value firstKey = e.mul(keyTile, e.index(tile));
+              e.loadKeyTile(k, v, n, firstKey, tile, z, keys, values);
+              Value count = e.tileRows(keyTile, tile, z.tk);
+              return e.loop(
+                  e.index(0), count, e.index(1), carried,
+                  [&](Value jj, ValueRange st) {
+                    Value j = e.add(firstKey, jj);
+                    Value s = e.dot(ownQ, rowBase, keys,
+                                    e.mul(jj, e.index(z.d)), z.d);
+                    s = e.rewrite(s, n, iv, j).first;
+                    Value m = st[0];
+                    Value mNew = arith::MaximumFOp::create(e.b, e.loc, m, s);
+                    // Rescale only when the maximum moved (NaN included).
+                    Value grew = e.fcmp(arith::CmpFPredicate::UNE, mNew, m);
+                    SmallVector<Type> types(st.size() - 1, e.b.getF32Type());
+                    auto rescale = scf::IfOp::create(e.b, e.loc, types, grew,
+                                                     /*withElseRegion=*/true);
+                    {
+                      OpBuilder::InsertionGuard guard(e.b);
+                      e.b.setInsertionPointToStart(rescale.thenBlock());
+                      Value scale = e.exp(e.fsub(m, mNew));
+                      SmallVector<Value> scaled;
+                      for (Value x : st.drop_front())
+                        scaled.push_back(e.fmul(x, scale));
+                      scf::YieldOp::create(e.b, e.loc, scaled);
+                      e.b.setInsertionPointToStart(rescale.elseBlock());
+                      scf::YieldOp::create(e.b, e.loc, st.drop_front());
+                    }
+                    // Every score so far -inf: no weight yet.
+                    Value p = e.select(e.fcmp(arith::CmpFPredicate::OEQ, mNew,
+                                              e.constant(-inf)),
+                                       e.constant(0.0), e.exp(e.fsub(s, mNew)));
+                    SmallVector<Value> next{mNew,
+                                            e.fadd(rescale.getResult(0), p)};
+                    next.append(e.axpy(rescale.getResults().drop_front(), p,
+                                       values, e.mul(jj, e.index(z.dv))));
+                    return next;
+                  });
+            });
+        e.when(e.less(i, e.index(z.tq)), [&] {
+          Value m = state[0], l = state[1];
+          for (int64_t c = 0; c < z.dv; ++c)
+            e.store(e.fdiv(state[2 + c], l), o, {n, i, e.index(c)});
+          e.store(m, mOut, {n, i});
+          // As the definition: every score -inf sums exp(-inf - -inf) = NaN.
+          Value none = e.fcmp(arith::CmpFPredicate::OEQ, m, e.constant(-inf));
+          e.store(e.select(none, e.constant(std::nan("")), l), lOut, {n, i});
+        });
+      });
 }
 
 /// The arguments of the gradient's kernels: q, k, v, o, m, l, do, the
@@ -356,64 +384,46 @@ struct GradArgs {
 void emitQueryGrad(Emitter &e, const Sizes &z, int64_t tile, ValueRange args) {
   GradArgs a(args);
   int64_t qStride = z.d + 1, doStride = z.dv + 1,
-          queryTiles = (z.tq + tile - 1) / tile,
           keyTiles = (z.tk + tile - 1) / tile;
   Value ownQ = e.shared(tile * qStride), ownDo = e.shared(tile * doStride);
   Value keys = e.shared(tile * z.d), values = e.shared(tile * z.dv);
-  e.forEachUnit(z.n * queryTiles, [&](Value unit) {
-    Value n = e.div(unit, e.index(queryTiles));
-    Value firstQuery = e.mul(e.rem(unit, e.index(queryTiles)), e.index(tile));
-    e.forEachOwnRow(tile, [&](Value row) {
-      Value i = e.add(firstQuery, row);
-      Value iv = e.min(i, e.index(z.tq - 1));
-      Value qBase = e.mul(row, e.index(qStride));
-      Value doBase = e.mul(row, e.index(doStride));
-      e.copyRow(a.q, n, iv, z.d, ownQ, qBase);
-      e.copyRow(a.dout, n, iv, z.dv, ownDo, doBase);
-      Value rowDot = e.rowDot(a.dout, a.o, n, iv, z.dv);
-      Value m = e.load(a.m, {n, iv}), l = e.load(a.l, {n, iv});
-      SmallVector<Value> inits(z.d, e.constant(0.0));
-      SmallVector<Value> dq = e.loop(
-          e.index(0), e.index(keyTiles), e.index(1), inits,
-          [&](Value keyTile, ValueRange carried) {
-            Value firstKey = e.mul(keyTile, e.index(tile));
-            e.barrier();
-            e.copyTile(a.k, n, firstKey, tile, z.tk, z.d, keys);
-            e.copyTile(a.v, n, firstKey, tile, z.tk, z.dv, values);
-            e.barrier();
-            Value count =
-                e.min(e.index(tile),
-                      e.add(e.index(z.tk), e.mul(keyTile, e.index(-tile))));
-            return e.loop(
-                e.index(0), count, e.index(1), carried,
-                [&](Value jj, ValueRange acc) {
-                  Value j = e.add(firstKey, jj);
-                  Value keyBase = e.mul(jj, e.index(z.d));
-                  // dp first: the key's elements that the score loads are
-                  // read again by the update right after, not held across
-                  // another dot product.
-                  Value dp = e.dot(ownDo, doBase, values,
-                                   e.mul(jj, e.index(z.dv)), z.dv);
-                  auto [s, t] = e.rewrite(
-                      e.dot(ownQ, qBase, keys, keyBase, z.d), n, iv, j);
-                  Value p = e.fdiv(e.exp(e.fsub(s, m)), l);
-                  Value ds = e.fmul(e.fmul(p, e.fsub(dp, rowDot)), t);
-                  SmallVector<Value> next;
-                  for (int64_t c = 0; c < z.d; ++c)
-                    next.push_back(e.fadd(
-                        acc[c], e.fmul(ds, e.load(keys, {e.add(keyBase,
-                                                               e.index(c))}))));
-                  return next;
-                });
-          });
-      auto valid = scf::IfOp::create(e.b, e.loc, e.less(i, e.index(z.tq)),
-                                     /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard guard(e.b);
-      e.b.setInsertionPointToStart(valid.thenBlock());
-      for (int64_t c = 0; c < z.d; ++c)
-        e.store(dq[c], a.dq, {n, i, e.index(c)});
-    });
-  });
+  e.forEachTileRow(
+      z.n, tile, z.tq, [&](Value n, Value, Value row, Value i, Value iv) {
+        Value qBase = e.mul(row, e.index(qStride));
+        Value doBase = e.mul(row, e.index(doStride));
+        e.copyRow(a.q, n, iv, z.d, ownQ, qBase);
+        e.copyRow(a.dout, n, iv, z.dv, ownDo, doBase);
+        Value rowDot = e.rowDot(a.dout, a.o, n, iv, z.dv);
+        Value m = e.load(a.m, {n, iv}), l = e.load(a.l, {n, iv});
+        SmallVector<Value> inits(z.d, e.constant(0.0));
+        SmallVector<Value> dq = e.loop(
+            e.index(0), e.index(keyTiles), e.index(1), inits,
+            [&](Value keyTile, ValueRange carried) {
+              Value firstKey = e.mul(keyTile, e.index(tile));
+              e.loadKeyTile(a.k, a.v, n, firstKey, tile, z, keys, values);
+              Value count = e.tileRows(keyTile, tile, z.tk);
+              return e.loop(
+                  e.index(0), count, e.index(1), carried,
+                  [&](Value jj, ValueRange acc) {
+                    Value j = e.add(firstKey, jj);
+                    Value keyBase = e.mul(jj, e.index(z.d));
+                    // dp first: the key's elements that the score loads
+                    // are read again by the update right after, not
+                    // held across another dot product.
+                    Value dp = e.dot(ownDo, doBase, values,
+                                     e.mul(jj, e.index(z.dv)), z.dv);
+                    auto [s, t] = e.rewrite(
+                        e.dot(ownQ, qBase, keys, keyBase, z.d), n, iv, j);
+                    Value p = e.fdiv(e.exp(e.fsub(s, m)), l);
+                    Value ds = e.fmul(e.fmul(p, e.fsub(dp, rowDot)), t);
+                    return e.axpy(acc, ds, keys, keyBase);
+                  });
+            });
+        e.when(e.less(i, e.index(z.tq)), [&] {
+          for (int64_t c = 0; c < z.d; ++c)
+            e.store(dq[c], a.dq, {n, i, e.index(c)});
+        });
+      });
 }
 
 /// dk (`values` false: dv) : a thread per key row over the query tiles.
@@ -421,84 +431,63 @@ void emitKeyGrad(Emitter &e, const Sizes &z, int64_t tile, ValueRange args,
                  bool keyGrad) {
   GradArgs a(args);
   int64_t kStride = z.d + 1, vStride = z.dv + 1,
-          queryTiles = (z.tq + tile - 1) / tile,
-          keyTiles = (z.tk + tile - 1) / tile;
+          queryTiles = (z.tq + tile - 1) / tile;
   Value ownK = e.shared(tile * kStride);
   Value ownV = keyGrad ? e.shared(tile * vStride) : Value();
   Value queries = e.shared(tile * z.d), grads = e.shared(tile * z.dv);
   Value maxima = e.shared(tile), sums = e.shared(tile);
   Value dots = keyGrad ? e.shared(tile) : Value();
   int64_t width = keyGrad ? z.d : z.dv;
-  e.forEachUnit(z.n * keyTiles, [&](Value unit) {
-    Value n = e.div(unit, e.index(keyTiles));
-    Value firstKey = e.mul(e.rem(unit, e.index(keyTiles)), e.index(tile));
-    e.forEachOwnRow(tile, [&](Value row) {
-      Value j = e.add(firstKey, row);
-      Value jv = e.min(j, e.index(z.tk - 1));
-      Value kBase = e.mul(row, e.index(kStride));
-      Value vBase = e.mul(row, e.index(vStride));
-      e.copyRow(a.k, n, jv, z.d, ownK, kBase);
-      if (keyGrad)
-        e.copyRow(a.v, n, jv, z.dv, ownV, vBase);
-      SmallVector<Value> inits(width, e.constant(0.0));
-      SmallVector<Value> grad = e.loop(
-          e.index(0), e.index(queryTiles), e.index(1), inits,
-          [&](Value queryTile, ValueRange carried) {
-            Value firstQuery = e.mul(queryTile, e.index(tile));
-            e.barrier();
-            e.copyTile(a.q, n, firstQuery, tile, z.tq, z.d, queries);
-            e.copyTile(a.dout, n, firstQuery, tile, z.tq, z.dv, grads);
-            e.forEachShared(tile, [&](Value ii) {
-              Value qi = e.min(e.add(firstQuery, ii), e.index(z.tq - 1));
-              e.store(e.load(a.m, {n, qi}), maxima, {ii});
-              e.store(e.load(a.l, {n, qi}), sums, {ii});
-              if (keyGrad)
-                e.store(e.rowDot(a.dout, a.o, n, qi, z.dv), dots, {ii});
+  e.forEachTileRow(
+      z.n, tile, z.tk, [&](Value n, Value, Value row, Value j, Value jv) {
+        Value kBase = e.mul(row, e.index(kStride));
+        Value vBase = e.mul(row, e.index(vStride));
+        e.copyRow(a.k, n, jv, z.d, ownK, kBase);
+        if (keyGrad)
+          e.copyRow(a.v, n, jv, z.dv, ownV, vBase);
+        SmallVector<Value> inits(width, e.constant(0.0));
+        SmallVector<Value> grad = e.loop(
+            e.index(0), e.index(queryTiles), e.index(1), inits,
+            [&](Value queryTile, ValueRange carried) {
+              Value firstQuery = e.mul(queryTile, e.index(tile));
+              e.barrier();
+              e.copyTile(a.q, n, firstQuery, tile, z.tq, z.d, queries);
+              e.copyTile(a.dout, n, firstQuery, tile, z.tq, z.dv, grads);
+              e.forEachShared(tile, [&](Value ii) {
+                Value qi = e.min(e.add(firstQuery, ii), e.index(z.tq - 1));
+                e.store(e.load(a.m, {n, qi}), maxima, {ii});
+                e.store(e.load(a.l, {n, qi}), sums, {ii});
+                if (keyGrad)
+                  e.store(e.rowDot(a.dout, a.o, n, qi, z.dv), dots, {ii});
+              });
+              e.barrier();
+              Value count = e.tileRows(queryTile, tile, z.tq);
+              return e.loop(
+                  e.index(0), count, e.index(1), carried,
+                  [&](Value ii, ValueRange acc) {
+                    Value qi = e.add(firstQuery, ii);
+                    Value queryBase = e.mul(ii, e.index(z.d));
+                    Value gradBase = e.mul(ii, e.index(z.dv));
+                    // dp first, as in dq.
+                    Value dp = keyGrad
+                                   ? e.dot(grads, gradBase, ownV, vBase, z.dv)
+                                   : Value();
+                    auto [s, t] = e.rewrite(
+                        e.dot(queries, queryBase, ownK, kBase, z.d), n, qi, jv);
+                    Value p = e.fdiv(e.exp(e.fsub(s, e.load(maxima, {ii}))),
+                                     e.load(sums, {ii}));
+                    if (!keyGrad)
+                      return e.axpy(acc, p, grads, gradBase);
+                    Value ds =
+                        e.fmul(e.fmul(p, e.fsub(dp, e.load(dots, {ii}))), t);
+                    return e.axpy(acc, ds, queries, queryBase);
+                  });
             });
-            e.barrier();
-            Value count =
-                e.min(e.index(tile),
-                      e.add(e.index(z.tq), e.mul(queryTile, e.index(-tile))));
-            return e.loop(
-                e.index(0), count, e.index(1), carried,
-                [&](Value ii, ValueRange acc) {
-                  Value qi = e.add(firstQuery, ii);
-                  Value queryBase = e.mul(ii, e.index(z.d));
-                  Value gradBase = e.mul(ii, e.index(z.dv));
-                  // dp first, as in dq.
-                  Value dp = keyGrad ? e.dot(grads, gradBase, ownV, vBase, z.dv)
-                                     : Value();
-                  auto [s, t] = e.rewrite(
-                      e.dot(queries, queryBase, ownK, kBase, z.d), n, qi, jv);
-                  Value p = e.fdiv(e.exp(e.fsub(s, e.load(maxima, {ii}))),
-                                   e.load(sums, {ii}));
-                  SmallVector<Value> next;
-                  if (!keyGrad) {
-                    for (int64_t c = 0; c < z.dv; ++c)
-                      next.push_back(e.fadd(
-                          acc[c],
-                          e.fmul(p, e.load(grads,
-                                           {e.add(gradBase, e.index(c))}))));
-                    return next;
-                  }
-                  Value ds =
-                      e.fmul(e.fmul(p, e.fsub(dp, e.load(dots, {ii}))), t);
-                  for (int64_t c = 0; c < z.d; ++c)
-                    next.push_back(e.fadd(
-                        acc[c],
-                        e.fmul(ds, e.load(queries,
-                                          {e.add(queryBase, e.index(c))}))));
-                  return next;
-                });
-          });
-      auto valid = scf::IfOp::create(e.b, e.loc, e.less(j, e.index(z.tk)),
-                                     /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard guard(e.b);
-      e.b.setInsertionPointToStart(valid.thenBlock());
-      for (int64_t c = 0; c < width; ++c)
-        e.store(grad[c], keyGrad ? a.dk : a.dv, {n, j, e.index(c)});
-    });
-  });
+        e.when(e.less(j, e.index(z.tk)), [&] {
+          for (int64_t c = 0; c < width; ++c)
+            e.store(grad[c], keyGrad ? a.dk : a.dv, {n, j, e.index(c)});
+        });
+      });
 }
 
 struct KilnAttentionToGpuPass
