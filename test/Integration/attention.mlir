@@ -26,6 +26,12 @@
 // masked so that whole blocks are -inf, and rows with no key at all.
 // RUN: kiln-run %s --entry blocks --random-inputs 710 --check-reference | FileCheck %s --check-prefix=BLOCKS
 // RUN: kiln-run %s --entry blocks --random-inputs 710 --profile 2>&1 | FileCheck %s --check-prefix=CALLS
+// Under autocast (bf16 products and softmax, as kiln.autocast records them
+// on the CPU): the attention computes in f32 from the bf16-rounded q, k and
+// v and rounds its result once; within bf16's tolerance of the reference,
+// which rounds every op.
+// RUN: kiln-run %s --entry autocast --random-inputs 719 --check-reference --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=AUTOCAST
+// RUN: kiln-run %s --entry autocast_grad --random-inputs 720 --check-reference --rtol 5e-2 --atol 5e-2 | FileCheck %s --check-prefix=AUTOCASTGRAD
 // The compiled host code (a host program's fallback) calls the kernels
 // through their C interface.
 // RUN: kiln-run %s --entry masked_grad --random-inputs 711 --check-reference --compile-host | FileCheck %s --check-prefix=MASKEDGRAD
@@ -44,6 +50,10 @@
 // SECOND-COUNT-2: reference: out{{[0-1]}} tensor<3x7x4xf32> matches
 // BLOCKS: reference: out0 tensor<2x150x12xf32> matches
 // CALLS: kiln_rt_attention_f32
+// AUTOCAST: reference: out0 tensor<4x16x8xbf16> matches
+// AUTOCASTGRAD: reference: out0 tensor<4x16x8xf32> matches
+// AUTOCASTGRAD: reference: out1 tensor<4x8x16xf32> matches
+// AUTOCASTGRAD: reference: out2 tensor<4x16x8xf32> matches
 
 func.func @gpt(%q: tensor<2x2x8x4xf32>, %k: tensor<2x2x8x4xf32>, %v: tensor<2x2x8x4xf32>, %mask: tensor<8x8xf32>) -> tensor<2x2x8x4xf32> {
   %q3 = kiln.reshape %q : tensor<2x2x8x4xf32> -> tensor<4x8x4xf32>
@@ -212,4 +222,33 @@ func.func @blocks(%q: tensor<2x150x16xf32>, %k: tensor<2x140x16xf32>, %v: tensor
   %p = kiln.div %e, %zb : tensor<2x150x140xf32>
   %o = kiln.matmul %p, %v : tensor<2x150x140xf32>, tensor<2x140x12xf32> -> tensor<2x150x12xf32>
   return %o : tensor<2x150x12xf32>
+}
+
+func.func @autocast(%q: tensor<4x16x8xf32>, %k: tensor<4x8x16xf32>, %v: tensor<4x16x8xf32>, %scale: tensor<bf16>, %causal: tensor<16x16xi1>) -> tensor<4x16x8xbf16> {
+  %qb = kiln.convert %q : tensor<4x16x8xf32> -> tensor<4x16x8xbf16>
+  %kb = kiln.convert %k : tensor<4x8x16xf32> -> tensor<4x8x16xbf16>
+  %s = kiln.matmul %qb, %kb : tensor<4x16x8xbf16>, tensor<4x8x16xbf16> -> tensor<4x16x16xbf16>
+  %sb = kiln.broadcast_in_dim %scale, dims = [] : tensor<bf16> -> tensor<4x16x16xbf16>
+  %scaled = kiln.mul %s, %sb : tensor<4x16x16xbf16>
+  %cb = kiln.broadcast_in_dim %causal, dims = [1, 2] : tensor<16x16xi1> -> tensor<4x16x16xi1>
+  %ninf = kiln.constant dense<0xFF80> : tensor<bf16>
+  %nb = kiln.broadcast_in_dim %ninf, dims = [] : tensor<bf16> -> tensor<4x16x16xbf16>
+  %x = kiln.select %cb, %nb, %scaled : tensor<4x16x16xi1>, tensor<4x16x16xbf16>
+  %m = kiln.reduce_max %x, dims = [2] : tensor<4x16x16xbf16> -> tensor<4x16xbf16>
+  %mb = kiln.broadcast_in_dim %m, dims = [0, 1] : tensor<4x16xbf16> -> tensor<4x16x16xbf16>
+  %d = kiln.sub %x, %mb : tensor<4x16x16xbf16>
+  %e = kiln.exp %d : tensor<4x16x16xbf16>
+  %z = kiln.reduce_sum %e, dims = [2] : tensor<4x16x16xbf16> -> tensor<4x16xbf16>
+  %zb = kiln.broadcast_in_dim %z, dims = [0, 1] : tensor<4x16xbf16> -> tensor<4x16x16xbf16>
+  %p = kiln.div %e, %zb : tensor<4x16x16xbf16>
+  %pf = kiln.convert %p : tensor<4x16x16xbf16> -> tensor<4x16x16xf32>
+  %pr = kiln.reshape %pf : tensor<4x16x16xf32> -> tensor<4x16x16xf32>
+  %pb = kiln.convert %pr : tensor<4x16x16xf32> -> tensor<4x16x16xbf16>
+  %vb = kiln.convert %v : tensor<4x16x8xf32> -> tensor<4x16x8xbf16>
+  %o = kiln.matmul %pb, %vb : tensor<4x16x16xbf16>, tensor<4x16x8xbf16> -> tensor<4x16x8xbf16>
+  return %o : tensor<4x16x8xbf16>
+}
+func.func @autocast_grad(%q: tensor<4x16x8xf32>, %k: tensor<4x8x16xf32>, %v: tensor<4x16x8xf32>, %scale: tensor<bf16>, %causal: tensor<16x16xi1>, %do: tensor<4x16x8xbf16>) -> (tensor<4x16x8xf32>, tensor<4x8x16xf32>, tensor<4x16x8xf32>) {
+  %dq, %dk, %dv = kiln.vjp @autocast(%q, %k, %v, %scale, %causal, %do) wrt [0, 1, 2] : (tensor<4x16x8xf32>, tensor<4x8x16xf32>, tensor<4x16x8xf32>, tensor<bf16>, tensor<16x16xi1>, tensor<4x16x8xbf16>) -> (tensor<4x16x8xf32>, tensor<4x8x16xf32>, tensor<4x16x8xf32>)
+  return %dq, %dk, %dv : tensor<4x16x8xf32>, tensor<4x8x16xf32>, tensor<4x16x8xf32>
 }

@@ -190,3 +190,53 @@ func.func @f64(%q: tensor<2x4x3xf64>, %k: tensor<2x4x3xf64>, %v: tensor<2x4x3xf6
   %o = kiln.matmul %p, %v : tensor<2x4x4xf64>, tensor<2x4x3xf64> -> tensor<2x4x3xf64>
   return %o : tensor<2x4x3xf64>
 }
+
+// -----
+
+// Under autocast (as kiln.autocast records it on the CPU): bf16 products
+// of q, k and v converted from f32, the scale, the causal fill and the
+// softmax in bf16, the probabilities through f32 and back around a
+// reshape. The converts are looked through: the attention computes in f32
+// from the bf16-rounded q, k and v (a tensor core's narrow operands and
+// f32 accumulator), the bf16 score operands converted to f32, and its
+// result is rounded to the product's bf16.
+// CHECK-LABEL: func.func @autocast
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<4x16x8xf32>, %[[K:[^:]+]]: tensor<4x8x16xf32>, %[[V:[^:]+]]: tensor<4x16x8xf32>, %[[S:[^:]+]]: tensor<bf16>, %[[C:[^:]+]]: tensor<16x16xi1>)
+// CHECK-DAG: %[[QB:.+]] = kiln.convert %[[Q]] : tensor<4x16x8xf32> -> tensor<4x16x8xbf16>
+// CHECK-DAG: %[[QF:.+]] = kiln.convert %[[QB]] : tensor<4x16x8xbf16> -> tensor<4x16x8xf32>
+// CHECK-DAG: %[[SF:.+]] = kiln.convert %{{.+}} : tensor<1x1x1xbf16> -> tensor<1x1x1xf32>
+// CHECK: %[[O:.+]], %{{.+}}, %{{.+}} = kiln.attention %[[QF]], %{{.+}}, %{{.+}} score(%{{.+}} : tensor<1x1x1xf32>, tensor<1x16x16xi1>, tensor<1x1x1xf32>) steps [0, 0, -1, 6, 1, 2] : tensor<4x16x8xf32>, tensor<4x16x8xf32>, tensor<4x16x8xf32> -> tensor<4x16x8xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+// CHECK: %[[R:.+]] = kiln.convert %[[O]] : tensor<4x16x8xf32> -> tensor<4x16x8xbf16>
+// CHECK-NOT: kiln.exp
+// CHECK: return %[[R]]
+// GRAD-LABEL: func.func @autocast_grad
+// GRAD: kiln.attention_grad
+// GRAD-NOT: kiln.exp
+func.func @autocast(%q: tensor<4x16x8xf32>, %k: tensor<4x8x16xf32>, %v: tensor<4x16x8xf32>, %scale: tensor<bf16>, %causal: tensor<16x16xi1>) -> tensor<4x16x8xbf16> {
+  %qb = kiln.convert %q : tensor<4x16x8xf32> -> tensor<4x16x8xbf16>
+  %kb = kiln.convert %k : tensor<4x8x16xf32> -> tensor<4x8x16xbf16>
+  %s = kiln.matmul %qb, %kb : tensor<4x16x8xbf16>, tensor<4x8x16xbf16> -> tensor<4x16x16xbf16>
+  %sb = kiln.broadcast_in_dim %scale, dims = [] : tensor<bf16> -> tensor<4x16x16xbf16>
+  %scaled = kiln.mul %s, %sb : tensor<4x16x16xbf16>
+  %cb = kiln.broadcast_in_dim %causal, dims = [1, 2] : tensor<16x16xi1> -> tensor<4x16x16xi1>
+  %ninf = kiln.constant dense<0xFF80> : tensor<bf16>
+  %nb = kiln.broadcast_in_dim %ninf, dims = [] : tensor<bf16> -> tensor<4x16x16xbf16>
+  %x = kiln.select %cb, %nb, %scaled : tensor<4x16x16xi1>, tensor<4x16x16xbf16>
+  %m = kiln.reduce_max %x, dims = [2] : tensor<4x16x16xbf16> -> tensor<4x16xbf16>
+  %mb = kiln.broadcast_in_dim %m, dims = [0, 1] : tensor<4x16xbf16> -> tensor<4x16x16xbf16>
+  %d = kiln.sub %x, %mb : tensor<4x16x16xbf16>
+  %e = kiln.exp %d : tensor<4x16x16xbf16>
+  %z = kiln.reduce_sum %e, dims = [2] : tensor<4x16x16xbf16> -> tensor<4x16xbf16>
+  %zb = kiln.broadcast_in_dim %z, dims = [0, 1] : tensor<4x16xbf16> -> tensor<4x16x16xbf16>
+  %p = kiln.div %e, %zb : tensor<4x16x16xbf16>
+  %pf = kiln.convert %p : tensor<4x16x16xbf16> -> tensor<4x16x16xf32>
+  %pr = kiln.reshape %pf : tensor<4x16x16xf32> -> tensor<4x16x16xf32>
+  %pb = kiln.convert %pr : tensor<4x16x16xf32> -> tensor<4x16x16xbf16>
+  %vb = kiln.convert %v : tensor<4x16x8xf32> -> tensor<4x16x8xbf16>
+  %o = kiln.matmul %pb, %vb : tensor<4x16x16xbf16>, tensor<4x16x8xbf16> -> tensor<4x16x8xbf16>
+  return %o : tensor<4x16x8xbf16>
+}
+func.func @autocast_grad(%q: tensor<4x16x8xf32>, %k: tensor<4x8x16xf32>, %v: tensor<4x16x8xf32>, %scale: tensor<bf16>, %causal: tensor<16x16xi1>, %do: tensor<4x16x8xbf16>) -> (tensor<4x16x8xf32>, tensor<4x8x16xf32>, tensor<4x16x8xf32>) {
+  %dq, %dk, %dv = kiln.vjp @autocast(%q, %k, %v, %scale, %causal, %do) wrt [0, 1, 2] : (tensor<4x16x8xf32>, tensor<4x8x16xf32>, tensor<4x16x8xf32>, tensor<bf16>, tensor<16x16xi1>, tensor<4x16x8xbf16>) -> (tensor<4x16x8xf32>, tensor<4x8x16xf32>, tensor<4x16x8xf32>)
+  return %dq, %dk, %dv : tensor<4x16x8xf32>, tensor<4x8x16xf32>, tensor<4x16x8xf32>
+}

@@ -17,6 +17,12 @@
 // depend on its shift), and it dies once the derivative is built, taking
 // the scores with it.
 //
+// Under autocast the products are bf16 (or f16) and the softmax f32: the
+// converts between them are looked through. The attention then computes in
+// f32 from q, k and v rounded to the products' type, as a tensor core
+// does (narrow operands, an f32 accumulator), and its result is rounded to
+// the product's type; the scores skip their intermediate roundings.
+//
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
@@ -35,11 +41,13 @@ using namespace kiln;
 
 namespace {
 
-/// A static f32 tensor of rank 3 or more.
+/// A static f32 tensor of rank 3 or more (bf16 or f16: a softmax that
+/// autocast left in the products' type, as on the CPU).
 bool isScoreLike(Value v) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
+  Type element = type ? type.getElementType() : Type();
   return type && type.getRank() >= 3 && type.hasStaticShape() &&
-         type.getElementType().isF32();
+         (element.isF32() || element.isBF16() || element.isF16());
 }
 
 /// For `b`, a row vector broadcast along the last dim of `shape` (through a
@@ -73,6 +81,26 @@ Value getBroadcastRows(Value b, ArrayRef<int64_t> shape) {
   return {};
 }
 
+/// A float type of the products: f32, or bf16 and f16 under autocast.
+bool isProductType(Type element) {
+  return element.isF32() || element.isBF16() || element.isF16();
+}
+
+/// `v` without the float-to-float converts that define it, each of whose
+/// sources the convert alone reads (as autocast writes them around its
+/// products).
+Value skipConverts(Value v) {
+  while (auto convert = v.getDefiningOp<ConvertOp>()) {
+    Value source = convert.getOperand();
+    if (!source.hasOneUse() ||
+        !isa<FloatType>(getElementTypeOrSelf(source.getType())) ||
+        !isa<FloatType>(getElementTypeOrSelf(v.getType())))
+      break;
+    v = source;
+  }
+  return v;
+}
+
 /// Whether `v` can be the rewritten scores' side of a binary rewrite: read
 /// once, and made by an op that is not a constant or a broadcast (which is
 /// what a scale or a mask is).
@@ -98,7 +126,7 @@ private:
 
 std::optional<Match> Recognizer::match(MatmulOp product) {
   if (product.getTransposeA() || product.getTransposeB() ||
-      !product.getType().getElementType().isF32() ||
+      !isProductType(product.getType().getElementType()) ||
       !product.getType().hasStaticShape() || product.getType().getRank() != 3)
     return std::nullopt;
   Match m;
@@ -106,10 +134,12 @@ std::optional<Match> Recognizer::match(MatmulOp product) {
   Value p = product.getLhs();
   if (!p.hasOneUse())
     return std::nullopt;
+  p = skipConverts(p);
   if (auto reshape = p.getDefiningOp<ReshapeOp>()) {
     p = reshape.getOperand();
     if (!p.hasOneUse())
       return std::nullopt;
+    p = skipConverts(p);
   }
   if (!isScoreLike(p))
     return std::nullopt;
@@ -172,6 +202,15 @@ bool Recognizer::matchSteps(Value sp, Match &m) {
     if (!op)
       return false;
     Value s = current;
+    // Autocast's converts between the scores' steps: looked through.
+    if (auto convert = dyn_cast<ConvertOp>(op)) {
+      Value source = skipConverts(current);
+      if (source != current) {
+        current = source;
+        continue;
+      }
+      return false;
+    }
     if (auto reshape = dyn_cast<ReshapeOp>(op)) {
       s = reshape.getOperand();
       if (!s.hasOneUse())
@@ -181,7 +220,7 @@ bool Recognizer::matchSteps(Value sp, Match &m) {
     if (auto matmul = dyn_cast_or_null<MatmulOp>(op)) {
       auto type = matmul.getType();
       if (matmul.getTransposeA() || type.getRank() != 3 ||
-          !type.hasStaticShape() || !type.getElementType().isF32() ||
+          !type.hasStaticShape() || !isProductType(type.getElementType()) ||
           type.getShape() != m.product.getLhs().getType().getShape())
         return false;
       m.scores = matmul;
@@ -251,8 +290,9 @@ public:
     flatShape.assign(lhs.getShape().begin(), lhs.getShape().end());
   }
 
-  /// The attention op, before `m.product`, with its score operands.
-  AttentionOp write();
+  /// The attention op, before `m.product`, with its score operands, and
+  /// its result in the product's type.
+  std::pair<AttentionOp, Value> write();
 
 private:
   Value toOperand(Value x);
@@ -313,12 +353,22 @@ Value AttentionWriter::toOperand(Value x) {
   return ReshapeOp::create(b, loc, flatType, x);
 }
 
-void AttentionWriter::addScoreOperand(Value x) {
-  if (operandIndex.insert({x, operands.size()}).second)
-    operands.push_back(toOperand(x));
+/// `x` in f32 where it is a narrower float (a product's operand, or a
+/// score operand, under autocast).
+static Value toF32(OpBuilder &b, Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  if (!type.getElementType().isBF16() && !type.getElementType().isF16())
+    return x;
+  return ConvertOp::create(
+      b, x.getLoc(), RankedTensorType::get(type.getShape(), b.getF32Type()), x);
 }
 
-AttentionOp AttentionWriter::write() {
+void AttentionWriter::addScoreOperand(Value x) {
+  if (operandIndex.insert({x, operands.size()}).second)
+    operands.push_back(toF32(b, toOperand(x)));
+}
+
+std::pair<AttentionOp, Value> AttentionWriter::write() {
   Location loc = m.product.getLoc();
   SmallVector<int64_t> steps;
   for (auto &[kind, values] : m.steps) {
@@ -328,15 +378,22 @@ AttentionOp AttentionWriter::write() {
     steps.push_back(values.size() > 0 ? operandIndex.lookup(values[0]) : -1);
     steps.push_back(values.size() > 1 ? operandIndex.lookup(values[1]) : -1);
   }
-  Value query = m.scores.getLhs(), key = m.scores.getRhs();
+  Value query = toF32(b, m.scores.getLhs()), key = toF32(b, m.scores.getRhs());
   if (!m.scores.getTransposeB())
     key = TransposeOp::create(b, loc, key, b.getDenseI64ArrayAttr({0, 2, 1}));
-  Value value = m.product.getRhs();
+  Value value = toF32(b, m.product.getRhs());
   auto rowType =
       RankedTensorType::get({flatShape[0], flatShape[1]}, b.getF32Type());
-  return AttentionOp::create(
-      b, loc, TypeRange{m.product.getType(), rowType, rowType}, query, key,
-      value, operands, b.getDenseI64ArrayAttr(steps));
+  RankedTensorType resultType = m.product.getType();
+  auto attention = AttentionOp::create(
+      b, loc,
+      TypeRange{RankedTensorType::get(resultType.getShape(), b.getF32Type()),
+                rowType, rowType},
+      query, key, value, operands, b.getDenseI64ArrayAttr(steps));
+  Value result = attention.getResult();
+  if (!resultType.getElementType().isF32())
+    result = ConvertOp::create(b, loc, resultType, result);
+  return {attention, result};
 }
 
 /// Erases the pure ops of `block` left unused, last first.
@@ -362,8 +419,8 @@ struct KilnFuseAttentionPass
         continue;
       OpBuilder b(product);
       AttentionWriter writer(b, *m);
-      AttentionOp attention = writer.write();
-      product.getResult().replaceAllUsesWith(attention.getResult());
+      auto [attention, result] = writer.write();
+      product.getResult().replaceAllUsesWith(result);
       product.erase();
       changed.insert(attention->getBlock());
       ++numFused;
