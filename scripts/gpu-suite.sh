@@ -16,7 +16,8 @@
 #               first libnccl.so.2 under /opt, /usr/lib or /usr/local)
 #   fuzz        kiln-fuzz-diff --backends cuda (random programs)
 #   sanitize    the integration commands under compute-sanitizer's tools
-#   bench       bench/gpu/run.py against PyTorch eager and torch.compile
+#   bench       bench/gpu/run.py and bench/gpu/kernels.py against PyTorch
+#               eager and torch.compile
 #   training    bench/gpu/training.py (both lazy training steps against
 #               PyTorch eager and torch.compile) and bench/gpu/graph_overhead.py
 # Each step's output goes to LOG_DIR/STEP.log; a summary line per step to
@@ -118,7 +119,9 @@ step_fuzz() {
   return $rc
 }
 step_bench() {
-  "$PY" "$HERE/bench/gpu/run.py" --kiln-run "$KR" --out "$LOGS/gpu-bench.json"
+  "$PY" "$HERE/bench/gpu/run.py" --kiln-run "$KR" --out "$LOGS/gpu-bench.json" || return 1
+  # Attention and the row kernels against the memory limit (issue 40).
+  "$PY" "$HERE/bench/gpu/kernels.py" --kiln-run "$KR" --out "$LOGS/gpu-kernels.json"
 }
 # The lazy training steps (CUDA graphs) against PyTorch eager and
 # torch.compile, and the host time per run with and without graphs.

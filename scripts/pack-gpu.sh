@@ -90,7 +90,8 @@ cp -r "$ROOT/test/Integration" "$K/test/Integration"
 mkdir -p "$K/test/Distributed"
 cp -r "$ROOT/test/Distributed/Inputs" "$K/test/Distributed/Inputs"
 cp "$ROOT/test/GPU/run_integration.py" "$K/test/GPU/"
-cp -r "$ROOT/bench/gpu" "$ROOT/bench/lstm_cell" "$ROOT/bench/hessian" "$K/bench/"
+cp -r "$ROOT/bench/gpu" "$ROOT/bench/lstm_cell" "$ROOT/bench/hessian" \
+  "$ROOT/bench/attention" "$ROOT/bench/common.py" "$K/bench/"
 # One stream with a dictionary larger than a tool: the second static tool
 # is mostly the first one's code again, and costs little.
 tar -C "$STAGE" -cf - kiln | xz -T1 --lzma2=preset=9,dict=256MiB > "$OUT"
