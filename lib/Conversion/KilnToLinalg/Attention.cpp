@@ -35,16 +35,24 @@ namespace {
 
 constexpr unsigned kScoreSlots = 4;
 
-/// `tensor` as a read-only view of any strides (f32 masks for i1 ones).
-Value readOnlyView(RewriterBase &rewriter, Location loc, Value tensor) {
+/// `tensor` as a read-only buffer of its static shape and any strides (f32
+/// masks for i1 ones).
+Value readOnlyBuffer(RewriterBase &rewriter, Location loc, Value tensor) {
   auto type = cast<RankedTensorType>(tensor.getType());
   if (type.getElementType().isInteger(1)) {
     type = RankedTensorType::get(type.getShape(), rewriter.getF32Type());
     tensor = ConvertOp::create(rewriter, loc, type, tensor);
   }
-  Value buffer = bufferization::ToBufferOp::create(
+  return bufferization::ToBufferOp::create(
       rewriter, loc, getStridedView(type.getShape(), type.getElementType()),
       tensor, /*read_only=*/true);
+}
+
+/// `tensor` as a read-only view of any shape and strides (the runtime's C
+/// interface).
+Value readOnlyView(RewriterBase &rewriter, Location loc, Value tensor) {
+  Value buffer = readOnlyBuffer(rewriter, loc, tensor);
+  auto type = cast<MemRefType>(buffer.getType());
   return memref::CastOp::create(
       rewriter, loc, getAnyStridedView(type.getRank(), type.getElementType()),
       buffer);
@@ -110,16 +118,8 @@ void lowerToGpuCall(RewriterBase &rewriter, SymbolTable &symbols, OpTy op,
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();
   SmallVector<Value> args;
-  for (Value operand : op->getOperands()) {
-    auto type = cast<RankedTensorType>(operand.getType());
-    if (type.getElementType().isInteger(1)) {
-      type = RankedTensorType::get(type.getShape(), rewriter.getF32Type());
-      operand = ConvertOp::create(rewriter, loc, type, operand);
-    }
-    args.push_back(bufferization::ToBufferOp::create(
-        rewriter, loc, getStridedView(type.getShape(), type.getElementType()),
-        operand, /*read_only=*/true));
-  }
+  for (Value operand : op->getOperands())
+    args.push_back(readOnlyBuffer(rewriter, loc, operand));
   SmallVector<Value> buffers;
   for (Type result : op->getResultTypes()) {
     auto type = cast<RankedTensorType>(result);
