@@ -626,6 +626,7 @@ Metrics kiln::metrics() {
   kiln_rt_host_stats host;
   kiln_rt_host_get_stats(&host);
   m.liveBytes = host.live_bytes;
+  m.peakBytes = host.peak_bytes;
   kiln_rt_cuda_transfer_stats transfers;
   kiln_rt_cuda_get_transfer_stats(&transfers);
   m.h2dBytes = transfers.host_to_device_bytes;
@@ -633,12 +634,18 @@ Metrics kiln::metrics() {
   kiln_rt_cuda_memory_stats device;
   kiln_rt_cuda_get_memory_stats(&device);
   m.deviceLiveBytes = device.live_bytes;
+  m.devicePeakBytes = device.peak_bytes;
   kiln_rt_cuda_graph_stats graphs;
   kiln_rt_cuda_get_graph_stats(&graphs);
   m.graphLaunches = graphs.launches;
   m.graphCaptures = graphs.captures;
   m.graphNodeUpdates = graphs.node_updates;
   return m;
+}
+
+void kiln::resetPeakMemoryStats() {
+  kiln_rt_host_reset_peak();
+  kiln_rt_cuda_reset_peak_memory();
 }
 
 /// Runs `run` (with a profile when kernel timing is on), counting the run,

@@ -31,6 +31,7 @@ from ._C import (
     matmul,
     metrics,
     power,
+    reset_peak_memory_stats,
     scatter_add,
     set_device,
     set_float32_matmul_precision,

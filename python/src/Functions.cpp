@@ -319,6 +319,8 @@ nb::dict metricsFunction() {
   d["kernel_ms"] = m.kernelMs;
   d["kernel_launches"] = m.kernelLaunches;
   d["live_bytes"] = m.liveBytes;
+  d["peak_bytes"] = m.peakBytes;
+  d["device_peak_bytes"] = m.devicePeakBytes;
   d["h2d_bytes"] = m.h2dBytes;
   d["d2h_bytes"] = m.d2hBytes;
   d["device_live_bytes"] = m.deviceLiveBytes;
@@ -467,6 +469,7 @@ void kiln::python::bindFunctions(nb::module_ &m) {
         "returns once queued); raises the error of a program whose work "
         "failed, naming it.");
   m.def("metrics", &metricsFunction);
+  m.def("reset_peak_memory_stats", &resetPeakMemoryStats);
   m.def("set_device", &setDeviceFunction, nb::arg("device"));
   m.def("get_device", [] { return getDeviceName(getDevice()).str(); });
   m.def("explain_misses", &setExplainMisses, nb::arg("enabled") = true);

@@ -107,3 +107,9 @@ void kiln_rt_host_get_stats(kiln_rt_host_stats *stats) {
   stats->allocations = atomic_load(&allocations);
   stats->frees = atomic_load(&frees);
 }
+
+void kiln_rt_host_reset_peak(void) {
+  /* A racing allocation may raise the peak again; it never goes below what
+   * is live. */
+  atomic_store(&peak_bytes, atomic_load(&live_bytes));
+}

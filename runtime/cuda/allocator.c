@@ -184,6 +184,12 @@ void kiln_rt_cuda_get_memory_stats(kiln_rt_cuda_memory_stats *out) {
   pthread_mutex_unlock(&memory_mutex);
 }
 
+void kiln_rt_cuda_reset_peak_memory(void) {
+  pthread_mutex_lock(&memory_mutex);
+  stats.peak_bytes = stats.live_bytes;
+  pthread_mutex_unlock(&memory_mutex);
+}
+
 void kiln_cuda_release_memory(void) {
   pthread_mutex_lock(&memory_mutex);
   release_cached();

@@ -208,6 +208,16 @@ kiln_rt_status kiln_rt_program_run_cpu(const kiln_rt_program *program,
   for (size_t i = 0; i < program->num_constants; ++i)
     base[program->constants[i].slot] = program->constants[i].data;
   kiln_rt_status status = kiln_program_begin(program, input_dims, &sizes);
+  /* The buffers of known sizes: one allocation (program_memory.c). */
+  int64_t arena_bytes = program->memory_plan.arena_bytes;
+  char *arena = NULL;
+  if (!status && arena_bytes > 0) {
+    void *memory = NULL;
+    status = kiln_rt_host_alloc_uninitialized((size_t)arena_bytes, 64, &memory);
+    arena = memory;
+    if (arena)
+      KILN_ASAN_POISON(arena, arena_bytes);
+  }
   double start = 0, last_poll = 0;
   uint32_t in_flight = 0;
   int run_checked = 0;
@@ -226,9 +236,18 @@ kiln_rt_status kiln_rt_program_run_cpu(const kiln_rt_program *program,
     switch (step->kind) {
     case KILN_STEP_ALLOC: {
       int64_t bytes = kiln_operand(sizes.registers, step->bytes);
-      /* The runtime's buffer cache, as compiled host code uses it. */
+      int64_t offset = program->alloc_offsets[s];
+      if (offset >= 0) {
+        base[step->slot] = arena + offset;
+        kiln_arena_take(base[step->slot], bytes);
+        sizes.slot_bytes[step->slot] = bytes;
+        break;
+      }
+      /* Else the runtime's buffer cache, as compiled host code uses it. */
       base[step->slot] =
           bytes < 0 ? NULL : kiln_rt_buffer_alloc(64, (size_t)bytes);
+      if (base[step->slot] && kiln_program_poisons_buffers())
+        memset(base[step->slot], 0xFF, (size_t)bytes);
       if (!base[step->slot]) {
         status =
             kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY,
@@ -242,6 +261,15 @@ kiln_rt_status kiln_rt_program_run_cpu(const kiln_rt_program *program,
       break;
     }
     case KILN_STEP_FREE:
+      if (arena && base[step->slot] >= arena &&
+          base[step->slot] < arena + arena_bytes) {
+        kiln_arena_give_back(base[step->slot], sizes.slot_bytes[step->slot]);
+        base[step->slot] = NULL;
+        sizes.slot_bytes[step->slot] = -1;
+        break;
+      }
+      if (kiln_program_poisons_buffers())
+        memset(base[step->slot], 0xFF, (size_t)sizes.slot_bytes[step->slot]);
       _mlir_memref_to_llvm_free(base[step->slot]);
       base[step->slot] = NULL;
       sizes.slot_bytes[step->slot] = -1;
@@ -395,6 +423,10 @@ kiln_rt_status kiln_rt_program_run_cpu(const kiln_rt_program *program,
   /* What the steps allocated and did not free goes back. */
   for (size_t i = 0; i < num_allocated; ++i)
     _mlir_memref_to_llvm_free(base[allocated[i]]);
+  if (arena && !(program->has_collectives && kiln_rt_dist_broken())) {
+    KILN_ASAN_UNPOISON(arena, arena_bytes);
+    kiln_rt_host_free(arena);
+  }
   free(block);
   return status;
 }

@@ -380,6 +380,10 @@ static kiln_rt_status start_collective(const kiln_rt_program *program,
   return kiln_program_collective_cuda_start(&c, stream, &state->request);
 }
 
+/* Where a slot's buffer came from: the arena (or none), the allocator, or
+ * a graph pass. */
+enum { KILN_NOT_OWNED = 0, KILN_OWNED = 1, KILN_OWNED_BY_PASS = 2 };
+
 kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
                                          void *const *buffers, size_t count,
                                          const int64_t *input_dims,
@@ -423,9 +427,24 @@ kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
     free(block);
     return kiln_rt_status_make(KILN_RT_OUT_OF_MEMORY, "out of host memory");
   }
+  /* The buffers of known sizes: one allocation (program_memory.c), a
+   * graph's own memory in a graph. A planning pass gets no address. */
+  int64_t arena_bytes = program->memory_plan.arena_bytes;
+  char *arena = NULL;
+  int has_arena = 0, owns_arena = 0;
   kiln_rt_status status = kiln_program_begin(program, input_dims, &sizes);
   if (status)
     goto cleanup;
+  if (arena_bytes > 0) {
+    void *memory = NULL;
+    status = pass ? kiln_graph_pass_alloc_arena(pass, arena_bytes, &memory)
+                  : kiln_rt_cuda_malloc((size_t)arena_bytes, &memory);
+    if (status)
+      goto cleanup;
+    arena = memory;
+    has_arena = 1;
+    owns_arena = !pass;
+  }
   if (profile) {
     status = kiln_device_timer_start(&timer, stream);
     if (status)
@@ -446,23 +465,28 @@ kiln_rt_status kiln_program_execute_cuda(const kiln_rt_program *program,
     switch (step->kind) {
     case KILN_STEP_ALLOC: {
       int64_t bytes = kiln_operand(sizes.registers, step->bytes);
+      if (has_arena && program->alloc_offsets[s] >= 0) {
+        base[step->slot] = arena ? arena + program->alloc_offsets[s] : NULL;
+        sizes.slot_bytes[step->slot] = bytes;
+        break;
+      }
       /* A graph takes its own temporaries. */
       status = pass ? kiln_graph_pass_alloc(pass, step->slot, bytes,
                                             &base[step->slot])
                     : kiln_rt_cuda_malloc((size_t)bytes, &base[step->slot]);
       if (status)
         goto cleanup;
-      owned[step->slot] = !pass;
+      owned[step->slot] = pass ? KILN_OWNED_BY_PASS : KILN_OWNED;
       sizes.slot_bytes[step->slot] = bytes;
       break;
     }
     case KILN_STEP_FREE:
-      if (pass)
+      if (owned[step->slot] == KILN_OWNED_BY_PASS)
         kiln_graph_pass_free(pass, step->slot);
-      else
+      else if (owned[step->slot] == KILN_OWNED)
         status = kiln_rt_cuda_free(base[step->slot]);
       base[step->slot] = NULL;
-      owned[step->slot] = 0;
+      owned[step->slot] = KILN_NOT_OWNED;
       sizes.slot_bytes[step->slot] = -1;
       if (status)
         goto cleanup;
@@ -610,8 +634,10 @@ cleanup:
         &collectives[i], staging_slot(program, (int32_t)i), stream, pass));
   free(collectives);
   for (size_t i = 0; i < slots; ++i)
-    if (owned[i])
+    if (owned[i] == KILN_OWNED)
       kiln_rt_status_free(kiln_rt_cuda_free(base[i]));
+  if (owns_arena)
+    kiln_rt_status_free(kiln_rt_cuda_free(arena));
   kiln_device_timer_release(&timer);
   free(block);
   return status;

@@ -159,6 +159,14 @@ kiln_rt_status kiln_graph_pass_alloc(kiln_graph_pass *pass, int32_t slot,
   return KILN_RT_SUCCESS;
 }
 
+kiln_rt_status kiln_graph_pass_alloc_arena(kiln_graph_pass *pass, int64_t bytes,
+                                           void **address) {
+  const kiln_rt_program *program = pass->graph->program;
+  return kiln_graph_pass_alloc(
+      pass, program->num_slots + (int32_t)program->num_requests + 1, bytes,
+      address);
+}
+
 void kiln_graph_pass_free(kiln_graph_pass *pass, int32_t slot) {
   if (pass->mode == PASS_PLAN)
     pass->busy[pass->slot_block[slot]] = 0;
@@ -250,9 +258,10 @@ static kiln_rt_status run_pass(kiln_rt_program_graph *graph,
   kiln_rt_cuda_stream *stream = NULL;
   kiln_rt_status status = KILN_RT_SUCCESS;
   if (mode == PASS_PLAN) {
-    /* The program's slots, then each collective's staging. */
+    /* The program's slots, then each collective's staging (and one for
+     * those that end where they start), then the arena. */
     pass.slot_block =
-        calloc((size_t)program->num_slots + program->num_requests + 1,
+        calloc((size_t)program->num_slots + program->num_requests + 2,
                sizeof(uint32_t));
     if (!pass.slot_block)
       return out_of_memory();

@@ -136,6 +136,11 @@ struct kiln_rt_program {
    * its own allocation, so that a run of a const program can set it. */
   _Atomic int *ranks_checked;
 
+  /* The memory plan (program_memory.c): each step's offset in the run's
+   * arena (an alloc step of a planned buffer; -1 elsewhere). */
+  int64_t *alloc_offsets;
+  kiln_rt_memory_plan memory_plan;
+
   /* CPU: bound entry points. */
   kiln_rt_kernel_entry *kernel_entries;
   void **runtime_entries;
@@ -150,6 +155,42 @@ struct kiln_rt_program {
   kiln_rt_cuda_function **cuda_functions;
   void **cuda_constants;
 };
+
+/* Plans the arena of `program`'s buffers of known sizes (program_memory.c),
+ * once its steps are read. */
+kiln_rt_status kiln_program_plan_memory(kiln_rt_program *program);
+
+/* Whether buffers are filled with 0xFF bytes (NaN, -1) when a run allocates
+ * and frees them, so that a read of a value no step wrote shows
+ * (KILN_POISON_BUFFERS=1). */
+int kiln_program_poisons_buffers(void);
+
+/* Under AddressSanitizer, a run's arena is poisoned where no buffer is
+ * live: a read of a freed buffer by the runtime (a copy, a BLAS call) is
+ * reported. */
+#if defined(__SANITIZE_ADDRESS__)
+#define KILN_ARENA_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KILN_ARENA_ASAN 1
+#endif
+#endif
+#ifdef KILN_ARENA_ASAN
+#include <sanitizer/asan_interface.h>
+#define KILN_ASAN_POISON(address, bytes)                                       \
+  ASAN_POISON_MEMORY_REGION((address), (size_t)(bytes))
+#define KILN_ASAN_UNPOISON(address, bytes)                                     \
+  ASAN_UNPOISON_MEMORY_REGION((address), (size_t)(bytes))
+#else
+#define KILN_ASAN_POISON(address, bytes) ((void)(address), (void)(bytes))
+#define KILN_ASAN_UNPOISON(address, bytes) ((void)(address), (void)(bytes))
+#endif
+
+/* A host buffer of `bytes` at `address` in a run's arena becomes live
+ * (unpoisoned; filled with 0xFF under KILN_POISON_BUFFERS), or dead (filled,
+ * then poisoned). */
+void kiln_arena_take(char *address, int64_t bytes);
+void kiln_arena_give_back(char *address, int64_t bytes);
 
 /* A collective under way (program_dist.c). */
 typedef struct kiln_program_request kiln_program_request;
@@ -278,6 +319,10 @@ int kiln_graph_pass_queues(const kiln_graph_pass *pass);
 /* A temporary of `bytes` for `slot`, from the graph's own memory. */
 kiln_rt_status kiln_graph_pass_alloc(kiln_graph_pass *pass, int32_t slot,
                                      int64_t bytes, void **address);
+/* The run's arena (the memory plan's), from the graph's own memory: live
+ * for the whole run. */
+kiln_rt_status kiln_graph_pass_alloc_arena(kiln_graph_pass *pass, int64_t bytes,
+                                           void **address);
 /* `slot`'s temporary is dead: a later one may reuse its memory. */
 void kiln_graph_pass_free(kiln_graph_pass *pass, int32_t slot);
 /* A copy or a product reads or writes `slot`: its address is baked into

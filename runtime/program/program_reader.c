@@ -109,6 +109,7 @@ void kiln_rt_program_destroy(kiln_rt_program *program) {
   free(program->kernel_entries);
   free(program->runtime_entries);
   free(program->gemms);
+  free(program->alloc_offsets);
   pthread_mutex_destroy(&program->cuda_mutex);
   free(program);
 }
@@ -522,6 +523,8 @@ kiln_rt_status kiln_rt_program_create(const void *bytes, size_t size,
   status = read_steps(r, p, slot_bytes, defined);
   if (!status && kiln_reader_remaining(r) != 0)
     status = corrupt("trailing bytes");
+  if (!status)
+    status = kiln_program_plan_memory(p);
 done:
   free(slot_bytes);
   free(defined);

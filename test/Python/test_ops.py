@@ -301,8 +301,26 @@ def test_metrics_keys():
     for key in ["traced_ops", "compiles", "cache_hits", "cache_misses",
                 "compile_ms", "run_ms", "live_bytes", "h2d_bytes",
                 "d2h_bytes", "device_live_bytes", "graph_launches",
-                "graph_captures", "graph_node_updates"]:
+                "graph_captures", "graph_node_updates", "peak_bytes",
+                "device_peak_bytes"]:
         assert key in m
+
+
+def test_peak_bytes_holds_a_runs_temporaries(rng):
+    a = rng.standard_normal((256, 256)).astype(np.float32)
+    x = t(a)
+    kiln.reset_peak_memory_stats()
+    before = kiln.metrics()
+    assert before["peak_bytes"] == before["live_bytes"]
+    # The tanh feeds a product: a [256, 256] temporary in the run's arena.
+    y = kiln.matmul((x * 2).tanh(), x).tanh().sum()
+    assert_close(y, np.tanh(np.tanh(a * 2) @ a).sum(), rtol=1e-3, atol=1e-2)
+    after = kiln.metrics()
+    assert after["peak_bytes"] >= before["live_bytes"] + a.nbytes
+    assert after["live_bytes"] < after["peak_bytes"]
+    kiln.reset_peak_memory_stats()
+    m = kiln.metrics()
+    assert m["peak_bytes"] == m["live_bytes"]
 
 
 def test_a_new_scalar_does_not_recompile(rng):

@@ -655,6 +655,9 @@ int main(int argc, char **argv) {
   // On the GPU: the host's time per run (queueing it, with no wait) and
   // the graph launches per run, over runs of their own.
   double hostUs = -1, graphLaunchesPerRun = 0;
+  // The most bytes the runtime's allocator held over the timed runs (the
+  // device's on the GPU), inputs and results included.
+  uint64_t runPeakBytes = 0;
   kiln::RunProfile callProfile;
   callProfile.perCall = true;
   // One round per --dim-sizes size (the program compiled once).
@@ -680,6 +683,9 @@ int main(int argc, char **argv) {
         deviceArgs.push_back(std::move(*uploaded));
       }
     std::vector<std::shared_ptr<const kiln::DeviceValue>> deviceResults;
+    // The runs' peak: from what is live now (the inputs), over the runs.
+    kiln_rt_host_reset_peak();
+    kiln_rt_cuda_reset_peak_memory();
     for (int i = 0; i < repeat; ++i) {
       auto start = std::chrono::steady_clock::now();
       kiln::RunProfile profile;
@@ -701,6 +707,15 @@ int main(int argc, char **argv) {
           cuda
               ? profile.kernelNs / 1e6
               : std::chrono::duration<double, std::milli>(end - start).count());
+    }
+    if (exe->getDevice() == kiln::Device::Cuda) {
+      kiln_rt_cuda_memory_stats memory;
+      kiln_rt_cuda_get_memory_stats(&memory);
+      runPeakBytes = memory.peak_bytes;
+    } else {
+      kiln_rt_host_stats memory;
+      kiln_rt_host_get_stats(&memory);
+      runPeakBytes = memory.peak_bytes;
     }
     if (resident) {
       results.clear();
@@ -800,6 +815,13 @@ int main(int argc, char **argv) {
     errs() << "\n";
   }
   if (report) {
+    // The planned peak: the inputs and results, and the arena of the
+    // buffers between.
+    int64_t argumentBytes = 0;
+    for (const HostTensor &tensor : args)
+      argumentBytes += tensor.getByteSize();
+    for (const HostTensor &tensor : results)
+      argumentBytes += tensor.getByteSize();
     kiln_rt_cuda_transfer_stats transfers;
     kiln_rt_cuda_get_transfer_stats(&transfers);
     outs() << "{\"entry\": \"" << *entry << "\", \"backend\": \"" << backend
@@ -824,10 +846,20 @@ int main(int argc, char **argv) {
            << ", \"fusion_groups\": " << stats.fusionGroups
            << ", \"unique_kernels\": " << stats.uniqueKernels
            << ", \"kernel_launches\": " << stats.kernelLaunches
-           << ", \"host_steps\": " << stats.hostSteps << ", \"cache\": \""
-           << stats.cache << "\", \"blas\": \""
+           << ", \"host_steps\": " << stats.hostSteps
+
+           << ", \"cache\": \"" << stats.cache << "\", \"blas\": \""
            << (stats.blas.empty() ? "none" : stats.blas) << "\""
-           << ", \"outputs\": " << results.size() << "}\n";
+           << ", \"outputs\": " << results.size()
+           << ", \"memory\": {\"planned_peak_bytes\": "
+           << argumentBytes + stats.arenaBytes
+           << ", \"arena_bytes\": " << stats.arenaBytes
+           << ", \"live_peak_bytes\": " << stats.livePeakBytes
+           << ", \"unshared_bytes\": " << stats.bufferBytes
+           << ", \"planned_buffers\": " << stats.plannedBuffers
+           << ", \"unplanned_buffers\": " << stats.unplannedBuffers
+           << ", \"peak_bytes\": " << runPeakBytes << "}"
+           << "}\n";
   }
   outs().flush();
   return 0;

@@ -14,6 +14,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <cmath>
+#include <cstdlib>
 #include <vector>
 
 using namespace kiln;
@@ -142,6 +144,106 @@ TEST_F(HostProgramTest, LaunchesKernelsOnViewsAndCopies) {
       kiln_rt_program_run_cpu(runtime.get(), buffers, 1, nullptr, nullptr));
   EXPECT_EQ(failure, KILN_RT_INVALID_ARGUMENT);
   EXPECT_EQ(failure.message, "the program takes 2 buffers, 1 given");
+}
+
+// A chain of temporaries: a dies before c is allocated, b lives across.
+constexpr const char *kChainOfTemporaries = R"mlir(
+    func.func private @k(memref<256xf32>, memref<256xf32>)
+        attributes {kiln.kernel}
+    func.func @main(%x: memref<256xf32>, %out: memref<256xf32>) {
+      %a = memref.alloc() : memref<256xf32>
+      func.call @k(%x, %a) : (memref<256xf32>, memref<256xf32>) -> ()
+      %b = memref.alloc() : memref<256xf32>
+      func.call @k(%a, %b) : (memref<256xf32>, memref<256xf32>) -> ()
+      memref.dealloc %a : memref<256xf32>
+      %c = memref.alloc() : memref<256xf32>
+      func.call @k(%b, %c) : (memref<256xf32>, memref<256xf32>) -> ()
+      memref.dealloc %b : memref<256xf32>
+      func.call @k(%c, %out) : (memref<256xf32>, memref<256xf32>) -> ()
+      memref.dealloc %c : memref<256xf32>
+      return
+    }
+  )mlir";
+
+TEST_F(HostProgramTest, PlansTemporariesInOneArenaByLiveness) {
+  auto program = build(kChainOfTemporaries);
+  ASSERT_TRUE(static_cast<bool>(program))
+      << llvm::toString(program.takeError());
+  RuntimeProgram runtime = bindRecording(*program);
+  ASSERT_TRUE(runtime);
+  kiln_rt_memory_plan plan;
+  kiln_rt_program_get_memory_plan(runtime.get(), &plan);
+  // Three buffers of 1 KiB, at most two live at once: c takes a's place.
+  EXPECT_EQ(plan.planned_buffers, 3);
+  EXPECT_EQ(plan.unplanned_buffers, 0);
+  EXPECT_EQ(plan.buffer_bytes, 3072);
+  EXPECT_EQ(plan.live_peak_bytes, 2048);
+  EXPECT_EQ(plan.arena_bytes, 2048);
+
+  std::vector<float> x(256, 0.0f), out(256, 0.0f);
+  void *buffers[] = {x.data(), out.data()};
+  kiln_rt_host_stats before, after;
+  kiln_rt_host_get_stats(&before);
+  launches.clear();
+  ASSERT_EQ(take(kiln_rt_program_run_cpu(runtime.get(), buffers, 2, nullptr,
+                                         nullptr)),
+            KILN_RT_OK);
+  kiln_rt_host_get_stats(&after);
+  ASSERT_EQ(launches.size(), 4u);
+  char *a = static_cast<char *>(launches[0][1]);
+  char *b = static_cast<char *>(launches[1][1]);
+  char *c = static_cast<char *>(launches[2][1]);
+  EXPECT_EQ(launches[1][0], a);
+  EXPECT_EQ(launches[2][0], b);
+  EXPECT_EQ(launches[3][0], c);
+  EXPECT_EQ(launches[3][1], out.data());
+  // One allocation, its buffers 64-byte aligned and apart while live.
+  EXPECT_EQ(c, a);
+  EXPECT_EQ(std::abs(b - a), 1024);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % 64, 0u);
+  EXPECT_EQ(after.allocations - before.allocations, 1u);
+  EXPECT_EQ(after.live_bytes, before.live_bytes);
+  EXPECT_EQ(out[3], 4.0f);
+
+  // The plan of a program that allocates nothing is empty.
+  kiln_rt_program_get_memory_plan(nullptr, &plan);
+  EXPECT_EQ(plan.arena_bytes, 0);
+}
+
+// What the peeking kernel found in its result before writing it.
+std::vector<float> peeked;
+
+// recordingKernel, reading its result's first element first.
+void peekingKernel(void **packed) {
+  peeked.push_back(**static_cast<float **>(packed[1]));
+  recordingKernel(packed);
+}
+
+TEST_F(HostProgramTest, PoisonedBuffersShowReadsOfValuesNoStepWrote) {
+  kiln_rt_set_buffer_poisoning(1);
+  auto program = build(kChainOfTemporaries);
+  ASSERT_TRUE(static_cast<bool>(program))
+      << llvm::toString(program.takeError());
+  auto created = createRuntimeProgram(program->serialize());
+  ASSERT_TRUE(static_cast<bool>(created))
+      << llvm::toString(created.takeError());
+  kiln_rt_kernel_entry entry = &peekingKernel;
+  ASSERT_EQ(take(kiln_rt_program_bind_cpu(created->get(), &entry, 1)),
+            KILN_RT_OK);
+  std::vector<float> x(256, 0.0f), out(256, 0.0f);
+  void *buffers[] = {x.data(), out.data()};
+  peeked.clear();
+  ASSERT_EQ(take(kiln_rt_program_run_cpu(created->get(), buffers, 2, nullptr,
+                                         nullptr)),
+            KILN_RT_OK);
+  kiln_rt_set_buffer_poisoning(0);
+  ASSERT_EQ(peeked.size(), 4u);
+  // a and b are new; c takes a's freed place, which held 1.0 once: every
+  // temporary reads NaN before it is written. The result is the caller's.
+  EXPECT_TRUE(std::isnan(peeked[0]));
+  EXPECT_TRUE(std::isnan(peeked[1]));
+  EXPECT_TRUE(std::isnan(peeked[2]));
+  EXPECT_EQ(peeked[3], 0.0f);
 }
 
 // The kernel and the all_reduce's runtime call of the collective programs.
@@ -382,6 +484,12 @@ TEST_F(HostProgramTest, RunsDynamicSizes) {
   ASSERT_EQ(take(kiln_rt_program_bind_cpu(runtime, &entry, 1)), KILN_RT_OK);
   EXPECT_TRUE(kiln_rt_program_is_dynamic(runtime));
   EXPECT_EQ(kiln_rt_program_num_inputs(runtime), 1);
+  // A size known only at run time: the buffer cache, not the arena.
+  kiln_rt_memory_plan plan;
+  kiln_rt_program_get_memory_plan(runtime, &plan);
+  EXPECT_EQ(plan.unplanned_buffers, 1);
+  EXPECT_EQ(plan.planned_buffers, 0);
+  EXPECT_EQ(plan.arena_bytes, 0);
 
   for (int64_t n : {5, 1, 64}) {
     SCOPED_TRACE(n);

@@ -44,6 +44,12 @@ struct CompileStats {
   int64_t kernelLaunches = 0;
   /// Steps of the host program (0 when the host code was compiled).
   int64_t hostSteps = 0;
+  /// The host program's memory plan (kiln_rt_memory_plan): the arena its
+  /// buffers of known sizes share in a run, how many it places there and
+  /// how many come from the buffer cache (sizes known only at run time),
+  /// the most bytes of the planned ones live at once, and their sum.
+  int64_t arenaBytes = 0, plannedBuffers = 0, unplannedBuffers = 0,
+          livePeakBytes = 0, bufferBytes = 0;
   /// The BLAS that matmuls call ("libopenblas.so.0", "cublas"), or "" when
   /// generated kernels compute them (none found, or not asked for).
   std::string blas;

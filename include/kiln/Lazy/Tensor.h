@@ -104,6 +104,10 @@ struct Metrics {
   /// Bytes of host memory held by the runtime's allocator now (tensor data
   /// and the buffer cache's blocks).
   uint64_t liveBytes = 0;
+  /// The most bytes of host memory the allocator held at once (tensor data
+  /// and the arenas of runs: their planned buffers), since the process
+  /// started or resetPeakMemoryStats(); the device's likewise.
+  uint64_t peakBytes = 0, devicePeakBytes = 0;
   /// The CUDA device: bytes copied from the host to the device and back
   /// (every copy of the process), and bytes of device memory held now
   /// (tensors on the device; not the caching allocator's free blocks).
@@ -126,6 +130,10 @@ struct Metrics {
   int64_t genericCompiles = 0, genericHits = 0;
 };
 Metrics metrics();
+
+/// Starts the peaks of metrics() again from what is live now (PyTorch's
+/// torch.cuda.reset_peak_memory_stats), for the device and the host.
+void resetPeakMemoryStats();
 
 /// Marks dim `dim` of `t` dynamic: a program that reads `t` as an input
 /// compiles shape-generic in that dim (and in every computed dim of its

@@ -88,7 +88,7 @@ CpuExecutable::loadCached(llvm::ArrayRef<char> payload) {
   if (!program)
     return program.takeError();
   exe->program = std::move(*program);
-  exe->stats.hostSteps = kiln_rt_program_num_steps(exe->program.get());
+  setProgramStats(exe->stats, exe->program.get());
 
   if (llvm::Error e = initializeJit())
     return std::move(e);

@@ -72,7 +72,7 @@ CudaExecutable::loadCached(llvm::ArrayRef<char> payload) {
     return takeRuntimeError(status);
   if (kiln_rt_program_has_launches(exe->program.get()) && exe->ptx.empty())
     return corrupt("launches but no PTX");
-  exe->stats.hostSteps = kiln_rt_program_num_steps(exe->program.get());
+  setProgramStats(exe->stats, exe->program.get());
   exe->stats.cache = "hit";
   exe->stats.compileMs = std::chrono::duration<double, std::milli>(
                              std::chrono::steady_clock::now() - start)

@@ -280,7 +280,7 @@ ModuleExecutable::load(llvm::StringRef path) {
   for (size_t i = 0, e = kiln_rt_module_num_outputs(loaded); i < e; ++i)
     exe->outputs.push_back(signature(kiln_rt_module_output(loaded, i)));
   kiln_rt_program *program = kiln_rt_module_program(loaded);
-  exe->stats.hostSteps = kiln_rt_program_num_steps(program);
+  setProgramStats(exe->stats, program);
   for (auto [name, stat] :
        {std::pair{"fusion_groups", &exe->stats.fusionGroups},
         {"unique_kernels", &exe->stats.uniqueKernels},

@@ -343,7 +343,7 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
     if (!runtimeProgram)
       return runtimeProgram.takeError();
     exe->program = std::move(*runtimeProgram);
-    exe->stats.hostSteps = kiln_rt_program_num_steps(exe->program.get());
+    setProgramStats(exe->stats, exe->program.get());
     if (llvm::Error e =
             exe->compileKernels(module, pipelineOptions, options, lap))
       return std::move(e);
@@ -432,7 +432,7 @@ llvm::Error CpuExecutable::compileKernels(
       // The host program cannot call it; compile the host code instead.
       program.reset();
       programBytes.clear();
-      stats.hostSteps = 0;
+      setProgramStats(stats, nullptr);
       return compileHostCode(module, pipelineOptions, options, lap);
     }
   }

@@ -118,7 +118,7 @@ CudaExecutable::compile(ModuleOp module, StringRef entry,
   // Steps the CUDA executor cannot run are refused now, not at run time.
   if (kiln_rt_status status = kiln_rt_program_check_cuda(exe->program.get()))
     return takeRuntimeError(status);
-  exe->stats.hostSteps = kiln_rt_program_num_steps(exe->program.get());
+  setProgramStats(exe->stats, exe->program.get());
   exe->stats.compileMs = std::chrono::duration<double, std::milli>(
                              std::chrono::steady_clock::now() - start)
                              .count();

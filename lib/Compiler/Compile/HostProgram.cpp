@@ -706,6 +706,18 @@ kiln::createRuntimeProgram(llvm::StringRef bytes) {
   return RuntimeProgram(program);
 }
 
+void kiln::setProgramStats(CompileStats &stats,
+                           const kiln_rt_program *program) {
+  kiln_rt_memory_plan plan = {};
+  kiln_rt_program_get_memory_plan(program, &plan);
+  stats.hostSteps = program ? kiln_rt_program_num_steps(program) : 0;
+  stats.arenaBytes = plan.arena_bytes;
+  stats.plannedBuffers = plan.planned_buffers;
+  stats.unplannedBuffers = plan.unplanned_buffers;
+  stats.livePeakBytes = plan.live_peak_bytes;
+  stats.bufferBytes = plan.buffer_bytes;
+}
+
 std::vector<int64_t>
 kiln::getInputDims(const kiln_rt_program *program,
                    llvm::ArrayRef<llvm::ArrayRef<int64_t>> inputShapes) {

@@ -157,6 +157,9 @@ using RuntimeProgram = std::unique_ptr<kiln_rt_program, RuntimeProgramDeleter>;
 /// The runtime's program for `bytes` (HostProgram::serialize()).
 llvm::Expected<RuntimeProgram> createRuntimeProgram(llvm::StringRef bytes);
 
+/// Sets `stats`' host steps and memory plan from `program`'s.
+void setProgramStats(CompileStats &stats, const kiln_rt_program *program);
+
 /// The dims of `inputs`, flattened, as a run of a program with dynamic dims
 /// takes them; empty for a static program.
 std::vector<int64_t> getInputDims(const kiln_rt_program *program,

@@ -97,6 +97,9 @@ void kiln_rt_host_free(void *ptr);
 /* Thread-safe snapshot of the host allocator's statistics. */
 void kiln_rt_host_get_stats(kiln_rt_host_stats *stats);
 
+/* Starts peak_bytes again from live_bytes: the peak of what follows. */
+void kiln_rt_host_reset_peak(void);
+
 /* Buffers of compiled code: a cache of freed blocks by size class, so that
  * a program that runs again reuses its buffers instead of mapping and
  * faulting in fresh pages every run. Compiled code reaches it through

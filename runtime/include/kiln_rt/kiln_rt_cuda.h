@@ -100,6 +100,9 @@ typedef struct kiln_rt_cuda_memory_stats {
   uint64_t misses;       /* allocations that went to the driver */
 } kiln_rt_cuda_memory_stats;
 void kiln_rt_cuda_get_memory_stats(kiln_rt_cuda_memory_stats *stats);
+/* Starts peak_bytes again from live_bytes (as PyTorch's
+ * reset_peak_memory_stats). */
+void kiln_rt_cuda_reset_peak_memory(void);
 
 /* Bytes copied between host and device since the process started (or the
  * counters were reset), by the copies below, whatever their outcome. */

@@ -67,6 +67,29 @@ int kiln_rt_program_has_host_kernels(const kiln_rt_program *program);
 /* Whether a step is a collective across ranks (kiln_rt_dist.h). */
 int kiln_rt_program_has_collectives(const kiln_rt_program *program);
 
+/* The memory plan. The buffers a program allocates with sizes it knows
+ * (every buffer of a static program) share one arena per run, at offsets
+ * planned from when each is live (its alloc step to its free step): two
+ * buffers live at once never overlap. A run allocates the arena once (on
+ * the GPU too, outside graphs, whose temporaries are their own); buffers of
+ * sizes computed at run time come from the buffer cache. */
+typedef struct kiln_rt_memory_plan {
+  int64_t arena_bytes;       /* the arena a run takes; 0: none */
+  int64_t planned_buffers;   /* allocations placed in it */
+  int64_t unplanned_buffers; /* allocations of run-time sizes */
+  int64_t buffer_bytes;      /* the planned buffers' bytes, unshared */
+  int64_t live_peak_bytes;   /* the most of them live at one step: the
+                                smallest arena any plan could have */
+} kiln_rt_memory_plan;
+void kiln_rt_program_get_memory_plan(const kiln_rt_program *program,
+                                     kiln_rt_memory_plan *plan);
+
+/* A debug mode: host buffers are filled with 0xFF bytes (NaN, -1) when a
+ * run allocates them and again when it frees them, so that a step that
+ * reads a value no earlier step wrote (or one already freed) shows it.
+ * Off unless KILN_POISON_BUFFERS=1 (read at the first run) or set here. */
+void kiln_rt_set_buffer_poisoning(int on);
+
 /* Time spent in calls, for profiles. */
 typedef struct kiln_rt_profile {
   uint64_t calls; /* kernel launches and runtime calls, added to */
