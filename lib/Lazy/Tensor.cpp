@@ -643,6 +643,13 @@ Metrics kiln::metrics() {
   return m;
 }
 
+std::vector<Tensor> kiln::checkpoint(
+    llvm::function_ref<std::vector<Tensor>(llvm::ArrayRef<Tensor>)> fn,
+    llvm::ArrayRef<Tensor> inputs) {
+  CheckpointScope scope;
+  return fn(inputs);
+}
+
 void kiln::resetPeakMemoryStats() {
   kiln_rt_host_reset_peak();
   kiln_rt_cuda_reset_peak_memory();

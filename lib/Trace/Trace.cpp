@@ -117,6 +117,18 @@ static uint64_t getPayloadHash(TraceOp op, double scalar,
   return scalarBits;
 }
 
+/// The segment of the innermost CheckpointScope of this thread (0: none).
+static thread_local uint64_t currentCheckpointSegment = 0;
+/// Segments so far: every scope opens a new one.
+static std::atomic<uint64_t> numCheckpointSegments{0};
+
+CheckpointScope::CheckpointScope() : previous(currentCheckpointSegment) {
+  currentCheckpointSegment =
+      numCheckpointSegments.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+CheckpointScope::~CheckpointScope() { currentCheckpointSegment = previous; }
+
 TraceNode::TraceNode(PrivateTag, TraceOp op, DType dtype,
                      ArrayRef<int64_t> shape, ArrayRef<NodeRef> operands,
                      ArrayRef<int64_t> attrs, double scalar,
@@ -133,6 +145,17 @@ TraceNode::TraceNode(PrivateTag, TraceOp op, DType dtype,
       .add(operands.size());
   for (const NodeRef &operand : operands)
     h.add(operand->getHash());
+  // Leaves are never recomputed: they are the segments' inputs.
+  if (op != TraceOp::Parameter && op != TraceOp::Constant &&
+      op != TraceOp::Vjp && op != TraceOp::VjpResult)
+    checkpointSegment = currentCheckpointSegment;
+  if (checkpointSegment) {
+    // Which operands share the node's segment: the segments' shape, not
+    // their numbers, so that every step of a training loop hashes alike.
+    h.add(0x636b7074); // "ckpt"
+    for (const NodeRef &operand : operands)
+      h.add(operand->getCheckpointSegment() == checkpointSegment);
+  }
   hash = h.get();
 }
 
@@ -696,19 +719,31 @@ llvm::Expected<NodeRef> TraceNode::collective(TraceOp op,
 /// What `entry` contributes to its program: op, attributes, type, payload
 /// and operand positions (so that x + x and x + y differ). A parameter is
 /// its type only, whatever computed its value.
-static uint64_t hashEntry(const TraceProgram::Entry &entry) {
+/// The checkpoint segment of `entry` in its program: none for a parameter.
+static uint64_t getSegment(const TraceProgram::Entry &entry) {
+  return entry.isParameter ? 0 : entry.node->getCheckpointSegment();
+}
+
+static uint64_t hashEntry(const TraceProgram::Entry &entry,
+                          ArrayRef<TraceProgram::Entry> entries) {
   const TraceNode *node = entry.node.get();
   TraceOp op = entry.isParameter ? TraceOp::Parameter : node->getOp();
   ArrayRef<int64_t> attrs =
       entry.isParameter ? ArrayRef<int64_t>() : node->getAttrs();
-  return WordHasher()
-      .add(static_cast<uint64_t>(op) << 8 |
-           static_cast<uint64_t>(node->getDType()))
+  WordHasher h;
+  h.add(static_cast<uint64_t>(op) << 8 |
+        static_cast<uint64_t>(node->getDType()))
       .add(node->getShape())
       .add(attrs)
       .add(getPayloadHash(op, node->getScalar(), node->getCallee().get()))
-      .add(ArrayRef<int32_t>(entry.operands))
-      .get();
+      .add(ArrayRef<int32_t>(entry.operands));
+  // A checkpointed entry: which of its operands share its segment.
+  if (uint64_t segment = getSegment(entry)) {
+    h.add(0x636b7074); // "ckpt"
+    for (int32_t operand : entry.operands)
+      h.add(getSegment(entries[operand]) == segment);
+  }
+  return h.get();
 }
 
 /// Whether two computed entries compute the same thing.
@@ -717,7 +752,7 @@ static bool computeTheSame(const TraceProgram::Entry &a,
   const TraceNode &x = *a.node, &y = *b.node;
   if (x.getOp() != y.getOp() || x.getDType() != y.getDType() ||
       x.getShape() != y.getShape() || x.getAttrs() != y.getAttrs() ||
-      a.operands != b.operands)
+      a.operands != b.operands || (getSegment(a) != 0) != (getSegment(b) != 0))
     return false;
   if (x.getOp() == TraceOp::Constant)
     return getPayloadHash(TraceOp::Constant, x.getScalar(), nullptr) ==
@@ -802,7 +837,7 @@ TraceProgram TraceProgram::extract(
         entry.operands.push_back(index.lookup(operand.get()));
       operands.truncate(frame.firstOperand);
       stack.pop_back();
-      uint64_t entryHash = hashEntry(entry);
+      uint64_t entryHash = hashEntry(entry, program.entries);
       int32_t id = static_cast<int32_t>(program.entries.size());
       int32_t &slot = index[entry.node.get()];
       if (!entry.isParameter) {
@@ -925,7 +960,8 @@ TraceNode::vjp(ArrayRef<NodeRef> outputs, ArrayRef<NodeRef> inputs,
     positionOf[argument.get()] =
         static_cast<int64_t>(callee->parameters.size());
     callee->entries.push_back(TraceProgram::Entry{argument, true, {}});
-    callee->entryHashes.push_back(hashEntry(callee->entries.back()));
+    callee->entryHashes.push_back(
+        hashEntry(callee->entries.back(), callee->entries));
     callee->parameters.push_back(id);
   }
   rehash(*callee);

@@ -61,7 +61,7 @@ from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .random import (initial_seed, manual_seed, rand, rand_like, randint,
                      randn, randn_like, randperm, seed)
 from .serialization import load, save
-from . import amp, distributed, nn, optim
+from . import amp, distributed, nn, optim, utils
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 from .runner import KilnRunError, find_tool, run
 

@@ -17,6 +17,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <optional>
 
 using namespace kiln;
 using namespace kiln::python;
@@ -330,6 +331,21 @@ void kiln::python::bindAutograd(nb::module_ &m) {
       },
       "Internal (the random generator): compute these with the next "
       "materialization, without making gradients or steps compute first.");
+  // kiln.utils.checkpoint: the nodes recorded inside form a checkpoint
+  // segment (kiln::CheckpointScope), which gradients recompute.
+  struct CheckpointContext {
+    std::optional<CheckpointScope> scope;
+  };
+  nb::class_<CheckpointContext>(m, "_CheckpointScope")
+      .def(nb::init<>())
+      .def("__enter__",
+           [](CheckpointContext &context) {
+             if (context.scope)
+               throw nb::value_error("a checkpoint scope is entered once");
+             context.scope.emplace();
+           })
+      .def("__exit__",
+           [](CheckpointContext &context, nb::args) { context.scope.reset(); });
   m.def("_flush_pending", &flushPending,
         "Internal (optimizers): compute what earlier steps left pending.");
   m.def("_has_pending", &hasPending);

@@ -52,6 +52,36 @@ TEST(GradTest, OfALoss) {
   expectNear(values<double>(loss), {want});
 }
 
+// kiln::checkpoint: the same loss and gradients as without it, the tanh
+// recomputed by the derivative (a different program, not a cache hit).
+TEST(GradTest, OfACheckpointedSegment) {
+  std::vector<float> ws = {0.3f, 0.7f, -0.2f, 1.5f};
+  Tensor x = input({4}, xs), w = input({4}, ws);
+  auto segment = [](llvm::ArrayRef<Tensor> in) {
+    return std::vector<Tensor>{tanh(in[0] * in[1])};
+  };
+  std::vector<Tensor> inside = checkpoint(segment, {x, w});
+  ASSERT_EQ(inside.size(), 1u);
+  Tensor loss = sum(inside[0] * inside[0], {0});
+  std::vector<Tensor> g = grad({loss}, {x, w});
+  Tensor plainLoss = sum(tanh(x * w) * tanh(x * w), {0});
+  std::vector<Tensor> plain = grad({plainLoss}, {x, w});
+  int64_t compiles = metrics().compiles;
+  ASSERT_FALSE(static_cast<bool>(sync({g[0], g[1], loss})));
+  ASSERT_FALSE(static_cast<bool>(sync({plain[0], plain[1], plainLoss})));
+  EXPECT_EQ(metrics().compiles, compiles + 2);
+  expectNear(values<double>(g[0]), values<double>(plain[0]));
+  expectNear(values<double>(g[1]), values<double>(plain[1]));
+  expectNear(values<double>(loss), values<double>(plainLoss));
+  // d/dx sum(tanh(xw)^2) = 2 t (1 - t^2) w.
+  std::vector<double> dx;
+  for (int i = 0; i < 4; ++i) {
+    double t = std::tanh(double(xs[i]) * ws[i]);
+    dx.push_back(2 * t * (1 - t * t) * ws[i]);
+  }
+  expectNear(values<double>(g[0]), dx);
+}
+
 // loss = sum(gelu(x) + gelu(x, tanh form) + erf(x)), against the
 // derivatives taken by hand: Phi(x) + x phi(x), the tanh form's
 // 0.5 (1 + t) + 0.5 x (1 - t^2) s (1 + 3 c x^2), and 2/sqrt(pi) exp(-x^2).

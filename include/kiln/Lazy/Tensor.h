@@ -19,6 +19,8 @@
 #include "kiln/Compiler/MatmulPrecision.h"
 #include "kiln/Trace/Trace.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <string>
 #include <vector>
 
@@ -238,6 +240,14 @@ Tensor rngUniform(const Tensor &key, llvm::ArrayRef<int64_t> shape);
 // Gradients.
 /// The gradients of `outputs` with respect to `inputs`, weighted by
 /// `gradOutputs` (one per output, of its shape), as PyTorch's
+/// torch.utils.checkpoint.checkpoint: `fn(inputs)`, recorded as a
+/// checkpoint segment (CheckpointScope): a gradient recomputes the values
+/// computed inside from `inputs` when it needs them, instead of keeping
+/// them from the forward. The values and gradients are those of `fn`.
+std::vector<Tensor>
+checkpoint(llvm::function_ref<std::vector<Tensor>(llvm::ArrayRef<Tensor>)> fn,
+           llvm::ArrayRef<Tensor> inputs);
+
 /// torch.autograd.grad: one tensor per input, of its shape. Recorded
 /// lazily as one kiln.vjp, so gradients of gradients work, and the
 /// compiler computes only what the gradients asked for need.

@@ -91,6 +91,23 @@ int64_t getNumTracedNodes();
 
 class TraceNode;
 
+/// While one lives, the nodes this thread records (but parameters and
+/// constants) belong to a checkpoint segment of their own, as the ops of
+/// `torch.utils.checkpoint.checkpoint`'s function: a gradient recomputes
+/// the segment's values from its inputs where it needs them, instead of
+/// keeping them from the forward (kiln::checkpoint). Scopes nest: the inner
+/// one's nodes form a segment of their own.
+class CheckpointScope {
+public:
+  CheckpointScope();
+  ~CheckpointScope();
+  CheckpointScope(const CheckpointScope &) = delete;
+  CheckpointScope &operator=(const CheckpointScope &) = delete;
+
+private:
+  uint64_t previous;
+};
+
 /// A node's value in device memory (a CUDA buffer): its dtype, shape and
 /// address. The compiler's device tensors implement it (and free the
 /// buffer when the last holder lets go); the trace holds it, and copies it
@@ -155,6 +172,10 @@ public:
     if (dim < 64)
       dynamicMarks.fetch_or(uint64_t(1) << dim, std::memory_order_relaxed);
   }
+  /// The checkpoint segment the node was recorded in (CheckpointScope),
+  /// 0 for none. Which segments the node and its operands share is part of
+  /// the hash; the number itself is not.
+  uint64_t getCheckpointSegment() const { return checkpointSegment; }
   /// A Vjp's callee: the function whose vector-Jacobian product it is.
   const std::shared_ptr<const TraceProgram> &getCallee() const {
     return callee;
@@ -293,6 +314,7 @@ private:
   llvm::SmallVector<int64_t, 4> attrs;
   double scalar;
   std::shared_ptr<const TraceProgram> callee;
+  uint64_t checkpointSegment = 0;
   uint64_t hash;
   mutable std::atomic<uint64_t> dynamicMarks{0};
   mutable std::mutex dataMutex;

@@ -101,6 +101,19 @@ void kiln::appendProgramText(const TraceProgram &program, llvm::raw_ostream &os,
     for (int32_t operand : entry.operands)
       os << operand << ",";
     os << ")";
+    // A checkpointed node: which operands share its segment (the segments'
+    // shape; their numbers differ from step to step).
+    if (uint64_t segment = node.getCheckpointSegment()) {
+      os << " ckpt(";
+      for (int32_t operand : entry.operands) {
+        const TraceProgram::Entry &input = program.entries[operand];
+        os << (!input.isParameter &&
+                       input.node->getCheckpointSegment() == segment
+                   ? "1"
+                   : "0");
+      }
+      os << ")";
+    }
     if (node.getCallee()) {
       os << " callee{";
       appendProgramText(*node.getCallee(), os, withSizes);

@@ -74,6 +74,9 @@ private:
   Value importElementwise(OpBuilder &b, const TraceNode &node,
                           RankedTensorType type, ValueRange operands);
 
+  /// The trace's checkpoint segments, numbered from 1 in import order.
+  llvm::DenseMap<uint64_t, int64_t> checkpointSegments;
+
   /// `node`'s type: its shape, with its dynamic dims (if any) as `?`.
   RankedTensorType getNodeType(const TraceNode &node) const;
   /// The sizes of `node`'s dynamic dims, from this function's parameters;
@@ -312,10 +315,21 @@ func::FuncOp TraceImporter::importProgram(const TraceProgram &program,
       values[i] = operands[0];
       continue;
     }
+    Operation *last = body->empty() ? nullptr : &body->back();
     values[i] = importNode(b, *entry.node, operands);
     if (!values[i]) {
       func->erase();
       return nullptr;
+    }
+    // The ops of a checkpointed node carry its segment, numbered in
+    // program order: -kiln-autodiff recomputes them for the derivative.
+    if (uint64_t segment = entry.node->getCheckpointSegment()) {
+      auto [it, inserted] = checkpointSegments.try_emplace(
+          segment, static_cast<int64_t>(checkpointSegments.size()) + 1);
+      auto attr = b.getI64IntegerAttr(it->second);
+      for (Operation *op = last ? last->getNextNode() : &body->front(); op;
+           op = op->getNextNode())
+        op->setAttr(kCheckpointAttrName, attr);
     }
   }
   SmallVector<Value> outputs;

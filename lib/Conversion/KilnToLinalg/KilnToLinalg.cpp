@@ -73,6 +73,23 @@ static LogicalResult checkLowerable(ModuleOp module) {
 }
 
 namespace {
+/// Marks what replaces a recomputed kiln op (kRecomputedAttrName, made by
+/// -kiln-autodiff for a checkpoint) with the same attribute, so that CSE
+/// keeps the lowered copy apart from the forward op it repeats: merged, the
+/// forward's value would be kept for the derivative after all.
+struct RecomputedMarker : RewriterBase::Listener {
+  /// The recomputed ops, by address only: the listener never reads them.
+  llvm::DenseSet<Operation *> recomputed;
+
+  void notifyOperationReplaced(Operation *op, ValueRange values) override {
+    if (!recomputed.contains(op))
+      return;
+    for (Value value : values)
+      if (Operation *def = value.getDefiningOp())
+        def->setAttr(kRecomputedAttrName, UnitAttr::get(def->getContext()));
+  }
+};
+
 struct KilnLowerToLinalgPass
     : kiln::impl::KilnLowerToLinalgBase<KilnLowerToLinalgPass> {
   using Base::Base;
@@ -86,7 +103,12 @@ struct KilnLowerToLinalgPass
     if (unexpanded.wasInterrupted() || failed(checkLowerable(module)))
       return signalPassFailure();
 
-    IRRewriter rewriter(&getContext());
+    RecomputedMarker marker;
+    module.walk([&](Operation *op) {
+      if (op->hasAttr(kRecomputedAttrName))
+        marker.recomputed.insert(op);
+    });
+    IRRewriter rewriter(&getContext(), &marker);
     if (failed(lowerCollectives(rewriter, module)))
       return signalPassFailure();
     lowerAttention(rewriter, module, gpuAttention);
@@ -123,7 +145,10 @@ struct KilnLowerToLinalgPass
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
     populateKilnToLinalgPatterns(patterns, options);
-    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+    ConversionConfig config;
+    config.listener = &marker;
+    if (failed(applyPartialConversion(module, target, std::move(patterns),
+                                      config)))
       return signalPassFailure();
 
     // A reduction lowered on its own (a linalg.reduce, or a generic with a

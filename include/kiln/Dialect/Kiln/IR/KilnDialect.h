@@ -20,4 +20,15 @@
 #define GET_ATTRDEF_CLASSES
 #include "kiln/Dialect/Kiln/IR/KilnAttrs.h.inc"
 
+namespace kiln {
+/// The discardable attribute of an op recorded inside a checkpoint segment
+/// (kiln::checkpoint, kiln.utils.checkpoint.checkpoint): the segment's
+/// number, an i64 >= 1. -kiln-autodiff recomputes the ops of a segment
+/// where a derivative needs their values, instead of keeping them.
+inline constexpr llvm::StringLiteral kCheckpointAttrName = "kiln.checkpoint";
+/// The unit attribute of the copies -kiln-autodiff makes to recompute ops:
+/// it keeps CSE from folding a copy into the forward op it repeats.
+inline constexpr llvm::StringLiteral kRecomputedAttrName = "kiln.recomputed";
+} // namespace kiln
+
 #endif // KILN_DIALECT_KILN_IR_KILNDIALECT_H

@@ -24,6 +24,15 @@ def KilnAutodiff : Pass<"kiln-autodiff", "mlir::ModuleOp"> {
 
     Zero cotangents stay symbolic. Recursive callees, calls to external
     functions and ops without a derivative rule are rejected.
+
+    Checkpointing: where a derivative op reads the value of a forward op
+    marked `kiln.checkpoint = N` (recorded inside
+    `kiln.utils.checkpoint.checkpoint`, segment N), it reads a copy instead,
+    recomputed from the segment's inputs just before the first derivative
+    op that needs it and marked `kiln.recomputed` (so that CSE keeps it
+    apart). The forward's own values of the segment then die with the
+    forward: the derivative stores only the segment's inputs, as
+    `torch.utils.checkpoint.checkpoint` does.
   }];
   let options = [
     Option<"prune", "prune", "bool", /*default=*/"true",
@@ -36,7 +45,9 @@ def KilnAutodiff : Pass<"kiln-autodiff", "mlir::ModuleOp"> {
     Statistic<"numPrunedEdges", "kiln-pruned-edges",
               "operand adjoints not built because the operand is inactive">,
     Statistic<"numPrunedOps", "kiln-pruned-ops",
-              "forward ops not emitted because no adjoint needs them">
+              "forward ops not emitted because no adjoint needs them">,
+    Statistic<"numRecomputedOps", "kiln-recomputed-ops",
+              "checkpointed forward ops copied to be recomputed">
   ];
   let dependentDialects = ["mlir::func::FuncDialect",
                            "mlir::tensor::TensorDialect"];

@@ -55,6 +55,7 @@ struct CountingListener : public OpBuilder::Listener {
 
 struct ExpansionStats {
   int64_t adjointOps = 0;
+  int64_t recomputedOps = 0;
   int64_t prunedEdges = 0;
   int64_t prunedOps = 0;
 };
@@ -249,6 +250,76 @@ static int64_t eraseDeadOps(Block &block) {
   return erased;
 }
 
+/// Checkpointing: where an op after `forward` (the derivative) reads a
+/// value of a checkpointed forward op (kCheckpointAttrName), it reads a copy
+/// recomputed from the segment's inputs instead, made just before the first
+/// op that needs it. The forward ops' own values then die with the forward,
+/// and the copies, computed when the reverse sweep reaches their segment,
+/// fuse into its kernels. Returns how many ops were copied.
+static int64_t recomputeCheckpointed(Block &body,
+                                     ArrayRef<Operation *> forward) {
+  llvm::DenseMap<Operation *, size_t> forwardIndex;
+  for (auto [i, op] : llvm::enumerate(forward))
+    forwardIndex[op] = i;
+  // A value inside a segment: its op is checkpointed, and no forward op of
+  // another segment (or of none) reads it. A segment's outputs are kept,
+  // as the results of torch's checkpoint are: they bound every recompute.
+  auto isCheckpointed = [&](Value value) -> Operation * {
+    Operation *def = value.getDefiningOp();
+    if (!def || !forwardIndex.count(def))
+      return nullptr;
+    Attribute segment = def->getAttr(kCheckpointAttrName);
+    if (!segment)
+      return nullptr;
+    for (Operation *user : value.getUsers())
+      if (forwardIndex.count(user) &&
+          user->getAttr(kCheckpointAttrName) != segment)
+        return nullptr;
+    return def;
+  };
+  SmallVector<Operation *> derivative;
+  for (Operation &op : body)
+    if (!forwardIndex.count(&op))
+      derivative.push_back(&op);
+  IRMapping copies;
+  int64_t copied = 0;
+  for (Operation *user : derivative) {
+    for (OpOperand &use : user->getOpOperands()) {
+      Operation *root = isCheckpointed(use.get());
+      if (!root)
+        continue;
+      if (!copies.contains(use.get())) {
+        // The segment's ops this value needs that are not copied yet,
+        // copied in forward order (an explicit stack: segments may be long).
+        llvm::SetVector<Operation *> needed;
+        SmallVector<Operation *> stack = {root};
+        while (!stack.empty()) {
+          Operation *op = stack.pop_back_val();
+          if (!needed.insert(op))
+            continue;
+          for (Value operand : op->getOperands())
+            if (Operation *def = isCheckpointed(operand))
+              if (!copies.contains(operand))
+                stack.push_back(def);
+        }
+        SmallVector<Operation *> order(needed.begin(), needed.end());
+        llvm::sort(order, [&](Operation *a, Operation *b) {
+          return forwardIndex.lookup(a) < forwardIndex.lookup(b);
+        });
+        OpBuilder b(user);
+        for (Operation *op : order) {
+          Operation *copy = b.clone(*op, copies);
+          copy->removeAttr(kCheckpointAttrName);
+          copy->setAttr(kRecomputedAttrName, b.getUnitAttr());
+          ++copied;
+        }
+      }
+      use.set(copies.lookup(use.get()));
+    }
+  }
+  return copied;
+}
+
 LogicalResult Expander::buildGradients(VjpOp vjp, func::FuncOp scratch,
                                        ExpansionStats &stats) {
   Block &body = scratch.getBody().front();
@@ -351,6 +422,7 @@ LogicalResult Expander::buildGradients(VjpOp vjp, func::FuncOp scratch,
     gradTypes.push_back(g.getType());
   scratch.setFunctionType(FunctionType::get(
       scratch.getContext(), body.getArgumentTypes(), gradTypes));
+  stats.recomputedOps += recomputeCheckpointed(body, forward);
   // Forward values that no adjoint needs are never emitted. The naive
   // derivation keeps everything it built.
   if (prune)
@@ -414,6 +486,8 @@ struct KilnAutodiffPass : kiln::impl::KilnAutodiffBase<KilnAutodiffPass> {
     kiln::addPassStatistic(*this, numPrunedEdges, stats.prunedEdges,
                            kPassStatistics);
     kiln::addPassStatistic(*this, numPrunedOps, stats.prunedOps,
+                           kPassStatistics);
+    kiln::addPassStatistic(*this, numRecomputedOps, stats.recomputedOps,
                            kPassStatistics);
   }
 };
