@@ -23,6 +23,7 @@ import numpy as np
 import kiln
 import kiln.nn as nn
 import kiln.nn.functional as F
+from kiln.utils.checkpoint import checkpoint
 
 DEFAULT_TEXT = "/usr/share/common-licenses/GPL-3"
 
@@ -81,9 +82,12 @@ class Block(nn.Module):
 
 class GPT(nn.Module):
     def __init__(self, vocab_size, block_size=64, n_layer=4, n_head=4,
-                 n_embd=128, dropout=0.1):
+                 n_embd=128, dropout=0.1, checkpoint_blocks=False):
         super().__init__()
         self.block_size = block_size
+        # Activation checkpointing: each block's values are recomputed by
+        # the backward instead of kept (kiln.utils.checkpoint).
+        self.checkpoint_blocks = checkpoint_blocks
         self.transformer = nn.ModuleDict(dict(
             wte=nn.Embedding(vocab_size, n_embd),
             wpe=nn.Embedding(block_size, n_embd),
@@ -112,7 +116,10 @@ class GPT(nn.Module):
         x = self.transformer.drop(self.transformer.wte(idx) +
                                   self.transformer.wpe(pos))
         for block in self.transformer.h:
-            x = block(x)
+            if self.checkpoint_blocks and self.training:
+                x = checkpoint(block, x, use_reentrant=False)
+            else:
+                x = block(x)
         logits = self.lm_head(self.transformer.ln_f(x))
         if targets is None:
             return logits, None

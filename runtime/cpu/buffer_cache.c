@@ -28,6 +28,7 @@ typedef struct block {
   size_t alignment;   /* 0: from the cache's 64-byte pool */
   void *base;         /* what the system allocator returned */
   struct block *next; /* free list link while cached */
+  int counted;        /* in the host statistics (a program's buffer) */
 } block;
 
 typedef struct bucket {
@@ -69,6 +70,7 @@ static void *system_alloc(size_t size, size_t alignment) {
   blk->alignment = alignment > HEADER ? alignment : 0;
   blk->base = base;
   blk->next = NULL;
+  blk->counted = 0;
   return (char *)base + header;
 }
 
@@ -114,6 +116,7 @@ void *kiln_rt_buffer_alloc(size_t alignment, size_t size) {
   if (b && b->free) {
     block *blk = b->free;
     b->free = blk->next;
+    blk->counted = 0;
     stats.hits++;
     stats.cached_bytes -= cls;
     stats.live_bytes += cls;
@@ -131,8 +134,19 @@ void *kiln_rt_buffer_alloc(size_t alignment, size_t size) {
   return p;
 }
 
-void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
+void *kiln_buffer_alloc_counted(size_t alignment, size_t size) {
   void *p = kiln_rt_buffer_alloc(alignment, size);
+  if (p) {
+    block *blk = block_of(p);
+    blk->counted = 1;
+    kiln_host_stats_add(blk->size);
+  }
+  return p;
+}
+
+void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
+  /* Compiled code's buffers count in the host statistics (peak_bytes). */
+  void *p = kiln_buffer_alloc_counted(alignment, size);
   if (!p) {
     /* Compiled code does not check its allocations: stop with a clear
      * message rather than write through a null pointer. */
@@ -153,6 +167,10 @@ void _mlir_memref_to_llvm_free(void *ptr) {
   if (!ptr)
     return;
   block *blk = block_of(ptr);
+  if (blk->counted) {
+    blk->counted = 0;
+    kiln_host_stats_sub(blk->size);
+  }
   pthread_mutex_lock(&cache_mutex);
   stats.live_bytes -= blk->size;
   if (blk->alignment == 0 &&

@@ -32,6 +32,17 @@ static atomic_uint_fast64_t peak_bytes;
 static atomic_uint_fast64_t allocations;
 static atomic_uint_fast64_t frees;
 
+void kiln_host_stats_add(uint64_t bytes) {
+  uint64_t now = atomic_fetch_add(&live_bytes, bytes) + bytes;
+  uint64_t peak = atomic_load(&peak_bytes);
+  while (now > peak && !atomic_compare_exchange_weak(&peak_bytes, &peak, now))
+    ;
+}
+
+void kiln_host_stats_sub(uint64_t bytes) {
+  atomic_fetch_sub(&live_bytes, bytes);
+}
+
 static kiln_rt_status host_alloc(const char *api, size_t bytes,
                                  size_t alignment, int zero, void **out) {
   if (!out)
@@ -67,10 +78,7 @@ static kiln_rt_status host_alloc(const char *api, size_t bytes,
   if (zero)
     memset(aligned, 0, bytes);
 
-  uint64_t now = atomic_fetch_add(&live_bytes, bytes) + bytes;
-  uint64_t peak = atomic_load(&peak_bytes);
-  while (now > peak && !atomic_compare_exchange_weak(&peak_bytes, &peak, now))
-    ;
+  kiln_host_stats_add(bytes);
   atomic_fetch_add(&allocations, 1);
   *out = aligned;
   return KILN_RT_SUCCESS;

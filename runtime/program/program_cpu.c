@@ -8,6 +8,7 @@
 
 #include "../common/status.h"
 #include "../cpu/cpu_work.h"
+#include "../cpu/faults.h"
 #include "kiln_rt/kiln_rt_blas.h"
 #include "kiln_rt/kiln_rt_dist.h"
 #include "program_internal.h"
@@ -245,7 +246,7 @@ kiln_rt_status kiln_rt_program_run_cpu(const kiln_rt_program *program,
       }
       /* Else the runtime's buffer cache, as compiled host code uses it. */
       base[step->slot] =
-          bytes < 0 ? NULL : kiln_rt_buffer_alloc(64, (size_t)bytes);
+          bytes < 0 ? NULL : kiln_buffer_alloc_counted(64, (size_t)bytes);
       if (base[step->slot] && kiln_program_poisons_buffers())
         memset(base[step->slot], 0xFF, (size_t)bytes);
       if (!base[step->slot]) {

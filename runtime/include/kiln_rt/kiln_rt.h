@@ -74,7 +74,10 @@ kiln_rt_status kiln_rt_status_annotate(kiln_rt_status status,
 /* A short, static description of `code`. */
 const char *kiln_rt_status_string(kiln_rt_status_code code);
 
-/* Host memory statistics, for leak checks and metrics. */
+/* Host memory statistics, for leak checks and metrics. live_bytes and
+ * peak_bytes count the host allocator's blocks (tensor data, host programs'
+ * arenas) and the buffers compiled code allocates (size classes of the
+ * buffer cache) while they are in use. */
 typedef struct kiln_rt_host_stats {
   uint64_t live_bytes;  /* bytes allocated and not yet freed */
   uint64_t peak_bytes;  /* largest live_bytes seen */
