@@ -11,6 +11,7 @@ import sys
 
 import numpy as np
 
+from torch_gpt import adamw, make_gpt
 from workload import (BATCH, CLIP, CONFIG, DROPOUT, LR, MIN_LR, batches,
                     load_data, time_steps)
 
@@ -18,61 +19,11 @@ from workload import (BATCH, CLIP, CONFIG, DROPOUT, LR, MIN_LR, batches,
 def torch_side(steps, warmup, threads):
     import torch
     from torch import nn
-    F = nn.functional
     torch.set_num_threads(threads)
     torch.manual_seed(0)
-    C, H, T, L = (CONFIG["n_embd"], CONFIG["n_head"], CONFIG["block_size"],
-                  CONFIG["n_layer"])
     data, vocab = load_data()
-
-    class Block(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.ln_1, self.ln_2 = nn.LayerNorm(C), nn.LayerNorm(C)
-            self.c_attn, self.c_proj = nn.Linear(C, 3 * C), nn.Linear(C, C)
-            self.c_fc, self.mlp_proj = nn.Linear(C, 4 * C), nn.Linear(4 * C, C)
-            self.drop = nn.Dropout(DROPOUT)
-            self.register_buffer("bias", torch.tril(torch.ones(T, T)).view(
-                1, 1, T, T))
-
-        def forward(self, x):
-            B, T_, _ = x.size()
-            q, k, v = self.c_attn(self.ln_1(x)).split(C, dim=2)
-            q, k, v = (t.view(B, T_, H, C // H).transpose(1, 2)
-                       for t in (q, k, v))
-            att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(C // H))
-            att = att.masked_fill(self.bias[:, :, :T_, :T_] == 0,
-                                  float("-inf"))
-            att = self.drop(F.softmax(att, dim=-1))
-            y = (att @ v).transpose(1, 2).contiguous().view(B, T_, C)
-            x = x + self.drop(self.c_proj(y))
-            return x + self.drop(self.mlp_proj(F.gelu(self.c_fc(
-                self.ln_2(x)))))
-
-    class GPT(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.wte, self.wpe = nn.Embedding(vocab, C), nn.Embedding(T, C)
-            self.h = nn.ModuleList([Block() for _ in range(L)])
-            self.ln_f = nn.LayerNorm(C)
-            self.lm_head = nn.Linear(C, vocab, bias=False)
-            self.wte.weight = self.lm_head.weight
-            self.drop = nn.Dropout(DROPOUT)
-
-        def forward(self, idx, targets):
-            x = self.drop(self.wte(idx) + self.wpe(torch.arange(
-                idx.size(1))))
-            for block in self.h:
-                x = block(x)
-            logits = self.lm_head(self.ln_f(x))
-            return F.cross_entropy(logits.view(-1, vocab), targets.view(-1))
-
-    model = GPT()
-    decay = [p for p in model.parameters() if p.ndim >= 2]
-    rest = [p for p in model.parameters() if p.ndim < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1},
-                             {"params": rest, "weight_decay": 0.0}],
-                            lr=LR, betas=(0.9, 0.99))
+    model = make_gpt(torch, vocab, dropout=DROPOUT, **CONFIG)
+    opt = adamw(torch, model, LR)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(
         opt, T_max=warmup + steps, eta_min=MIN_LR)
 

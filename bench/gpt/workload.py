@@ -20,12 +20,12 @@ def load_data():
     return np.array([chars.index(c) for c in text], np.int64), len(chars)
 
 
-def batches(data, count, seed=0):
+def batches(data, count, seed=0, batch=BATCH, block=CONFIG["block_size"]):
     rng = np.random.default_rng(seed)
-    t = CONFIG["block_size"]
+    t = block
     out = []
     for _ in range(count):
-        ix = rng.integers(0, len(data) - t - 1, BATCH)
+        ix = rng.integers(0, len(data) - t - 1, batch)
         out.append((np.stack([data[i:i + t] for i in ix]),
                     np.stack([data[i + 1:i + 1 + t] for i in ix])))
     return out

@@ -4,29 +4,25 @@ block_size=128, batch 32 (no dropout), AdamW and gradient clipping, on
 characters of /usr/share/common-licenses/GPL-3; and how a process's memory
 is read (the same way for kiln and its peers)."""
 
-import numpy as np
+import importlib.util
+import os
 
-TEXT = "/usr/share/common-licenses/GPL-3"
+# The character data of bench/gpt (its workload module, by path: both are
+# named workload).
+_spec = importlib.util.spec_from_file_location(
+    "gpt_workload", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                 "..", "gpt", "workload.py"))
+_gpt = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_gpt)
+
 CONFIG = dict(n_layer=4, n_head=4, n_embd=256, block_size=128)
 BATCH, LR, CLIP, WARMUP, STEPS = 32, 1e-3, 1.0, 3, 4
-
-
-def load_data():
-    with open(TEXT, encoding="utf-8") as f:
-        text = f.read()
-    chars = sorted(set(text))
-    return np.array([chars.index(c) for c in text], np.int64), len(chars)
+load_data = _gpt.load_data
 
 
 def batches(data, count, seed=0):
-    rng = np.random.default_rng(seed)
-    t = CONFIG["block_size"]
-    out = []
-    for _ in range(count):
-        ix = rng.integers(0, len(data) - t - 1, BATCH)
-        out.append((np.stack([data[i:i + t] for i in ix]),
-                    np.stack([data[i + 1:i + 1 + t] for i in ix])))
-    return out
+    return _gpt.batches(data, count, seed, batch=BATCH,
+                        block=CONFIG["block_size"])
 
 
 def _status(field):
