@@ -113,6 +113,7 @@ void kiln::buildKilnCpuBufferPipeline(OpPassManager &pm,
     pm.addPass(createKilnStridedCopiesToLinalg());
   KilnOutlineKernelsOptions outline;
   outline.dedup = options.kernelDedup;
+  outline.loops = options.loopKernels;
   pm.addPass(createKilnOutlineKernels(outline));
   pm.addPass(createKilnDeallocateBuffers());
 }

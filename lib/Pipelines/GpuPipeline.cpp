@@ -32,6 +32,7 @@ void kiln::buildKilnGpuPipeline(OpPassManager &pm,
   shared.stridedCopyKernels = true;
   // Device memory is not the host's to loop over.
   shared.parallelScatters = true;
+  shared.loopKernels = false;
   // Attention runs on -kiln-attention-to-gpu's blockwise kernels.
   shared.attentionKernels = false;
   shared.gpuAttention = true;

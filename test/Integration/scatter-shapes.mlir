@@ -12,6 +12,12 @@
 // RUN: cmp %t/cpu/out2.npy %t/gpu/out2.npy
 // RUN: cmp %t/cpu/out3.npy %t/gpu/out3.npy
 // CHECK-COUNT-4: matches
+// On the CPU the ordered scatter loops are kernels (-kiln-outline-kernels'
+// loops): the entry runs as a host program.
+// RUN: kiln-run %s --random-inputs 3 --report \
+// RUN:   | %host_python -c "import json, sys; d = json.loads(sys.stdin.read().splitlines()[-1]); print('host program', d['host_steps'] > 0)" \
+// RUN:   | FileCheck %s --check-prefix=HOST
+// HOST: host program True
 
 func.func @main(%t: tensor<2x5x3xf32>, %u: tensor<2x2x2x3xf32>, %h: tensor<4x3xbf16>, %hu: tensor<2x3xbf16>, %v: tensor<3x4xf32>, %w: tensor<4x33xf32>, %wu: tensor<3x4x33xf32>) -> (tensor<2x5x3xf32>, tensor<4x3xbf16>, tensor<4x3xbf16>, tensor<4x33xf32>) {
   %ids = kiln.constant dense<[[1, 4], [1, -2]]> : tensor<2x2xi64>

@@ -69,6 +69,13 @@ struct KilnCpuPipelineOptions
       llvm::cl::desc("kiln.scatter_add as parallel kernels (the GPU "
                      "pipeline's; false: one in-place add per index)"),
       llvm::cl::init(false)};
+  Option<bool> loopKernels{
+      *this, "loop-kernels",
+      llvm::cl::desc("a host loop over loop nests (kiln.scatter_add's "
+                     "ordered adds) runs as one kernel, so that the entry "
+                     "is a host program (the CPU's; a GPU kernel cannot "
+                     "hold it)"),
+      llvm::cl::init(true)};
   Option<bool> stridedCopyKernels{
       *this, "strided-copy-kernels",
       llvm::cl::desc("copies between strided views as kernels (the GPU "

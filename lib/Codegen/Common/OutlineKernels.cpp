@@ -18,7 +18,10 @@
 #include "kiln/Codegen/Common/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/SymbolTable.h"
@@ -69,13 +72,48 @@ static bool canRunTogether(ArrayRef<Operation *> unit) {
   return true;
 }
 
+/// Whether `loop` can run whole as one kernel: a loop of a host function's
+/// body over loop nests on buffers, which reads indices from buffers and
+/// takes views at them (kiln.scatter_add's ordered loop). As a kernel, the
+/// host code keeps no loop and runs as a host program, and the loop makes
+/// one call instead of one per index.
+static bool isKernelLoop(scf::ForOp loop) {
+  if (!isa<func::FuncOp>(loop->getParentOp()))
+    return false;
+  bool hasLoopNest = false;
+  WalkResult result =
+      loop.getBody()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+        if (isa<linalg::LinalgOp>(op)) {
+          hasLoopNest = true;
+          return WalkResult::skip();
+        }
+        if (isa<scf::IfOp, scf::YieldOp, memref::LoadOp, memref::SubViewOp,
+                memref::CastOp>(op) ||
+            isa_and_nonnull<arith::ArithDialect>(op->getDialect()))
+          return WalkResult::advance();
+        return WalkResult::interrupt();
+      });
+  return hasLoopNest && !result.wasInterrupted();
+}
+
 /// The linalg ops of `func` grouped into kernels, in program order: ops
 /// tagged with one kernel id in one block form one kernel when they can
-/// run together; every other op is a kernel of its own.
-static SmallVector<SmallVector<Operation *>> formKernels(func::FuncOp func) {
+/// run together; with `loops`, a loop that isKernelLoop is one kernel with
+/// its nests;
+/// every other op is a kernel of its own.
+static SmallVector<SmallVector<Operation *>> formKernels(func::FuncOp func,
+                                                         bool loops) {
   SmallVector<SmallVector<Operation *>> units;
   llvm::DenseMap<std::pair<Block *, int64_t>, size_t> unitOfId;
-  func.walk([&](linalg::LinalgOp op) {
+  func.walk<WalkOrder::PreOrder>([&](Operation *walked) {
+    if (auto loop = dyn_cast<scf::ForOp>(walked);
+        loop && loops && isKernelLoop(loop)) {
+      units.push_back({loop});
+      return WalkResult::skip();
+    }
+    auto op = dyn_cast<linalg::LinalgOp>(walked);
+    if (!op)
+      return WalkResult::advance();
     auto id = op->getAttrOfType<IntegerAttr>(
         kiln::KilnDialect::KernelIdAttrHelper::getNameStr());
     if (id) {
@@ -83,10 +121,11 @@ static SmallVector<SmallVector<Operation *>> formKernels(func::FuncOp func) {
           std::make_pair(op->getBlock(), id.getInt()), units.size());
       if (!inserted) {
         units[it->second].push_back(op);
-        return;
+        return WalkResult::skip();
       }
     }
     units.push_back({op});
+    return WalkResult::skip();
   });
   SmallVector<SmallVector<Operation *>> kernels;
   for (SmallVector<Operation *> &unit : units) {
@@ -144,14 +183,15 @@ struct KilnOutlineKernelsPass
         funcs.push_back(func);
 
     for (func::FuncOp func : funcs) {
-      for (SmallVector<Operation *> &unit : formKernels(func)) {
+      for (SmallVector<Operation *> &unit : formKernels(func, loops)) {
         Operation *last = unit.back();
         Location loc = last->getLoc();
         // Arguments: operands and values the bodies capture, in order;
         // constants are cloned into the kernel instead.
         llvm::SetVector<Value> used;
         for (Operation *op : unit) {
-          if (!cast<linalg::LinalgOp>(op).hasPureBufferSemantics()) {
+          auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+          if (linalgOp && !linalgOp.hasPureBufferSemantics()) {
             op->emitOpError("on tensors: outline kernels after bufferization");
             return signalPassFailure();
           }
@@ -169,13 +209,16 @@ struct KilnOutlineKernelsPass
         // static offset: pass them with a dynamic offset so that their
         // kernels are one (an unrolled loop reads its steps at different
         // offsets).
+        // (A loop's views inside are typed by its buffers' layouts: it
+        // keeps them.)
         OpBuilder castBuilder(last);
         SmallVector<Type> argTypes;
+        bool generalize = isa<linalg::LinalgOp>(last);
         for (Value &v : args) {
           auto type = dyn_cast<MemRefType>(v.getType());
           SmallVector<int64_t> strides;
           int64_t offset;
-          if (type && type.getRank() > 0 &&
+          if (generalize && type && type.getRank() > 0 &&
               succeeded(type.getStridesAndOffset(strides, offset)) &&
               !ShapedType::isDynamic(offset)) {
             // Identity layouts too: a buffer and a view of the same shape
@@ -202,8 +245,10 @@ struct KilnOutlineKernelsPass
           mapping.map(c, b.clone(*c.getDefiningOp())->getResult(0));
         for (Operation *op : unit) {
           Operation *clone = b.clone(*op, mapping);
-          clone->removeAttr(
-              kiln::KilnDialect::KernelIdAttrHelper::getNameStr());
+          clone->walk([](Operation *nested) {
+            nested->removeAttr(
+                kiln::KilnDialect::KernelIdAttrHelper::getNameStr());
+          });
         }
         func::ReturnOp::create(b, loc);
 

@@ -298,6 +298,8 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   // Emulated GPU kernels stand for the GPU path, attention's included.
   pipelineOptions.attentionKernels = !options.emulateGpuKernels;
   pipelineOptions.gpuAttention = options.emulateGpuKernels;
+  // A GPU kernel cannot hold a host loop over loop nests.
+  pipelineOptions.loopKernels = !options.emulateGpuKernels;
   PassManager tensorStage(module.getContext());
   kiln::buildKilnCpuTensorPipeline(tensorStage, pipelineOptions);
   if (llvm::Error e = runPasses(tensorStage, module, options.verifyEachPass))

@@ -104,6 +104,13 @@ def KilnOutlineKernels : Pass<"kiln-outline-kernels", "mlir::ModuleOp"> {
     An unrolled loop's last step, which needs no gradient of the initial
     state, then shares the kernel of every other step.
 
+    With `loops`, an `scf.for` of a host function's body whose body only
+    computes indices, loads them from buffers, takes views and runs loop
+    nests (kiln.scatter_add's ordered adds) becomes one kernel with its
+    nests: the host code keeps no loop, so the entry runs as a host program
+    (with its memory plan), and the loop is one call instead of one per
+    index. A GPU kernel cannot hold such a loop: the GPU pipeline leaves it.
+
     The module gets `kiln.kernel_launches` (calls per run, runtime library
     calls included) and `kiln.unique_kernels`.
   }];
@@ -112,7 +119,10 @@ def KilnOutlineKernels : Pass<"kiln-outline-kernels", "mlir::ModuleOp"> {
     Option<"dedup", "dedup", "bool", /*default=*/"true",
            "share one function between equal kernels, and run kernels as "
            "larger ones that contain them (false: one per launch, for "
-           "measuring)">
+           "measuring)">,
+    Option<"loops", "loops", "bool", /*default=*/"false",
+           "a host loop over loop nests becomes one kernel (the CPU "
+           "pipeline's)">
   ];
   let statistics = [
     Statistic<"numLaunches", "kiln-kernel-launches",
