@@ -11,14 +11,13 @@ import sys
 
 import numpy as np
 
-from torch_gpt import adamw, make_gpt
+from torch_gpt import adamw, make_gpt, make_step
 from workload import (BATCH, CLIP, CONFIG, DROPOUT, LR, MIN_LR, batches,
                     load_data, time_steps)
 
 
 def torch_side(steps, warmup, threads):
     import torch
-    from torch import nn
     torch.set_num_threads(threads)
     torch.manual_seed(0)
     data, vocab = load_data()
@@ -27,14 +26,7 @@ def torch_side(steps, warmup, threads):
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(
         opt, T_max=warmup + steps, eta_min=MIN_LR)
 
-    def step(x, y):
-        loss = model(torch.from_numpy(x), torch.from_numpy(y))
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), CLIP)
-        opt.step()
-        sched.step()
-        return loss.item()
+    step = make_step(torch, model, opt, CLIP, sched)
 
     out = time_steps(step, batches(data, 32), warmup, steps)
     out.update(version=torch.__version__, threads=torch.get_num_threads())

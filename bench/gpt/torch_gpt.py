@@ -67,3 +67,19 @@ def adamw(torch, model, lr):
     return torch.optim.AdamW([{"params": decay, "weight_decay": 0.1},
                               {"params": rest, "weight_decay": 0.0}],
                              lr=lr, betas=(0.9, 0.99))
+
+
+def make_step(torch, model, opt, clip, sched=None):
+    """One training step on numpy ids and targets: the loss, gradients,
+    clipping at `clip`, the optimizer (and scheduler) step; returns the
+    loss as a float."""
+    def step(x, y):
+        loss = model(torch.from_numpy(x), torch.from_numpy(y))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+        opt.step()
+        if sched is not None:
+            sched.step()
+        return loss.item()
+    return step

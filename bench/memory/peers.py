@@ -9,14 +9,13 @@ import sys
 
 sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "gpt"))
-from torch_gpt import adamw, make_gpt  # noqa: E402
+from torch_gpt import adamw, make_gpt, make_step  # noqa: E402
 from workload import CLIP, CONFIG, LR, STEPS, WARMUP, batches, \
     load_data, measure  # noqa: E402
 
 
 def main():
     import torch
-    from torch import nn
     mode = sys.argv[1]
     torch.set_num_threads(2)
     torch.manual_seed(0)
@@ -25,13 +24,7 @@ def main():
                      checkpoint_blocks=mode == "checkpoint", **CONFIG)
     opt = adamw(torch, model, LR)
 
-    def step(x, y):
-        loss = model(torch.from_numpy(x), torch.from_numpy(y))
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), CLIP)
-        opt.step()
-        return float(loss)
+    step = make_step(torch, model, opt, CLIP)
 
     result = measure(step, batches(data, WARMUP + STEPS))
     result["mode"] = mode
