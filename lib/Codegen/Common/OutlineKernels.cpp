@@ -78,7 +78,8 @@ static bool canRunTogether(ArrayRef<Operation *> unit) {
 /// host code keeps no loop and runs as a host program, and the loop makes
 /// one call instead of one per index.
 static bool isKernelLoop(scf::ForOp loop) {
-  if (!isa<func::FuncOp>(loop->getParentOp()))
+  // A loop that yields values would leave uses of them behind.
+  if (!isa<func::FuncOp>(loop->getParentOp()) || loop.getNumResults() != 0)
     return false;
   bool hasLoopNest = false;
   WalkResult result =
@@ -99,8 +100,7 @@ static bool isKernelLoop(scf::ForOp loop) {
 /// The linalg ops of `func` grouped into kernels, in program order: ops
 /// tagged with one kernel id in one block form one kernel when they can
 /// run together; with `loops`, a loop that isKernelLoop is one kernel with
-/// its nests;
-/// every other op is a kernel of its own.
+/// its nests; every other op is a kernel of its own.
 static SmallVector<SmallVector<Operation *>> formKernels(func::FuncOp func,
                                                          bool loops) {
   SmallVector<SmallVector<Operation *>> units;

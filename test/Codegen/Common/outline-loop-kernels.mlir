@@ -71,3 +71,28 @@ func.func @allocating(%u: memref<8xf32>, %n: index) {
   }
   return
 }
+
+// -----
+
+// A loop that yields a value stays on the host: its result has users there.
+#id = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @yielding
+// CHECK:       %[[N:.+]] = scf.for
+// CHECK:         call @kiln_kernel_0(
+// CHECK:       return %[[N]]
+func.func @yielding(%u: memref<8xf32>, %t: memref<8xf32>) -> index {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %n = scf.for %j = %c0 to %c4 step %c1 iter_args(%k = %c0) -> (index) {
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%u : memref<8xf32>) outs(%t : memref<8xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %s = arith.addf %a, %b : f32
+      linalg.yield %s : f32
+    }
+    %next = arith.addi %k, %c1 : index
+    scf.yield %next : index
+  }
+  return %n : index
+}
