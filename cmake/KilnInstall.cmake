@@ -70,6 +70,7 @@ install(FILES
   ${PROJECT_SOURCE_DIR}/include/kiln/Trace/TraceOps.def
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln/Trace)
 install(FILES
+  ${PROJECT_SOURCE_DIR}/include/kiln/Support/Donation.h
   ${PROJECT_SOURCE_DIR}/include/kiln/Support/ElementTypes.h
   ${PROJECT_SOURCE_DIR}/include/kiln/Support/HostTensor.h
   ${PROJECT_SOURCE_DIR}/include/kiln/Support/Npy.h

@@ -10,7 +10,8 @@ import time
 import numpy as np
 
 import kiln
-from workloads import LSTM, MLP, lstm_batch, lstm_weights, mlp_batch, \
+from workloads import DEEP, LSTM, MLP, MLP_SGD, deep_batch, deep_weights, \
+    lstm_batch, lstm_weights, mlp_batch, mlp_sgd_batch, mlp_sgd_weights, \
     mlp_weights, record_ops, time_loop
 
 
@@ -34,11 +35,11 @@ def lstm_step_fn():
         for t in range(LSTM["seq"]):
             x = tokens[t] @ embed
             gates = x @ wx.T + h @ wh.T + bias
-            i, f, g, o = kiln.split(gates, 4, axis=1)
+            i, f, g, o = kiln.chunk(gates, 4, dim=1)
             c = f.sigmoid() * c + i.sigmoid() * g.tanh()
             h = o.sigmoid() * c.tanh()
             logits = h @ wout + bout
-            term = -(kiln.log_softmax(logits, axis=1) * tokens[t + 1]).sum()
+            term = -(kiln.log_softmax(logits, 1) * tokens[t + 1]).sum()
             loss = term if loss is None else loss + term
         loss = loss / (b * LSTM["seq"])
         loss.backward()
@@ -59,13 +60,56 @@ def mlp_step_fn():
     def step(x, y):
         opt.zero_grad()
         logits = (x @ w1 + b1).relu() @ w2 + b2
-        loss = -(kiln.log_softmax(logits, axis=1) * y).sum(axis=1).mean()
+        loss = -(kiln.log_softmax(logits, 1) * y).sum(dim=1).mean()
         loss.backward()
         opt.step()
         return loss
 
     rng = np.random.default_rng(2)
     data = [tuple(kiln.tensor(a) for a in mlp_batch(rng)) for _ in range(16)]
+    return step, data
+
+
+def mlp_sgd_step_fn():
+    w = [kiln.tensor(a, requires_grad=True)
+         for a in mlp_sgd_weights(np.random.default_rng(1))]
+    w1, b1, w2, b2 = w
+    opt = kiln.optim.SGD(w, lr=MLP_SGD["lr"], momentum=MLP_SGD["momentum"])
+
+    def step(x, y):
+        opt.zero_grad()
+        logits = (x @ w1 + b1).tanh() @ w2 + b2
+        loss = kiln.nn.functional.cross_entropy(logits, y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    rng = np.random.default_rng(2)
+    data = [tuple(kiln.tensor(a) for a in mlp_sgd_batch(rng))
+            for _ in range(16)]
+    return step, data
+
+
+def deep_adam_step_fn(layers):
+    w = [kiln.tensor(a, requires_grad=True)
+         for a in deep_weights(np.random.default_rng(1), layers)]
+    opt = kiln.optim.Adam(w, lr=DEEP["lr"])
+
+    def step(x, y):
+        opt.zero_grad()
+        h = x
+        for i in range(0, len(w), 2):
+            h = h @ w[i] + w[i + 1]
+            if i + 2 < len(w):
+                h = h.tanh()
+        loss = kiln.nn.functional.cross_entropy(h, y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    rng = np.random.default_rng(2)
+    data = [tuple(kiln.tensor(a) for a in deep_batch(rng))
+            for _ in range(16)]
     return step, data
 
 
@@ -119,6 +163,9 @@ def main():
     result = {"record": record_kiln_ops()}
     result["lstm"] = measure(lstm_step_fn, steps)
     result["mlp"] = measure(mlp_step_fn, steps)
+    result["mlp_sgd"] = measure(mlp_sgd_step_fn, steps)
+    result["adam16"] = measure(lambda: deep_adam_step_fn(8), steps)
+    result["adam64"] = measure(lambda: deep_adam_step_fn(32), steps)
     print(json.dumps(result))
 
 

@@ -10,7 +10,8 @@ import sys
 
 import numpy as np
 
-from workloads import LSTM, MLP, lstm_batch, lstm_weights, mlp_batch, \
+from workloads import DEEP, LSTM, MLP, MLP_SGD, deep_batch, deep_weights, \
+    lstm_batch, lstm_weights, mlp_batch, mlp_sgd_batch, mlp_sgd_weights, \
     mlp_weights, record_ops, time_loop
 
 
@@ -69,7 +70,90 @@ def torch_side(steps):
 
     out["mlp_step_us"], out["mlp_loss"] = time_loop(
         mlp_step, steps, lambda l: l.item())
+
+    def classifier(w, make_opt, make_batch):
+        params = [torch.tensor(a, requires_grad=True) for a in w]
+        opt = make_opt(params)
+        data = [tuple(torch.from_numpy(a) for a in make_batch(rng))
+                for _ in range(16)]
+
+        def step(i):
+            x, y = data[i % len(data)]
+            opt.zero_grad()
+            h = x
+            for k in range(0, len(params), 2):
+                h = h @ params[k] + params[k + 1]
+                if k + 2 < len(params):
+                    h = h.tanh()
+            loss = torch.nn.functional.cross_entropy(h, y)
+            loss.backward()
+            opt.step()
+            return loss
+        return time_loop(step, steps, lambda l: l.item())
+
+    out["mlp_sgd_step_us"], out["mlp_sgd_loss"] = classifier(
+        mlp_sgd_weights(np.random.default_rng(1)),
+        lambda p: torch.optim.SGD(p, lr=MLP_SGD["lr"],
+                                  momentum=MLP_SGD["momentum"]),
+        mlp_sgd_batch)
+    for name, layers in (("adam16", 8), ("adam64", 32)):
+        out[f"{name}_step_us"], out[f"{name}_loss"] = classifier(
+            deep_weights(np.random.default_rng(1), layers),
+            lambda p: torch.optim.Adam(p, lr=DEEP["lr"]), deep_batch)
     return out
+
+
+def jax_classifier(jax, jnp, steps, rng, weights, make_batch, opt):
+    """One jax.jit call per step of a tanh classifier (softmax
+    cross-entropy on class labels), its state donated (donate_argnums, as
+    XLA users write it); `opt` is "sgd" (with momentum) or "adam"."""
+
+    def loss_fn(w, x, y):
+        h = x
+        for k in range(0, len(w), 2):
+            h = h @ w[k] + w[k + 1]
+            if k + 2 < len(w):
+                h = jnp.tanh(h)
+        logp = jax.nn.log_softmax(h, 1)
+        return -jnp.mean(jnp.take_along_axis(logp, y[:, None], 1))
+
+    if opt == "sgd":
+        lr, mu = MLP_SGD["lr"], MLP_SGD["momentum"]
+
+        def update(w, state, grads):
+            buf = [mu * b + g for b, g in zip(state[0], grads)]
+            return [p - lr * b for p, b in zip(w, buf)], (buf,)
+        state = ([jnp.zeros_like(jnp.asarray(a)) for a in weights],)
+    else:
+        b1, b2, eps, lr = 0.9, 0.999, 1e-8, DEEP["lr"]
+
+        def update(w, state, grads):
+            m, v, count = state
+            count = count + 1
+            m = [b1 * mi + (1 - b1) * g for mi, g in zip(m, grads)]
+            v = [b2 * vi + (1 - b2) * g * g for vi, g in zip(v, grads)]
+            step_size = lr / (1 - b1 ** count)
+            scale = jax.lax.rsqrt(1 - b2 ** count)
+            w = [p - step_size * mi / (jnp.sqrt(vi) * scale + eps)
+                 for p, mi, vi in zip(w, m, v)]
+            return w, (m, v, count)
+        zeros = [jnp.zeros_like(jnp.asarray(a)) for a in weights]
+        state = (zeros, [jnp.zeros_like(z) for z in zeros], jnp.float32(0))
+
+    def step(w, state, x, y):
+        loss, grads = jax.value_and_grad(loss_fn)(w, x, y)
+        w, state = update(w, state, grads)
+        return w, state, loss
+
+    jitted = jax.jit(step, donate_argnums=(0, 1))
+    st = {"w": [jnp.asarray(a) for a in weights], "s": state}
+    data = [tuple(jnp.asarray(a) for a in make_batch(rng)) for _ in range(16)]
+
+    def call(i):
+        x, y = data[i % len(data)]
+        st["w"], st["s"], loss = jitted(st["w"], st["s"], x, y)
+        return loss
+    return time_loop(call, steps, lambda l: float(l.block_until_ready()))
 
 
 def jax_side(steps):
@@ -144,6 +228,14 @@ def jax_side(steps):
 
     out["mlp_step_us"], out["mlp_loss"] = time_loop(
         call_mlp, steps, lambda l: float(l.block_until_ready()))
+
+    out["mlp_sgd_step_us"], out["mlp_sgd_loss"] = jax_classifier(
+        jax, jnp, steps, rng, mlp_sgd_weights(np.random.default_rng(1)),
+        mlp_sgd_batch, "sgd")
+    for name, layers in (("adam16", 8), ("adam64", 32)):
+        out[f"{name}_step_us"], out[f"{name}_loss"] = jax_classifier(
+            jax, jnp, steps, rng, deep_weights(np.random.default_rng(1), layers),
+            deep_batch, "adam")
     return out
 
 

@@ -65,7 +65,7 @@ def main():
             k: ratio(torch["record"][k], v) for k, v in record.items()}
         goals["record_at_most_a_fifth_of_torch"] = all(
             torch["record"][k] >= 5 * v for k, v in record.items())
-    for model in ("lstm", "mlp"):
+    for model in ("lstm", "mlp", "mlp_sgd", "adam16", "adam64"):
         k = kiln.get(model)
         if not k:
             continue

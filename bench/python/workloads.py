@@ -10,6 +10,14 @@ import numpy as np
 
 LSTM = dict(vocab=16, batch=32, seq=8, embed=16, hidden=64, lr=1.0)
 MLP = dict(inputs=64, hidden=128, classes=10, batch=64, lr=3e-3)
+# The small step of issue 41: 64 -> 128 -> 10, tanh, softmax cross-entropy
+# on class labels, SGD with momentum 0.9, batch 64; the loss is not read
+# between steps.
+MLP_SGD = dict(inputs=64, hidden=128, classes=10, batch=64, lr=0.05,
+               momentum=0.9)
+# Many small state tensors: a stack of `layers` tanh layers of `width`
+# (2 parameters each, and Adam's 2 moments per parameter), batch 64.
+DEEP = dict(width=32, classes=10, batch=64, lr=1e-3)
 
 
 def lstm_batch(rng):
@@ -36,6 +44,40 @@ def lstm_weights(rng):
     return [uniform((v, e), 0.5), uniform((4 * h, e), 1 / np.sqrt(e)),
             uniform((4 * h, h), 1 / np.sqrt(h)), np.zeros(4 * h, np.float32),
             uniform((h, v), 1 / np.sqrt(h)), np.zeros(v, np.float32)]
+
+
+def labels_batch(rng, n, classes):
+    """[batch, n] inputs and int64 class labels."""
+    x = rng.random((MLP_SGD["batch"], n), dtype=np.float32)
+    return x, rng.integers(0, classes, MLP_SGD["batch"]).astype(np.int64)
+
+
+def mlp_sgd_batch(rng):
+    return labels_batch(rng, MLP_SGD["inputs"], MLP_SGD["classes"])
+
+
+def mlp_sgd_weights(rng):
+    n, h, c = MLP_SGD["inputs"], MLP_SGD["hidden"], MLP_SGD["classes"]
+    return [(rng.standard_normal((n, h)) / np.sqrt(n)).astype(np.float32),
+            np.zeros(h, np.float32),
+            (rng.standard_normal((h, c)) / np.sqrt(h)).astype(np.float32),
+            np.zeros(c, np.float32)]
+
+
+def deep_batch(rng):
+    return labels_batch(rng, DEEP["width"], DEEP["classes"])
+
+
+def deep_weights(rng, layers):
+    """`layers` layers: width -> width, the last width -> classes."""
+    w, c = DEEP["width"], DEEP["classes"]
+    out = []
+    for i in range(layers):
+        n_out = c if i == layers - 1 else w
+        out.append((rng.standard_normal((w, n_out)) /
+                    np.sqrt(w)).astype(np.float32))
+        out.append(np.zeros(n_out, np.float32))
+    return out
 
 
 def mlp_batch(rng):

@@ -12,7 +12,8 @@ namespace kiln::detail {
 /// timing is on) its kernels in metrics().
 llvm::Expected<std::vector<HostTensor>>
 runCounted(const Executable &executable,
-           llvm::ArrayRef<const HostTensor *> args);
+           llvm::ArrayRef<const HostTensor *> args,
+           llvm::ArrayRef<HostTensor *> into = {});
 
 /// As above, on values on the device (a CUDA executable): queued, its
 /// work's errors reported where a result is read, after `label`.
@@ -26,8 +27,9 @@ runCountedOnDevice(const Executable &executable,
 llvm::Expected<std::shared_ptr<const DeviceValue>>
 getOnDevice(const TraceNode &node);
 
-/// Counts one replayed step in metrics().
-void countReplay();
+/// Counts one replayed step in metrics(), and the outputs it wrote into
+/// donated inputs' buffers.
+void countReplay(int64_t donatedBuffers = 0, int64_t donatedBytes = 0);
 
 } // namespace kiln::detail
 

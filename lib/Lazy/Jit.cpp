@@ -7,7 +7,9 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/Twine.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 using namespace kiln;
 using llvm::ArrayRef;
@@ -191,8 +193,34 @@ static llvm::Expected<ReplayValue> getReplayValue(const TraceNode &node,
   return value;
 }
 
+/// Whether replays write outputs into donated inputs (KILN_DONATION=0 turns
+/// it off, for measuring).
+static bool donationEnabled() {
+  static const bool enabled = [] {
+    const char *value = std::getenv("KILN_DONATION");
+    return !value || std::string_view(value) != "0";
+  }();
+  return enabled;
+}
+
+/// Where input `input` is read: its one program parameter, or none when no
+/// program or several read it.
+static std::optional<std::pair<size_t, size_t>>
+findOnlyRead(ArrayRef<CapturedStep::Program> programs, int32_t input) {
+  std::optional<std::pair<size_t, size_t>> found;
+  for (auto [p, program] : llvm::enumerate(programs))
+    for (auto [q, source] : llvm::enumerate(program.parameters))
+      if (source.kind == CapturedStep::Source::Input && source.index == input) {
+        if (found)
+          return std::nullopt;
+        found = {p, q};
+      }
+  return found;
+}
+
 llvm::Expected<std::optional<std::vector<Tensor>>>
-CapturedStep::replay(ArrayRef<NodeRef> inputs, bool otherSizes) const {
+CapturedStep::replay(ArrayRef<NodeRef> inputs, bool otherSizes,
+                     ArrayRef<int32_t> replacedBy) const {
   if (inputs.size() != inputTypes.size())
     return makeError("replay: " + llvm::Twine(inputs.size()) +
                      " inputs for a step captured with " +
@@ -240,6 +268,40 @@ CapturedStep::replay(ArrayRef<NodeRef> inputs, bool otherSizes) const {
       return value.takeError();
     inputValues[i] = std::move(*value);
   }
+
+  // Donated inputs: for each program, the outputs written into an input's
+  // buffer (program, output) -> input.
+  llvm::DenseMap<std::pair<size_t, size_t>, int32_t> donated;
+  if (!onDevice && replacedBy.size() == inputs.size() && donationEnabled()) {
+    for (auto [i, k] : llvm::enumerate(replacedBy)) {
+      if (k < 0 || static_cast<size_t>(k) >= outputs.size() ||
+          outputs[k].kind != Source::Result)
+        continue;
+      const std::shared_ptr<const HostTensor> &host = inputValues[i].host;
+      // Held by the node and inputValues alone, and the caller's own.
+      if (!host || host.use_count() != 2 || host->isBorrowed())
+        continue;
+      // Returned as it is: the caller would read the overwritten value.
+      if (llvm::any_of(outputs, [&](const Source &s) {
+            return s.kind == Source::Input && s.index == (int32_t)i;
+          }))
+        continue;
+      std::optional<std::pair<size_t, size_t>> read =
+          findOnlyRead(programs, static_cast<int32_t>(i));
+      const Source &output = outputs[k];
+      if (!read || read->first != static_cast<size_t>(output.program))
+        continue;
+      const Executable &exe = *programs[read->first].executable;
+      const TensorSignature &signature = exe.getOutputs()[output.index];
+      if (signature.dtype != host->getDType() ||
+          signature.shape.size() != host->getShape().size() ||
+          !exe.getDonation().allows(read->second, output.index))
+        continue;
+      donated.try_emplace({read->first, static_cast<size_t>(output.index)},
+                          static_cast<int32_t>(i));
+    }
+  }
+  int64_t donatedBuffers = 0, donatedBytes = 0;
 
   std::vector<std::vector<ReplayValue>> results(programs.size());
   std::vector<ReplayValue> args;
@@ -293,13 +355,31 @@ CapturedStep::replay(ArrayRef<NodeRef> inputs, bool otherSizes) const {
     llvm::SmallVector<const HostTensor *, 16> pointers;
     for (const ReplayValue &arg : args)
       pointers.push_back(arg.host.get());
+    // Outputs written into donated inputs: the input's tensor, which only
+    // this replay and the dropped node hold, becomes the output's.
+    std::vector<HostTensor *> into;
+    for (size_t r = 0, e = program.executable->getOutputs().size();
+         r < e && !donated.empty(); ++r) {
+      auto it = donated.find({p, r});
+      into.push_back(
+          it == donated.end()
+              ? nullptr
+              : const_cast<HostTensor *>(inputValues[it->second].host.get()));
+    }
     llvm::Expected<std::vector<HostTensor>> ran =
-        detail::runCounted(*program.executable, pointers);
+        detail::runCounted(*program.executable, pointers, into);
     if (!ran)
       return ran.takeError();
-    for (HostTensor &result : *ran)
+    for (auto [r, result] : llvm::enumerate(*ran)) {
+      if (r < into.size() && into[r]) {
+        ++donatedBuffers;
+        donatedBytes += static_cast<int64_t>(into[r]->getByteSize());
+        results[p].push_back(inputValues[donated.at({p, r})]);
+        continue;
+      }
       results[p].push_back(
           {std::make_shared<const HostTensor>(std::move(result)), nullptr});
+    }
   }
 
   std::vector<Tensor> values;
@@ -322,7 +402,7 @@ CapturedStep::replay(ArrayRef<NodeRef> inputs, bool otherSizes) const {
       break;
     }
   }
-  detail::countReplay();
+  detail::countReplay(donatedBuffers, donatedBytes);
   return std::optional<std::vector<Tensor>>(std::move(values));
 }
 

@@ -561,6 +561,7 @@ struct RunCounters {
   int64_t runs = 0;
   double runMs = 0;
   int64_t replays = 0;
+  int64_t donatedBuffers = 0, donatedBytes = 0;
   RunProfile kernels;
   std::atomic<bool> timeKernels{false};
 };
@@ -620,6 +621,8 @@ Metrics kiln::metrics() {
     m.runs = counters.runs;
     m.runMs = counters.runMs;
     m.replays = counters.replays;
+    m.donatedBuffers = counters.donatedBuffers;
+    m.donatedBytes = counters.donatedBytes;
     m.kernelMs = counters.kernels.kernelNs / 1e6;
     m.kernelLaunches = counters.kernels.launches;
   }
@@ -679,9 +682,12 @@ countRun(llvm::function_ref<llvm::Expected<Results>(RunProfile *)> run) {
 
 llvm::Expected<std::vector<HostTensor>>
 kiln::detail::runCounted(const Executable &executable,
-                         ArrayRef<const HostTensor *> args) {
-  return countRun<std::vector<HostTensor>>(
-      [&](RunProfile *profile) { return executable.run(args, profile); });
+                         ArrayRef<const HostTensor *> args,
+                         ArrayRef<HostTensor *> into) {
+  return countRun<std::vector<HostTensor>>([&](RunProfile *profile) {
+    return into.empty() ? executable.run(args, profile)
+                        : executable.runInto(args, into, profile);
+  });
 }
 
 llvm::Expected<std::vector<std::shared_ptr<const DeviceValue>>>
@@ -745,10 +751,12 @@ kiln::detail::getOnDevice(const TraceNode &node) {
   return node.getDeviceData();
 }
 
-void kiln::detail::countReplay() {
+void kiln::detail::countReplay(int64_t donatedBuffers, int64_t donatedBytes) {
   RunCounters &counters = getRunCounters();
   std::lock_guard<std::mutex> lock(counters.mutex);
   ++counters.replays;
+  counters.donatedBuffers += donatedBuffers;
+  counters.donatedBytes += donatedBytes;
 }
 
 llvm::Error kiln::sync(ArrayRef<Tensor> tensors) {

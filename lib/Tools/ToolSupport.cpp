@@ -14,6 +14,49 @@
 
 using namespace kiln;
 
+std::unique_ptr<tools::DonatedRun>
+tools::prepareDonatedRun(const Executable &exe,
+                         llvm::ArrayRef<HostTensor> args) {
+  auto run = std::make_unique<DonatedRun>();
+  const DonationPlan &plan = exe.getDonation();
+  const std::vector<TensorSignature> &outputs = exe.getOutputs();
+  std::vector<bool> taken(args.size(), false);
+  // (input, result) pairs, then the copies (reserved: `args` and `into`
+  // point into them).
+  std::vector<std::pair<size_t, size_t>> pairs;
+  for (size_t r = 0; r < outputs.size(); ++r)
+    for (size_t q = 0; q < args.size(); ++q)
+      if (!taken[q] && args[q].getDType() == outputs[r].dtype &&
+          llvm::ArrayRef<int64_t>(outputs[r].shape) == args[q].getShape() &&
+          plan.allows(q, r)) {
+        taken[q] = true;
+        pairs.push_back({q, r});
+        break;
+      }
+  run->copies.reserve(pairs.size());
+  for (const HostTensor &arg : args)
+    run->args.push_back(&arg);
+  run->into.assign(outputs.size(), nullptr);
+  for (auto [q, r] : pairs) {
+    run->copies.push_back(args[q]);
+    run->args[q] = run->into[r] = &run->copies.back();
+  }
+  run->donated = pairs.size();
+  return run;
+}
+
+llvm::Expected<std::vector<HostTensor>>
+tools::DonatedRun::run(const Executable &exe, RunProfile *profile) {
+  llvm::Expected<std::vector<HostTensor>> results =
+      exe.runInto(args, into, profile);
+  if (!results)
+    return results.takeError();
+  for (auto [r, target] : llvm::enumerate(into))
+    if (target)
+      (*results)[r] = std::move(*target);
+  return results;
+}
+
 llvm::Expected<std::vector<HostTensor>>
 tools::evaluateReference(mlir::func::FuncOp func,
                          llvm::ArrayRef<HostTensor> inputs) {

@@ -310,6 +310,8 @@ nb::dict metricsFunction() {
   nb::dict d;
   d["traced_ops"] = m.tracedOps;
   d["replays"] = m.replays;
+  d["donated_buffers"] = m.donatedBuffers;
+  d["donated_bytes"] = m.donatedBytes;
   d["compiles"] = m.compiles;
   d["cache_hits"] = m.cacheHits;
   d["cache_misses"] = m.cacheMisses;

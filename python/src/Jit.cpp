@@ -466,9 +466,15 @@ JitFunction::replay(const std::shared_ptr<Captured> &captured, const Flat &flat,
            "shape)");
     inputs[i] = node;
   }
+  // State the step rebinds, held by nothing but its tensor (and `inputs`),
+  // is donated: the new value is computed in the old one's buffer.
+  std::vector<int32_t> replacedBy(inputs.size(), -1);
+  for (const Change &change : captured->changes)
+    if (change.value >= 0 && inputs[change.slot].use_count() == 2)
+      replacedBy[change.slot] = change.value;
   llvm::Expected<std::optional<std::vector<Tensor>>> replayed = [&] {
     nb::gil_scoped_release noGil;
-    return captured->step->replay(inputs, otherSizes);
+    return captured->step->replay(inputs, otherSizes, replacedBy);
   }();
   if (!replayed)
     fail("kiln.jit: " + llvm::toString(replayed.takeError()));

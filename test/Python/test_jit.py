@@ -110,6 +110,53 @@ def test_a_replay_records_nothing_and_compiles_nothing():
                for p in params)
 
 
+def test_a_replay_writes_the_state_it_rebinds_in_place():
+    # The parameters and momentum buffers a replay rebinds are held by
+    # nothing else: each new value is computed in the old one's buffer.
+    rng = np.random.default_rng(6)
+    params = mlp(rng)
+    opt = kiln.optim.SGD(params, lr=0.1, momentum=0.9)
+    step = kiln.jit(training_step(params, opt))
+    data = batches(rng, 8)
+    for x, y in data[:4]:
+        step(x, y)
+    assert step.replays == 1
+    before = kiln.metrics()
+    for x, y in data[4:]:
+        step(x, y)
+    after = kiln.metrics()
+    replays = len(data) - 4
+    state_bytes = sum(4 * int(np.prod(p.shape)) for p in params)
+    assert after["donated_buffers"] - before["donated_buffers"] == \
+        2 * len(params) * replays
+    assert after["donated_bytes"] - before["donated_bytes"] == \
+        2 * state_bytes * replays
+
+
+def test_state_held_elsewhere_is_not_overwritten():
+    # A value that something else still holds (a detached tensor, a numpy
+    # view) is not donated: it keeps the value it had.
+    rng = np.random.default_rng(7)
+    params = mlp(rng)
+    step = kiln.jit(training_step(params, kiln.optim.Adam(params, lr=0.01)))
+    data = batches(rng, 6)
+    for x, y in data[:4]:
+        step(x, y)
+    held = params[0].detach()
+    view = params[2].numpy()
+    held_before = held.numpy().copy()
+    view_before = view.copy()
+    before = kiln.metrics()
+    step(*data[4])
+    donated = kiln.metrics()["donated_buffers"] - before["donated_buffers"]
+    # 4 parameters and 8 moments, less the two held.
+    assert donated == 3 * len(params) - 2
+    np.testing.assert_array_equal(held.numpy(), held_before)
+    np.testing.assert_array_equal(view, view_before)
+    assert not np.array_equal(params[0].numpy(), held_before)
+    assert not np.array_equal(params[2].numpy(), view_before)
+
+
 def test_new_shapes_record_again_and_both_are_kept():
     rng = np.random.default_rng(5)
     params = mlp(rng)

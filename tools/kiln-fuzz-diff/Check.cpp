@@ -128,6 +128,7 @@ static Outcome checkHere(const Program &program, Backend backend, uint64_t seed,
   std::vector<HostTensor> expected(probed->begin(),
                                    probed->begin() + program.results.size());
 
+  int donated = 0;
   llvm::Expected<std::vector<HostTensor>> got = [&] {
     if (backend == Backend::Lazy)
       return runLazy(program, inputs);
@@ -139,6 +140,13 @@ static Outcome checkHere(const Program &program, Backend backend, uint64_t seed,
         Executable::compile(*module, "main", options);
     if (!exe)
       return llvm::Expected<std::vector<HostTensor>>(exe.takeError());
+    // cpu-donate: the results take over the inputs they may overwrite.
+    if (backend == Backend::CpuDonate) {
+      std::unique_ptr<tools::DonatedRun> run =
+          tools::prepareDonatedRun(**exe, inputs);
+      donated = static_cast<int>(run->donated);
+      return run->run(**exe);
+    }
     std::vector<const HostTensor *> args;
     for (const HostTensor &input : inputs)
       args.push_back(&input);
@@ -196,6 +204,7 @@ static Outcome checkHere(const Program &program, Backend backend, uint64_t seed,
     }
   }
   counts.worstRatio = worstRatio;
+  counts.donated = donated;
   return counts;
 }
 
@@ -311,11 +320,12 @@ Outcome kiln::fuzz::checkProgram(const Program &program, Backend backend,
         Outcome outcome = backend == Backend::LazyBatches
                               ? checkBatches(program, seed, injectError)
                               : checkHere(program, backend, seed, injectError);
-        return llvm::formatv("{0}\n{1:e17}\n{2:e17}\n{3} {4} {5} {6} {7}\n",
+        return llvm::formatv("{0}\n{1:e17}\n{2:e17}\n{3} {4} {5} {6} {7} {8}\n",
                              static_cast<int>(outcome.kind), outcome.allowance,
                              outcome.worstRatio, outcome.compared,
                              outcome.gradientsCompared, outcome.uncompared,
-                             outcome.batchesRun, outcome.genericHits)
+                             outcome.batchesRun, outcome.genericHits,
+                             outcome.donated)
                    .str() +
                outcome.message;
       },
@@ -329,7 +339,7 @@ Outcome kiln::fuzz::checkProgram(const Program &program, Backend backend,
   int kind = -1;
   lines >> kind >> outcome.allowance >> outcome.worstRatio >>
       outcome.compared >> outcome.gradientsCompared >> outcome.uncompared >>
-      outcome.batchesRun >> outcome.genericHits;
+      outcome.batchesRun >> outcome.genericHits >> outcome.donated;
   if (!lines || kind < Outcome::Ok || kind > Outcome::Crash)
     return {Outcome::Crash, "the check exited with no result"};
   outcome.kind = static_cast<Outcome::Kind>(kind);

@@ -25,7 +25,7 @@ namespace kiln::fuzz {
 /// so that the lazy tensors' automatic dynamic dims compile a shape-generic
 /// program and run the later sizes on it; cuda: the GPU pipeline run on a
 /// GPU (kiln-run --backend cuda).
-enum class Backend { Cpu, EmulateGpu, Lazy, LazyBatches, Cuda };
+enum class Backend { Cpu, CpuDonate, EmulateGpu, Lazy, LazyBatches, Cuda };
 
 struct Outcome {
   enum Kind { Ok, Mismatch, CompileError, Crash } kind = Ok;
@@ -42,6 +42,8 @@ struct Outcome {
   /// lazy-batches: the sizes run, and how many ran on a shape-generic
   /// program (the trace cache's generic hits).
   int batchesRun = 0, genericHits = 0;
+  /// cpu-donate: results written into a donated input.
+  int donated = 0;
 };
 
 /// The outcome of `program` on `backend`, its inputs drawn from `seed` as

@@ -57,9 +57,11 @@ static cl::opt<int> maxOps(cl::cat(fuzzOptions), "max-ops",
                            cl::desc("ops per program, at most"), cl::init(12));
 static cl::opt<std::string> backendList(
     cl::cat(fuzzOptions), "backends",
-    cl::desc("comma-separated: cpu, emulate-gpu, lazy, lazy-batches, cuda "
-             "(default: cpu,emulate-gpu,lazy; cuda needs a GPU)"),
-    cl::init("cpu,emulate-gpu,lazy"));
+    cl::desc("comma-separated: cpu, cpu-donate (results written into the "
+             "inputs they may overwrite), emulate-gpu, lazy, lazy-batches, "
+             "cuda (default: cpu,cpu-donate,emulate-gpu,lazy; cuda needs a "
+             "GPU)"),
+    cl::init("cpu,cpu-donate,emulate-gpu,lazy"));
 static cl::opt<std::string>
     outDir(cl::cat(fuzzOptions), "out",
            cl::desc("where reproducers go (default: kiln-fuzz-out)"),
@@ -119,6 +121,8 @@ int main(int argc, char **argv) {
     name = name.trim();
     if (name == "cpu")
       backends.push_back({Backend::Cpu, "cpu"});
+    else if (name == "cpu-donate")
+      backends.push_back({Backend::CpuDonate, "cpu-donate"});
     else if (name == "emulate-gpu")
       backends.push_back({Backend::EmulateGpu, "emulate-gpu"});
     else if (name == "lazy")
@@ -129,7 +133,7 @@ int main(int argc, char **argv) {
       backends.push_back({Backend::Cuda, "cuda"});
     else
       fail("unknown backend '" + name +
-           "' (cpu, emulate-gpu, lazy, lazy-batches, cuda)");
+           "' (cpu, cpu-donate, emulate-gpu, lazy, lazy-batches, cuda)");
   }
   if (backends.empty())
     fail("--backends names no backend");
@@ -145,7 +149,7 @@ int main(int argc, char **argv) {
   int gradientPrograms = 0, secondOrderPrograms = 0, bf16Programs = 0,
       f16Programs = 0;
   int64_t compared = 0, gradientsCompared = 0, uncompared = 0;
-  int64_t batchesRun = 0, genericHits = 0;
+  int64_t batchesRun = 0, genericHits = 0, donated = 0;
   double worstRatio = 0;
   std::set<std::string> covered;
   for (int p = 0; p < numPrograms; ++p) {
@@ -185,6 +189,7 @@ int main(int argc, char **argv) {
       uncompared += outcome.uncompared;
       batchesRun += outcome.batchesRun;
       genericHits += outcome.genericHits;
+      donated += outcome.donated;
       if (outcome.kind == Outcome::Ok) {
         worstRatio = std::max(worstRatio, outcome.worstRatio);
         continue;
@@ -213,9 +218,10 @@ int main(int argc, char **argv) {
           formatv(
               "kiln-run {0} --random-inputs {1} --check-reference{2}{3}", path,
               programSeed,
-              backend == Backend::EmulateGpu ? " --emulate-gpu"
-              : backend == Backend::Cuda     ? " --backend cuda"
-                                             : "",
+              backend == Backend::EmulateGpu  ? " --emulate-gpu"
+              : backend == Backend::Cuda      ? " --backend cuda"
+              : backend == Backend::CpuDonate ? " --donate"
+                                              : "",
               smallOutcome.kind == Outcome::Mismatch
                   ? formatv(" --rtol 0 --atol {0:e3}", smallOutcome.allowance)
                         .str()
@@ -259,12 +265,13 @@ int main(int argc, char **argv) {
                     "\"outputs_compared\": {10}, "
                     "\"gradients_compared\": {11}, "
                     "\"outputs_not_comparable\": {12}, \"batches_run\": "
-                    "{13}, \"generic_hits\": {14}, \"seconds\": {15:f1}}\n",
+                    "{13}, \"generic_hits\": {14}, "
+                    "\"donated_results\": {18}, \"seconds\": {15:f1}}\n",
                     numPrograms, backendList, mismatches, crashes,
                     compileErrors, covered.size(), getGeneratedOpNames().size(),
                     worstRatio, gradientPrograms, secondOrderPrograms, compared,
                     gradientsCompared, uncompared, batchesRun, genericHits,
-                    seconds, bf16Programs, f16Programs);
+                    seconds, bf16Programs, f16Programs, donated);
   outs().flush();
   return mismatches + crashes + compileErrors ? 1 : 0;
 }

@@ -77,6 +77,12 @@ static cl::opt<bool> profileCalls(
     cl::cat(kilnRunOptions), "profile",
     cl::desc("CPU: print each kernel's and runtime call's time per run, "
              "slowest first, to stderr (default: off)"));
+static cl::opt<bool> donate(
+    cl::cat(kilnRunOptions), "donate",
+    cl::desc("CPU: each result takes over an input of its type that the "
+             "compiled program may overwrite (a copy of it, made before the "
+             "run is timed), as a caller that drops its inputs would run "
+             "it (default: off)"));
 static cl::opt<bool> checkReference(
     cl::cat(kilnRunOptions), "check-reference",
     cl::desc("compare the results with the reference interpreter "
@@ -660,6 +666,10 @@ int main(int argc, char **argv) {
   uint64_t runPeakBytes = 0;
   kiln::RunProfile callProfile;
   callProfile.perCall = true;
+  // --donate: the results written into a donated input, per run.
+  size_t donatedResults = 0;
+  if (donate && exe->getDevice() == kiln::Device::Cuda)
+    fail("--donate runs on the cpu backend only");
   // One round per --dim-sizes size (the program compiled once).
   for (size_t round = 0; round < std::max<size_t>(1, dimSizes.size());
        ++round) {
@@ -687,10 +697,18 @@ int main(int argc, char **argv) {
     kiln_rt_host_reset_peak();
     kiln_rt_cuda_reset_peak_memory();
     for (int i = 0; i < repeat; ++i) {
+      std::unique_ptr<kiln::tools::DonatedRun> donated =
+          donate ? kiln::tools::prepareDonatedRun(*exe, args) : nullptr;
       auto start = std::chrono::steady_clock::now();
       kiln::RunProfile profile;
       bool cuda = exe->getDevice() == kiln::Device::Cuda;
-      if (resident) {
+      if (donated) {
+        Expected<std::vector<HostTensor>> out = donated->run(*exe);
+        if (!out)
+          fail(toString(out.takeError()));
+        results = std::move(*out);
+        donatedResults = donated->donated;
+      } else if (resident) {
         auto out = exe->runOnDevice(devicePointers, &profile);
         if (!out)
           fail(toString(out.takeError()));
@@ -730,11 +748,15 @@ int main(int argc, char **argv) {
     // reads do not count in their times, and the first, cold run is not
     // among them).
     if (profileCalls && exe->getDevice() != kiln::Device::Cuda)
-      for (int i = 0; i < repeat; ++i)
-        if (Expected<std::vector<HostTensor>> timed =
-                exe->run(argPointers, &callProfile);
-            !timed)
+      for (int i = 0; i < repeat; ++i) {
+        std::unique_ptr<kiln::tools::DonatedRun> donated =
+            donate ? kiln::tools::prepareDonatedRun(*exe, args) : nullptr;
+        Expected<std::vector<HostTensor>> timed =
+            donated ? donated->run(*exe, &callProfile)
+                    : exe->run(argPointers, &callProfile);
+        if (!timed)
           fail(toString(timed.takeError()));
+      }
     if (resident && report) {
       std::vector<double> hostTimes;
       kiln_rt_cuda_graph_stats before, after;
@@ -850,8 +872,10 @@ int main(int argc, char **argv) {
 
            << ", \"cache\": \"" << stats.cache << "\", \"blas\": \""
            << (stats.blas.empty() ? "none" : stats.blas) << "\""
-           << ", \"outputs\": " << results.size()
-           << ", \"memory\": {\"planned_peak_bytes\": "
+           << ", \"outputs\": " << results.size();
+    if (donate)
+      outs() << ", \"donated\": " << donatedResults;
+    outs() << ", \"memory\": {\"planned_peak_bytes\": "
            << argumentBytes + stats.arenaBytes
            << ", \"arena_bytes\": " << stats.arenaBytes
            << ", \"live_peak_bytes\": " << stats.livePeakBytes

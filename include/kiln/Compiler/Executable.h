@@ -14,6 +14,7 @@
 
 #include "kiln/Compiler/Device.h"
 #include "kiln/Compiler/MatmulPrecision.h"
+#include "kiln/Support/Donation.h"
 #include "kiln/Support/HostTensor.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -189,6 +190,26 @@ public:
   llvm::Expected<std::vector<HostTensor>>
   run(llvm::ArrayRef<HostTensor> args, RunProfile *profile = nullptr) const;
 
+  /// Which inputs each output may be written into (a donated buffer): by
+  /// the last read of each input and the first write of each output
+  /// (-kiln-plan-donation). Empty where the executable cannot tell (the
+  /// cuda device, ahead-of-time modules): nothing is written in place.
+  const DonationPlan &getDonation() const { return donation; }
+
+  /// As run(), but output `r` is written into `into[r]` where that is not
+  /// null: a tensor of the output's dtype and shape, which the caller keeps
+  /// (its place in the returned vector is left empty). Outputs without one
+  /// are allocated, as run() allocates them. A tensor in `into` may hold an
+  /// input's buffer: the caller donates the input, whose value is then
+  /// lost. Where getDonation() allows it, the output is written there
+  /// directly, without a buffer of its own; otherwise into a temporary
+  /// copied there after the run, so that no input is ever read after it
+  /// was overwritten.
+  virtual llvm::Expected<std::vector<HostTensor>>
+  runInto(llvm::ArrayRef<const HostTensor *> args,
+          llvm::ArrayRef<HostTensor *> into,
+          RunProfile *profile = nullptr) const;
+
   /// Runs the function on values already in its device's memory (CUDA):
   /// the arguments are passed by address, with no copy, and the results
   /// are allocated there and stay there. The run is queued, not waited
@@ -202,11 +223,15 @@ public:
 
 protected:
   explicit Executable(Device device) : device(device) {}
+  /// Checks runInto's `into`: one tensor (or null) per output, each of the
+  /// output's dtype and rank.
+  llvm::Error checkDestinations(llvm::ArrayRef<HostTensor *> into) const;
 
   Device device;
   std::string entryName;
   std::vector<TensorSignature> inputs, outputs;
   CompileStats stats;
+  DonationPlan donation;
 };
 
 } // namespace kiln

@@ -66,8 +66,17 @@ public:
   /// (the same dtypes and ranks): each program runs only where its
   /// arguments fit its executable (a shape-generic one takes any size of a
   /// dynamic dim), else std::nullopt.
+  ///
+  /// `replacedBy` (empty, or one per input) donates inputs: replacedBy[i]
+  /// = k says the caller drops input i for output k after the call (state
+  /// the step rebinds), and holds input i's node nowhere else. Where the
+  /// node is the only holder of its host data, one program alone reads
+  /// it, and that program may write output k into it (the executable's
+  /// DonationPlan), output k is computed in that buffer: no allocation,
+  /// and no second copy of the state. Input i's value is then lost.
   llvm::Expected<std::optional<std::vector<Tensor>>>
-  replay(llvm::ArrayRef<NodeRef> inputs, bool otherSizes = false) const;
+  replay(llvm::ArrayRef<NodeRef> inputs, bool otherSizes = false,
+         llvm::ArrayRef<int32_t> replacedBy = {}) const;
 
   /// Whether `other` captured the same step: the same programs, sources,
   /// inputs and outputs (baked data compared by value). With

@@ -98,6 +98,10 @@ struct Metrics {
   /// Calls of captured steps replayed (kiln::Jit, kiln.jit): their programs
   /// are counted in `runs` too.
   int64_t replays = 0;
+  /// Outputs of replayed steps written into the buffer of the input they
+  /// replace (donated: state a step rebinds, held by nothing else), and
+  /// their bytes: memory neither allocated nor held twice.
+  int64_t donatedBuffers = 0, donatedBytes = 0;
   double compileMs = 0, runMs = 0;
   /// Of runMs, the time in kernels (and BLAS calls), and their count; only
   /// while kernel timing is on (setKernelTiming).

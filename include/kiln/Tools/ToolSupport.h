@@ -28,6 +28,29 @@
 
 namespace kiln::tools {
 
+/// A run of an executable whose results take over the inputs they may
+/// overwrite (Executable::getDonation): as a caller that drops its inputs
+/// would run it. Each result takes the first input of its type not taken
+/// yet that the plan lets it overwrite; that input is passed as a copy,
+/// which becomes the result.
+struct DonatedRun {
+  /// The copies of the donated inputs.
+  std::vector<HostTensor> copies;
+  /// The arguments: the copies where donated, else the caller's inputs.
+  std::vector<const HostTensor *> args;
+  /// Per result: the copy it is written into, or null.
+  std::vector<HostTensor *> into;
+  /// How many results were written into a donated input.
+  size_t donated = 0;
+
+  /// Runs `exe` (Executable::runInto) and returns all its results.
+  llvm::Expected<std::vector<HostTensor>> run(const Executable &exe,
+                                              RunProfile *profile = nullptr);
+};
+/// Copies the inputs of `args` that `exe`'s results may take over.
+std::unique_ptr<DonatedRun> prepareDonatedRun(const Executable &exe,
+                                              llvm::ArrayRef<HostTensor> args);
+
 /// The reference interpreter (lib/Reference): `func` on `inputs`, each op
 /// in double and rounded to its type; kiln.vjp by finite differences.
 llvm::Expected<std::vector<HostTensor>>

@@ -140,6 +140,32 @@ void kiln::requestVectorization(scf::ForOp loop, unsigned width,
   loop->setAttr("llvm.loop_annotation", annotation);
 }
 
+/// Declares the iterations of `loop`, made from a dim of an scf.parallel,
+/// independent, unless requestVectorization already did: its loads and
+/// stores get an access group of its own, so that LLVM vectorizes it (or
+/// the loop it becomes once its inner loops are unrolled) without run-time
+/// alias checks. Those checks fail, and send the whole loop down its scalar
+/// version, when a kernel writes an output in place of an input (a donated
+/// buffer), or two buffers share an allocation. Not a loop whose body
+/// allocates: its scratch moves out of it once it is sequential, and its
+/// iterations then share it.
+static void declareParallel(scf::ForOp loop) {
+  if (loop->hasAttr("llvm.loop_annotation"))
+    return;
+  bool allocates = false;
+  loop.getBody()->walk([&](Operation *op) {
+    allocates |=
+        isa<memref::AllocaOp, memref::AllocOp, memref::AllocaScopeOp>(op);
+  });
+  if (allocates)
+    return;
+  MLIRContext *ctx = loop.getContext();
+  loop->setAttr("llvm.loop_annotation",
+                LLVM::LoopAnnotationAttr::get(
+                    ctx, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {},
+                    {LLVM::AccessGroupAttr::get(ctx)}));
+}
+
 /// Rewrites `loop` as described above; returns false when it does not
 /// apply.
 static bool serializeInnermostDim(RewriterBase &rewriter, scf::ParallelOp loop,
@@ -165,6 +191,7 @@ static bool serializeInnermostDim(RewriterBase &rewriter, scf::ParallelOp loop,
   rewriter.eraseOp(loop);
   if (vectorWidth > 1)
     kiln::requestVectorization(inner, vectorWidth, interleave);
+  declareParallel(inner);
   return true;
 }
 
@@ -246,19 +273,22 @@ static bool sequentializeSmallLoop(RewriterBase &rewriter, scf::ParallelOp loop,
   Location loc = loop.getLoc();
   rewriter.setInsertionPoint(loop);
   SmallVector<Value> ivs;
-  scf::ForOp innermost;
+  SmallVector<scf::ForOp> nest;
   for (auto [lb, ub, step] :
        llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
-    innermost = scf::ForOp::create(rewriter, loc, lb, ub, step);
-    ivs.push_back(innermost.getInductionVar());
-    rewriter.setInsertionPointToStart(innermost.getBody());
+    nest.push_back(scf::ForOp::create(rewriter, loc, lb, ub, step));
+    ivs.push_back(nest.back().getInductionVar());
+    rewriter.setInsertionPointToStart(nest.back().getBody());
   }
+  scf::ForOp innermost = nest.back();
   Block *body = loop.getBody();
   rewriter.eraseOp(body->getTerminator());
   rewriter.inlineBlockBefore(body, innermost.getBody()->getTerminator(), ivs);
   rewriter.eraseOp(loop);
   if (vectorWidth > 1)
     kiln::requestVectorization(innermost, vectorWidth, interleave);
+  for (scf::ForOp made : nest)
+    declareParallel(made);
   return true;
 }
 

@@ -9,6 +9,8 @@
 //   i64 fusionGroups, uniqueKernels, kernelLaunches; blas string
 //   host program bytes (HostProgramFormat.cpp)
 //   u32 count, runtime symbol names the kernels call
+//   donation: u32 count, i64 last reads; u32 count, i64 first writes;
+//     u32 count, (u32 input, u32 output) in-place pairs
 //   kernels' object code (ELF), possibly empty
 //
 // The kernels are linked into the process by an ORC LLJIT of their own,
@@ -31,7 +33,7 @@ using namespace kiln;
 namespace {
 
 constexpr llvm::StringLiteral kMagic = "KILNCPU";
-constexpr uint16_t kVersion = 1;
+constexpr uint16_t kVersion = 2;
 constexpr uint64_t kMaxCount = uint64_t(1) << 24;
 
 llvm::Error corrupt(const llvm::Twine &what) {
@@ -54,6 +56,17 @@ std::optional<std::string> CpuExecutable::serializeForCache() const {
   w.write<uint32_t>(static_cast<uint32_t>(runtimeSymbolNames.size()));
   for (const std::string &name : runtimeSymbolNames)
     w.writeString(name);
+  w.write<uint32_t>(static_cast<uint32_t>(donation.lastReads.size()));
+  for (int64_t position : donation.lastReads)
+    w.write<int64_t>(position);
+  w.write<uint32_t>(static_cast<uint32_t>(donation.firstWrites.size()));
+  for (int64_t position : donation.firstWrites)
+    w.write<int64_t>(position);
+  w.write<uint32_t>(static_cast<uint32_t>(donation.inPlace.size()));
+  for (auto [input, output] : donation.inPlace) {
+    w.write<uint32_t>(static_cast<uint32_t>(input));
+    w.write<uint32_t>(static_cast<uint32_t>(output));
+  }
   w.writeBytes(kernelObject);
   return out;
 }
@@ -79,6 +92,30 @@ CpuExecutable::loadCached(llvm::ArrayRef<char> payload) {
     if (!r.readString(name))
       return corrupt("truncated");
     exe->runtimeSymbolNames.push_back(std::move(name));
+  }
+  // The donation plan: one position per input and output, pairs of them.
+  uint32_t count;
+  if (!r.readCount(count, kMaxCount) || count != exe->inputs.size())
+    return corrupt("donation plan");
+  exe->donation.lastReads.resize(count);
+  for (int64_t &position : exe->donation.lastReads)
+    if (!r.read(position))
+      return corrupt("truncated");
+  if (!r.readCount(count, kMaxCount) || count != exe->outputs.size())
+    return corrupt("donation plan");
+  exe->donation.firstWrites.resize(count);
+  for (int64_t &position : exe->donation.firstWrites)
+    if (!r.read(position))
+      return corrupt("truncated");
+  if (!r.readCount(count, kMaxCount))
+    return corrupt("truncated");
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t input, output;
+    if (!r.read(input) || !r.read(output) || input >= exe->inputs.size() ||
+        output >= exe->outputs.size())
+      return corrupt("donation plan");
+    exe->donation.inPlace.push_back(
+        {static_cast<int32_t>(input), static_cast<int32_t>(output)});
   }
   if (!r.readBytes(object) || r.remaining() != 0)
     return corrupt("truncated");

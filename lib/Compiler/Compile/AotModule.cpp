@@ -312,7 +312,10 @@ ModuleExecutable::run(llvm::ArrayRef<const HostTensor *> args,
       createProgramResults(program, outputs, args);
   if (!results)
     return results.takeError();
-  if (llvm::Error e = runCpuProgram(program, args, *results, profile))
+  std::vector<HostTensor *> targets;
+  for (HostTensor &result : *results)
+    targets.push_back(&result);
+  if (llvm::Error e = runCpuProgram(program, args, targets, profile))
     return std::move(e);
   return results;
 }

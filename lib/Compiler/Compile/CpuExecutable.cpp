@@ -6,6 +6,7 @@
 #include "Support/RuntimeError.h"
 #include "kiln/Codegen/CPU/CompactKernelAbi.h"
 #include "kiln/Codegen/CPU/Passes.h"
+#include "kiln/Codegen/Common/Passes.h"
 #include "kiln/Codegen/GPU/Passes.h"
 #include "kiln/Compiler/Diagnostics.h"
 #include "kiln/Conversion/CollectiveCalls.h"
@@ -156,14 +157,14 @@ llvm::Error kiln::bindKernels(
 
 llvm::Error kiln::runCpuProgram(const kiln_rt_program *program,
                                 llvm::ArrayRef<const HostTensor *> args,
-                                llvm::MutableArrayRef<HostTensor> results,
+                                llvm::ArrayRef<HostTensor *> results,
                                 RunProfile *profile) {
   std::vector<void *> buffers;
   buffers.reserve(args.size() + results.size());
   for (const HostTensor *arg : args)
     buffers.push_back(const_cast<void *>(arg->getData()));
-  for (HostTensor &result : results)
-    buffers.push_back(result.getData());
+  for (HostTensor *result : results)
+    buffers.push_back(result->getData());
   std::vector<int64_t> inputDims = getInputDims(program, args);
   RuntimeProfile runtimeProfile(profile);
   if (kiln_rt_status status = kiln_rt_program_run_cpu(
@@ -333,6 +334,7 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   func = module.lookupSymbol<func::FuncOp>(exe->entryName);
   if (!func)
     return makeError("@" + exe->entryName + " disappeared during lowering");
+  exe->donation = kiln::planDonation(func, exe->inputs.size());
 
   // A static entry runs as a host program: only its kernels are lowered
   // and compiled.
@@ -550,36 +552,154 @@ static std::vector<int64_t> makeDescriptor(void *data,
 llvm::Expected<std::vector<HostTensor>>
 CpuExecutable::run(llvm::ArrayRef<const HostTensor *> args,
                    RunProfile *profile) const {
+  std::vector<HostTensor *> none(outputs.size(), nullptr);
+  return runInto(args, none, profile);
+}
+
+/// The shapes of the results of a run on `args`.
+llvm::Expected<std::vector<std::vector<int64_t>>>
+CpuExecutable::getResultShapes(llvm::ArrayRef<const HostTensor *> args) const {
+  std::vector<llvm::ArrayRef<int64_t>> inputShapes;
+  for (const HostTensor *arg : args)
+    inputShapes.push_back(arg->getShape());
+  std::vector<std::vector<int64_t>> result;
+  if (program) {
+    // A host program computes its results' dynamic dims itself (also when
+    // loaded from the compile cache, without the shape function).
+    auto computed = getProgramResultShapes(program.get(), outputs, inputShapes);
+    if (!computed)
+      return computed.takeError();
+    for (const llvm::SmallVector<int64_t, 4> &shape : *computed)
+      result.emplace_back(shape.begin(), shape.end());
+    return result;
+  }
+  if (shapes)
+    return shapes->evaluate(entryName, inputShapes);
+  for (const TensorSignature &output : outputs)
+    result.push_back(output.shape);
+  return result;
+}
+
+/// Which of `into` may be written directly: those that share no byte with
+/// an input or another destination, and those that are exactly the buffer
+/// of one input that the donation plan lets their output overwrite. One
+/// sort of the buffers finds the overlaps.
+static std::vector<bool>
+findDirectWrites(const DonationPlan &donation,
+                 llvm::ArrayRef<const HostTensor *> args,
+                 llvm::ArrayRef<HostTensor *> into) {
+  struct Span {
+    const char *begin, *end;
+    size_t index;
+    bool isInput;
+  };
+  std::vector<Span> spans;
+  auto add = [&](const HostTensor &t, size_t index, bool isInput) {
+    const char *begin = static_cast<const char *>(t.getData());
+    if (t.getByteSize())
+      spans.push_back({begin, begin + t.getByteSize(), index, isInput});
+  };
+  for (auto [q, arg] : llvm::enumerate(args))
+    add(*arg, q, true);
+  for (auto [r, target] : llvm::enumerate(into))
+    if (target)
+      add(*target, r, false);
+  llvm::sort(spans,
+             [](const Span &a, const Span &b) { return a.begin < b.begin; });
+  // Per destination: whether it overlaps another, and the one input it is.
+  std::vector<bool> direct(into.size(), false);
+  std::vector<int64_t> donated(into.size(), -1);
+  std::vector<bool> conflict(into.size(), false);
+  for (size_t i = 0; i < spans.size(); ++i)
+    for (size_t j = i + 1; j < spans.size() && spans[j].begin < spans[i].end;
+         ++j) {
+      const Span &a = spans[i], &b = spans[j];
+      if (a.isInput && b.isInput)
+        continue;
+      for (auto [x, y] : {std::pair(&a, &b), std::pair(&b, &a)}) {
+        if (x->isInput)
+          continue;
+        bool same = y->isInput && x->begin == y->begin && x->end == y->end &&
+                    donated[x->index] < 0;
+        if (same)
+          donated[x->index] = static_cast<int64_t>(y->index);
+        else
+          conflict[x->index] = true;
+      }
+    }
+  for (size_t r = 0; r < into.size(); ++r)
+    direct[r] =
+        into[r] && !conflict[r] &&
+        (donated[r] < 0 || donation.allows(static_cast<size_t>(donated[r]), r));
+  return direct;
+}
+
+llvm::Expected<std::vector<HostTensor>>
+CpuExecutable::runInto(llvm::ArrayRef<const HostTensor *> args,
+                       llvm::ArrayRef<HostTensor *> into,
+                       RunProfile *profile) const {
   if (llvm::Error e = checkArguments(entryName, inputs, args))
     return std::move(e);
-  // A host program computes its results' dynamic dims itself (also when
-  // loaded from the compile cache, without the shape function).
-  llvm::Expected<std::vector<HostTensor>> created =
-      program ? createProgramResults(program.get(), outputs, args)
-              : createResults(entryName, outputs, shapes, args);
-  if (!created)
-    return created.takeError();
-  std::vector<HostTensor> results = std::move(*created);
-  if (program) {
-    if (llvm::Error e = runCpuProgram(program.get(), args, results, profile))
-      return std::move(e);
-    return results;
+  if (llvm::Error e = checkDestinations(into))
+    return std::move(e);
+  llvm::Expected<std::vector<std::vector<int64_t>>> resultShapes =
+      getResultShapes(args);
+  if (!resultShapes)
+    return resultShapes.takeError();
+  // Where each output is written: its destination, or a new tensor (which
+  // a destination that cannot be written directly gets after the run).
+  std::vector<HostTensor> results(outputs.size());
+  std::vector<HostTensor *> targets(outputs.size());
+  llvm::SmallVector<size_t> copied;
+  std::vector<bool> direct =
+      llvm::any_of(into, [](HostTensor *t) { return t != nullptr; })
+          ? findDirectWrites(donation, args, into)
+          : std::vector<bool>(into.size(), false);
+  for (size_t r = 0; r < outputs.size(); ++r) {
+    const std::vector<int64_t> &shape = (*resultShapes)[r];
+    if (into[r] && into[r]->getShape() != llvm::ArrayRef<int64_t>(shape))
+      return makeError("result " + llvm::Twine(r) + " of @" + entryName +
+                       " is " + getTensorTypeString(outputs[r].dtype, shape) +
+                       ", its destination " + into[r]->getTypeString());
+    if (direct[r]) {
+      targets[r] = into[r];
+      continue;
+    }
+    // The entry writes every element of its results.
+    llvm::Expected<HostTensor> result =
+        HostTensor::createUninitialized(outputs[r].dtype, shape);
+    if (!result)
+      return result.takeError();
+    results[r] = std::move(*result);
+    targets[r] = &results[r];
+    if (into[r])
+      copied.push_back(r);
   }
-
-  std::vector<std::vector<int64_t>> descriptors;
-  descriptors.reserve(args.size() + results.size());
-  for (const HostTensor *arg : args)
-    descriptors.push_back(
-        makeDescriptor(const_cast<void *>(arg->getData()), arg->getShape()));
-  for (HostTensor &result : results)
-    descriptors.push_back(makeDescriptor(result.getData(), result.getShape()));
-  // The C interface takes a pointer to each descriptor; the packed call takes
-  // a pointer to each of those.
-  std::vector<void *> descriptorPtrs, packed;
-  for (auto &desc : descriptors)
-    descriptorPtrs.push_back(desc.data());
-  for (void *&ptr : descriptorPtrs)
-    packed.push_back(&ptr);
-  entryFunction(packed.data());
+  if (program) {
+    if (llvm::Error e = runCpuProgram(program.get(), args, targets, profile))
+      return std::move(e);
+  } else {
+    std::vector<std::vector<int64_t>> descriptors;
+    descriptors.reserve(args.size() + targets.size());
+    for (const HostTensor *arg : args)
+      descriptors.push_back(
+          makeDescriptor(const_cast<void *>(arg->getData()), arg->getShape()));
+    for (HostTensor *target : targets)
+      descriptors.push_back(
+          makeDescriptor(target->getData(), target->getShape()));
+    // The C interface takes a pointer to each descriptor; the packed call
+    // takes a pointer to each of those.
+    std::vector<void *> descriptorPtrs, packed;
+    for (auto &desc : descriptors)
+      descriptorPtrs.push_back(desc.data());
+    for (void *&ptr : descriptorPtrs)
+      packed.push_back(&ptr);
+    entryFunction(packed.data());
+  }
+  for (size_t r : copied) {
+    std::memcpy(into[r]->getData(), results[r].getData(),
+                results[r].getByteSize());
+    results[r] = HostTensor();
+  }
   return results;
 }

@@ -49,7 +49,7 @@ bindKernels(kiln_rt_program *program,
 /// Runs a bound `program` on host `args` and the caller's `results`.
 llvm::Error runCpuProgram(const kiln_rt_program *program,
                           llvm::ArrayRef<const HostTensor *> args,
-                          llvm::MutableArrayRef<HostTensor> results,
+                          llvm::ArrayRef<HostTensor *> results,
                           RunProfile *profile);
 
 /// What CpuExecutable::compile keeps of the kernels' machine code: nothing,
@@ -88,9 +88,17 @@ public:
   llvm::Expected<std::vector<HostTensor>>
   run(llvm::ArrayRef<const HostTensor *> args,
       RunProfile *profile = nullptr) const override;
+  llvm::Expected<std::vector<HostTensor>>
+  runInto(llvm::ArrayRef<const HostTensor *> args,
+          llvm::ArrayRef<HostTensor *> into,
+          RunProfile *profile = nullptr) const override;
 
 private:
   CpuExecutable();
+
+  /// The shapes of the results of a run on `args` (checked arguments).
+  llvm::Expected<std::vector<std::vector<int64_t>>>
+  getResultShapes(llvm::ArrayRef<const HostTensor *> args) const;
 
   /// Sets kernelEngine: `kernelModule` (LLVM dialect) compiled at -O3.
   llvm::Error createKernelEngine(mlir::ModuleOp kernelModule,

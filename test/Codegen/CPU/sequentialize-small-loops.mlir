@@ -13,6 +13,7 @@
 // CHECK-NEXT: math.tanh
 // CHECK-NEXT: memref.store
 // CHECK: } {llvm.loop_annotation = #{{.+}}}
+// HIGH-LABEL: func @small
 func.func @small(%a: memref<16x64xf32>, %b: memref<16x64xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -31,12 +32,18 @@ func.func @small(%a: memref<16x64xf32>, %b: memref<16x64xf32>) {
 
 // Inner sequential loops count: 64 x 256 = 16384 iterations stay parallel
 // (over the outer dim); a higher threshold makes them sequential. A loop
-// around another is not LLVM's to vectorize: no annotation asks it to.
+// around another is not LLVM's to vectorize: no annotation asks it to (its
+// accesses are still declared parallel).
 // CHECK-LABEL: func @with_inner_loop
 // CHECK: scf.parallel
-// HIGH-LABEL: func @with_inner_loop
+// HIGH: #[[PARALLEL:.+]] = #llvm.loop_annotation<parallelAccesses = #{{.+}}>
+// HIGH-NEXT: module
+// HIGH-NEXT: func.func @with_inner_loop
 // HIGH-NOT: scf.parallel
-// HIGH-NOT: loop_annotation
+// HIGH: scf.for
+// HIGH: scf.for
+// HIGH: }
+// HIGH-NEXT: } {llvm.loop_annotation = #[[PARALLEL]]}
 func.func @with_inner_loop(%a: memref<64x256xf32>, %b: memref<64xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -8,7 +8,10 @@
 // CHECK-DAG: #[[VECTORIZE:.+]] = #llvm.loop_vectorize<disable = false, width = 8 : i32>
 // CHECK-DAG: #[[INTERLEAVE:.+]] = #llvm.loop_interleave<count = 4 : i32>
 // CHECK: #[[ANNOTATION:.+]] = #llvm.loop_annotation<vectorize = #[[VECTORIZE]], interleave = #[[INTERLEAVE]], parallelAccesses = #[[GROUP]]>
-// NOVEC-NOT: loop_annotation
+// Without vectors (vector-width=0) the loop is still declared parallel.
+// NOVEC-NOT: loop_vectorize
+// NOVEC: #llvm.loop_annotation<parallelAccesses = #{{.+}}>
+// NOVEC-NOT: loop_vectorize
 // NOINTERLEAVE: #llvm.loop_annotation<vectorize = #{{.+}}, parallelAccesses = #{{.+}}>
 // NOINTERLEAVE-NOT: loop_interleave
 
@@ -86,15 +89,19 @@ func.func @many_buffers(%a: memref<4x64xf32>, %b: memref<4x64xf32>, %c: memref<4
 
 // -----
 
-// A loop shorter than the vector (3 iterations) is left to LLVM, and one of
-// 8 iterations is vectorized without interleaving: asking for more lanes
+// A loop shorter than the vector (3 iterations) is left to LLVM's cost
+// model, only its accesses declared parallel (no run-time alias checks that
+// an output written in place of an input would fail), and one of 8
+// iterations is vectorized without interleaving: asking for more lanes
 // than there are iterations only makes LLVM warn and keep it scalar.
 // CHECK: #llvm.loop_interleave<count = 1 : i32>
+// CHECK: #[[VECTOR:.+]] = #llvm.loop_annotation<vectorize = {{.+}}, parallelAccesses = #{{.+}}>
+// CHECK: #[[PARALLEL:.+]] = #llvm.loop_annotation<parallelAccesses = #{{.+}}>
 // CHECK-LABEL: func @short_loops
 // CHECK: scf.for
-// CHECK: } {llvm.loop_annotation = #[[ONE:.+]]}
+// CHECK: } {llvm.loop_annotation = #[[VECTOR]]}
 // CHECK: scf.for
-// CHECK-NOT: llvm.loop_annotation
+// CHECK: } {llvm.loop_annotation = #[[PARALLEL]]}
 // CHECK: return
 func.func @short_loops(%a: memref<4x8xf32>, %b: memref<4x3xf32>) {
   %c0 = arith.constant 0 : index

@@ -17,12 +17,20 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
+#include "kiln/Support/Donation.h"
+
 namespace kiln {
 
 /// Makes `kernel` a private kernel function as -kiln-outline-kernels makes
 /// them: `kiln.kernel`, its memref signature in `kiln.kernel_args` (for
 /// -kiln-compact-kernel-abi) and `noinline`.
 void markAsKernel(mlir::func::FuncOp kernel);
+
+/// Which inputs of `func` each of its results may be written into
+/// (-kiln-plan-donation): `func` is a host function after the buffer stage
+/// whose first `numInputs` arguments are inputs and the others results.
+/// Empty (nothing may be donated) when its body is not one block.
+DonationPlan planDonation(mlir::func::FuncOp func, unsigned numInputs);
 
 #define GEN_PASS_DECL
 #include "kiln/Codegen/Common/Passes.h.inc"

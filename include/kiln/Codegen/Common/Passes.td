@@ -164,6 +164,36 @@ def KilnDeallocateBuffers
   ];
 }
 
+def KilnPlanDonation : Pass<"kiln-plan-donation", "mlir::ModuleOp"> {
+  let summary = "Find which inputs each result may be written into (donated "
+                "buffers)";
+  let description = [{
+    Runs after the buffer stage (results are out-params, after the `inputs`
+    inputs). A caller that drops an input after a run may donate its
+    buffer to a result of its type (kiln.jit does for the state it
+    rebinds). For each public host function this records, as
+    `kiln.donation`:
+    - `last_reads`: per input, the position (in the block's order) of the
+      last operation that reads it or a view of it, -1 for none;
+    - `first_writes`: per result, the first operation that uses it;
+    - `in_place`: (input, result) pairs that one operation both reads and
+      writes, safely: a kernel call or copy passing both whole, where the
+      kernel's only use of each is one all-parallel `linalg.generic` that
+      reads the input and writes the result through the same permutation
+      map and never reads the result's old value.
+    A result may take an input's buffer when the input's last read comes
+    before the result's first write, or both are one such operation
+    (kiln::DonationPlan::allows). Anything else (a runtime call, a host
+    loop, a view that is not the whole buffer) is not in place.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+  let options = [
+    Option<"inputs", "inputs", "int64_t", /*default=*/"-1",
+           "how many leading arguments are inputs (the rest are results); "
+           "-1: functions are left alone">
+  ];
+}
+
 def KilnElideCopies : Pass<"kiln-elide-copies", "mlir::func::FuncOp"> {
   let summary = "Forward copies out of dead buffers, and write kernel "
                 "outputs straight into the view they are copied to";

@@ -29,6 +29,9 @@ inline constexpr llvm::StringLiteral kCheckpointAttrName = "kiln.checkpoint";
 /// The unit attribute of the copies -kiln-autodiff makes to recompute ops:
 /// it keeps CSE from folding a copy into the forward op it repeats.
 inline constexpr llvm::StringLiteral kRecomputedAttrName = "kiln.recomputed";
+/// The dictionary -kiln-plan-donation leaves on a host function: which
+/// inputs each result may be written into (kiln::DonationPlan).
+inline constexpr llvm::StringLiteral kDonationAttrName = "kiln.donation";
 } // namespace kiln
 
 #endif // KILN_DIALECT_KILN_IR_KILNDIALECT_H
