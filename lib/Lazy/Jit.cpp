@@ -135,6 +135,22 @@ StepRecorder::capture(ArrayRef<NodeRef> inputs,
   }
   for (const Tensor &output : outputs)
     step->outputs.push_back(resolve(output.getNode()));
+  // Where each input may be donated: read by one program parameter, and
+  // not returned as it is.
+  step->donationReads.assign(inputs.size(), {-1, -1});
+  std::vector<int> reads(inputs.size(), 0);
+  for (auto [p, program] : llvm::enumerate(step->programs))
+    for (auto [q, source] : llvm::enumerate(program.parameters))
+      if (source.kind == CapturedStep::Source::Input &&
+          ++reads[source.index] == 1)
+        step->donationReads[source.index] = {static_cast<int32_t>(p),
+                                             static_cast<int32_t>(q)};
+  for (const CapturedStep::Source &output : step->outputs)
+    if (output.kind == CapturedStep::Source::Input)
+      reads[output.index] = 2;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (reads[i] != 1)
+      step->donationReads[i] = {-1, -1};
   return step;
 }
 
@@ -203,21 +219,6 @@ static bool donationEnabled() {
   return enabled;
 }
 
-/// Where input `input` is read: its one program parameter, or none when no
-/// program or several read it.
-static std::optional<std::pair<size_t, size_t>>
-findOnlyRead(ArrayRef<CapturedStep::Program> programs, int32_t input) {
-  std::optional<std::pair<size_t, size_t>> found;
-  for (auto [p, program] : llvm::enumerate(programs))
-    for (auto [q, source] : llvm::enumerate(program.parameters))
-      if (source.kind == CapturedStep::Source::Input && source.index == input) {
-        if (found)
-          return std::nullopt;
-        found = {p, q};
-      }
-  return found;
-}
-
 llvm::Expected<std::optional<std::vector<Tensor>>>
 CapturedStep::replay(ArrayRef<NodeRef> inputs, bool otherSizes,
                      ArrayRef<int32_t> replacedBy) const {
@@ -281,24 +282,22 @@ CapturedStep::replay(ArrayRef<NodeRef> inputs, bool otherSizes,
       // Held by the node and inputValues alone, and the caller's own.
       if (!host || host.use_count() != 2 || host->isBorrowed())
         continue;
-      // Returned as it is: the caller would read the overwritten value.
-      if (llvm::any_of(outputs, [&](const Source &s) {
-            return s.kind == Source::Input && s.index == (int32_t)i;
-          }))
-        continue;
-      std::optional<std::pair<size_t, size_t>> read =
-          findOnlyRead(programs, static_cast<int32_t>(i));
+      // Read by one program parameter (and not returned as it is: the
+      // caller would read the overwritten value), that of output k's
+      // program.
+      auto [p, q] = donationReads[i];
       const Source &output = outputs[k];
-      if (!read || read->first != static_cast<size_t>(output.program))
+      if (p < 0 || p != output.program)
         continue;
-      const Executable &exe = *programs[read->first].executable;
+      const Executable &exe = *programs[p].executable;
       const TensorSignature &signature = exe.getOutputs()[output.index];
       if (signature.dtype != host->getDType() ||
           signature.shape.size() != host->getShape().size() ||
-          !exe.getDonation().allows(read->second, output.index))
+          !exe.getDonation().allows(q, output.index))
         continue;
-      donated.try_emplace({read->first, static_cast<size_t>(output.index)},
-                          static_cast<int32_t>(i));
+      donated.try_emplace(
+          {static_cast<size_t>(p), static_cast<size_t>(output.index)},
+          static_cast<int32_t>(i));
     }
   }
   int64_t donatedBuffers = 0, donatedBytes = 0;

@@ -101,6 +101,10 @@ private:
   };
   std::vector<InputType> inputTypes;
   std::vector<bool> inputIsRead;
+  /// Per input, where a donated buffer may go: the one program parameter
+  /// that reads it ({program, parameter}), or {-1, -1} when none or several
+  /// do, or the step returns the input itself.
+  std::vector<std::pair<int32_t, int32_t>> donationReads;
   /// Inputs that must still be the node they were when captured: the
   /// programs computed them from their recipe instead of reading them.
   std::vector<std::pair<int32_t, NodeRef>> pinnedInputs;

@@ -30,6 +30,7 @@ struct DonationPlan {
   std::vector<int64_t> firstWrites;
   /// (input, output) pairs that one operation reads and writes element by
   /// element, each element read before it is written: in place is safe.
+  /// Sorted.
   std::vector<std::pair<int32_t, int32_t>> inPlace;
 
   /// Whether output `output` may be written into input `input`'s buffer.
@@ -39,10 +40,9 @@ struct DonationPlan {
     if (lastReads[input] < firstWrites[output])
       return true;
     return lastReads[input] == firstWrites[output] &&
-           std::find(inPlace.begin(), inPlace.end(),
-                     std::make_pair(static_cast<int32_t>(input),
-                                    static_cast<int32_t>(output))) !=
-               inPlace.end();
+           std::binary_search(inPlace.begin(), inPlace.end(),
+                              std::make_pair(static_cast<int32_t>(input),
+                                             static_cast<int32_t>(output)));
   }
 };
 

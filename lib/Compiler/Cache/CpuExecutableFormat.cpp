@@ -26,6 +26,7 @@
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <algorithm>
 #include <chrono>
 
 using namespace kiln;
@@ -117,6 +118,9 @@ CpuExecutable::loadCached(llvm::ArrayRef<char> payload) {
     exe->donation.inPlace.push_back(
         {static_cast<int32_t>(input), static_cast<int32_t>(output)});
   }
+  if (!std::is_sorted(exe->donation.inPlace.begin(),
+                      exe->donation.inPlace.end()))
+    return corrupt("donation plan");
   if (!r.readBytes(object) || r.remaining() != 0)
     return corrupt("truncated");
   exe->programBytes.assign(programBytes.begin(), programBytes.end());

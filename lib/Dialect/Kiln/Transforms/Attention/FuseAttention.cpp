@@ -418,8 +418,16 @@ struct KilnFuseAttentionPass
       if (!m)
         continue;
       OpBuilder b(product);
+      Operation *before = product->getPrevNode();
       AttentionWriter writer(b, *m);
       auto [attention, result] = writer.write();
+      // The new ops belong to the product's checkpoint segment, if any:
+      // -kiln-autodiff recomputes them with it rather than keeping them.
+      if (Attribute segment = product->getAttr(kCheckpointAttrName))
+        for (Operation *op = before ? before->getNextNode()
+                                    : &product->getBlock()->front();
+             op != product.getOperation(); op = op->getNextNode())
+          op->setAttr(kCheckpointAttrName, segment);
       product.getResult().replaceAllUsesWith(result);
       product.erase();
       changed.insert(attention->getBlock());

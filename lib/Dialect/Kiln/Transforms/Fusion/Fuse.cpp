@@ -23,19 +23,25 @@
 // Then an elementwise op that only one other group reads moves into that
 // group when the two kernels move fewer bytes that way.
 //
+// Ops that -kiln-autodiff copied to recompute a checkpointed segment
+// (kiln.recomputed) group only with each other, and the block's new order
+// keeps every op after those that came before it where its operands allow
+// (sortKeepingOrder): the recomputation stays where the backward needs it.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Support/PassStatistics.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
-#include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/SetVector.h"
+
+#include <queue>
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNFUSE
@@ -111,6 +117,7 @@ public:
         Group group;
         group.members.insert(&op);
         group.domain = getDomain(&op);
+        group.recomputed = op.hasAttr(kRecomputedAttrName);
         groups.push_back(std::move(group));
       }
     }
@@ -170,6 +177,12 @@ private:
     /// k when the group reads back row reductions over rows of its
     /// domain's first k dims; 0 when it does not.
     int64_t rowRank = 0;
+    /// Whether its ops are copies -kiln-autodiff made to recompute a
+    /// checkpointed segment (kiln.recomputed). Such ops group only with
+    /// each other: in a group with the forward's ops they would run in the
+    /// forward, and their values would be kept to the backward, as if never
+    /// checkpointed.
+    bool recomputed = false;
   };
 
   /// Whether `group` can be (part of) a row group of row rank `k` over
@@ -283,6 +296,7 @@ private:
       return false;
     Group &source = groups[from], &target = groups[*to];
     if (source.members.size() < 2 || !source.domain || !target.domain ||
+        source.recomputed != target.recomputed ||
         *source.domain != *target.domain ||
         getResultShape(op) != ArrayRef<int64_t>(*target.domain))
       return false;
@@ -309,6 +323,8 @@ private:
   void tryRowMerge(Operation *producer, Operation *consumer, int64_t k) {
     unsigned pg = find(groupOf[producer]), cg = find(groupOf[consumer]);
     Group &p = groups[pg], &c = groups[cg];
+    if (p.recomputed != c.recomputed)
+      return;
     SmallVector<int64_t> domain = *p.domain;
     if (!fitsRowGroup(p, domain, k) || !fitsRowGroup(c, domain, k))
       return;
@@ -437,7 +453,7 @@ private:
         isa<BroadcastInDimOp>(consumer))
       return;
     Group &p = groups[pg], &c = groups[cg];
-    if (!p.domain)
+    if (!p.domain || p.recomputed != c.recomputed)
       return;
     if (!c.domain) {
       // A concat of unequal parts takes in each part's producer, which
@@ -639,6 +655,73 @@ void sinkInputChainsIntoBroadcasts(Block &block) {
   }
 }
 
+/// Orders `block`'s ops topologically, each as early as its operands allow
+/// but never before an op that came first (`rank`: the original position;
+/// a group's is its first member's), and the terminator last. Upstream's
+/// sortTopologically schedules every ready op in one sweep and defers the
+/// rest to the next: a group that sits at its last member defers the ops
+/// that read it, and whatever did not wait moves ahead of them. Values
+/// that -kiln-autodiff recomputes for a checkpointed segment just before
+/// the backward uses them were moved into the forward that way, and kept
+/// alive through it: the memory checkpointing saves was spent again.
+/// Returns false on a cycle.
+bool sortKeepingOrder(Block &block,
+                      const llvm::DenseMap<Operation *, int64_t> &rank) {
+  SmallVector<Operation *> ops;
+  llvm::DenseMap<Operation *, unsigned> index;
+  for (Operation &op : block.without_terminator()) {
+    index[&op] = ops.size();
+    ops.push_back(&op);
+  }
+  // Edges from each op to the block's ops that use its results (in nested
+  // regions too), and how many operands each still waits for.
+  std::vector<SmallVector<unsigned, 4>> users(ops.size());
+  std::vector<unsigned> waiting(ops.size(), 0);
+  for (auto [i, op] : llvm::enumerate(ops)) {
+    llvm::SmallDenseSet<unsigned, 8> producers;
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (!def || def->getBlock() != &block)
+          continue;
+        auto it = index.find(def);
+        if (it != index.end() && it->second != i)
+          producers.insert(it->second);
+      }
+    });
+    for (unsigned p : producers)
+      users[p].push_back(i);
+    waiting[i] = producers.size();
+  }
+  auto rankOf = [&](unsigned i) {
+    auto it = rank.find(ops[i]);
+    return std::make_pair(it == rank.end() ? INT64_MAX : it->second, i);
+  };
+  auto later = [&](unsigned a, unsigned b) { return rankOf(a) > rankOf(b); };
+  std::priority_queue<unsigned, std::vector<unsigned>, decltype(later)> ready(
+      later);
+  for (unsigned i = 0; i < ops.size(); ++i)
+    if (waiting[i] == 0)
+      ready.push(i);
+  SmallVector<Operation *> order;
+  while (!ready.empty()) {
+    unsigned i = ready.top();
+    ready.pop();
+    order.push_back(ops[i]);
+    for (unsigned user : users[i])
+      if (--waiting[user] == 0)
+        ready.push(user);
+  }
+  if (order.size() != ops.size())
+    return false;
+  Operation *terminator =
+      block.mightHaveTerminator() ? block.getTerminator() : nullptr;
+  for (Operation *op : order)
+    terminator ? op->moveBefore(terminator)
+               : op->moveBefore(&block, block.end());
+  return true;
+}
+
 struct KilnFusePass : kiln::impl::KilnFuseBase<KilnFusePass> {
   using Base::Base;
 
@@ -654,14 +737,22 @@ struct KilnFusePass : kiln::impl::KilnFuseBase<KilnFusePass> {
       grouping.run();
       grouping.sinkIntoConsumers();
       rowGroupCount += grouping.countRowGroups();
+      // Each op's place in the order, a group's its first member's.
+      llvm::DenseMap<Operation *, int64_t> rank;
+      for (auto [i, op] : llvm::enumerate(block))
+        rank[&op] = static_cast<int64_t>(i);
       for (SmallVector<Operation *> &members : grouping.getGroups()) {
-        buildGroup(members);
+        int64_t first = rank.lookup(members.front());
+        for (Operation *member : members)
+          rank.erase(member);
+        rank[buildGroup(members)] = first;
         ++groupCount;
         opCount += members.size();
       }
       // Group ops sit at their last member; users that came earlier move
-      // after them. The merges kept the graph of groups acyclic.
-      if (!sortTopologically(&block)) {
+      // after them, and nothing else moves. The merges kept the graph of
+      // groups acyclic.
+      if (!sortKeepingOrder(block, rank)) {
         func.emitError("kiln-fuse formed a cycle of fusion groups");
         return signalPassFailure();
       }
