@@ -179,6 +179,9 @@ static bool fitsSignature(ArrayRef<TensorSignature> signature,
 struct ReplayValue {
   std::shared_ptr<const HostTensor> host;
   std::shared_ptr<const DeviceValue> device;
+  /// A result written into a donated input: that input's node, which
+  /// becomes the result's (the caller held it only to drop it).
+  NodeRef donatedNode;
   DType getDType() const {
     return device ? device->getDType() : host->getDType();
   }
@@ -270,17 +273,19 @@ CapturedStep::replay(ArrayRef<NodeRef> inputs, bool otherSizes,
     inputValues[i] = std::move(*value);
   }
 
-  // Donated inputs: for each program, the outputs written into an input's
-  // buffer (program, output) -> input.
-  llvm::DenseMap<std::pair<size_t, size_t>, int32_t> donated;
+  // Donated inputs: per program, per output, the input whose buffer the
+  // output is written into (-1: none); empty for a program with none.
+  std::vector<std::vector<int32_t>> donated(programs.size());
   if (!onDevice && replacedBy.size() == inputs.size() && donationEnabled()) {
     for (auto [i, k] : llvm::enumerate(replacedBy)) {
       if (k < 0 || static_cast<size_t>(k) >= outputs.size() ||
           outputs[k].kind != Source::Result)
         continue;
       const std::shared_ptr<const HostTensor> &host = inputValues[i].host;
-      // Held by the node and inputValues alone, and the caller's own.
-      if (!host || host.use_count() != 2 || host->isBorrowed())
+      // Held by the node and inputValues alone, and the caller's own; no
+      // device copy that would go stale.
+      if (!host || host.use_count() != 2 || host->isBorrowed() ||
+          inputs[i]->getDeviceData())
         continue;
       // Read by one program parameter (and not returned as it is: the
       // caller would read the overwritten value), that of output k's
@@ -295,52 +300,62 @@ CapturedStep::replay(ArrayRef<NodeRef> inputs, bool otherSizes,
           signature.shape.size() != host->getShape().size() ||
           !exe.getDonation().allows(q, output.index))
         continue;
-      donated.try_emplace(
-          {static_cast<size_t>(p), static_cast<size_t>(output.index)},
-          static_cast<int32_t>(i));
+      std::vector<int32_t> &into = donated[p];
+      if (into.empty())
+        into.assign(exe.getOutputs().size(), -1);
+      if (into[output.index] < 0)
+        into[output.index] = static_cast<int32_t>(i);
     }
   }
   int64_t donatedBuffers = 0, donatedBytes = 0;
 
   std::vector<std::vector<ReplayValue>> results(programs.size());
-  std::vector<ReplayValue> args;
+  // The arguments, by pointer (to inputs, results and the baked values,
+  // which `baked` holds): a step binds hundreds of state tensors.
+  std::vector<const ReplayValue *> args;
+  std::vector<ReplayValue> baked;
   llvm::SmallVector<DType, 16> dtypes;
   llvm::SmallVector<ArrayRef<int64_t>, 16> shapes;
   for (auto [p, program] : llvm::enumerate(programs)) {
     args.clear();
+    baked.clear();
+    baked.reserve(program.parameters.size());
     for (const Source &source : program.parameters) {
       switch (source.kind) {
       case Source::Input:
-        args.push_back(inputValues[source.index]);
+        args.push_back(&inputValues[source.index]);
         break;
       case Source::Result:
-        args.push_back(results[source.program][source.index]);
+        args.push_back(&results[source.program][source.index]);
         break;
       case Source::Baked: {
         llvm::Expected<ReplayValue> value =
             getReplayValue(*source.baked, onDevice);
         if (!value)
           return value.takeError();
-        args.push_back(std::move(*value));
+        baked.push_back(std::move(*value));
+        args.push_back(&baked.back());
         break;
       }
       }
     }
     // At other sizes, a program whose arguments do not fit (a static one)
     // means recording: nothing was changed but new tensors.
-    dtypes.clear();
-    shapes.clear();
-    for (const ReplayValue &arg : args) {
-      dtypes.push_back(arg.getDType());
-      shapes.push_back(arg.getShape());
+    if (otherSizes) {
+      dtypes.clear();
+      shapes.clear();
+      for (const ReplayValue *arg : args) {
+        dtypes.push_back(arg->getDType());
+        shapes.push_back(arg->getShape());
+      }
     }
     if (otherSizes &&
         !fitsSignature(program.executable->getInputs(), dtypes, shapes))
       return std::nullopt;
     if (onDevice) {
       llvm::SmallVector<const DeviceValue *, 16> pointers;
-      for (const ReplayValue &arg : args)
-        pointers.push_back(arg.device.get());
+      for (const ReplayValue *arg : args)
+        pointers.push_back(arg->device.get());
       llvm::Expected<std::vector<std::shared_ptr<const DeviceValue>>> ran =
           detail::runCountedOnDevice(*program.executable, pointers,
                                      "a replayed step's program " +
@@ -352,28 +367,27 @@ CapturedStep::replay(ArrayRef<NodeRef> inputs, bool otherSizes,
       continue;
     }
     llvm::SmallVector<const HostTensor *, 16> pointers;
-    for (const ReplayValue &arg : args)
-      pointers.push_back(arg.host.get());
+    for (const ReplayValue *arg : args)
+      pointers.push_back(arg->host.get());
     // Outputs written into donated inputs: the input's tensor, which only
     // this replay and the dropped node hold, becomes the output's.
     std::vector<HostTensor *> into;
-    for (size_t r = 0, e = program.executable->getOutputs().size();
-         r < e && !donated.empty(); ++r) {
-      auto it = donated.find({p, r});
+    for (int32_t input : donated[p])
       into.push_back(
-          it == donated.end()
-              ? nullptr
-              : const_cast<HostTensor *>(inputValues[it->second].host.get()));
-    }
+          input < 0 ? nullptr
+                    : const_cast<HostTensor *>(inputValues[input].host.get()));
     llvm::Expected<std::vector<HostTensor>> ran =
         detail::runCounted(*program.executable, pointers, into);
     if (!ran)
       return ran.takeError();
+    results[p].reserve(ran->size());
     for (auto [r, result] : llvm::enumerate(*ran)) {
       if (r < into.size() && into[r]) {
         ++donatedBuffers;
         donatedBytes += static_cast<int64_t>(into[r]->getByteSize());
-        results[p].push_back(inputValues[donated.at({p, r})]);
+        int32_t input = donated[p][r];
+        results[p].push_back(inputValues[input]);
+        results[p].back().donatedNode = inputs[input];
         continue;
       }
       results[p].push_back(
@@ -390,8 +404,11 @@ CapturedStep::replay(ArrayRef<NodeRef> inputs, bool otherSizes,
       break;
     case Source::Result: {
       const ReplayValue &result = results[source.program][source.index];
+      // A donated input's node now holds the result: no node is made, and
+      // the caller rebinds its state to the node it held.
       values.push_back(Tensor::make(
-          result.device
+          result.donatedNode ? result.donatedNode
+          : result.device
               ? TraceNode::parameter(result.device, /*recorded=*/false)
               : TraceNode::parameter(result.host, /*recorded=*/false)));
       break;

@@ -167,11 +167,12 @@ HostTensor::allocate(DType dtype, std::vector<int64_t> shape, bool zero) {
   // live-byte count that metrics and leak tests read.
   void *data = nullptr;
   size_t bytes = *count * getDTypeSize(dtype);
-  if (llvm::Error e = takeRuntimeError(
+  // The message is made only on failure: allocating is on every run's path.
+  if (kiln_rt_status status =
           zero ? kiln_rt_host_alloc(bytes, 64, &data)
-               : kiln_rt_host_alloc_uninitialized(bytes, 64, &data),
-          "cannot allocate " + getTensorTypeString(dtype, shape)))
-    return std::move(e);
+               : kiln_rt_host_alloc_uninitialized(bytes, 64, &data))
+    return takeRuntimeError(status, "cannot allocate " +
+                                        getTensorTypeString(dtype, shape));
   return HostTensor(dtype, std::move(shape), *count, data);
 }
 

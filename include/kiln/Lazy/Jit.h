@@ -73,7 +73,8 @@ public:
   /// node is the only holder of its host data, one program alone reads
   /// it, and that program may write output k into it (the executable's
   /// DonationPlan), output k is computed in that buffer: no allocation,
-  /// and no second copy of the state. Input i's value is then lost.
+  /// and no second copy of the state. Input i's node then holds output k
+  /// and is returned as it: its old value is lost.
   llvm::Expected<std::optional<std::vector<Tensor>>>
   replay(llvm::ArrayRef<NodeRef> inputs, bool otherSizes = false,
          llvm::ArrayRef<int32_t> replacedBy = {}) const;

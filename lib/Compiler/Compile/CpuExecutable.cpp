@@ -582,51 +582,64 @@ CpuExecutable::getResultShapes(llvm::ArrayRef<const HostTensor *> args) const {
 
 /// Which of `into` may be written directly: those that share no byte with
 /// an input or another destination, and those that are exactly the buffer
-/// of one input that the donation plan lets their output overwrite. One
-/// sort of the buffers finds the overlaps.
+/// of one input that the donation plan lets their output overwrite. The
+/// destinations are sorted once; each input then looks up the ones it may
+/// overlap (O(n log k), for steps with hundreds of state tensors).
 static std::vector<bool>
 findDirectWrites(const DonationPlan &donation,
                  llvm::ArrayRef<const HostTensor *> args,
                  llvm::ArrayRef<HostTensor *> into) {
   struct Span {
     const char *begin, *end;
-    size_t index;
-    bool isInput;
+    size_t output;
   };
-  std::vector<Span> spans;
-  auto add = [&](const HostTensor &t, size_t index, bool isInput) {
+  auto spanOf = [](const HostTensor &t) {
     const char *begin = static_cast<const char *>(t.getData());
-    if (t.getByteSize())
-      spans.push_back({begin, begin + t.getByteSize(), index, isInput});
+    return std::make_pair(begin, begin + t.getByteSize());
   };
-  for (auto [q, arg] : llvm::enumerate(args))
-    add(*arg, q, true);
+  SmallVector<Span> spans;
   for (auto [r, target] : llvm::enumerate(into))
-    if (target)
-      add(*target, r, false);
+    if (target && target->getByteSize()) {
+      auto [begin, end] = spanOf(*target);
+      spans.push_back({begin, end, r});
+    }
   llvm::sort(spans,
              [](const Span &a, const Span &b) { return a.begin < b.begin; });
-  // Per destination: whether it overlaps another, and the one input it is.
-  std::vector<bool> direct(into.size(), false);
-  std::vector<int64_t> donated(into.size(), -1);
   std::vector<bool> conflict(into.size(), false);
-  for (size_t i = 0; i < spans.size(); ++i)
-    for (size_t j = i + 1; j < spans.size() && spans[j].begin < spans[i].end;
-         ++j) {
-      const Span &a = spans[i], &b = spans[j];
-      if (a.isInput && b.isInput)
+  // Destinations that overlap each other (sorted by start: any overlap
+  // shows against the furthest-reaching one before).
+  for (size_t i = 1, reach = 0; i < spans.size(); ++i) {
+    if (spans[i].begin < spans[reach].end)
+      conflict[spans[i].output] = conflict[spans[reach].output] = true;
+    if (spans[i].end > spans[reach].end)
+      reach = i;
+  }
+  std::vector<int64_t> donated(into.size(), -1);
+  for (auto [q, arg] : llvm::enumerate(args)) {
+    if (!arg->getByteSize())
+      continue;
+    auto [begin, end] = spanOf(*arg);
+    // The destinations starting before the input's end, latest first;
+    // those that also end after its start overlap it.
+    auto it = llvm::partition_point(
+        spans, [&](const Span &s) { return s.begin < end; });
+    for (auto back = std::make_reverse_iterator(it); back != spans.rend();
+         ++back) {
+      const Span &s = *back;
+      if (s.end <= begin) {
+        // Destinations that do not overlap each other end in order.
+        if (!conflict[s.output])
+          break;
         continue;
-      for (auto [x, y] : {std::pair(&a, &b), std::pair(&b, &a)}) {
-        if (x->isInput)
-          continue;
-        bool same = y->isInput && x->begin == y->begin && x->end == y->end &&
-                    donated[x->index] < 0;
-        if (same)
-          donated[x->index] = static_cast<int64_t>(y->index);
-        else
-          conflict[x->index] = true;
       }
+      bool same = s.begin == begin && s.end == end && donated[s.output] < 0;
+      if (same)
+        donated[s.output] = static_cast<int64_t>(q);
+      else
+        conflict[s.output] = true;
     }
+  }
+  std::vector<bool> direct(into.size(), false);
   for (size_t r = 0; r < into.size(); ++r)
     direct[r] =
         into[r] && !conflict[r] &&
