@@ -36,17 +36,26 @@ bool isWholeBuffer(Value value, Value root) {
   return true;
 }
 
-/// The function argument a value views (through view-like ops), or null.
+/// The buffer that `view` (the result of `op`) views: memref.cast and
+/// memref.transpose (not ViewLikeOpInterface ops in MLIR 22), and the
+/// ViewLikeOpInterface ops; null for anything else.
+Value getViewedBuffer(Operation *op, Value view) {
+  if (auto cast = dyn_cast<memref::CastOp>(op))
+    return cast.getSource();
+  if (auto transpose = dyn_cast<memref::TransposeOp>(op))
+    return transpose.getIn();
+  auto viewLike = dyn_cast<ViewLikeOpInterface>(op);
+  if (!viewLike || viewLike.getViewDest() != view)
+    return {};
+  return viewLike.getViewSource();
+}
+
+/// The function argument a value views (through view ops), or null.
 Value getRootArgument(Value value) {
   while (Operation *def = value.getDefiningOp()) {
-    if (auto cast = dyn_cast<memref::CastOp>(def)) {
-      value = cast.getSource();
-      continue;
-    }
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view || view.getViewDest() != value)
+    value = getViewedBuffer(def, value);
+    if (!value)
       return {};
-    value = view.getViewSource();
   }
   return isa<BlockArgument>(value) ? value : Value();
 }
@@ -122,13 +131,9 @@ kiln::DonationPlan kiln::planDonation(func::FuncOp func, unsigned numInputs) {
     while (!worklist.empty()) {
       Value value = worklist.pop_back_val();
       for (Operation *user : value.getUsers()) {
-        if (auto cast = dyn_cast<memref::CastOp>(user)) {
-          worklist.push_back(cast.getResult());
-          continue;
-        }
-        if (auto view = dyn_cast<ViewLikeOpInterface>(user);
-            view && view.getViewSource() == value) {
-          worklist.push_back(view.getViewDest());
+        if (user->getNumResults() == 1 &&
+            getViewedBuffer(user, user->getResult(0)) == value) {
+          worklist.push_back(user->getResult(0));
           continue;
         }
         bool returnsBuffer = llvm::any_of(user->getResultTypes(), [](Type t) {
