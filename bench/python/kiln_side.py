@@ -70,30 +70,11 @@ def mlp_step_fn():
     return step, data
 
 
-def mlp_sgd_step_fn():
-    w = [kiln.tensor(a, requires_grad=True)
-         for a in mlp_sgd_weights(np.random.default_rng(1))]
-    w1, b1, w2, b2 = w
-    opt = kiln.optim.SGD(w, lr=MLP_SGD["lr"], momentum=MLP_SGD["momentum"])
-
-    def step(x, y):
-        opt.zero_grad()
-        logits = (x @ w1 + b1).tanh() @ w2 + b2
-        loss = kiln.nn.functional.cross_entropy(logits, y)
-        loss.backward()
-        opt.step()
-        return loss
-
-    rng = np.random.default_rng(2)
-    data = [tuple(kiln.tensor(a) for a in mlp_sgd_batch(rng))
-            for _ in range(16)]
-    return step, data
-
-
-def deep_adam_step_fn(layers):
-    w = [kiln.tensor(a, requires_grad=True)
-         for a in deep_weights(np.random.default_rng(1), layers)]
-    opt = kiln.optim.Adam(w, lr=DEEP["lr"])
+def classifier_step_fn(weights, make_opt, make_batch):
+    """A tanh classifier's training step (softmax cross-entropy on class
+    labels) with `make_opt`'s optimizer, and its batches."""
+    w = [kiln.tensor(a, requires_grad=True) for a in weights]
+    opt = make_opt(w)
 
     def step(x, y):
         opt.zero_grad()
@@ -108,9 +89,22 @@ def deep_adam_step_fn(layers):
         return loss
 
     rng = np.random.default_rng(2)
-    data = [tuple(kiln.tensor(a) for a in deep_batch(rng))
-            for _ in range(16)]
+    data = [tuple(kiln.tensor(a) for a in make_batch(rng)) for _ in range(16)]
     return step, data
+
+
+def mlp_sgd_step_fn():
+    return classifier_step_fn(
+        mlp_sgd_weights(np.random.default_rng(1)),
+        lambda w: kiln.optim.SGD(w, lr=MLP_SGD["lr"],
+                                 momentum=MLP_SGD["momentum"]),
+        mlp_sgd_batch)
+
+
+def deep_adam_step_fn(layers):
+    return classifier_step_fn(
+        deep_weights(np.random.default_rng(1), layers),
+        lambda w: kiln.optim.Adam(w, lr=DEEP["lr"]), deep_batch)
 
 
 def time_steps(step, data, steps):
