@@ -154,12 +154,22 @@ TEST_F(ExecutableTest, RunsIntoDonatedInputs) {
   // writer of the new p: in place. The product reads g while writing.
   EXPECT_TRUE(plan.allows(0, 0));
   EXPECT_FALSE(plan.allows(1, 1));
-  // A destination of another type is refused with the types.
-  HostTensor wrong(DType::F32, {16});
-  std::vector<HostTensor *> into = {&wrong, nullptr};
-  auto refused = exe->runInto({&p, &g}, into);
+  // Destinations of another rank or shape, or one too few, are refused
+  // with what was expected.
+  HostTensor wrongRank(DType::F32, {16}), wrongShape(DType::F32, {16, 8});
+  for (HostTensor *wrong : {&wrongRank, &wrongShape}) {
+    std::vector<HostTensor *> into = {wrong, nullptr};
+    auto refused = exe->runInto({&p, &g}, into);
+    ASSERT_FALSE(static_cast<bool>(refused));
+    std::string message = llvm::toString(refused.takeError());
+    EXPECT_NE(message.find(wrong->getTypeString()), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("tensor<16x16xf32>"), std::string::npos) << message;
+  }
+  std::vector<HostTensor *> tooFew = {nullptr};
+  auto refused = exe->runInto({&p, &g}, tooFew);
   ASSERT_FALSE(static_cast<bool>(refused));
-  EXPECT_NE(llvm::toString(refused.takeError()).find("tensor<16xf32>"),
+  EXPECT_NE(llvm::toString(refused.takeError()).find("2 results, 1 "),
             std::string::npos);
 }
 

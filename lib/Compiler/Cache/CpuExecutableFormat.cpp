@@ -9,8 +9,9 @@
 //   i64 fusionGroups, uniqueKernels, kernelLaunches; blas string
 //   host program bytes (HostProgramFormat.cpp)
 //   u32 count, runtime symbol names the kernels call
-//   donation: u32 count, i64 last reads; u32 count, i64 first writes;
-//     u32 count, (u32 input, u32 output) in-place pairs
+//   donation: u32 count, i64 last reads; u32 count, i64 first writes
+//     (each none or one per input / output); u32 count, (u32 input,
+//     u32 output) in-place pairs, sorted
 //   kernels' object code (ELF), possibly empty
 //
 // The kernels are linked into the process by an ORC LLJIT of their own,
@@ -42,6 +43,48 @@ llvm::Error corrupt(const llvm::Twine &what) {
                                  "corrupt compile-cache payload: " + what);
 }
 
+void writeDonationPlan(ByteWriter &w, const DonationPlan &plan) {
+  for (const std::vector<int64_t> *positions :
+       {&plan.lastReads, &plan.firstWrites}) {
+    w.write<uint32_t>(static_cast<uint32_t>(positions->size()));
+    for (int64_t position : *positions)
+      w.write<int64_t>(position);
+  }
+  w.write<uint32_t>(static_cast<uint32_t>(plan.inPlace.size()));
+  for (auto [input, output] : plan.inPlace) {
+    w.write<uint32_t>(static_cast<uint32_t>(input));
+    w.write<uint32_t>(static_cast<uint32_t>(output));
+  }
+}
+
+/// A donation plan for `inputs` and `outputs`: a position per input and
+/// per output (or none: an entry the plan could not describe), and sorted
+/// in-place pairs among them.
+bool readDonationPlan(ByteReader &r, size_t inputs, size_t outputs,
+                      DonationPlan &plan) {
+  uint32_t count;
+  for (auto [positions, expected] : {std::pair(&plan.lastReads, inputs),
+                                     std::pair(&plan.firstWrites, outputs)}) {
+    if (!r.readCount(count, kMaxCount) || (count && count != expected))
+      return false;
+    positions->resize(count);
+    for (int64_t &position : *positions)
+      if (!r.read(position))
+        return false;
+  }
+  if (!r.readCount(count, kMaxCount))
+    return false;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t input, output;
+    if (!r.read(input) || !r.read(output) || input >= inputs ||
+        output >= outputs)
+      return false;
+    plan.inPlace.push_back(
+        {static_cast<int32_t>(input), static_cast<int32_t>(output)});
+  }
+  return std::is_sorted(plan.inPlace.begin(), plan.inPlace.end());
+}
+
 } // namespace
 
 std::optional<std::string> CpuExecutable::serializeForCache() const {
@@ -57,17 +100,7 @@ std::optional<std::string> CpuExecutable::serializeForCache() const {
   w.write<uint32_t>(static_cast<uint32_t>(runtimeSymbolNames.size()));
   for (const std::string &name : runtimeSymbolNames)
     w.writeString(name);
-  w.write<uint32_t>(static_cast<uint32_t>(donation.lastReads.size()));
-  for (int64_t position : donation.lastReads)
-    w.write<int64_t>(position);
-  w.write<uint32_t>(static_cast<uint32_t>(donation.firstWrites.size()));
-  for (int64_t position : donation.firstWrites)
-    w.write<int64_t>(position);
-  w.write<uint32_t>(static_cast<uint32_t>(donation.inPlace.size()));
-  for (auto [input, output] : donation.inPlace) {
-    w.write<uint32_t>(static_cast<uint32_t>(input));
-    w.write<uint32_t>(static_cast<uint32_t>(output));
-  }
+  writeDonationPlan(w, donation);
   w.writeBytes(kernelObject);
   return out;
 }
@@ -94,32 +127,8 @@ CpuExecutable::loadCached(llvm::ArrayRef<char> payload) {
       return corrupt("truncated");
     exe->runtimeSymbolNames.push_back(std::move(name));
   }
-  // The donation plan: one position per input and output, pairs of them.
-  uint32_t count;
-  if (!r.readCount(count, kMaxCount) || count != exe->inputs.size())
-    return corrupt("donation plan");
-  exe->donation.lastReads.resize(count);
-  for (int64_t &position : exe->donation.lastReads)
-    if (!r.read(position))
-      return corrupt("truncated");
-  if (!r.readCount(count, kMaxCount) || count != exe->outputs.size())
-    return corrupt("donation plan");
-  exe->donation.firstWrites.resize(count);
-  for (int64_t &position : exe->donation.firstWrites)
-    if (!r.read(position))
-      return corrupt("truncated");
-  if (!r.readCount(count, kMaxCount))
-    return corrupt("truncated");
-  for (uint32_t i = 0; i < count; ++i) {
-    uint32_t input, output;
-    if (!r.read(input) || !r.read(output) || input >= exe->inputs.size() ||
-        output >= exe->outputs.size())
-      return corrupt("donation plan");
-    exe->donation.inPlace.push_back(
-        {static_cast<int32_t>(input), static_cast<int32_t>(output)});
-  }
-  if (!std::is_sorted(exe->donation.inPlace.begin(),
-                      exe->donation.inPlace.end()))
+  if (!readDonationPlan(r, exe->inputs.size(), exe->outputs.size(),
+                        exe->donation))
     return corrupt("donation plan");
   if (!r.readBytes(object) || r.remaining() != 0)
     return corrupt("truncated");

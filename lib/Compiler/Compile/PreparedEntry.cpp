@@ -146,36 +146,6 @@ llvm::Expected<PreparedEntry> kiln::prepareEntry(ModuleOp module,
   return prepared;
 }
 
-llvm::Expected<std::vector<HostTensor>>
-kiln::createResults(StringRef entryName,
-                    llvm::ArrayRef<TensorSignature> outputs,
-                    const std::optional<ShapeFunction> &shapes,
-                    llvm::ArrayRef<const HostTensor *> args) {
-  std::vector<std::vector<int64_t>> resultShapes;
-  if (shapes) {
-    std::vector<llvm::ArrayRef<int64_t>> inputShapes;
-    for (const HostTensor *arg : args)
-      inputShapes.push_back(arg->getShape());
-    llvm::Expected<std::vector<std::vector<int64_t>>> evaluated =
-        shapes->evaluate(entryName, inputShapes);
-    if (!evaluated)
-      return evaluated.takeError();
-    resultShapes = std::move(*evaluated);
-  }
-  std::vector<HostTensor> results;
-  results.reserve(outputs.size());
-  for (auto [i, sig] : llvm::enumerate(outputs)) {
-    // The entry writes every element of its results.
-    llvm::Expected<HostTensor> result = HostTensor::createUninitialized(
-        sig.dtype, i < resultShapes.size() ? llvm::ArrayRef(resultShapes[i])
-                                           : llvm::ArrayRef(sig.shape));
-    if (!result)
-      return result.takeError();
-    results.push_back(std::move(*result));
-  }
-  return results;
-}
-
 llvm::Error kiln::checkArgumentTypes(StringRef entryName,
                                      llvm::ArrayRef<TensorSignature> inputs,
                                      llvm::ArrayRef<ArgumentType> args) {

@@ -36,15 +36,6 @@ struct PreparedEntry {
   std::optional<ShapeFunction> shapes;
 };
 
-/// The results of a run of an entry on `args`: uninitialized tensors of
-/// the outputs' shapes, computed by `shapes` where dims are dynamic (whose
-/// checks fail with a clear error).
-llvm::Expected<std::vector<HostTensor>>
-createResults(llvm::StringRef entryName,
-              llvm::ArrayRef<TensorSignature> outputs,
-              const std::optional<ShapeFunction> &shapes,
-              llvm::ArrayRef<const HostTensor *> args);
-
 /// Registers kiln's dialects and translations with the module's context,
 /// finds the entry (findEntry), checks its signature (ranked tensors of
 /// kiln's element types; dynamic result dims only where the shape function
