@@ -30,10 +30,11 @@ def write_jsonl(path, rows):
             f.write(json.dumps(row) + "\n")
 
 
-def run_json(python, argv, path=()):
+def run_json(python, argv, path=(), extra_env=None):
     """The last line `python argv...` prints, as JSON, with `path` on its
-    PYTHONPATH; {"error": the end of its stderr} when it fails."""
-    env = dict(os.environ)
+    PYTHONPATH (and `extra_env` set); {"error": the end of its stderr} when
+    it fails."""
+    env = dict(os.environ, **(extra_env or {}))
     env["PYTHONPATH"] = os.pathsep.join(p for p in path if p)
     out = subprocess.run([python, *argv], capture_output=True, text=True,
                          env=env)

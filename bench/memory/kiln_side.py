@@ -1,5 +1,6 @@
-"""kiln's side of bench/memory/run.py: one process per mode (plain, or
-every block checkpointed): kiln's own peak counter over the steps (above
+"""kiln's side of bench/memory/run.py: one process per mode (plain, every
+block checkpointed, or plain with KILN_REMAT=auto, which the caller sets):
+kiln's own peak counter over the steps (above
 what was live before them: the parameters and the optimizer state), the
 gradients' bytes, and the process's peak RSS, as workload.measure reads
 it."""
@@ -24,6 +25,8 @@ def main():
     mode = sys.argv[1]
     data, vocab = load_data()
     kiln.manual_seed(0)
+    if mode == "remat" and os.environ.get("KILN_REMAT") != "auto":
+        raise SystemExit("mode remat needs KILN_REMAT=auto")
     model = gpt.GPT(vocab, dropout=0.0, checkpoint_blocks=mode == "checkpoint",
                     **CONFIG)
     opt = gpt.configure(model, LR, 0.1)

@@ -33,6 +33,7 @@ void kiln::buildKilnCpuTensorPipeline(OpPassManager &pm,
     pm.addPass(createKilnFuseAttention());
   KilnAutodiffOptions autodiff;
   autodiff.prune = options.prune;
+  autodiff.remat = options.remat;
   pm.addPass(createKilnAutodiff(autodiff));
   // After the derivation: a gradient's products follow the settings too.
   if (!options.autocast.empty()) {

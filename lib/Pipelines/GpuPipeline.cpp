@@ -19,6 +19,7 @@ void kiln::buildKilnGpuPipeline(OpPassManager &pm,
   // runtime calls (cuBLAS, for the executor) or generated kernels.
   KilnCpuPipelineOptions shared;
   shared.prune = options.prune;
+  shared.remat = options.remat;
   shared.kernelDedup = options.kernelDedup;
   shared.blas = options.blas;
   // cuBLAS's compute types honour a matmul's precision; f16/bf16 products

@@ -134,6 +134,9 @@ static Outcome checkHere(const Program &program, Backend backend, uint64_t seed,
       return runLazy(program, inputs);
     CompileOptions options;
     options.emulateGpuKernels = backend == Backend::EmulateGpu;
+    // cpu-remat: the derivatives recompute what -kiln-autodiff remat=auto
+    // chooses.
+    options.autoRemat = backend == Backend::CpuRemat;
     if (backend == Backend::Cuda)
       options.device = Device::Cuda;
     llvm::Expected<std::unique_ptr<Executable>> exe =

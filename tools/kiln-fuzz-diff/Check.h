@@ -25,7 +25,15 @@ namespace kiln::fuzz {
 /// so that the lazy tensors' automatic dynamic dims compile a shape-generic
 /// program and run the later sizes on it; cuda: the GPU pipeline run on a
 /// GPU (kiln-run --backend cuda).
-enum class Backend { Cpu, CpuDonate, EmulateGpu, Lazy, LazyBatches, Cuda };
+enum class Backend {
+  Cpu,
+  CpuDonate,
+  CpuRemat,
+  EmulateGpu,
+  Lazy,
+  LazyBatches,
+  Cuda
+};
 
 struct Outcome {
   enum Kind { Ok, Mismatch, CompileError, Crash } kind = Ok;

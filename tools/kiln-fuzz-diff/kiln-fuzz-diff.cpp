@@ -58,10 +58,11 @@ static cl::opt<int> maxOps(cl::cat(fuzzOptions), "max-ops",
 static cl::opt<std::string> backendList(
     cl::cat(fuzzOptions), "backends",
     cl::desc("comma-separated: cpu, cpu-donate (results written into the "
-             "inputs they may overwrite), emulate-gpu, lazy, lazy-batches, "
-             "cuda (default: cpu,cpu-donate,emulate-gpu,lazy; cuda needs a "
-             "GPU)"),
-    cl::init("cpu,cpu-donate,emulate-gpu,lazy"));
+             "inputs they may overwrite), cpu-remat (derivatives recompute "
+             "cheap values, remat=auto), emulate-gpu, lazy, lazy-batches, "
+             "cuda (default: cpu,cpu-donate,cpu-remat,emulate-gpu,lazy; cuda "
+             "needs a GPU)"),
+    cl::init("cpu,cpu-donate,cpu-remat,emulate-gpu,lazy"));
 static cl::opt<std::string>
     outDir(cl::cat(fuzzOptions), "out",
            cl::desc("where reproducers go (default: kiln-fuzz-out)"),
@@ -123,6 +124,8 @@ int main(int argc, char **argv) {
       backends.push_back({Backend::Cpu, "cpu"});
     else if (name == "cpu-donate")
       backends.push_back({Backend::CpuDonate, "cpu-donate"});
+    else if (name == "cpu-remat")
+      backends.push_back({Backend::CpuRemat, "cpu-remat"});
     else if (name == "emulate-gpu")
       backends.push_back({Backend::EmulateGpu, "emulate-gpu"});
     else if (name == "lazy")
@@ -133,7 +136,8 @@ int main(int argc, char **argv) {
       backends.push_back({Backend::Cuda, "cuda"});
     else
       fail("unknown backend '" + name +
-           "' (cpu, cpu-donate, emulate-gpu, lazy, lazy-batches, cuda)");
+           "' (cpu, cpu-donate, cpu-remat, emulate-gpu, lazy, lazy-batches, "
+           "cuda)");
   }
   if (backends.empty())
     fail("--backends names no backend");
@@ -221,6 +225,7 @@ int main(int argc, char **argv) {
               backend == Backend::EmulateGpu  ? " --emulate-gpu"
               : backend == Backend::Cuda      ? " --backend cuda"
               : backend == Backend::CpuDonate ? " --donate"
+              : backend == Backend::CpuRemat  ? " --remat auto"
                                               : "",
               smallOutcome.kind == Outcome::Mismatch
                   ? formatv(" --rtol 0 --atol {0:e3}", smallOutcome.allowance)

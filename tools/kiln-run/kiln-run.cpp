@@ -92,6 +92,12 @@ static cl::opt<bool> autodiffPrune(
     cl::desc("dead-edge elimination in -kiln-autodiff (=false: the naive "
              "derivation, for measuring) (default: true)"),
     cl::init(true));
+static cl::opt<std::string> remat(
+    cl::cat(kilnRunOptions), "remat",
+    cl::desc("auto: recompute cheap elementwise values in the backward when "
+             "that keeps fewer bytes (-kiln-autodiff remat=auto); none: "
+             "keep them (default: KILN_REMAT, else none)"),
+    cl::init(""));
 static cl::opt<bool> kernelDedup(
     cl::cat(kilnRunOptions), "kernel-dedup",
     cl::desc("compile equal kernels once (=false: one per launch, for "
@@ -604,6 +610,10 @@ int main(int argc, char **argv) {
     kiln::CompileOptions compileOptions;
     compileOptions.device = *device;
     compileOptions.autodiffPrune = autodiffPrune;
+    if (remat == "auto" || remat == "none")
+      compileOptions.autoRemat = remat == "auto";
+    else if (!remat.empty())
+      fail("--remat must be auto or none, not '" + remat + "'");
     compileOptions.kernelDedup = kernelDedup;
     compileOptions.foldContractionLayouts = foldContractionLayouts;
     compileOptions.fuseAttention = fuseAttention;

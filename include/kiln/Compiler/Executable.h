@@ -94,6 +94,12 @@ struct CompileOptions {
   /// run in bf16 or f16 between converts (-kiln-autocast). Unset: in f32.
   /// The lazy tensors' kiln.autocast casts while recording instead.
   std::optional<DType> autocast;
+  /// Automatic rematerialization (-kiln-autodiff's remat=auto): a forward
+  /// value of cheap elementwise ops that the backward reads is recomputed
+  /// there when that keeps fewer bytes from the forward to the backward.
+  /// Unset: KILN_REMAT decides ("auto", or "none" / unset: off), read at
+  /// each compile.
+  std::optional<bool> autoRemat;
   /// Verify the IR after every pass, as kiln-opt does, instead of once
   /// after each stage (a third of the pass time on large programs).
   bool verifyEachPass = false;
@@ -146,6 +152,11 @@ struct RunProfile {
 
 /// The entry function of `module`: `name` if given, else `main`, else the
 /// only public function.
+/// Whether a compile with `options` rematerializes automatically: their
+/// autoRemat, else KILN_REMAT; an error names a KILN_REMAT that is neither
+/// "auto" nor "none".
+llvm::Expected<bool> resolveAutoRemat(const CompileOptions &options);
+
 llvm::Expected<std::string> findEntry(mlir::ModuleOp module,
                                       llvm::StringRef name);
 

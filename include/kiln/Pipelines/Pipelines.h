@@ -38,6 +38,12 @@ struct KilnCpuPipelineOptions
                      llvm::cl::desc("dead-edge elimination in -kiln-autodiff "
                                     "(false: the naive derivation)"),
                      llvm::cl::init(true)};
+  Option<std::string> remat{
+      *this, "remat",
+      llvm::cl::desc("none, or auto: -kiln-autodiff recomputes cheap "
+                     "elementwise values in the derivative when that keeps "
+                     "fewer bytes"),
+      llvm::cl::init("none")};
   Option<bool> blas{*this, "blas",
                     llvm::cl::desc("call the runtime's BLAS for matmuls "
                                    "(f16/bf16 operands widened to f32)"),
@@ -134,6 +140,12 @@ struct KilnGpuPipelineOptions
                      llvm::cl::desc("dead-edge elimination in -kiln-autodiff "
                                     "(false: the naive derivation)"),
                      llvm::cl::init(true)};
+  Option<std::string> remat{
+      *this, "remat",
+      llvm::cl::desc("none, or auto: -kiln-autodiff recomputes cheap "
+                     "elementwise values in the derivative when that keeps "
+                     "fewer bytes"),
+      llvm::cl::init("none")};
   Option<bool> kernelDedup{
       *this, "kernel-dedup",
       llvm::cl::desc("compile equal kernels once (false: for measuring)"),

@@ -48,9 +48,6 @@ namespace {
 std::optional<unsigned> findColumnDim(linalg::GenericOp generic) {
   if (!generic.hasPureBufferSemantics() || generic.getNumReductionLoops() == 0)
     return std::nullopt;
-  // The body is cloned into plain loops: it may not ask for its indices.
-  if (!generic.getBody()->getOps<linalg::IndexOp>().empty())
-    return std::nullopt;
   SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))
     return std::nullopt;
@@ -366,8 +363,13 @@ void lowerColumnReduction(RewriterBase &rewriter, linalg::GenericOp generic,
                               : std::make_pair(operand.get(), indices(operand));
       mapping.map(arg, memref::LoadOp::create(rewriter, loc, buffer, at));
     }
-    for (Operation &op : body.without_terminator())
-      rewriter.clone(op, mapping);
+    // A linalg.index (a random number's counter) is its dim's loop index.
+    for (Operation &op : body.without_terminator()) {
+      if (auto index = dyn_cast<linalg::IndexOp>(op))
+        mapping.map(index.getResult(), ivs[index.getDim()]);
+      else
+        rewriter.clone(op, mapping);
+    }
     for (auto [output, value] :
          llvm::zip(generic.getDpsInitsMutable(),
                    body.getTerminator()->getOperands())) {

@@ -20,6 +20,8 @@
 
 #include "llvm/ADT/Twine.h"
 
+#include <cstdlib>
+
 using namespace kiln;
 
 static llvm::Error makeError(const llvm::Twine &message) {
@@ -27,6 +29,18 @@ static llvm::Error makeError(const llvm::Twine &message) {
 }
 
 /// Refuses the options that `device` does not understand, naming the first.
+llvm::Expected<bool> kiln::resolveAutoRemat(const CompileOptions &options) {
+  if (options.autoRemat)
+    return *options.autoRemat;
+  const char *setting = std::getenv("KILN_REMAT");
+  llvm::StringRef value = setting ? setting : "";
+  if (value.empty() || value == "none")
+    return false;
+  if (value == "auto")
+    return true;
+  return makeError("KILN_REMAT must be 'auto' or 'none', not '" + value + "'");
+}
+
 static llvm::Error checkOptions(const CompileOptions &options, Device device) {
   auto refuse = [&](llvm::StringRef option, Device owner) {
     return makeError("compile option '" + option + "' applies to the " +
@@ -50,6 +64,8 @@ static llvm::Error checkOptions(const CompileOptions &options, Device device) {
       *options.autocast != DType::F16)
     return makeError("compile option 'autocast' takes bf16 or f16, not " +
                      getDTypeName(*options.autocast));
+  if (llvm::Expected<bool> remat = resolveAutoRemat(options); !remat)
+    return remat.takeError();
   return llvm::Error::success();
 }
 

@@ -34,6 +34,10 @@ llvm::Expected<std::string> kiln::getCacheKey(llvm::StringRef programKind,
       .add("matmul-precision",
            getFloat32MatmulPrecisionName(options.matmulPrecision))
       .add("autocast", options.autocast ? getDTypeName(*options.autocast) : "");
+  llvm::Expected<bool> autoRemat = resolveAutoRemat(options);
+  if (!autoRemat)
+    return autoRemat.takeError();
+  key.add("remat", *autoRemat ? "auto" : "none");
   if (device == Device::Cuda) {
     llvm::Expected<CudaTarget> target = resolveCudaTarget(options);
     if (!target)

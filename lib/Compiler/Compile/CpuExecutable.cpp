@@ -293,6 +293,10 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
       getPipelinePrecision(options.matmulPrecision);
   if (options.autocast)
     pipelineOptions.autocast = getDTypeName(*options.autocast).str();
+  llvm::Expected<bool> autoRemat = resolveAutoRemat(options);
+  if (!autoRemat)
+    return autoRemat.takeError();
+  pipelineOptions.remat = *autoRemat ? "auto" : "none";
   pipelineOptions.kernelDedup = options.kernelDedup;
   pipelineOptions.foldContractionLayouts = options.foldContractionLayouts;
   pipelineOptions.fuseAttention = options.fuseAttention;

@@ -70,6 +70,10 @@ CudaExecutable::compile(ModuleOp module, StringRef entry,
       getPipelinePrecision(options.matmulPrecision);
   if (options.autocast)
     pipelineOptions.autocast = getDTypeName(*options.autocast).str();
+  llvm::Expected<bool> autoRemat = resolveAutoRemat(options);
+  if (!autoRemat)
+    return autoRemat.takeError();
+  pipelineOptions.remat = *autoRemat ? "auto" : "none";
   pipelineOptions.kernelDedup = options.kernelDedup;
   pipelineOptions.blas = target->blas;
   if (pipelineOptions.blas)

@@ -181,9 +181,13 @@ static bool isGenericEnabled() {
 /// device's executables are its own).
 static std::string getGenericStructure(const TraceProgram &program,
                                        const CompileOptions &options) {
+  // A KILN_REMAT that is neither value fails the compile, with its error.
+  llvm::Expected<bool> autoRemat = resolveAutoRemat(options);
+  bool remat = autoRemat && *autoRemat;
+  llvm::consumeError(autoRemat.takeError());
   return (options.device == Device::Cuda ? "cuda " : "cpu ") +
-         getFloat32MatmulPrecisionName(options.matmulPrecision).str() + "\n" +
-         getStructuralForm(program);
+         getFloat32MatmulPrecisionName(options.matmulPrecision).str() +
+         (remat ? " remat" : "") + "\n" + getStructuralForm(program);
 }
 
 std::shared_ptr<const Executable>

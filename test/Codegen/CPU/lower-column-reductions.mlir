@@ -108,11 +108,11 @@ func.func @one_block(%x: memref<50x7xf32>, %s: memref<7xf32>) {
 
 // -----
 
-// Row reductions (contiguous in the reduced dim), reductions whose
-// contiguous dim comes after the reduction in the loop order, and ops that
-// ask for their indices are left to the default lowering.
+// Row reductions (contiguous in the reduced dim) and reductions whose
+// contiguous dim comes after the reduction in the loop order are left to
+// the default lowering.
 // CHECK-LABEL: func @left_alone
-// CHECK-COUNT-3: linalg.generic
+// CHECK-COUNT-2: linalg.generic
 // CHECK-NOT: scf.parallel
 func.func @left_alone(%x: memref<64x32xf32>, %rows: memref<64xf32>, %cols: memref<32xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<64x32xf32>) outs(%rows : memref<64xf32>) {
@@ -125,11 +125,30 @@ func.func @left_alone(%x: memref<64x32xf32>, %rows: memref<64xf32>, %cols: memre
     %0 = arith.addf %acc, %in : f32
     linalg.yield %0 : f32
   }
+  return
+}
+
+// -----
+
+// A body that asks for its indices (a random number's counter, fused into
+// a bias gradient) reads the loops' induction variables: the rows' loop
+// for the reduction dim, the columns' for the column dim.
+// CHECK-LABEL: func @indices
+// CHECK:      scf.for %[[ROW:[^ ]+]] =
+// CHECK-NEXT: scf.for %[[COL:[^ ]+]] =
+// CHECK-NOT:  linalg.index
+// CHECK:      arith.index_cast %[[ROW]]
+// CHECK:      arith.index_cast %[[COL]]
+// CHECK-NOT:  linalg.generic
+func.func @indices(%x: memref<64x32xf32>, %cols: memref<32xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<64x32xf32>) outs(%cols : memref<32xf32>) {
   ^bb0(%in: f32, %acc: f32):
     %i = linalg.index 1 : index
     %j = arith.index_cast %i : index to i32
-    %f = arith.sitofp %j : i32 to f32
+    %k = linalg.index 0 : index
+    %l = arith.index_cast %k : index to i32
+    %m = arith.addi %j, %l : i32
+    %f = arith.sitofp %m : i32 to f32
     %0 = arith.addf %acc, %in : f32
     %1 = arith.addf %0, %f : f32
     linalg.yield %1 : f32

@@ -15,6 +15,7 @@
 // STATS-NEXT: (S) 5 kiln-pruned-edges - operand adjoints not built because the operand is inactive
 // STATS-NEXT: (S) 3 kiln-pruned-ops - forward ops not emitted because no adjoint needs them
 // STATS-NEXT: (S) 0 kiln-recomputed-ops - checkpointed forward ops copied to be recomputed
+// STATS-NEXT: (S) 0 kiln-rematerialized-ops - cheap forward ops copied to be recomputed (remat=auto)
 // STATS-NEXT: (S) 2 kiln-vjps-expanded - kiln.vjp ops expanded
 
 func.func private @layer(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {

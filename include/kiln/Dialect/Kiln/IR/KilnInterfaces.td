@@ -43,4 +43,11 @@ def Kiln_ElementwiseShapes : NativeOpTrait<"ElementwiseShapes"> {
   let cppNamespace = "::mlir::OpTrait::kiln";
 }
 
+// An elementwise op that computes a transcendental function (exp, log,
+// tanh, erf, ...): about ten times an add's arithmetic per element, which
+// -kiln-autodiff's automatic rematerialization weighs.
+def Kiln_Transcendental : NativeOpTrait<"Transcendental"> {
+  let cppNamespace = "::mlir::OpTrait::kiln";
+}
+
 #endif // KILN_DIALECT_KILN_IR_KILNINTERFACES_TD

@@ -54,8 +54,9 @@ class Kiln_ScalarSemantics<string scalar, int arity> {
 
 // `formula` documents the op; `scalar` is its semantics in C++ (above).
 class Kiln_UnaryMathOp<string mnemonic, string formula, string scalar,
-                       string rules = "", Type tensor = Kiln_FloatTensor>
-    : Kiln_UnaryOp<mnemonic, [], tensor>, Kiln_ScalarSemantics<scalar, 1> {
+                       string rules = "", Type tensor = Kiln_FloatTensor,
+                       list<Trait> traits = []>
+    : Kiln_UnaryOp<mnemonic, traits, tensor>, Kiln_ScalarSemantics<scalar, 1> {
   let extraClassDefinition = scalarDefinition;
   let summary = "elementwise " # formula;
   let description = [{
@@ -74,11 +75,14 @@ class Kiln_UnaryMathOp<string mnemonic, string formula, string scalar,
 def Kiln_NegOp : Kiln_UnaryMathOp<"neg", "-x", "-x", "", Kiln_NumericTensor> {
   let hasFolder = 1; // neg(neg(x)) = x
 }
-def Kiln_ExpOp : Kiln_UnaryMathOp<"exp", "exp(x)", "std::exp(x)">;
-def Kiln_LogOp : Kiln_UnaryMathOp<"log", "log(x)", "std::log(x)">;
-def Kiln_TanhOp : Kiln_UnaryMathOp<"tanh", "tanh(x)", "std::tanh(x)">;
+def Kiln_ExpOp : Kiln_UnaryMathOp<"exp", "exp(x)", "std::exp(x)",
+    "", Kiln_FloatTensor, [Kiln_Transcendental]>;
+def Kiln_LogOp : Kiln_UnaryMathOp<"log", "log(x)", "std::log(x)",
+    "", Kiln_FloatTensor, [Kiln_Transcendental]>;
+def Kiln_TanhOp : Kiln_UnaryMathOp<"tanh", "tanh(x)", "std::tanh(x)",
+    "", Kiln_FloatTensor, [Kiln_Transcendental]>;
 def Kiln_SigmoidOp : Kiln_UnaryMathOp<"sigmoid", "1 / (1 + exp(-x))",
-    "1.0 / (1.0 + std::exp(-x))">;
+    "1.0 / (1.0 + std::exp(-x))", "", Kiln_FloatTensor, [Kiln_Transcendental]>;
 def Kiln_ReluOp : Kiln_UnaryMathOp<"relu", "max(x, 0)",
     // NaN propagates, and -0 becomes +0, as max(x, +0) does.
     "std::isnan(x) ? x : (std::signbit(x) ? 0.0 : x)",
@@ -93,16 +97,18 @@ def Kiln_AbsOp : Kiln_UnaryMathOp<"abs", "|x|", "std::fabs(x)",
     Kiln_NumericTensor> {
   let hasFolder = 1; // abs(abs(x)) = abs(x)
 }
-def Kiln_SinOp : Kiln_UnaryMathOp<"sin", "sin(x)", "std::sin(x)">;
-def Kiln_CosOp : Kiln_UnaryMathOp<"cos", "cos(x)", "std::cos(x)">;
+def Kiln_SinOp : Kiln_UnaryMathOp<"sin", "sin(x)", "std::sin(x)",
+    "", Kiln_FloatTensor, [Kiln_Transcendental]>;
+def Kiln_CosOp : Kiln_UnaryMathOp<"cos", "cos(x)", "std::cos(x)",
+    "", Kiln_FloatTensor, [Kiln_Transcendental]>;
 def Kiln_ReciprocalOp : Kiln_UnaryMathOp<"reciprocal", "1 / x", "1.0 / x"> {
   let hasFolder = 1; // reciprocal(reciprocal(x)) = x
 }
 def Kiln_ErfOp : Kiln_UnaryMathOp<"erf", "erf(x)", "std::erf(x)",
     "The Gauss error function, 2/sqrt(pi) times the integral of exp(-t^2) "
-    "from 0 to x.">;
+    "from 0 to x.", Kiln_FloatTensor, [Kiln_Transcendental]>;
 
-def Kiln_GeluOp : Kiln_UnaryOp<"gelu"> {
+def Kiln_GeluOp : Kiln_UnaryOp<"gelu", [Kiln_Transcendental]> {
   let summary = "elementwise Gaussian error linear unit";
   let description = [{
     The GELU activation, `x * Phi(x)` with `Phi` the standard normal CDF,
@@ -182,7 +188,8 @@ def Kiln_MinOp : Kiln_BinaryMathOp<"min", "min(x, y)",
     "754-2019 minimum). The derivative goes to the smaller operand; where "
     "x == y it is split evenly, half to each, and a NaN operand gets none.",
     Kiln_NumericTensor>;
-def Kiln_PowOp : Kiln_BinaryMathOp<"pow", "x ^ y", "std::pow(x, y)", [],
+def Kiln_PowOp : Kiln_BinaryMathOp<"pow", "x ^ y", "std::pow(x, y)",
+    [Kiln_Transcendental],
     "The derivative in y, x^y * log(x), is taken as 0 where x <= 0.">;
 
 //===----------------------------------------------------------------------===//

@@ -39,6 +39,10 @@ public:
   }
 };
 
+/// See Kiln_Transcendental (KilnInterfaces.td).
+template <typename ConcreteType>
+class Transcendental : public TraitBase<ConcreteType, Transcendental> {};
+
 /// See verifyElementwiseShapes.
 template <typename ConcreteType>
 class ElementwiseShapes : public TraitBase<ConcreteType, ElementwiseShapes> {

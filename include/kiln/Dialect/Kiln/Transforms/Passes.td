@@ -33,10 +33,25 @@ def KilnAutodiff : Pass<"kiln-autodiff", "mlir::ModuleOp"> {
     apart). The forward's own values of the segment then die with the
     forward: the derivative stores only the segment's inputs, as
     `torch.utils.checkpoint.checkpoint` does.
+
+    Automatic rematerialization (`remat=auto`, `KILN_REMAT=auto`): the
+    forward values that derivative ops read are kept from the forward to
+    the backward, the peak of a training step. In forward order, such a
+    value of cheap ops (elementwise ops, broadcasts, counter-based random
+    numbers) is recomputed in the same way when that keeps fewer bytes: the
+    values its recomputation reads (through every cheap op whose value is
+    not kept) are kept anyway, or are smaller than it, and the arithmetic
+    repeated is at most 8 units per byte saved (1 per element for an add,
+    4 for a random number, 8 for a transcendental function). A
+    GELU's output is recomputed from its input, a LayerNorm's from its
+    centred input and row statistics, a dropout mask from its key.
   }];
   let options = [
     Option<"prune", "prune", "bool", /*default=*/"true",
-           "build adjoints only for active values (dead-edge elimination)">
+           "build adjoints only for active values (dead-edge elimination)">,
+    Option<"remat", "remat", "std::string", /*default=*/"\"none\"",
+           "none, or auto: recompute cheap elementwise values in the "
+           "derivative when that keeps fewer bytes">
   ];
   let statistics = [
     Statistic<"numVjpsExpanded", "kiln-vjps-expanded", "kiln.vjp ops expanded">,
@@ -47,7 +62,9 @@ def KilnAutodiff : Pass<"kiln-autodiff", "mlir::ModuleOp"> {
     Statistic<"numPrunedOps", "kiln-pruned-ops",
               "forward ops not emitted because no adjoint needs them">,
     Statistic<"numRecomputedOps", "kiln-recomputed-ops",
-              "checkpointed forward ops copied to be recomputed">
+              "checkpointed forward ops copied to be recomputed">,
+    Statistic<"numRematerializedOps", "kiln-rematerialized-ops",
+              "cheap forward ops copied to be recomputed (remat=auto)">
   ];
   let dependentDialects = ["mlir::func::FuncDialect",
                            "mlir::tensor::TensorDialect"];

@@ -1,7 +1,7 @@
 //===- AutodiffInternals.h - pieces of -kiln-autodiff ----------*- C++ -*-===//
 //
 // Private to lib/Dialect/Kiln/Transforms/Autodiff: the activity analysis,
-// the adjoint accumulator and the per-op VJP rules.
+// the adjoint accumulator, the per-op VJP rules and recomputation.
 //
 //===----------------------------------------------------------------------===//
 
@@ -131,6 +131,32 @@ private:
 /// adjoints of its results (null for a zero adjoint; at least one is not).
 LogicalResult applyVjpRule(Operation *op, ArrayRef<Value> resultAdjoints,
                            AdjointBuilder &adjoints);
+
+//===----------------------------------------------------------------------===//
+// Recomputation (Rematerialize.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The position of each forward op of a body whose reverse sweep is built:
+/// the ops that are not in it are the derivative's.
+using ForwardIndex = llvm::DenseMap<Operation *, size_t>;
+
+/// Checkpointing: where a derivative op reads a value of a checkpointed
+/// forward op (kCheckpointAttrName), it reads a copy recomputed from the
+/// segment's inputs instead. Returns how many ops were copied.
+int64_t recomputeCheckpointed(Block &body, const ForwardIndex &forwardIndex);
+
+/// Automatic rematerialization: where a derivative op reads a value of
+/// cheap elementwise forward ops (`forward`, in order) that can be
+/// recomputed from values kept anyway, or from fewer bytes than its own,
+/// for little arithmetic per byte saved, it reads a recomputed copy.
+/// Only values read after a gap count: after a derivative kernel that no
+/// forward kernel can share. `primalResults` (what the differentiated
+/// function returns) count as kept; `cotangents` are the derivative's
+/// inputs. Returns how many ops were copied.
+int64_t rematerializeCheapValues(Block &body, ArrayRef<Operation *> forward,
+                                 const ForwardIndex &forwardIndex,
+                                 ArrayRef<Value> primalResults,
+                                 ArrayRef<Value> cotangents);
 
 } // namespace kiln
 

@@ -23,8 +23,11 @@
 // Then an elementwise op that only one other group reads moves into that
 // group when the two kernels move fewer bytes that way.
 //
-// Ops that -kiln-autodiff copied to recompute a checkpointed segment
-// (kiln.recomputed) group only with each other, and the block's new order
+// Ops that -kiln-autodiff copied to recompute a value for the backward
+// (kiln.recomputed) never share a group with an op that came before them
+// (the forward's ops they read): the group would run there. They fuse with
+// each other and with the backward ops after them that read them. The
+// block's new order
 // keeps every op after those that came before it where its operands allow
 // (sortKeepingOrder): the recomputation stays where the backward needs it.
 //
@@ -41,6 +44,7 @@
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <climits>
 #include <queue>
 
 namespace kiln {
@@ -117,7 +121,9 @@ public:
         Group group;
         group.members.insert(&op);
         group.domain = getDomain(&op);
-        group.recomputed = op.hasAttr(kRecomputedAttrName);
+        group.first = position[&op];
+        if (op.hasAttr(kRecomputedAttrName))
+          group.firstRecomputed = group.first;
         groups.push_back(std::move(group));
       }
     }
@@ -177,13 +183,37 @@ private:
     /// k when the group reads back row reductions over rows of its
     /// domain's first k dims; 0 when it does not.
     int64_t rowRank = 0;
-    /// Whether its ops are copies -kiln-autodiff made to recompute a
-    /// checkpointed segment (kiln.recomputed). Such ops group only with
-    /// each other: in a group with the forward's ops they would run in the
-    /// forward, and their values would be kept to the backward, as if never
-    /// checkpointed.
-    bool recomputed = false;
+    /// The position of its first op, and of its first copy that
+    /// -kiln-autodiff made to recompute a value for the backward
+    /// (kiln.recomputed), if any.
+    unsigned first = 0;
+    std::optional<unsigned> firstRecomputed;
   };
+
+  /// Whether one group may hold the ops of `a` and `b`: none of its
+  /// recomputed ops has an op before it. A group runs at its first op
+  /// (sortKeepingOrder); with the forward's ops, a recomputation would run
+  /// in the forward and its value would be kept to the backward, as if
+  /// never recomputed.
+  static bool keepsRecomputationsLate(const Group &a, const Group &b) {
+    std::optional<unsigned> recomputed = a.firstRecomputed;
+    if (b.firstRecomputed && (!recomputed || *b.firstRecomputed < *recomputed))
+      recomputed = b.firstRecomputed;
+    return !recomputed || std::min(a.first, b.first) == *recomputed;
+  }
+
+  /// Recomputes `group.first` and `group.firstRecomputed` from its members.
+  void updatePositions(Group &group) {
+    group.firstRecomputed.reset();
+    group.first = UINT_MAX;
+    for (Operation *op : group.members) {
+      unsigned at = position.lookup(op);
+      group.first = std::min(group.first, at);
+      if (op->hasAttr(kRecomputedAttrName) &&
+          (!group.firstRecomputed || at < *group.firstRecomputed))
+        group.firstRecomputed = at;
+    }
+  }
 
   /// Whether `group` can be (part of) a row group of row rank `k` over
   /// `domain`: only row members, every reduction a row reduction of rank
@@ -295,8 +325,11 @@ private:
     if (!to)
       return false;
     Group &source = groups[from], &target = groups[*to];
+    Group moved;
+    moved.members.insert(op);
+    updatePositions(moved);
     if (source.members.size() < 2 || !source.domain || !target.domain ||
-        source.recomputed != target.recomputed ||
+        !keepsRecomputationsLate(moved, target) ||
         *source.domain != *target.domain ||
         getResultShape(op) != ArrayRef<int64_t>(*target.domain))
       return false;
@@ -314,6 +347,8 @@ private:
       source.members.insert(op);
       return false;
     }
+    updatePositions(source);
+    updatePositions(target);
     groupOf[op] = *to;
     groupAt[position.lookup(op)] = static_cast<int>(*to);
     return true;
@@ -323,7 +358,7 @@ private:
   void tryRowMerge(Operation *producer, Operation *consumer, int64_t k) {
     unsigned pg = find(groupOf[producer]), cg = find(groupOf[consumer]);
     Group &p = groups[pg], &c = groups[cg];
-    if (p.recomputed != c.recomputed)
+    if (!keepsRecomputationsLate(p, c))
       return;
     SmallVector<int64_t> domain = *p.domain;
     if (!fitsRowGroup(p, domain, k) || !fitsRowGroup(c, domain, k))
@@ -341,6 +376,10 @@ private:
     for (Operation *op : p.members)
       c.members.insert(op);
     p.members.clear();
+    c.first = std::min(c.first, p.first);
+    if (p.firstRecomputed &&
+        (!c.firstRecomputed || *p.firstRecomputed < *c.firstRecomputed))
+      c.firstRecomputed = p.firstRecomputed;
     parent[pg] = cg;
   }
 
@@ -453,7 +492,7 @@ private:
         isa<BroadcastInDimOp>(consumer))
       return;
     Group &p = groups[pg], &c = groups[cg];
-    if (!p.domain || p.recomputed != c.recomputed)
+    if (!p.domain || !keepsRecomputationsLate(p, c))
       return;
     if (!c.domain) {
       // A concat of unequal parts takes in each part's producer, which
@@ -677,9 +716,9 @@ bool sortKeepingOrder(Block &block,
   // regions too), and how many operands each still waits for.
   std::vector<SmallVector<unsigned, 4>> users(ops.size());
   std::vector<unsigned> waiting(ops.size(), 0);
-  for (auto [i, op] : llvm::enumerate(ops)) {
+  for (unsigned i = 0; i < ops.size(); ++i) {
     llvm::SmallDenseSet<unsigned, 8> producers;
-    op->walk([&](Operation *nested) {
+    ops[i]->walk([&](Operation *nested) {
       for (Value operand : nested->getOperands()) {
         Operation *def = operand.getDefiningOp();
         if (!def || def->getBlock() != &block)

@@ -1,0 +1,161 @@
+// Automatic rematerialization (-kiln-autodiff remat=auto, KILN_REMAT=auto):
+// a forward value of cheap ops that the derivative reads is recomputed
+// there (copies marked kiln.recomputed) when what the copies read is kept
+// anyway, or is smaller, and the arithmetic repeated is at most 8 units per
+// byte saved. The derivative's own cheap ops that read only forward values
+// are marked too, so that -kiln-fuse keeps them out of the forward.
+// RUN: kiln-opt %s -kiln-autodiff=remat=auto -canonicalize -cse -split-input-file | FileCheck %s
+// RUN: kiln-opt %s -kiln-autodiff -canonicalize -cse -split-input-file | FileCheck %s --check-prefix=KEEP
+// Over the three functions below: 1 + 4 + 4 copies.
+// RUN: kiln-opt %s -kiln-autodiff=remat=auto -mlir-pass-statistics -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
+// STATS: (S) 9 kiln-rematerialized-ops
+// RUN: not kiln-opt %s -kiln-autodiff=remat=always -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
+
+// BAD: -kiln-autodiff: remat must be 'none' or 'auto', not 'always'
+
+// A GELU between two products: the second product's weight gradient reads
+// the GELU's output, recomputed from its input h (kept for the GELU's own
+// derivative) just before the product.
+// CHECK-LABEL: func.func @gelu_mlp
+// CHECK:      %[[H:.+]] = kiln.matmul %{{.+}}, %{{.+}} : tensor<4x8xf32>, tensor<8x16xf32>
+// CHECK:      %[[G:.+]] = kiln.gelu %[[H]] {kiln.recomputed}
+// CHECK-NEXT: kiln.matmul %[[G]], %{{.+}} {transpose_a = true}
+// KEEP-LABEL: func.func @gelu_mlp
+// KEEP-NOT:   kiln.recomputed
+// KEEP:       return
+func.func private @mlp(%x: tensor<4x8xf32>, %w1: tensor<8x16xf32>, %w2: tensor<16x2xf32>) -> tensor<f32> {
+  %h = kiln.matmul %x, %w1 : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+  %g = kiln.gelu %h : tensor<4x16xf32>
+  %o = kiln.matmul %g, %w2 : tensor<4x16xf32>, tensor<16x2xf32> -> tensor<4x2xf32>
+  %s = kiln.reduce_sum %o, dims = [0, 1] : tensor<4x2xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+func.func @gelu_mlp(%x: tensor<4x8xf32>, %w1: tensor<8x16xf32>, %w2: tensor<16x2xf32>) -> (tensor<8x16xf32>, tensor<16x2xf32>) {
+  %ct = kiln.constant dense<1.0> : tensor<f32>
+  %g:2 = kiln.vjp @mlp(%x, %w1, %w2, %ct) wrt [1, 2]
+      : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16x2xf32>, tensor<f32>) -> (tensor<8x16xf32>, tensor<16x2xf32>)
+  return %g#0, %g#1 : tensor<8x16xf32>, tensor<16x2xf32>
+}
+
+// -----
+
+// A LayerNorm: its normalized value and its output are recomputed from the
+// centred input and the row statistics, which its derivative keeps anyway,
+// through broadcasts (free: a kernel reads their operands). The tanh's
+// output is kept: recomputing it would keep the product it reads instead,
+// as many bytes.
+// CHECK-LABEL: func.func @layer_norm
+// CHECK:      %[[XC:.+]] = kiln.sub
+// CHECK:      %[[R:.+]] = kiln.rsqrt
+// CHECK:      %[[T:.+]] = kiln.tanh
+// CHECK-NOT:  kiln.tanh
+// CHECK:      %[[RB:.+]] = kiln.broadcast_in_dim %[[R]], dims = [0] {kiln.recomputed}
+// CHECK-NEXT: %[[XH:.+]] = kiln.mul %[[XC]], %[[RB]] {kiln.recomputed}
+// CHECK-NEXT: %[[GB:.+]] = kiln.broadcast_in_dim %{{.+}}, dims = [1] {kiln.recomputed}
+// CHECK-NEXT: %[[Y:.+]] = kiln.mul %[[XH]], %[[GB]] {kiln.recomputed}
+// CHECK-NEXT: kiln.matmul %[[Y]], %{{.+}} {transpose_a = true}
+func.func private @ln(%x: tensor<4x8xf32>, %g: tensor<8xf32>, %w: tensor<8x8xf32>) -> tensor<f32> {
+  %s = kiln.reduce_sum %x, dims = [1] : tensor<4x8xf32> -> tensor<4xf32>
+  %sb = kiln.broadcast_in_dim %s, dims = [0] : tensor<4xf32> -> tensor<4x8xf32>
+  %xc = kiln.sub %x, %sb : tensor<4x8xf32>
+  %q = kiln.mul %xc, %xc : tensor<4x8xf32>
+  %v = kiln.reduce_sum %q, dims = [1] : tensor<4x8xf32> -> tensor<4xf32>
+  %r = kiln.rsqrt %v : tensor<4xf32>
+  %rb = kiln.broadcast_in_dim %r, dims = [0] : tensor<4xf32> -> tensor<4x8xf32>
+  %xh = kiln.mul %xc, %rb : tensor<4x8xf32>
+  %gb = kiln.broadcast_in_dim %g, dims = [1] : tensor<8xf32> -> tensor<4x8xf32>
+  %y = kiln.mul %xh, %gb : tensor<4x8xf32>
+  %m = kiln.matmul %y, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %t = kiln.tanh %m : tensor<4x8xf32>
+  %o = kiln.reduce_sum %t, dims = [0, 1] : tensor<4x8xf32> -> tensor<f32>
+  return %o : tensor<f32>
+}
+func.func @layer_norm(%x: tensor<4x8xf32>, %g: tensor<8xf32>, %w: tensor<8x8xf32>) -> (tensor<4x8xf32>, tensor<8xf32>, tensor<8x8xf32>) {
+  %ct = kiln.constant dense<1.0> : tensor<f32>
+  %d:3 = kiln.vjp @ln(%x, %g, %w, %ct) wrt [0, 1, 2]
+      : (tensor<4x8xf32>, tensor<8xf32>, tensor<8x8xf32>, tensor<f32>) -> (tensor<4x8xf32>, tensor<8xf32>, tensor<8x8xf32>)
+  return %d#0, %d#1, %d#2 : tensor<4x8xf32>, tensor<8xf32>, tensor<8x8xf32>
+}
+
+// -----
+
+// The arithmetic bound: each sin and cos costs 8 units per element, 32
+// per f32 element saved. Past the product's derivative (a gap), the chain's
+// derivative reads x and each value; the first four are recomputed from x
+// (8, 16, 24, 32 units), the fifth would cost 40 and is kept.
+// CHECK-LABEL: func.func @costly
+// CHECK:      kiln.sin %{{.+}} : tensor<4x8xf32>
+// CHECK-NEXT: kiln.cos
+// CHECK-NEXT: kiln.sin
+// CHECK-NEXT: kiln.cos
+// CHECK-NEXT: %[[KEPT:.+]] = kiln.sin %{{.+}} : tensor<4x8xf32>
+// CHECK:      kiln.matmul %[[KEPT]], %{{.+}} {transpose_a = true}
+// CHECK:      %[[A:.+]] = kiln.sin %[[X:.+]] {kiln.recomputed}
+// CHECK-NEXT: %[[B:.+]] = kiln.cos %[[A]] {kiln.recomputed}
+// CHECK-NEXT: %[[C:.+]] = kiln.sin %[[B]] {kiln.recomputed}
+// CHECK-NEXT: kiln.cos %[[C]] {kiln.recomputed}
+// CHECK-NOT:  kiln.sin %[[KEPT]]
+// CHECK:      return
+func.func private @chain(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<f32> {
+  %a = kiln.sin %x : tensor<4x8xf32>
+  %b = kiln.cos %a : tensor<4x8xf32>
+  %c = kiln.sin %b : tensor<4x8xf32>
+  %d = kiln.cos %c : tensor<4x8xf32>
+  %e = kiln.sin %d : tensor<4x8xf32>
+  %m = kiln.matmul %e, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %s = kiln.reduce_sum %m, dims = [0, 1] : tensor<4x8xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+func.func @costly(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> (tensor<4x8xf32>, tensor<8x8xf32>) {
+  %ct = kiln.constant dense<1.0> : tensor<f32>
+  %d:2 = kiln.vjp @chain(%x, %w, %ct) wrt [0, 1] : (tensor<4x8xf32>, tensor<8x8xf32>, tensor<f32>) -> (tensor<4x8xf32>, tensor<8x8xf32>)
+  return %d#0, %d#1 : tensor<4x8xf32>, tensor<8x8xf32>
+}
+
+// -----
+
+// No gap: the derivative of an LSTM-like cell whose cotangents are inputs
+// reads the forward's values before any kernel that the forward cannot
+// share, so the two may fuse; nothing is recomputed or marked.
+// CHECK-LABEL: func.func @no_gap
+// CHECK-NOT:  kiln.recomputed
+// CHECK:      return
+func.func private @cell(%x: tensor<4x8xf32>, %c: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %s = kiln.sigmoid %x : tensor<4x8xf32>
+  %c2 = kiln.mul %s, %c : tensor<4x8xf32>
+  %t = kiln.tanh %c2 : tensor<4x8xf32>
+  %h = kiln.mul %s, %t : tensor<4x8xf32>
+  return %h, %c2 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+func.func @no_gap(%x: tensor<4x8xf32>, %c: tensor<4x8xf32>, %dh: tensor<4x8xf32>, %dc: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %d:2 = kiln.vjp @cell(%x, %c, %dh, %dc) wrt [0, 1] : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return %d#0, %d#1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// A derivative of a derivative (a Hessian-vector product) keeps its values:
+// remat=auto recomputes for first derivatives only, neither in the inner
+// gradient (differentiated again; alone, it would recompute the GELU, as
+// @gelu_mlp does) nor in the outer one.
+// CHECK-LABEL: func.func private @gradient
+// CHECK-NOT:  kiln.recomputed
+// CHECK-LABEL: func.func @second_order
+// CHECK-NOT:  kiln.recomputed
+// CHECK:      return
+func.func private @inner(%x: tensor<4x8xf32>, %w1: tensor<8x16xf32>, %w2: tensor<16x2xf32>) -> tensor<f32> {
+  %h = kiln.matmul %x, %w1 : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+  %g = kiln.gelu %h : tensor<4x16xf32>
+  %o = kiln.matmul %g, %w2 : tensor<4x16xf32>, tensor<16x2xf32> -> tensor<4x2xf32>
+  %s = kiln.reduce_sum %o, dims = [0, 1] : tensor<4x2xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+func.func private @gradient(%x: tensor<4x8xf32>, %w1: tensor<8x16xf32>, %w2: tensor<16x2xf32>) -> tensor<16x2xf32> {
+  %ct = kiln.constant dense<1.0> : tensor<f32>
+  %g:2 = kiln.vjp @inner(%x, %w1, %w2, %ct) wrt [1, 2] : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16x2xf32>, tensor<f32>) -> (tensor<8x16xf32>, tensor<16x2xf32>)
+  return %g#1 : tensor<16x2xf32>
+}
+func.func @second_order(%x: tensor<4x8xf32>, %w1: tensor<8x16xf32>, %w2: tensor<16x2xf32>, %v: tensor<16x2xf32>) -> tensor<4x8xf32> {
+  %h = kiln.vjp @gradient(%x, %w1, %w2, %v) wrt [0] : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16x2xf32>, tensor<16x2xf32>) -> tensor<4x8xf32>
+  return %h : tensor<4x8xf32>
+}
