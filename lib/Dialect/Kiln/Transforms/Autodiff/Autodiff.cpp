@@ -70,6 +70,9 @@ public:
   /// functions without a body.
   FailureOr<SmallVector<func::FuncOp>> getClosure(func::FuncOp root,
                                                   Operation *user);
+  /// getClosure of `vjp`'s callee, or failure (with a diagnostic) when it
+  /// does not resolve.
+  FailureOr<SmallVector<func::FuncOp>> getVjpClosure(VjpOp vjp);
 
   /// Whether anything `vjp` differentiates still contains a vjp.
   FailureOr<bool> isReady(VjpOp vjp);
@@ -143,14 +146,18 @@ FailureOr<SmallVector<func::FuncOp>> Expander::getClosure(func::FuncOp root,
   return order;
 }
 
+FailureOr<SmallVector<func::FuncOp>> Expander::getVjpClosure(VjpOp vjp) {
+  auto callee = lookupFunction(vjp, vjp.getCallee());
+  if (!callee)
+    return vjp.emitOpError("callee @") << vjp.getCallee() << " not found";
+  return getClosure(callee, vjp);
+}
+
 LogicalResult Expander::findDifferentiated(ModuleOp module) {
   SmallVector<VjpOp> vjps;
   module.walk([&](VjpOp vjp) { vjps.push_back(vjp); });
   for (VjpOp vjp : vjps) {
-    auto callee = lookupFunction(vjp, vjp.getCallee());
-    if (!callee)
-      return vjp.emitOpError("callee @") << vjp.getCallee() << " not found";
-    FailureOr<SmallVector<func::FuncOp>> closure = getClosure(callee, vjp);
+    FailureOr<SmallVector<func::FuncOp>> closure = getVjpClosure(vjp);
     if (failed(closure))
       return failure();
     for (func::FuncOp func : *closure)
@@ -160,10 +167,7 @@ LogicalResult Expander::findDifferentiated(ModuleOp module) {
 }
 
 FailureOr<bool> Expander::isReady(VjpOp vjp) {
-  auto callee = lookupFunction(vjp, vjp.getCallee());
-  if (!callee)
-    return vjp.emitOpError("callee @") << vjp.getCallee() << " not found";
-  FailureOr<SmallVector<func::FuncOp>> closure = getClosure(callee, vjp);
+  FailureOr<SmallVector<func::FuncOp>> closure = getVjpClosure(vjp);
   if (failed(closure))
     return failure();
   for (func::FuncOp func : *closure) {
@@ -403,7 +407,7 @@ LogicalResult Expander::expand(VjpOp vjp, ExpansionStats &stats) {
   // derivative that is differentiated again nor one of a derivative (a
   // Hessian of bench/hessian's MLP kept 14% more bytes with either
   // recomputing).
-  FailureOr<SmallVector<func::FuncOp>> closure = getClosure(callee, vjp);
+  FailureOr<SmallVector<func::FuncOp>> closure = getVjpClosure(vjp);
   if (failed(closure))
     return failure();
   bool rematerialize =
