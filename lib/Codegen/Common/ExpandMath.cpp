@@ -12,6 +12,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <limits>
+
 namespace kiln {
 #define GEN_PASS_DEF_KILNEXPANDMATH
 #include "kiln/Codegen/Common/Passes.h.inc"
@@ -211,6 +213,85 @@ struct CephesExpF32 : F32Pattern<math::ExpOp> {
   }
 };
 
+/// sin(x) or cos(x) for f32, as Cephes' sinf and cosf: x = k pi/2 + r with
+/// |r| <= pi/4, k rounded by the shifter (as exp's n), pi/2 in three parts
+/// whose products by k are exact for |k| < 2^13 (|x| < 12868); then sin(r)
+/// or cos(r) by its polynomial, chosen and negated by k mod 4. The error
+/// stays within 2e-7 there (about 2 ulp of 1) and grows with |x| beyond,
+/// against upstream's approximation, which takes pi/2 as one f32: 1e-6
+/// off at x = 30 and 1e-4 at 4096 (a positional encoding's arguments). |x|
+/// beyond 2^22 pi/2, where f32 holds no fraction of pi/2, is taken as that
+/// bound; inf and NaN give NaN.
+static Value buildSinCos(const F32Builder &b, Value x, bool cosine) {
+  PatternRewriter &rewriter = b.rewriter;
+  Location loc = b.loc;
+  constexpr double kHalfPi = 1.57079632679489661923;
+  constexpr double kBound = 4194304.0 * kHalfPi; // 2^22 pi/2
+  Value clamped = b.clamp(x, -kBound, kBound);
+  constexpr double kShifter = 12582912.0; // 1.5 * 2^23
+  Value shifted = arith::AddFOp::create(
+      rewriter, loc, b.mul(clamped, b.constant(1.0 / kHalfPi)),
+      b.constant(kShifter));
+  Value k = arith::SubFOp::create(rewriter, loc, shifted, b.constant(kShifter));
+  // Cephes' split of pi/2: 1.5703125 and the next part have few mantissa
+  // bits.
+  Value r = b.add(b.mul(k, b.constant(-1.5703125)), clamped);
+  r = b.add(b.mul(k, b.constant(-4.837512969970703125e-4)), r);
+  r = b.add(b.mul(k, b.constant(-7.54978995489188216e-8)), r);
+  Value z = b.mul(r, r);
+  // sin(r) = r + r z P(z), cos(r) = 1 - z / 2 + z^2 Q(z).
+  Value sinR = b.add(
+      b.mul(b.mul(r, z), b.polynomial(z, {-1.9515295891E-4, 8.3321608736E-3,
+                                          -1.6666654611E-1})),
+      r);
+  Value cosR =
+      b.add(b.mul(b.mul(z, z),
+                  b.polynomial(z, {2.443315711809948E-5, -1.388731625493765E-3,
+                                   4.166664568298827E-2})),
+            b.add(b.mul(z, b.constant(-0.5)), b.constant(1.0)));
+  // The quadrant, k mod 4, in the shifted value's low mantissa bits; cos
+  // is sin a quadrant on.
+  Value quadrant = arith::SubIOp::create(rewriter, loc, b.asInt(shifted),
+                                         b.asInt(b.constant(kShifter)));
+  if (cosine)
+    quadrant = arith::AddIOp::create(rewriter, loc, quadrant, b.intConstant(1));
+  Value odd = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::ne,
+      arith::AndIOp::create(rewriter, loc, quadrant, b.intConstant(1)),
+      b.intConstant(0));
+  Value result = arith::SelectOp::create(rewriter, loc, odd, cosR, sinR);
+  // Quadrants 2 and 3 negate: bit 1 of the quadrant to the sign bit.
+  Value sign = arith::ShLIOp::create(
+      rewriter, loc,
+      arith::AndIOp::create(rewriter, loc, quadrant, b.intConstant(2)),
+      b.intConstant(30));
+  result = arith::BitcastOp::create(
+      rewriter, loc, b.type,
+      arith::XOrIOp::create(rewriter, loc, b.asInt(result), sign));
+  // inf - inf and NaN - NaN are NaN.
+  Value notFinite = arith::CmpFOp::create(
+      rewriter, loc, arith::CmpFPredicate::UGE,
+      math::AbsFOp::create(rewriter, loc, x),
+      b.constant(std::numeric_limits<double>::infinity()));
+  return arith::SelectOp::create(rewriter, loc, notFinite,
+                                 arith::SubFOp::create(rewriter, loc, x, x),
+                                 result);
+}
+
+struct CephesSinF32 : F32Pattern<math::SinOp> {
+  using F32Pattern::F32Pattern;
+  Value build(const F32Builder &b, Value x) const override {
+    return buildSinCos(b, x, /*cosine=*/false);
+  }
+};
+
+struct CephesCosF32 : F32Pattern<math::CosOp> {
+  using F32Pattern::F32Pattern;
+  Value build(const F32Builder &b, Value x) const override {
+    return buildSinCos(b, x, /*cosine=*/true);
+  }
+};
+
 /// sigmoid(x) = 1 / (1 + exp(-x)) for f32, as kiln lowers it, with an exp
 /// that only the sigmoid's range needs: exp(-x) is clamped to where 2^n is
 /// one exponent field (below, 1 + exp(-x) rounds to 1; above, exp(-x) is
@@ -289,8 +370,9 @@ struct KilnExpandMathPass : kiln::impl::KilnExpandMathBase<KilnExpandMathPass> {
     math::populateExpansionPatterns(patterns, {"powf", "rsqrt", "sinh", "cosh",
                                                "asinh", "acosh", "atanh",
                                                "exp2", "ceil", "round"});
-    // kiln's f32 tanh and exp win over upstream's (benefit 2).
-    patterns.add<RationalTanhF32, CephesExpF32>(&getContext());
+    // kiln's f32 tanh, exp, sin and cos win over upstream's (benefit 2).
+    patterns.add<RationalTanhF32, CephesExpF32, CephesSinF32, CephesCosF32>(
+        &getContext());
     populateMathPolynomialApproximationPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
       getOperation()->emitError(

@@ -82,3 +82,26 @@ func.func @not_sigmoid(%x: f32) -> f32 {
   %s = arith.divf %one, %d : f32
   return %s : f32
 }
+
+// -----
+
+// f32 sin and cos reduce x by pi/2 in three parts (Cephes'), the first two
+// exact in a product with the quadrant count, then choose the sine or the
+// cosine polynomial and the sign by the quadrant's low bits; inf and NaN
+// give NaN.
+// CHECK-LABEL: func @sin_cos_f32
+// CHECK-NOT: math.sin
+// CHECK-NOT: math.cos
+// CHECK-DAG: arith.constant dense<-1.5703125> : vector<8xf32>
+// CHECK-DAG: arith.constant dense<-4.83751297E-4> : vector<8xf32>
+// CHECK-DAG: arith.constant dense<-7.549790e-08> : vector<8xf32>
+// CHECK: arith.xori {{.*}} : vector<8xi32>
+// CHECK: arith.cmpf uge
+// CHECK: arith.subf
+// CHECK: arith.select
+// CHECK: return
+func.func @sin_cos_f32(%x: vector<8xf32>) -> (vector<8xf32>, vector<8xf32>) {
+  %s = math.sin %x : vector<8xf32>
+  %c = math.cos %x : vector<8xf32>
+  return %s, %c : vector<8xf32>, vector<8xf32>
+}
