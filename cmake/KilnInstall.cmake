@@ -51,7 +51,7 @@ endif()
 # The public API only: the lazy tensors (and kiln::Jit's replay), the
 # trace they record, the
 # compiler's facade (Executable, Device, Diagnostics), HostTensor, element
-# types and .npy, and the
+# types, .npy and the lock a trace node holds, and the
 # runtime's C headers.
 install(FILES
   ${PROJECT_SOURCE_DIR}/include/kiln/Lazy/Autocast.h
@@ -74,6 +74,7 @@ install(FILES
   ${PROJECT_SOURCE_DIR}/include/kiln/Support/ElementTypes.h
   ${PROJECT_SOURCE_DIR}/include/kiln/Support/HostTensor.h
   ${PROJECT_SOURCE_DIR}/include/kiln/Support/Npy.h
+  ${PROJECT_SOURCE_DIR}/include/kiln/Support/SpinMutex.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln/Support)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/kiln_rt
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

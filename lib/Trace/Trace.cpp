@@ -239,7 +239,7 @@ llvm::Expected<std::shared_ptr<const HostTensor>>
 TraceNode::getHostData() const {
   if (hasHost.load(std::memory_order_acquire))
     return data;
-  std::lock_guard<std::mutex> lock(dataMutex);
+  std::lock_guard<SpinMutex> lock(dataMutex);
   if (data || !device)
     return data;
   // Copied once, under the lock: a second reader waits for the first.
@@ -265,7 +265,7 @@ TraceNode::checkResultType(const char *what, std::optional<DType> valueType,
 
 std::shared_ptr<const DeviceValue> TraceNode::getDeviceData() const {
   // Under the lock: a copy lost with its runtime is replaced.
-  std::lock_guard<std::mutex> lock(dataMutex);
+  std::lock_guard<SpinMutex> lock(dataMutex);
   return device;
 }
 
@@ -278,7 +278,7 @@ TraceNode::setDeviceData(std::shared_ptr<const DeviceValue> value) const {
     return e;
   llvm::SmallVector<NodeRef, 2> released;
   {
-    std::lock_guard<std::mutex> lock(dataMutex);
+    std::lock_guard<SpinMutex> lock(dataMutex);
     if (device && device->isAlive())
       return llvm::Error::success();
     std::shared_ptr<const DeviceValue> lost = std::move(device);
@@ -302,7 +302,7 @@ llvm::Error TraceNode::setData(std::shared_ptr<const HostTensor> value) const {
     return e;
   llvm::SmallVector<NodeRef, 2> released;
   {
-    std::lock_guard<std::mutex> lock(dataMutex);
+    std::lock_guard<SpinMutex> lock(dataMutex);
     if (hasData.load(std::memory_order_relaxed))
       return llvm::Error::success();
     data = std::move(value);
@@ -319,7 +319,7 @@ bool TraceNode::isLeafOrGetOperands(
     llvm::SmallVectorImpl<NodeRef> &result) const {
   if (op == TraceOp::Parameter || hasData.load(std::memory_order_acquire))
     return true;
-  std::lock_guard<std::mutex> lock(dataMutex);
+  std::lock_guard<SpinMutex> lock(dataMutex);
   if (data || device)
     return true;
   result.append(operands.begin(), operands.end());

@@ -28,6 +28,7 @@
 #define KILN_TRACE_TRACE_H
 
 #include "kiln/Support/HostTensor.h"
+#include "kiln/Support/SpinMutex.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -317,7 +318,7 @@ private:
   uint64_t checkpointSegment = 0;
   uint64_t hash;
   mutable std::atomic<uint64_t> dynamicMarks{0};
-  mutable std::mutex dataMutex;
+  mutable SpinMutex dataMutex;
   mutable std::shared_ptr<const HostTensor> data;
   mutable std::shared_ptr<const DeviceValue> device;
   /// Set (release) once a value (`data` or `device`) is stored.
