@@ -5,10 +5,10 @@
 TEXT defaults to /usr/share/common-licenses/GPL-3, which every Debian
 machine has. The model has token and position embeddings, causal
 self-attention, dropout and tied input/output embeddings; it trains with
-AdamW, gradient clipping and a cosine learning rate (data: it never
-recompiles), under kiln.jit. It saves a checkpoint (--checkpoint), can
-resume from one (--resume), and samples text with argmax. The last line
-printed is a JSON summary.
+AdamW, gradient clipping and nanoGPT's learning rate (a linear warmup,
+then a cosine; data: it never recompiles), under kiln.jit. It saves a
+checkpoint (--checkpoint), can resume from one (--resume), and samples
+text with argmax. The last line printed is a JSON summary.
 """
 
 import argparse
@@ -176,6 +176,7 @@ def main(argv=None):
     parser.add_argument("--dropout", type=float, default=0.1)
     parser.add_argument("--lr", type=float, default=6e-3)
     parser.add_argument("--min-lr", type=float, default=6e-4)
+    parser.add_argument("--warmup", type=int, default=30)
     parser.add_argument("--clip", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=1337)
     parser.add_argument("--checkpoint", default=None,
@@ -199,8 +200,17 @@ def main(argv=None):
     model = GPT(len(chars), args.block_size, args.n_layer, args.n_head,
                 args.n_embd, args.dropout)
     opt = configure(model, args.lr, 0.1)
-    sched = kiln.optim.lr_scheduler.CosineAnnealingLR(
-        opt, T_max=args.steps, eta_min=args.min_lr)
+    def lr_factor(it):
+        # nanoGPT's get_lr, as a factor of --lr: a linear warmup over the
+        # first --warmup steps, then a cosine down to --min-lr.
+        if it < args.warmup:
+            return (it + 1) / args.warmup
+        progress = min(1.0, (it - args.warmup) /
+                       max(1, args.steps - args.warmup))
+        lr = args.min_lr + 0.5 * (args.lr - args.min_lr) * (
+            1 + math.cos(math.pi * progress))
+        return lr / args.lr
+    sched = kiln.optim.lr_scheduler.LambdaLR(opt, lr_factor)
     start = 0
     if args.resume:
         ckpt = kiln.load(args.resume)
