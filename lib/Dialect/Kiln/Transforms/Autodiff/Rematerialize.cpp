@@ -102,7 +102,7 @@ namespace {
 
 /// What automatic rematerialization may repeat per element of a value it
 /// no longer keeps, in the units of getCost: 8 per byte saved, 32 for an
-/// f32 element (a GELU is about 16, a LayerNorm's output from its centred
+/// f32 element (a GELU costs 8, a LayerNorm's output from its centred
 /// input and row statistics 2).
 constexpr int64_t kCostPerByteSaved = 8;
 /// The most ops one value is recomputed with.
