@@ -34,17 +34,24 @@ def KilnAutodiff : Pass<"kiln-autodiff", "mlir::ModuleOp"> {
     forward: the derivative stores only the segment's inputs, as
     `torch.utils.checkpoint.checkpoint` does.
 
-    Automatic rematerialization (`remat=auto`, `KILN_REMAT=auto`): the
-    forward values that derivative ops read are kept from the forward to
-    the backward, the peak of a training step. In forward order, such a
-    value of cheap ops (elementwise ops, broadcasts, counter-based random
-    numbers) is recomputed in the same way when that keeps fewer bytes: the
-    values its recomputation reads (through every cheap op whose value is
-    not kept) are kept anyway, or are smaller than it, and the arithmetic
-    repeated is at most 8 units per byte saved (1 per element for an add,
-    4 for a random number, 8 for a transcendental function). A
-    GELU's output is recomputed from its input, a LayerNorm's from its
-    centred input and row statistics, a dropout mask from its key.
+    Automatic rematerialization (`remat=auto`, `KILN_REMAT=auto`), for
+    first derivatives (neither one that is differentiated again nor one of
+    a derivative): the forward values that derivative ops read after a gap
+    (a derivative op that no forward kernel can share: a product, a
+    reduction, a gather, or one that reads such an op) are kept from the
+    forward to the backward, the peak of a training step. In forward
+    order, such a value of cheap ops (elementwise ops, broadcasts,
+    reshapes, transposes, slices, counter-based random numbers) is
+    recomputed in the same way when that keeps fewer bytes: the values its
+    recomputation reads (through every cheap op whose value is not kept)
+    are kept anyway (read by the derivative, returned by the function,
+    arguments), or are smaller than it, and the arithmetic repeated is at
+    most 8 units per byte saved (1 per element for an add, 4 for a random
+    number, 8 for a transcendental function). A GELU's output is
+    recomputed from its input, a LayerNorm's from its centred input and row
+    statistics, a dropout mask from its key. The derivative's cheap ops
+    that read only forward values and feed a gap are marked
+    `kiln.recomputed` too, so that `-kiln-fuse` keeps them in the backward.
   }];
   let options = [
     Option<"prune", "prune", "bool", /*default=*/"true",
