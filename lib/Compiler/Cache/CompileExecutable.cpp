@@ -28,7 +28,6 @@ static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-/// Refuses the options that `device` does not understand, naming the first.
 llvm::Expected<bool> kiln::resolveAutoRemat(const CompileOptions &options) {
   if (options.autoRemat)
     return *options.autoRemat;
@@ -41,6 +40,7 @@ llvm::Expected<bool> kiln::resolveAutoRemat(const CompileOptions &options) {
   return makeError("KILN_REMAT must be 'auto' or 'none', not '" + value + "'");
 }
 
+/// Refuses the options that `device` does not understand, naming the first.
 static llvm::Error checkOptions(const CompileOptions &options, Device device) {
   auto refuse = [&](llvm::StringRef option, Device owner) {
     return makeError("compile option '" + option + "' applies to the " +

@@ -407,15 +407,16 @@ LogicalResult Expander::expand(VjpOp vjp, ExpansionStats &stats) {
   // derivative that is differentiated again nor one of a derivative (a
   // Hessian of bench/hessian's MLP kept 14% more bytes with either
   // recomputing).
-  FailureOr<SmallVector<func::FuncOp>> closure = getVjpClosure(vjp);
-  if (failed(closure))
-    return failure();
-  bool rematerialize =
-      autoRemat &&
-      !differentiated.contains(vjp->getParentOfType<func::FuncOp>()) &&
-      llvm::none_of(*closure, [&](func::FuncOp func) {
-        return differentiating.contains(func);
-      });
+  bool rematerialize = autoRemat && !differentiated.contains(
+                                        vjp->getParentOfType<func::FuncOp>());
+  if (rematerialize) {
+    FailureOr<SmallVector<func::FuncOp>> closure = getVjpClosure(vjp);
+    if (failed(closure))
+      return failure();
+    rematerialize = llvm::none_of(*closure, [&](func::FuncOp func) {
+      return differentiating.contains(func);
+    });
+  }
   FailureOr<func::FuncOp> scratch = flatten(vjp, callee);
   if (failed(scratch))
     return failure();

@@ -27,9 +27,9 @@
 // (kiln.recomputed) never share a group with an op that came before them
 // (the forward's ops they read): the group would run there. They fuse with
 // each other and with the backward ops after them that read them. The
-// block's new order
-// keeps every op after those that came before it where its operands allow
-// (sortKeepingOrder): the recomputation stays where the backward needs it.
+// block's new order keeps every op after those that came before it where
+// its operands allow (sortKeepingOrder): the recomputation stays where the
+// backward needs it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -196,10 +196,17 @@ private:
   /// in the forward and its value would be kept to the backward, as if
   /// never recomputed.
   static bool keepsRecomputationsLate(const Group &a, const Group &b) {
-    std::optional<unsigned> recomputed = a.firstRecomputed;
-    if (b.firstRecomputed && (!recomputed || *b.firstRecomputed < *recomputed))
-      recomputed = b.firstRecomputed;
+    std::optional<unsigned> recomputed =
+        earlier(a.firstRecomputed, b.firstRecomputed);
     return !recomputed || std::min(a.first, b.first) == *recomputed;
+  }
+
+  /// The earlier of two positions, either of which may be missing.
+  static std::optional<unsigned> earlier(std::optional<unsigned> a,
+                                         std::optional<unsigned> b) {
+    if (!a || (b && *b < *a))
+      return b;
+    return a;
   }
 
   /// Recomputes `group.first` and `group.firstRecomputed` from its members.
@@ -209,9 +216,8 @@ private:
     for (Operation *op : group.members) {
       unsigned at = position.lookup(op);
       group.first = std::min(group.first, at);
-      if (op->hasAttr(kRecomputedAttrName) &&
-          (!group.firstRecomputed || at < *group.firstRecomputed))
-        group.firstRecomputed = at;
+      if (op->hasAttr(kRecomputedAttrName))
+        group.firstRecomputed = earlier(group.firstRecomputed, at);
     }
   }
 
@@ -377,9 +383,7 @@ private:
       c.members.insert(op);
     p.members.clear();
     c.first = std::min(c.first, p.first);
-    if (p.firstRecomputed &&
-        (!c.firstRecomputed || *p.firstRecomputed < *c.firstRecomputed))
-      c.firstRecomputed = p.firstRecomputed;
+    c.firstRecomputed = earlier(c.firstRecomputed, p.firstRecomputed);
     parent[pg] = cg;
   }
 
