@@ -175,13 +175,17 @@ static bool fitsSignature(ArrayRef<TensorSignature> signature,
   return true;
 }
 
-/// A value in a replay: on the host, or on the cuda device.
+/// A value in a replay: on the host (held by its node, which the replay
+/// holds, or `owned`), or on the cuda device.
 struct ReplayValue {
-  std::shared_ptr<const HostTensor> host;
+  const HostTensor *host = nullptr;
+  std::shared_ptr<const HostTensor> owned;
   std::shared_ptr<const DeviceValue> device;
-  /// A result written into a donated input: that input's node, which
-  /// becomes the result's (the caller held it only to drop it).
-  NodeRef donatedNode;
+  /// A result written into a donated input's buffer, or a recycled node's
+  /// (its index in ReplayOptions::recycle): that node holds it.
+  int32_t donatedInput = -1, recycled = -1;
+  /// A new result's node, once made.
+  NodeRef node;
   DType getDType() const {
     return device ? device->getDType() : host->getDType();
   }
@@ -190,30 +194,33 @@ struct ReplayValue {
   }
 };
 
-/// `node`'s value where the step runs: its host data, or (on the device)
-/// its device copy, uploaded now if it has none.
-static llvm::Expected<ReplayValue> getReplayValue(const TraceNode &node,
-                                                  bool onDevice) {
-  ReplayValue value;
+/// `node`'s value where the step runs: its host data (without a reference
+/// when it is stored: the replay holds the node), or (on the device) its
+/// device copy, uploaded now if it has none.
+static llvm::Error getReplayValue(const TraceNode &node, bool onDevice,
+                                  ReplayValue &value) {
   if (onDevice) {
     llvm::Expected<std::shared_ptr<const DeviceValue>> device =
         detail::getOnDevice(node);
     if (!device)
       return device.takeError();
     value.device = std::move(*device);
-    return value;
+    return llvm::Error::success();
   }
+  if ((value.host = node.peekHostData()))
+    return llvm::Error::success();
   llvm::Expected<std::shared_ptr<const HostTensor>> host = node.getHostData();
   if (!host)
     return host.takeError();
   if (!*host)
     return makeError("replay: an input without a value");
-  value.host = std::move(*host);
-  return value;
+  value.owned = std::move(*host);
+  value.host = value.owned.get();
+  return llvm::Error::success();
 }
 
-/// Whether replays write outputs into donated inputs (KILN_DONATION=0 turns
-/// it off, for measuring).
+/// Whether replays write outputs into donated inputs and recycled buffers
+/// (KILN_DONATION=0 turns it off, for measuring).
 static bool donationEnabled() {
   static const bool enabled = [] {
     const char *value = std::getenv("KILN_DONATION");
@@ -222,9 +229,18 @@ static bool donationEnabled() {
   return enabled;
 }
 
-llvm::Expected<std::optional<std::vector<Tensor>>>
-CapturedStep::replay(ArrayRef<NodeRef> inputs, bool otherSizes,
-                     ArrayRef<int32_t> replacedBy) const {
+/// Whether `host`, held by its node alone, may be overwritten: not the
+/// caller's borrowed memory, and no device copy that would go stale.
+static bool isOnlyHolder(const TraceNode &node, const HostTensor *&host) {
+  long holders = 0;
+  host = node.peekHostData(&holders);
+  return host && holders == 1 && !host->isBorrowed() && !node.hasDeviceData();
+}
+
+llvm::Expected<std::optional<CapturedStep::ReplayedOutputs>>
+CapturedStep::replayNodes(ArrayRef<NodeRef> inputs,
+                          const ReplayOptions &options) const {
+  bool otherSizes = options.otherSizes;
   if (inputs.size() != inputTypes.size())
     return makeError("replay: " + llvm::Twine(inputs.size()) +
                      " inputs for a step captured with " +
@@ -264,48 +280,67 @@ CapturedStep::replay(ArrayRef<NodeRef> inputs, bool otherSizes,
   // uploaded once per node, results are kept on the device.
   bool onDevice = device == Device::Cuda;
   std::vector<ReplayValue> inputValues(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!inputIsRead[i])
-      continue;
-    llvm::Expected<ReplayValue> value = getReplayValue(*inputs[i], onDevice);
-    if (!value)
-      return value.takeError();
-    inputValues[i] = std::move(*value);
-  }
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputIsRead[i])
+      if (llvm::Error e = getReplayValue(*inputs[i], onDevice, inputValues[i]))
+        return std::move(e);
 
-  // Donated inputs: per program, per output, the input whose buffer the
-  // output is written into (-1: none); empty for a program with none.
-  std::vector<std::vector<int32_t>> donated(programs.size());
-  if (!onDevice && replacedBy.size() == inputs.size() && donationEnabled()) {
-    for (auto [i, k] : llvm::enumerate(replacedBy)) {
-      if (k < 0 || static_cast<size_t>(k) >= outputs.size() ||
-          outputs[k].kind != Source::Result)
-        continue;
-      const std::shared_ptr<const HostTensor> &host = inputValues[i].host;
-      // Held by the node and inputValues alone, and the caller's own; no
-      // device copy that would go stale.
-      if (!host || host.use_count() != 2 || host->isBorrowed() ||
-          inputs[i]->getDeviceData())
-        continue;
-      // Read by one program parameter (and not returned as it is: the
-      // caller would read the overwritten value), that of output k's
-      // program.
-      auto [p, q] = donationReads[i];
-      const Source &output = outputs[k];
-      if (p < 0 || p != output.program)
-        continue;
-      const Executable &exe = *programs[p].executable;
-      const TensorSignature &signature = exe.getOutputs()[output.index];
-      if (signature.dtype != host->getDType() ||
-          signature.shape.size() != host->getShape().size() ||
-          !exe.getDonation().allows(q, output.index))
-        continue;
-      std::vector<int32_t> &into = donated[p];
-      if (into.empty())
-        into.assign(exe.getOutputs().size(), -1);
-      if (into[output.index] < 0)
-        into[output.index] = static_cast<int32_t>(i);
-    }
+  // Per program, per output, the buffer it is written into (a donated
+  // input's or a recycled node's); empty for a program with none.
+  struct Destination {
+    HostTensor *buffer = nullptr;
+    int32_t input = -1, recycled = -1;
+  };
+  std::vector<std::vector<Destination>> into(programs.size());
+  auto destinationOf = [&](const Source &output) -> Destination * {
+    std::vector<Destination> &program = into[output.program];
+    if (program.empty())
+      program.resize(programs[output.program].executable->getOutputs().size());
+    Destination &destination = program[output.index];
+    return destination.buffer ? nullptr : &destination;
+  };
+  auto signatureOf = [&](const Source &output) -> const TensorSignature & {
+    return programs[output.program].executable->getOutputs()[output.index];
+  };
+  if (!onDevice && donationEnabled()) {
+    if (options.replacedBy.size() == inputs.size())
+      for (auto [i, k] : llvm::enumerate(options.replacedBy)) {
+        if (k < 0 || static_cast<size_t>(k) >= outputs.size() ||
+            outputs[k].kind != Source::Result)
+          continue;
+        const HostTensor *host = nullptr;
+        if (!isOnlyHolder(*inputs[i], host))
+          continue;
+        // Read by one program parameter (and not returned as it is: the
+        // caller would read the overwritten value), that of output k's
+        // program.
+        auto [p, q] = donationReads[i];
+        const Source &output = outputs[k];
+        if (p < 0 || p != output.program)
+          continue;
+        const TensorSignature &signature = signatureOf(output);
+        if (signature.dtype != host->getDType() ||
+            signature.shape.size() != host->getShape().size() ||
+            !programs[p].executable->getDonation().allows(q, output.index))
+          continue;
+        if (Destination *destination = destinationOf(output))
+          *destination = {const_cast<HostTensor *>(host),
+                          static_cast<int32_t>(i), -1};
+      }
+    if (options.recycle.size() == outputs.size())
+      for (auto [k, node] : llvm::enumerate(options.recycle)) {
+        const HostTensor *host = nullptr;
+        if (!node || outputs[k].kind != Source::Result ||
+            !isOnlyHolder(*node, host))
+          continue;
+        const TensorSignature &signature = signatureOf(outputs[k]);
+        if (signature.dtype != host->getDType() ||
+            ArrayRef<int64_t>(signature.shape) != host->getShape())
+          continue;
+        if (Destination *destination = destinationOf(outputs[k]))
+          *destination = {const_cast<HostTensor *>(host), -1,
+                          static_cast<int32_t>(k)};
+      }
   }
   int64_t donatedBuffers = 0, donatedBytes = 0;
 
@@ -314,6 +349,7 @@ CapturedStep::replay(ArrayRef<NodeRef> inputs, bool otherSizes,
   // which `baked` holds): a step binds hundreds of state tensors.
   std::vector<const ReplayValue *> args;
   std::vector<ReplayValue> baked;
+  std::vector<HostTensor *> buffers;
   llvm::SmallVector<DType, 16> dtypes;
   llvm::SmallVector<ArrayRef<int64_t>, 16> shapes;
   for (auto [p, program] : llvm::enumerate(programs)) {
@@ -328,15 +364,12 @@ CapturedStep::replay(ArrayRef<NodeRef> inputs, bool otherSizes,
       case Source::Result:
         args.push_back(&results[source.program][source.index]);
         break;
-      case Source::Baked: {
-        llvm::Expected<ReplayValue> value =
-            getReplayValue(*source.baked, onDevice);
-        if (!value)
-          return value.takeError();
-        baked.push_back(std::move(*value));
+      case Source::Baked:
+        if (llvm::Error e =
+                getReplayValue(*source.baked, onDevice, baked.emplace_back()))
+          return std::move(e);
         args.push_back(&baked.back());
         break;
-      }
       }
     }
     // At other sizes, a program whose arguments do not fit (a static one)
@@ -348,10 +381,9 @@ CapturedStep::replay(ArrayRef<NodeRef> inputs, bool otherSizes,
         dtypes.push_back(arg->getDType());
         shapes.push_back(arg->getShape());
       }
+      if (!fitsSignature(program.executable->getInputs(), dtypes, shapes))
+        return std::nullopt;
     }
-    if (otherSizes &&
-        !fitsSignature(program.executable->getInputs(), dtypes, shapes))
-      return std::nullopt;
     if (onDevice) {
       llvm::SmallVector<const DeviceValue *, 16> pointers;
       for (const ReplayValue *arg : args)
@@ -363,62 +395,93 @@ CapturedStep::replay(ArrayRef<NodeRef> inputs, bool otherSizes,
       if (!ran)
         return ran.takeError();
       for (std::shared_ptr<const DeviceValue> &result : *ran)
-        results[p].push_back({nullptr, std::move(result)});
+        results[p].emplace_back().device = std::move(result);
       continue;
     }
     llvm::SmallVector<const HostTensor *, 16> pointers;
     for (const ReplayValue *arg : args)
-      pointers.push_back(arg->host.get());
-    // Outputs written into donated inputs: the input's tensor, which only
-    // this replay and the dropped node hold, becomes the output's.
-    std::vector<HostTensor *> into;
-    for (int32_t input : donated[p])
-      into.push_back(
-          input < 0 ? nullptr
-                    : const_cast<HostTensor *>(inputValues[input].host.get()));
+      pointers.push_back(arg->host);
+    buffers.clear();
+    for (const Destination &destination : into[p])
+      buffers.push_back(destination.buffer);
     llvm::Expected<std::vector<HostTensor>> ran =
-        detail::runCounted(*program.executable, pointers, into);
+        detail::runCounted(*program.executable, pointers, buffers);
     if (!ran)
       return ran.takeError();
-    results[p].reserve(ran->size());
+    results[p].resize(ran->size());
     for (auto [r, result] : llvm::enumerate(*ran)) {
-      if (r < into.size() && into[r]) {
-        ++donatedBuffers;
-        donatedBytes += static_cast<int64_t>(into[r]->getByteSize());
-        int32_t input = donated[p][r];
-        results[p].push_back(inputValues[input]);
-        results[p].back().donatedNode = inputs[input];
+      ReplayValue &value = results[p][r];
+      if (r < buffers.size() && buffers[r]) {
+        const Destination &destination = into[p][r];
+        value.host = destination.buffer;
+        value.donatedInput = destination.input;
+        value.recycled = destination.recycled;
+        if (destination.input >= 0) {
+          ++donatedBuffers;
+          donatedBytes +=
+              static_cast<int64_t>(destination.buffer->getByteSize());
+        }
         continue;
       }
-      results[p].push_back(
-          {std::make_shared<const HostTensor>(std::move(result)), nullptr});
+      value.owned = std::make_shared<const HostTensor>(std::move(result));
+      value.host = value.owned.get();
     }
   }
 
-  std::vector<Tensor> values;
-  values.reserve(outputs.size());
-  for (const Source &source : outputs) {
+  ReplayedOutputs replayed;
+  replayed.nodes.resize(outputs.size());
+  replayed.fromInput.assign(outputs.size(), -1);
+  replayed.fromRecycled.assign(outputs.size(), -1);
+  for (auto [k, source] : llvm::enumerate(outputs)) {
     switch (source.kind) {
     case Source::Input:
-      values.push_back(Tensor::make(inputs[source.index]));
+      replayed.fromInput[k] = source.index;
       break;
     case Source::Result: {
-      const ReplayValue &result = results[source.program][source.index];
-      // A donated input's node now holds the result: no node is made, and
-      // the caller rebinds its state to the node it held.
-      values.push_back(Tensor::make(
-          result.donatedNode ? result.donatedNode
-          : result.device
-              ? TraceNode::parameter(result.device, /*recorded=*/false)
-              : TraceNode::parameter(result.host, /*recorded=*/false)));
+      ReplayValue &result = results[source.program][source.index];
+      if (result.donatedInput >= 0) {
+        replayed.fromInput[k] = result.donatedInput;
+        break;
+      }
+      if (result.recycled >= 0) {
+        replayed.fromRecycled[k] = result.recycled;
+        break;
+      }
+      // One node per result, however many outputs it is.
+      if (!result.node)
+        result.node =
+            result.device
+                ? TraceNode::parameter(result.device, /*recorded=*/false)
+                : TraceNode::parameter(result.owned, /*recorded=*/false);
+      replayed.nodes[k] = result.node;
       break;
     }
     case Source::Baked:
-      values.push_back(Tensor::make(source.baked));
+      replayed.nodes[k] = source.baked;
       break;
     }
   }
   detail::countReplay(donatedBuffers, donatedBytes);
+  return std::optional<ReplayedOutputs>(std::move(replayed));
+}
+
+llvm::Expected<std::optional<std::vector<Tensor>>>
+CapturedStep::replay(ArrayRef<NodeRef> inputs, bool otherSizes,
+                     ArrayRef<int32_t> replacedBy) const {
+  ReplayOptions options;
+  options.otherSizes = otherSizes;
+  options.replacedBy = replacedBy;
+  llvm::Expected<std::optional<ReplayedOutputs>> replayed =
+      replayNodes(inputs, options);
+  if (!replayed)
+    return replayed.takeError();
+  if (!*replayed)
+    return std::nullopt;
+  std::vector<Tensor> values;
+  values.reserve(outputs.size());
+  for (auto [node, input] :
+       llvm::zip((*replayed)->nodes, (*replayed)->fromInput))
+    values.push_back(Tensor::make(input >= 0 ? inputs[input] : node));
   return std::optional<std::vector<Tensor>>(std::move(values));
 }
 

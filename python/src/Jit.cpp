@@ -270,8 +270,29 @@ struct Change {
   }
 };
 
+/// What a replay of a capture keeps for the next one: the nodes it bound
+/// and the old gradients it offered for recycling, so that one that is
+/// unchanged (state a replay donates keeps its node; a recycled gradient
+/// keeps its object) costs neither a reference count nor a check. It holds
+/// the state's nodes between replays (as the tensors do); the arguments'
+/// are let go after each replay.
+struct ReplayScratch {
+  std::vector<NodeRef> inputs;
+  /// Per output: the node offered for recycling, this replay's and the
+  /// change that offered it.
+  std::vector<NodeRef> recycleHeld;
+  std::vector<const TraceNode *> recycle;
+  std::vector<int32_t> offeredBy;
+  /// Whether `inputs` were checked for a replay at other sizes.
+  bool otherSizes = false;
+  /// In use by a replay (which releases the GIL): a replay of the same
+  /// capture on another thread meanwhile uses its own.
+  bool busy = false;
+};
+
 struct Captured {
   std::shared_ptr<CapturedStep> step;
+  ReplayScratch scratch;
   std::vector<Slot> slots;
   std::vector<Change> changes;
   /// The returned value, and the tensors in it in traversal order.
@@ -423,34 +444,64 @@ nb::object JitFunction::call(nb::args args, nb::kwargs kwargs) {
 std::optional<nb::object>
 JitFunction::replay(const std::shared_ptr<Captured> &captured, const Flat &flat,
                     bool otherSizes) {
+  const CapturedStep &step = *captured->step;
+  ReplayScratch local;
+  ReplayScratch &scratch = captured->scratch.busy ? local : captured->scratch;
+  if (scratch.inputs.size() != captured->slots.size() ||
+      scratch.otherSizes != otherSizes) {
+    scratch.inputs.assign(captured->slots.size(), nullptr);
+    scratch.otherSizes = otherSizes;
+  }
+  size_t numOutputs = step.getOutputs().size();
+  scratch.recycleHeld.resize(numOutputs);
+  scratch.recycle.assign(numOutputs, nullptr);
+  scratch.offeredBy.assign(numOutputs, -1);
+  scratch.busy = true;
+  // The arguments' nodes are let go, and the slots' tensors (held while
+  // the GIL is released) dropped, however the replay ends.
+  std::vector<nb::object> held(captured->slots.size());
+  struct Release {
+    ReplayScratch &scratch;
+    const std::vector<Slot> &slots;
+    ~Release() {
+      for (size_t i = 0; i < slots.size() && i < scratch.inputs.size(); ++i)
+        if (slots[i].kind == Slot::Argument)
+          scratch.inputs[i] = nullptr;
+      scratch.busy = false;
+    }
+  } release{scratch, captured->slots};
+
   // The slots' tensors now.
   std::vector<PyTensor *> slotTensors(captured->slots.size());
-  std::vector<NodeRef> inputs(captured->slots.size());
   for (auto [i, slot] : llvm::enumerate(captured->slots)) {
-    PyTensor *t = nullptr;
+    PyObject *object = nullptr;
     switch (slot.kind) {
     case Slot::Argument:
-      t = flat.tensors[slot.index];
+      object = nb::find(flat.tensors[slot.index]).ptr();
       break;
-    case Slot::Object: {
-      PyObject *object = PyWeakref_GetObject(slot.weak.ptr());
+    case Slot::Object:
+      object = PyWeakref_GetObject(slot.weak.ptr());
       if (object == Py_None)
         return std::nullopt; // the tensor is gone: record
-      t = nb::inst_ptr<PyTensor>(object);
       break;
-    }
-    case Slot::GradOf:
-      if (!nb::try_cast<PyTensor *>(slotTensors[slot.index]->grad, t, false))
-        t = nullptr;
-      if (!t)
+    case Slot::GradOf: {
+      PyTensor *g = nullptr;
+      if (!nb::try_cast<PyTensor *>(slotTensors[slot.index]->grad, g, false) ||
+          !g)
         return std::nullopt; // the .grad the step reads is gone: record
+      object = slotTensors[slot.index]->grad.ptr();
       break;
     }
+    }
+    held[i] = nb::borrow(object);
+    PyTensor *t = nb::inst_ptr<PyTensor>(object);
     slotTensors[i] = t;
+    const NodeRef &node = t->value.getNode();
+    // A node bound by the last replay was checked then.
+    if (node && node == scratch.inputs[i])
+      continue;
     if (!t->value.ok())
       fail(t->value.getError());
-    const NodeRef &node = t->value.getNode();
-    const CapturedStep &step = *captured->step;
     if (otherSizes && (node->getDType() != step.getInputDType(i) ||
                        node->getShape().size() != step.getInputShape(i).size()))
       return std::nullopt; // not of the step's structure: record
@@ -464,35 +515,67 @@ JitFunction::replay(const std::shared_ptr<Captured> &captured, const Flat &flat,
            getTensorTypeString(step.getInputDType(i), step.getInputShape(i)) +
            " when the function was captured (state must keep its dtype and "
            "shape)");
-    inputs[i] = node;
+    scratch.inputs[i] = node;
   }
-  // State the step rebinds, held by nothing but its tensor (and `inputs`),
-  // is donated: the new value is computed in the old one's buffer.
-  std::vector<int32_t> replacedBy(inputs.size(), -1);
-  for (const Change &change : captured->changes)
-    if (change.value >= 0 && inputs[change.slot].use_count() == 2)
+  // State the step rebinds, held by nothing but its tensor (and the
+  // scratch), is donated: the new value is computed in the old one's
+  // buffer. A `.grad` the step replaces by a new one, held by nothing but
+  // its parameter, is recycled: the new gradient is computed in its buffer
+  // and the tensor object is kept.
+  std::vector<int32_t> replacedBy(slotTensors.size(), -1);
+  for (auto [c, change] : llvm::enumerate(captured->changes)) {
+    if (change.value >= 0 && scratch.inputs[change.slot].use_count() == 2)
       replacedBy[change.slot] = change.value;
-  llvm::Expected<std::optional<std::vector<Tensor>>> replayed = [&] {
+    if (change.gradKept || change.grad.kind != Made::New ||
+        scratch.offeredBy[change.grad.index] >= 0)
+      continue;
+    PyObject *old = slotTensors[change.slot]->grad.ptr();
+    if (Py_REFCNT(old) != 1 || Py_TYPE(old) != reinterpret_cast<PyTypeObject *>(
+                                                   nb::type<PyTensor>().ptr()))
+      continue;
+    PyTensor &grad = *nb::inst_ptr<PyTensor>(old);
+    if (!grad.value.ok() || grad.snapshot.ok() || !grad.grad.is_none())
+      continue;
+    NodeRef &kept = scratch.recycleHeld[change.grad.index];
+    if (kept != grad.value.getNode())
+      kept = grad.value.getNode();
+    if (kept.use_count() != 2)
+      continue;
+    scratch.recycle[change.grad.index] = kept.get();
+    scratch.offeredBy[change.grad.index] = static_cast<int32_t>(c);
+  }
+  CapturedStep::ReplayOptions options;
+  options.otherSizes = otherSizes;
+  options.replacedBy = replacedBy;
+  options.recycle = scratch.recycle;
+  llvm::Expected<std::optional<CapturedStep::ReplayedOutputs>> replayed = [&] {
     nb::gil_scoped_release noGil;
-    return captured->step->replay(inputs, otherSizes, replacedBy);
+    return step.replayNodes(scratch.inputs, options);
   }();
   if (!replayed)
     fail("kiln.jit: " + llvm::toString(replayed.takeError()));
   if (!*replayed)
     return std::nullopt;
-  std::vector<Tensor> &outputs = **replayed;
+  CapturedStep::ReplayedOutputs &outputs = **replayed;
+  auto nodeOf = [&](int32_t k) -> const NodeRef & {
+    if (outputs.fromInput[k] >= 0)
+      return scratch.inputs[outputs.fromInput[k]];
+    if (outputs.fromRecycled[k] >= 0)
+      return scratch.recycleHeld[outputs.fromRecycled[k]];
+    return outputs.nodes[k];
+  };
 
   auto make = [&](const Made &made) -> nb::object {
     switch (made.kind) {
     case Made::New: {
-      nb::object t = nb::cast(
-          PyTensor(outputs[made.index], made.requiresGrad, made.isLeaf));
+      nb::object t = nb::cast(PyTensor(Tensor::make(nodeOf(made.index)),
+                                       made.requiresGrad, made.isLeaf));
       if (made.requiresGrad && made.isLeaf)
         updateRegistration(nb::cast<PyTensor &>(t));
       return t;
     }
     case Made::FromSlot:
-      return nb::find(slotTensors[made.index]);
+      return held[made.index];
     case Made::Held:
       return made.held;
     case Made::NoTensor:
@@ -500,14 +583,29 @@ JitFunction::replay(const std::shared_ptr<Captured> &captured, const Flat &flat,
     }
     return nb::none();
   };
-  for (const Change &change : captured->changes) {
+  for (auto [c, change] : llvm::enumerate(captured->changes)) {
     PyTensor &t = *slotTensors[change.slot];
     if (change.value >= 0) {
-      t.value = outputs[change.value];
-      t.snapshot = Tensor();
+      // Donated state's node holds its new value already.
+      if (outputs.fromInput[change.value] != change.slot)
+        t.value = Tensor::make(nodeOf(change.value));
+      if (t.snapshot.ok())
+        t.snapshot = Tensor();
     }
-    if (!change.gradKept)
-      t.grad = make(change.grad);
+    if (!change.gradKept) {
+      const Made &made = change.grad;
+      if (made.kind == Made::New &&
+          outputs.fromRecycled[made.index] == made.index &&
+          scratch.offeredBy[made.index] == static_cast<int32_t>(c)) {
+        // The recycled gradient: the old tensor object holds the new value.
+        PyTensor &grad = nb::cast<PyTensor &>(t.grad);
+        grad.requiresGrad = made.requiresGrad;
+        grad.isLeaf = made.isLeaf;
+        updateRegistration(grad);
+      } else {
+        t.grad = make(made);
+      }
+    }
     t.requiresGrad = change.requiresGrad;
     t.isLeaf = change.isLeaf;
     updateRegistration(t);

@@ -155,4 +155,49 @@ TEST(JitTest, ReplayChecksInputTypes) {
             "with tensor<2xf32>");
 }
 
+TEST(JitTest, ReplayRecyclesBuffersNothingElseHolds) {
+  // y = x * 2, replayed with a node offered for output 0: one whose value
+  // nothing else holds takes the output in its own buffer; one whose value
+  // is held elsewhere (or of another shape) is left alone.
+  Tensor x = input({2}, {1, 2});
+  StepRecorder recorder;
+  Tensor y = x * 2.0;
+  llvm::Expected<std::shared_ptr<CapturedStep>> captured =
+      recorder.finish({x.getNode()}, {y});
+  ASSERT_TRUE(static_cast<bool>(captured));
+  auto replayWith = [&](const Tensor &old) {
+    Tensor next = input({2}, {3, 4});
+    const TraceNode *recycle[] = {old.getNode().get()};
+    CapturedStep::ReplayOptions options;
+    options.recycle = recycle;
+    return (*captured)->replayNodes({next.getNode()}, options);
+  };
+
+  Tensor old = input({2}, {0, 0});
+  const HostTensor *buffer = old.getNode()->peekHostData();
+  auto recycled = replayWith(old);
+  ASSERT_TRUE(static_cast<bool>(recycled))
+      << llvm::toString(recycled.takeError());
+  ASSERT_TRUE(recycled->has_value());
+  EXPECT_EQ((*recycled)->fromRecycled[0], 0);
+  EXPECT_EQ((*recycled)->nodes[0], nullptr);
+  EXPECT_EQ(old.getNode()->peekHostData(), buffer);
+  EXPECT_EQ(valuesOf(old), (std::vector<float>{6, 8}));
+
+  Tensor shared = input({2}, {0, 0});
+  std::shared_ptr<const HostTensor> elsewhere = shared.getNode()->getData();
+  Tensor otherShape = input({3}, {0, 0, 0});
+  for (const Tensor &kept : {shared, otherShape}) {
+    auto replayed = replayWith(kept);
+    ASSERT_TRUE(static_cast<bool>(replayed));
+    ASSERT_TRUE(replayed->has_value());
+    EXPECT_EQ((*replayed)->fromRecycled[0], -1);
+    ASSERT_NE((*replayed)->nodes[0], nullptr);
+    EXPECT_EQ(valuesOf(Tensor::make((*replayed)->nodes[0])),
+              (std::vector<float>{6, 8}));
+  }
+  EXPECT_EQ(valuesOf(shared), (std::vector<float>{0, 0}));
+  EXPECT_EQ(valuesOf(otherShape), (std::vector<float>{0, 0, 0}));
+}
+
 } // namespace

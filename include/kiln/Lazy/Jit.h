@@ -54,6 +54,43 @@ public:
     std::vector<Source> parameters;
   };
 
+  /// How a replay may reuse buffers (both on the host only; empty: none).
+  struct ReplayOptions {
+    /// The inputs may have other sizes than the capture's (the same dtypes
+    /// and ranks): each program runs only where its arguments fit its
+    /// executable (a shape-generic one takes any size of a dynamic dim),
+    /// else the replay gives std::nullopt.
+    bool otherSizes = false;
+    /// Donated inputs (one per input): replacedBy[i] = k says the caller
+    /// drops input i for output k after the call (state the step rebinds),
+    /// and holds input i's node nowhere else. Where the node is the only
+    /// holder of its host data, one program alone reads it, and that
+    /// program may write output k into it (the executable's DonationPlan),
+    /// output k is computed in that buffer: no allocation, and no second
+    /// copy of the state. Input i's node then holds output k: its old value
+    /// is lost.
+    llvm::ArrayRef<int32_t> replacedBy;
+    /// Recycled buffers (one per output, null for none): a node the caller
+    /// drops for output k after the call (a `.grad` a step replaces), kept
+    /// alive by the caller and held by nothing else, and no input. Where it
+    /// holds host data of output k's dtype and static shape that nothing
+    /// else holds, output k is written into that buffer and the node holds
+    /// it.
+    llvm::ArrayRef<const TraceNode *> recycle;
+  };
+  /// What a replay computed.
+  struct ReplayedOutputs {
+    /// Per output: a new node, or null where fromInput or recycled say
+    /// which node holds the output (the caller holds those already).
+    std::vector<NodeRef> nodes;
+    /// Per output: the input whose node holds it (its donated buffer, or
+    /// an input the step returns as it is), else -1.
+    std::vector<int32_t> fromInput;
+    /// Per output: the index in ReplayOptions::recycle of the node that
+    /// holds it, else -1.
+    std::vector<int32_t> fromRecycled;
+  };
+
   /// Runs the step's programs with `inputs` (one node per input of the
   /// capture, of its dtype and shape; computed first where it is not yet)
   /// and returns the outputs. std::nullopt when the inputs break what the
@@ -62,19 +99,15 @@ public:
   /// f32 matmul precision):
   /// the caller records the step again. Fails on a dtype or shape that is
   /// not the capture's, naming the input, and on a failed run.
-  /// With `otherSizes`, the inputs may have other sizes than the capture's
-  /// (the same dtypes and ranks): each program runs only where its
-  /// arguments fit its executable (a shape-generic one takes any size of a
-  /// dynamic dim), else std::nullopt.
   ///
-  /// `replacedBy` (empty, or one per input) donates inputs: replacedBy[i]
-  /// = k says the caller drops input i for output k after the call (state
-  /// the step rebinds), and holds input i's node nowhere else. Where the
-  /// node is the only holder of its host data, one program alone reads
-  /// it, and that program may write output k into it (the executable's
-  /// DonationPlan), output k is computed in that buffer: no allocation,
-  /// and no second copy of the state. Input i's node then holds output k
-  /// and is returned as it: its old value is lost.
+  /// The work per input and output is a few loads and stores: no reference
+  /// is counted for a value that is kept (donated state, recycled
+  /// gradients), so that a step with hundreds of state tensors replays in
+  /// microseconds.
+  llvm::Expected<std::optional<ReplayedOutputs>>
+  replayNodes(llvm::ArrayRef<NodeRef> inputs,
+              const ReplayOptions &options) const;
+  /// replayNodes with the outputs as tensors.
   llvm::Expected<std::optional<std::vector<Tensor>>>
   replay(llvm::ArrayRef<NodeRef> inputs, bool otherSizes = false,
          llvm::ArrayRef<int32_t> replacedBy = {}) const;

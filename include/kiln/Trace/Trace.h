@@ -191,8 +191,23 @@ public:
   /// (getHostData says why). Thread-safe.
   std::shared_ptr<const HostTensor> getData() const;
   llvm::Expected<std::shared_ptr<const HostTensor>> getHostData() const;
+  /// The node's host value when it is stored, without taking a reference
+  /// (a stored value never changes, so no lock): null otherwise. Valid
+  /// while the node lives. `holders`, when given, gets how many hold the
+  /// value (1: the node alone). Thread-safe.
+  const HostTensor *peekHostData(long *holders = nullptr) const {
+    if (!hasHost.load(std::memory_order_acquire))
+      return nullptr;
+    if (holders)
+      *holders = data.use_count();
+    return data.get();
+  }
   /// The node's value on the device, when it is there. Thread-safe.
   std::shared_ptr<const DeviceValue> getDeviceData() const;
+  /// Whether the node has had a value on the device. Thread-safe.
+  bool hasDeviceData() const {
+    return hasDevice.load(std::memory_order_acquire);
+  }
   /// Stores the node's value on the device: as its value when it has none
   /// (as setData), or as the device copy of its host value (an upload, kept
   /// for every later program; one lost with its runtime is replaced).

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Support/PassStatistics.h"
 #include "kiln/Codegen/Common/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 
@@ -17,8 +18,11 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNPLANDONATION
+#define GEN_PASS_DEF_KILNSCHEDULEDONATION
 #include "kiln/Codegen/Common/Passes.h.inc"
 } // namespace kiln
+
+#include "kiln/Codegen/Common/PassStatistics.h.inc"
 
 using namespace mlir;
 
@@ -110,7 +114,99 @@ bool isInPlace(Operation *op, Value inputArg, Value resultArg) {
   return kernel && writesInPlace(kernel, *in, *out);
 }
 
+/// Calls `visit` with every top-level operation of `body` that uses `arg`
+/// or a view of it. A view is not an access; what uses it is. An operation
+/// that returns a buffer from one (a loop carrying it, an unknown view)
+/// hides later accesses: it is reported as null, an access everywhere.
+template <typename Visit>
+void forEachAccess(Block &body, Value arg, Visit &&visit) {
+  SmallVector<Value> worklist{arg};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (user->getNumResults() == 1 &&
+          getViewedBuffer(user, user->getResult(0)) == value) {
+        worklist.push_back(user->getResult(0));
+        continue;
+      }
+      bool returnsBuffer = llvm::any_of(user->getResultTypes(), [](Type t) {
+        return isa<BaseMemRefType>(t);
+      });
+      visit(returnsBuffer ? nullptr : body.findAncestorOpInBlock(*user));
+    }
+  }
+}
+
 } // namespace
+
+unsigned kiln::scheduleForDonation(func::FuncOp func, unsigned numInputs) {
+  if (func.isExternal() || !func.getBody().hasOneBlock() ||
+      numInputs > func.getNumArguments())
+    return 0;
+  Block &body = func.getBody().front();
+  SmallVector<Operation *> candidates;
+  for (Operation &op : body)
+    if (isa<func::CallOp, memref::CopyOp>(op))
+      candidates.push_back(&op);
+  unsigned moved = 0;
+  for (Operation *op : candidates) {
+    // The inputs it reads and the results it writes: every buffer it takes
+    // must be an argument's (a temporary would live longer).
+    SmallVector<Value> inputs, results;
+    bool onlyArguments = true;
+    for (Value operand : op->getOperands()) {
+      if (!isa<BaseMemRefType>(operand.getType()))
+        continue;
+      Value root = getRootArgument(operand);
+      if (!root) {
+        onlyArguments = false;
+        break;
+      }
+      bool isInput = cast<BlockArgument>(root).getArgNumber() < numInputs;
+      (isInput ? inputs : results).push_back(root);
+    }
+    if (!onlyArguments)
+      continue;
+    bool updatesInPlace = llvm::any_of(inputs, [&](Value input) {
+      return llvm::any_of(results, [&](Value result) {
+        return input.getType() == result.getType() &&
+               isInPlace(op, input, result);
+      });
+    });
+    if (!updatesInPlace)
+      continue;
+    // The one other operation after it that reads each of its inputs last:
+    // moved just after it, it becomes their last read instead, so that no
+    // other result that could take one of them loses it.
+    Operation *last = nullptr;
+    bool sameLast = true;
+    for (Value input : inputs) {
+      Operation *lastOfInput = op;
+      forEachAccess(body, input, [&](Operation *user) {
+        if (!user)
+          sameLast = false;
+        else if (lastOfInput->isBeforeInBlock(user))
+          lastOfInput = user;
+      });
+      sameLast &= lastOfInput != op && (!last || last == lastOfInput);
+      last = lastOfInput;
+    }
+    if (!sameLast)
+      continue;
+    // Nothing up to there may use its results.
+    bool unused = true;
+    for (Value result : results)
+      forEachAccess(body, result, [&](Operation *user) {
+        unused &= user && (user == op || user->isBeforeInBlock(op) ||
+                           last->isBeforeInBlock(user));
+      });
+    if (!unused)
+      continue;
+    op->moveAfter(last);
+    ++moved;
+  }
+  return moved;
+}
 
 kiln::DonationPlan kiln::planDonation(func::FuncOp func, unsigned numInputs) {
   DonationPlan plan;
@@ -122,37 +218,16 @@ kiln::DonationPlan kiln::planDonation(func::FuncOp func, unsigned numInputs) {
   DenseMap<Operation *, int64_t> position;
   for (auto [i, op] : llvm::enumerate(body))
     position[&op] = static_cast<int64_t>(i);
-  // Every use of an argument's views, by the top-level operation it is in.
-  // A view is not an access; what uses it is. An operation that returns a
-  // buffer from one (a loop carrying it, an unknown view) hides later
-  // accesses: it is reported as null, an access everywhere.
-  auto forEachAccess = [&](Value arg, auto &&visit) {
-    SmallVector<Value> worklist{arg};
-    while (!worklist.empty()) {
-      Value value = worklist.pop_back_val();
-      for (Operation *user : value.getUsers()) {
-        if (user->getNumResults() == 1 &&
-            getViewedBuffer(user, user->getResult(0)) == value) {
-          worklist.push_back(user->getResult(0));
-          continue;
-        }
-        bool returnsBuffer = llvm::any_of(user->getResultTypes(), [](Type t) {
-          return isa<BaseMemRefType>(t);
-        });
-        visit(returnsBuffer ? nullptr : body.findAncestorOpInBlock(*user));
-      }
-    }
-  };
   int64_t never = static_cast<int64_t>(body.getOperations().size());
   plan.lastReads.assign(numInputs, -1);
   for (unsigned i = 0; i < numInputs; ++i)
-    forEachAccess(func.getArgument(i), [&](Operation *op) {
+    forEachAccess(body, func.getArgument(i), [&](Operation *op) {
       plan.lastReads[i] =
           std::max(plan.lastReads[i], op ? position[op] : never);
     });
   plan.firstWrites.assign(numResults, never);
   for (unsigned r = 0; r < numResults; ++r)
-    forEachAccess(func.getArgument(numInputs + r), [&](Operation *op) {
+    forEachAccess(body, func.getArgument(numInputs + r), [&](Operation *op) {
       plan.firstWrites[r] =
           std::min(plan.firstWrites[r], op ? position[op] : int64_t(-1));
     });
@@ -176,6 +251,23 @@ kiln::DonationPlan kiln::planDonation(func::FuncOp func, unsigned numInputs) {
 }
 
 namespace {
+struct KilnScheduleDonationPass
+    : kiln::impl::KilnScheduleDonationBase<KilnScheduleDonationPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (inputs < 0)
+      return;
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (!func.isPrivate() &&
+          static_cast<unsigned>(inputs) <= func.getNumArguments())
+        kiln::addPassStatistic(
+            *this, numMoved,
+            kiln::scheduleForDonation(func, static_cast<unsigned>(inputs)),
+            kPassStatistics);
+  }
+};
+
 struct KilnPlanDonationPass
     : kiln::impl::KilnPlanDonationBase<KilnPlanDonationPass> {
   using Base::Base;

@@ -338,6 +338,7 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   func = module.lookupSymbol<func::FuncOp>(exe->entryName);
   if (!func)
     return makeError("@" + exe->entryName + " disappeared during lowering");
+  kiln::scheduleForDonation(func, exe->inputs.size());
   exe->donation = kiln::planDonation(func, exe->inputs.size());
 
   // A static entry runs as a host program: only its kernels are lowered

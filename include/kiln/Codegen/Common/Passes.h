@@ -32,6 +32,15 @@ void markAsKernel(mlir::func::FuncOp kernel);
 /// Empty (nothing may be donated) when its body is not one block.
 DonationPlan planDonation(mlir::func::FuncOp func, unsigned numInputs);
 
+/// Moves each operation of `func` (as planDonation takes it) that reads an
+/// input and writes a result element by element, but reads the input before
+/// other operations do, to just after the input's last other reader when
+/// nothing in between uses the result (-kiln-schedule-donation): that one
+/// operation is then the input's last read and the result's first write,
+/// and the result may take the input's buffer. No other input's last read
+/// or result's first write moves earlier. Returns how many moved.
+unsigned scheduleForDonation(mlir::func::FuncOp func, unsigned numInputs);
+
 #define GEN_PASS_DECL
 #include "kiln/Codegen/Common/Passes.h.inc"
 

@@ -164,6 +164,33 @@ def KilnDeallocateBuffers
   ];
 }
 
+def KilnScheduleDonation : Pass<"kiln-schedule-donation", "mlir::ModuleOp"> {
+  let summary = "Move in-place updates after their input's other readers, "
+                "so that their result may take the input's buffer";
+  let description = [{
+    Runs after the buffer stage, before `-kiln-plan-donation` (the same
+    `inputs`). An update that reads an input and writes a result element by
+    element (a kernel call or copy that `-kiln-plan-donation` would call in
+    place) may still read the input before another operation does: an
+    optimizer's step counter `t + 1` is written by its own kernel, and the
+    fused update of each parameter recomputes it from `t` afterwards. The
+    result cannot take the input's buffer there. Such an update moves to
+    just after the input's last other reader when it takes arguments only
+    (no temporary lives longer) and nothing in between uses its results.
+    Every other input's last read and result's first write stay where they
+    were or move later, so no donation is lost.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+  let options = [
+    Option<"inputs", "inputs", "int64_t", /*default=*/"-1",
+           "how many leading arguments are inputs (the rest are results); "
+           "-1: functions are left alone">
+  ];
+  let statistics = [
+    Statistic<"numMoved", "kiln-moved-updates", "in-place updates moved">
+  ];
+}
+
 def KilnPlanDonation : Pass<"kiln-plan-donation", "mlir::ModuleOp"> {
   let summary = "Find which inputs each result may be written into (donated "
                 "buffers)";
