@@ -13,6 +13,7 @@
 
 using namespace kiln;
 using llvm::ArrayRef;
+using llvm::SmallVector;
 
 static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
@@ -175,50 +176,6 @@ static bool fitsSignature(ArrayRef<TensorSignature> signature,
   return true;
 }
 
-/// A value in a replay: on the host (held by its node, which the replay
-/// holds, or `owned`), or on the cuda device.
-struct ReplayValue {
-  const HostTensor *host = nullptr;
-  std::shared_ptr<const HostTensor> owned;
-  std::shared_ptr<const DeviceValue> device;
-  /// A result written into a donated input's buffer, or a recycled node's
-  /// (its index in ReplayOptions::recycle): that node holds it.
-  int32_t donatedInput = -1, recycled = -1;
-  /// A new result's node, once made.
-  NodeRef node;
-  DType getDType() const {
-    return device ? device->getDType() : host->getDType();
-  }
-  ArrayRef<int64_t> getShape() const {
-    return device ? device->getShape() : host->getShape();
-  }
-};
-
-/// `node`'s value where the step runs: its host data (without a reference
-/// when it is stored: the replay holds the node), or (on the device) its
-/// device copy, uploaded now if it has none.
-static llvm::Error getReplayValue(const TraceNode &node, bool onDevice,
-                                  ReplayValue &value) {
-  if (onDevice) {
-    llvm::Expected<std::shared_ptr<const DeviceValue>> device =
-        detail::getOnDevice(node);
-    if (!device)
-      return device.takeError();
-    value.device = std::move(*device);
-    return llvm::Error::success();
-  }
-  if ((value.host = node.peekHostData()))
-    return llvm::Error::success();
-  llvm::Expected<std::shared_ptr<const HostTensor>> host = node.getHostData();
-  if (!host)
-    return host.takeError();
-  if (!*host)
-    return makeError("replay: an input without a value");
-  value.owned = std::move(*host);
-  value.host = value.owned.get();
-  return llvm::Error::success();
-}
-
 /// Whether replays write outputs into donated inputs and recycled buffers
 /// (KILN_DONATION=0 turns it off, for measuring).
 static bool donationEnabled() {
@@ -229,44 +186,106 @@ static bool donationEnabled() {
   return enabled;
 }
 
-/// Whether `host`, held by its node alone, may be overwritten: not the
-/// caller's borrowed memory, and no device copy that would go stale.
-static bool isOnlyHolder(const TraceNode &node, const HostTensor *&host) {
+/// Whether `node`'s host value, held by the node alone, may be
+/// overwritten: not the caller's borrowed memory, and no device copy that
+/// would go stale.
+static bool isOnlyHolder(const TraceNode &node) {
   long holders = 0;
-  host = node.peekHostData(&holders);
+  const HostTensor *host = node.peekHostData(&holders);
   return host && holders == 1 && !host->isBorrowed() && !node.hasDeviceData();
 }
 
-llvm::Expected<std::optional<CapturedStep::ReplayedOutputs>>
-CapturedStep::replayNodes(ArrayRef<NodeRef> inputs,
-                          const ReplayOptions &options) const {
-  bool otherSizes = options.otherSizes;
-  if (inputs.size() != inputTypes.size())
-    return makeError("replay: " + llvm::Twine(inputs.size()) +
-                     " inputs for a step captured with " +
-                     llvm::Twine(inputTypes.size()));
+/// `node`'s host value: its own (no reference taken: the caller holds the
+/// node), or one copied from the device into `owned`.
+static llvm::Expected<const HostTensor *>
+getHostValue(const TraceNode &node, std::shared_ptr<const HostTensor> &owned) {
+  if (const HostTensor *host = node.peekHostData())
+    return host;
+  llvm::Expected<std::shared_ptr<const HostTensor>> host = node.getHostData();
+  if (!host)
+    return host.takeError();
+  if (!*host)
+    return makeError("replay: an input without a value");
+  owned = std::move(*host);
+  return owned.get();
+}
+
+/// Where a program's output is written: a donated input's buffer, or a
+/// recycled node's.
+struct Destination {
+  HostTensor *buffer = nullptr;
+  int32_t input = -1, recycled = -1;
+};
+
+struct CapturedStep::Binding::State {
+  /// What it was bound for.
+  const CapturedStep *step = nullptr;
+  bool otherSizes = false;
+  std::vector<int32_t> replacedBy;
+  std::vector<const TraceNode *> recycle;
+  /// Per input: the node bound (compared by address only: the caller holds
+  /// it until the next replay), its value when no node holds it (copied
+  /// from the device), where the programs read it, and whether it was
+  /// offered for donation.
+  std::vector<const TraceNode *> inputs;
+  std::vector<std::shared_ptr<const HostTensor>> ownedInputs;
+  std::vector<std::vector<std::pair<int32_t, int32_t>>> inputUses;
+  std::vector<bool> offered;
+  /// Per program: its arguments (those that are earlier programs' results
+  /// are set by each run, at resultArgs), and where its outputs go.
+  std::vector<std::vector<const HostTensor *>> args;
+  std::vector<std::vector<std::pair<int32_t, const Source *>>> resultArgs;
+  std::vector<std::vector<HostTensor *>> buffers;
+  std::vector<std::vector<Destination>> into;
+  std::vector<std::shared_ptr<const HostTensor>> ownedBaked;
+  /// The inputs and recycled nodes (by output) whose buffers are written,
+  /// which must still hold their values alone; those offered that did not,
+  /// bound anew once one does.
+  std::vector<int32_t> donatedInputs, declinedInputs, recycledOutputs,
+      declinedOutputs;
+  int64_t donatedBuffers = 0, donatedBytes = 0;
+  /// The outputs as ReplayedOutputs gives them: those a node the caller
+  /// holds has, the new results (an output that is a result an earlier
+  /// output is, `sameAs` it), and the baked ones.
+  std::vector<int32_t> fromInput, fromRecycled;
+  struct NewResult {
+    int32_t output, program, index, sameAs;
+  };
+  std::vector<NewResult> newResults;
+  std::vector<std::pair<int32_t, NodeRef>> bakedOutputs;
+};
+
+CapturedStep::Binding::Binding() = default;
+CapturedStep::Binding::~Binding() = default;
+void CapturedStep::Binding::reset() { state.reset(); }
+
+/// Fails when `node` is not of input `i`'s captured type (with
+/// `otherSizes`, its dtype and rank).
+static llvm::Error checkInputType(size_t i, const NodeRef &node, DType dtype,
+                                  ArrayRef<int64_t> shape, bool otherSizes) {
+  if (node && node->getDType() == dtype &&
+      (otherSizes ? node->getShape().size() == shape.size()
+                  : node->getShape() == shape))
+    return llvm::Error::success();
+  return makeError(
+      "replay: input " + llvm::Twine(i) + " is " +
+      (node ? getTensorTypeString(node->getDType(), node->getShape())
+            : std::string("missing")) +
+      ", but the step was captured with " + getTensorTypeString(dtype, shape));
+}
+
+llvm::Expected<bool> CapturedStep::checkInputs(ArrayRef<NodeRef> inputs,
+                                               bool otherSizes) const {
   for (auto [i, node, type] : llvm::enumerate(inputs, inputTypes))
-    if (!node || node->getDType() != type.dtype ||
-        (otherSizes ? node->getShape().size() != type.shape.size()
-                    : node->getShape() != ArrayRef<int64_t>(type.shape)))
-      return makeError(
-          "replay: input " + llvm::Twine(i) + " is " +
-          (node ? getTensorTypeString(node->getDType(), node->getShape())
-                : std::string("missing")) +
-          ", but the step was captured with " +
-          getTensorTypeString(type.dtype, type.shape));
-  // A replay inside a recorded step would hide its programs from the
-  // recorder; the caller records instead.
-  if (!activeRecorders.empty() || getDevice() != device ||
-      getFloat32MatmulPrecision() != precision)
-    return std::nullopt;
+    if (llvm::Error e =
+            checkInputType(i, node, type.dtype, type.shape, otherSizes))
+      return std::move(e);
   for (const auto &[i, node] : pinnedInputs)
     if (inputs[i] != node)
-      return std::nullopt;
+      return false;
   for (auto [a, b] : aliasedInputs)
     if (inputs[a] != inputs[b])
-      return std::nullopt;
-
+      return false;
   // Read inputs not computed yet (replaced by a recorded expression since
   // the last call) are computed first, together.
   std::vector<Tensor> uncomputed;
@@ -276,24 +295,42 @@ CapturedStep::replayNodes(ArrayRef<NodeRef> inputs,
   if (!uncomputed.empty())
     if (llvm::Error e = sync(uncomputed))
       return std::move(e);
-  // On the cuda device, values stay there: inputs and baked data are
-  // uploaded once per node, results are kept on the device.
-  bool onDevice = device == Device::Cuda;
-  std::vector<ReplayValue> inputValues(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i)
-    if (inputIsRead[i])
-      if (llvm::Error e = getReplayValue(*inputs[i], onDevice, inputValues[i]))
-        return std::move(e);
+  return true;
+}
 
-  // Per program, per output, the buffer it is written into (a donated
-  // input's or a recycled node's); empty for a program with none.
-  struct Destination {
-    HostTensor *buffer = nullptr;
-    int32_t input = -1, recycled = -1;
-  };
-  std::vector<std::vector<Destination>> into(programs.size());
+llvm::Expected<bool> CapturedStep::bind(Binding::State &state,
+                                        ArrayRef<NodeRef> inputs,
+                                        const ReplayOptions &options) const {
+  state = Binding::State();
+  llvm::Expected<bool> fit = checkInputs(inputs, options.otherSizes);
+  if (!fit || !*fit)
+    return fit;
+  size_t numInputs = inputs.size();
+  state.otherSizes = options.otherSizes;
+  state.replacedBy.assign(options.replacedBy.begin(), options.replacedBy.end());
+  state.recycle.assign(options.recycle.begin(), options.recycle.end());
+  state.inputs.resize(numInputs);
+  state.ownedInputs.resize(numInputs);
+  state.inputUses.resize(numInputs);
+  state.offered.assign(numInputs, false);
+  std::vector<const HostTensor *> inputValues(numInputs);
+  for (size_t i = 0; i < numInputs; ++i) {
+    state.inputs[i] = inputs[i].get();
+    if (!inputIsRead[i])
+      continue;
+    llvm::Expected<const HostTensor *> host =
+        getHostValue(*inputs[i], state.ownedInputs[i]);
+    if (!host)
+      return host.takeError();
+    inputValues[i] = *host;
+  }
+
+  // Where outputs go: a donated input's buffer or a recycled node's. At
+  // other sizes with several programs, a later program that does not fit
+  // means recording after earlier ones ran: nothing is overwritten then.
+  state.into.resize(programs.size());
   auto destinationOf = [&](const Source &output) -> Destination * {
-    std::vector<Destination> &program = into[output.program];
+    std::vector<Destination> &program = state.into[output.program];
     if (program.empty())
       program.resize(programs[output.program].executable->getOutputs().size());
     Destination &destination = program[output.index];
@@ -302,74 +339,304 @@ CapturedStep::replayNodes(ArrayRef<NodeRef> inputs,
   auto signatureOf = [&](const Source &output) -> const TensorSignature & {
     return programs[output.program].executable->getOutputs()[output.index];
   };
-  if (!onDevice && donationEnabled()) {
-    if (options.replacedBy.size() == inputs.size())
-      for (auto [i, k] : llvm::enumerate(options.replacedBy)) {
-        if (k < 0 || static_cast<size_t>(k) >= outputs.size() ||
-            outputs[k].kind != Source::Result)
-          continue;
-        const HostTensor *host = nullptr;
-        if (!isOnlyHolder(*inputs[i], host))
-          continue;
-        // Read by one program parameter (and not returned as it is: the
-        // caller would read the overwritten value), that of output k's
-        // program.
-        auto [p, q] = donationReads[i];
-        const Source &output = outputs[k];
-        if (p < 0 || p != output.program)
-          continue;
-        const TensorSignature &signature = signatureOf(output);
-        if (signature.dtype != host->getDType() ||
-            signature.shape.size() != host->getShape().size() ||
-            !programs[p].executable->getDonation().allows(q, output.index))
-          continue;
-        if (Destination *destination = destinationOf(output))
-          *destination = {const_cast<HostTensor *>(host),
-                          static_cast<int32_t>(i), -1};
+  bool mayOverwrite =
+      donationEnabled() && (!options.otherSizes || programs.size() == 1);
+  if (mayOverwrite && options.replacedBy.size() == numInputs)
+    for (auto [i, k] : llvm::enumerate(options.replacedBy)) {
+      if (k < 0 || static_cast<size_t>(k) >= outputs.size() ||
+          outputs[k].kind != Source::Result || !inputValues[i])
+        continue;
+      // Read by one program parameter (and not returned as it is: the
+      // caller would read the overwritten value), that of output k's
+      // program.
+      auto [p, q] = donationReads[i];
+      const Source &output = outputs[k];
+      const TensorSignature &signature = signatureOf(output);
+      if (p < 0 || p != output.program ||
+          signature.dtype != inputs[i]->getDType() ||
+          signature.shape.size() != inputs[i]->getShape().size() ||
+          !programs[p].executable->getDonation().allows(q, output.index))
+        continue;
+      state.offered[i] = true;
+      if (!isOnlyHolder(*inputs[i])) {
+        state.declinedInputs.push_back(static_cast<int32_t>(i));
+        continue;
       }
-    if (options.recycle.size() == outputs.size())
-      for (auto [k, node] : llvm::enumerate(options.recycle)) {
-        const HostTensor *host = nullptr;
-        if (!node || outputs[k].kind != Source::Result ||
-            !isOnlyHolder(*node, host))
-          continue;
-        const TensorSignature &signature = signatureOf(outputs[k]);
-        if (signature.dtype != host->getDType() ||
-            ArrayRef<int64_t>(signature.shape) != host->getShape())
-          continue;
-        if (Destination *destination = destinationOf(outputs[k]))
-          *destination = {const_cast<HostTensor *>(host), -1,
-                          static_cast<int32_t>(k)};
+      if (Destination *destination = destinationOf(output)) {
+        *destination = {const_cast<HostTensor *>(inputValues[i]),
+                        static_cast<int32_t>(i), -1};
+        state.donatedInputs.push_back(static_cast<int32_t>(i));
+        ++state.donatedBuffers;
+        state.donatedBytes +=
+            static_cast<int64_t>(inputValues[i]->getByteSize());
       }
-  }
-  int64_t donatedBuffers = 0, donatedBytes = 0;
+    }
+  if (mayOverwrite && options.recycle.size() == outputs.size())
+    for (auto [k, node] : llvm::enumerate(options.recycle)) {
+      if (!node || outputs[k].kind != Source::Result)
+        continue;
+      const TensorSignature &signature = signatureOf(outputs[k]);
+      if (signature.dtype != node->getDType() ||
+          ArrayRef<int64_t>(signature.shape) != node->getShape())
+        continue;
+      if (!isOnlyHolder(*node)) {
+        state.declinedOutputs.push_back(static_cast<int32_t>(k));
+        continue;
+      }
+      if (Destination *destination = destinationOf(outputs[k])) {
+        *destination = {const_cast<HostTensor *>(node->peekHostData()), -1,
+                        static_cast<int32_t>(k)};
+        state.recycledOutputs.push_back(static_cast<int32_t>(k));
+      }
+    }
 
-  std::vector<std::vector<ReplayValue>> results(programs.size());
-  // The arguments, by pointer (to inputs, results and the baked values,
-  // which `baked` holds): a step binds hundreds of state tensors.
-  std::vector<const ReplayValue *> args;
-  std::vector<ReplayValue> baked;
-  std::vector<HostTensor *> buffers;
-  llvm::SmallVector<DType, 16> dtypes;
-  llvm::SmallVector<ArrayRef<int64_t>, 16> shapes;
+  // Each program's arguments, and where its outputs go.
+  state.args.resize(programs.size());
+  state.resultArgs.resize(programs.size());
+  state.buffers.resize(programs.size());
+  SmallVector<DType, 16> dtypes;
+  SmallVector<ArrayRef<int64_t>, 16> shapes;
+  for (auto [p, program] : llvm::enumerate(programs)) {
+    std::vector<const HostTensor *> &args = state.args[p];
+    for (auto [q, source] : llvm::enumerate(program.parameters)) {
+      switch (source.kind) {
+      case Source::Input:
+        args.push_back(inputValues[source.index]);
+        state.inputUses[source.index].push_back(
+            {static_cast<int32_t>(p), static_cast<int32_t>(q)});
+        break;
+      case Source::Result:
+        args.push_back(nullptr);
+        state.resultArgs[p].push_back({static_cast<int32_t>(q), &source});
+        break;
+      case Source::Baked: {
+        std::shared_ptr<const HostTensor> owned;
+        llvm::Expected<const HostTensor *> host =
+            getHostValue(*source.baked, owned);
+        if (!host)
+          return host.takeError();
+        if (owned)
+          state.ownedBaked.push_back(std::move(owned));
+        args.push_back(*host);
+        break;
+      }
+      }
+    }
+    // At other sizes, a program whose arguments do not fit (a static one)
+    // means recording (one reading results is checked when it runs).
+    if (options.otherSizes && state.resultArgs[p].empty()) {
+      dtypes.clear();
+      shapes.clear();
+      for (const HostTensor *arg : args) {
+        dtypes.push_back(arg->getDType());
+        shapes.push_back(arg->getShape());
+      }
+      if (!fitsSignature(program.executable->getInputs(), dtypes, shapes))
+        return false;
+    }
+    for (const Destination &destination : state.into[p])
+      state.buffers[p].push_back(destination.buffer);
+  }
+
+  // The outputs.
+  state.fromInput.assign(outputs.size(), -1);
+  state.fromRecycled.assign(outputs.size(), -1);
+  for (auto [k, source] : llvm::enumerate(outputs)) {
+    int32_t output = static_cast<int32_t>(k);
+    switch (source.kind) {
+    case Source::Input:
+      state.fromInput[k] = source.index;
+      break;
+    case Source::Result: {
+      const std::vector<Destination> &into = state.into[source.program];
+      if (static_cast<size_t>(source.index) < into.size() &&
+          into[source.index].buffer) {
+        state.fromInput[k] = into[source.index].input;
+        state.fromRecycled[k] = into[source.index].recycled;
+        break;
+      }
+      // One node per result, however many outputs it is.
+      int32_t sameAs = -1;
+      for (const Binding::State::NewResult &earlier : state.newResults)
+        if (earlier.program == source.program &&
+            earlier.index == source.index) {
+          sameAs = earlier.output;
+          break;
+        }
+      state.newResults.push_back(
+          {output, source.program, source.index, sameAs});
+      break;
+    }
+    case Source::Baked:
+      state.bakedOutputs.push_back({output, source.baked});
+      break;
+    }
+  }
+  state.step = this;
+  return true;
+}
+
+llvm::Expected<bool> CapturedStep::rebind(Binding::State &state,
+                                          ArrayRef<NodeRef> inputs,
+                                          const ReplayOptions &options) const {
+  if (state.step != this || state.otherSizes != options.otherSizes ||
+      state.inputs.size() != inputs.size() ||
+      ArrayRef<int32_t>(state.replacedBy) != options.replacedBy ||
+      ArrayRef<const TraceNode *>(state.recycle) != options.recycle)
+    return false;
+  // The inputs that are other nodes than last time (a new batch) are
+  // checked and bound; the others were. One offered for donation is bound
+  // anew.
+  SmallVector<size_t, 8> changed;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].get() == state.inputs[i])
+      continue;
+    if (state.offered[i] || options.otherSizes || !inputs[i])
+      return false;
+    changed.push_back(i);
+  }
+  // The buffers written are still their values' only holders, and those
+  // that were not still are not (the recycled nodes are the caller's, the
+  // same as last time).
+  for (int32_t i : state.donatedInputs)
+    if (!isOnlyHolder(*inputs[i]))
+      return false;
+  for (int32_t i : state.declinedInputs)
+    if (isOnlyHolder(*inputs[i]))
+      return false;
+  for (int32_t k : state.recycledOutputs)
+    if (!isOnlyHolder(*options.recycle[k]))
+      return false;
+  for (int32_t k : state.declinedOutputs)
+    if (isOnlyHolder(*options.recycle[k]))
+      return false;
+  if (changed.empty())
+    return true;
+  std::vector<Tensor> uncomputed;
+  for (size_t i : changed) {
+    const InputType &type = inputTypes[i];
+    if (llvm::Error e =
+            checkInputType(i, inputs[i], type.dtype, type.shape, false))
+      return std::move(e);
+    if (inputIsRead[i] && !inputs[i]->hasValue())
+      uncomputed.push_back(Tensor::make(inputs[i]));
+  }
+  for (const auto &[i, node] : pinnedInputs)
+    if (inputs[i] != node)
+      return false;
+  for (auto [a, b] : aliasedInputs)
+    if (inputs[a] != inputs[b])
+      return false;
+  if (!uncomputed.empty())
+    if (llvm::Error e = sync(uncomputed))
+      return std::move(e);
+  for (size_t i : changed) {
+    state.inputs[i] = inputs[i].get();
+    state.ownedInputs[i].reset();
+    if (!inputIsRead[i])
+      continue;
+    llvm::Expected<const HostTensor *> host =
+        getHostValue(*inputs[i], state.ownedInputs[i]);
+    if (!host)
+      return host.takeError();
+    for (auto [p, q] : state.inputUses[i])
+      state.args[p][q] = *host;
+  }
+  return true;
+}
+
+llvm::Expected<std::optional<CapturedStep::ReplayedOutputs>>
+CapturedStep::runBound(Binding::State &state) const {
+  // Each program's new results, until the outputs hold them.
+  std::vector<std::vector<std::shared_ptr<const HostTensor>>> fresh(
+      programs.size());
+  SmallVector<DType, 16> dtypes;
+  SmallVector<ArrayRef<int64_t>, 16> shapes;
+  for (auto [p, program] : llvm::enumerate(programs)) {
+    std::vector<const HostTensor *> &args = state.args[p];
+    for (auto [q, source] : state.resultArgs[p]) {
+      const std::vector<Destination> &into = state.into[source->program];
+      bool written = static_cast<size_t>(source->index) < into.size() &&
+                     into[source->index].buffer;
+      args[q] = written ? into[source->index].buffer
+                        : fresh[source->program][source->index].get();
+    }
+    if (state.otherSizes && !state.resultArgs[p].empty()) {
+      dtypes.clear();
+      shapes.clear();
+      for (const HostTensor *arg : args) {
+        dtypes.push_back(arg->getDType());
+        shapes.push_back(arg->getShape());
+      }
+      if (!fitsSignature(program.executable->getInputs(), dtypes, shapes))
+        return std::nullopt;
+    }
+    const std::vector<HostTensor *> &buffers = state.buffers[p];
+    llvm::Expected<std::vector<HostTensor>> ran =
+        detail::runCounted(*program.executable, args, buffers);
+    if (!ran)
+      return ran.takeError();
+    fresh[p].resize(ran->size());
+    for (auto [r, result] : llvm::enumerate(*ran))
+      if (r >= buffers.size() || !buffers[r])
+        fresh[p][r] = std::make_shared<const HostTensor>(std::move(result));
+  }
+  ReplayedOutputs replayed;
+  replayed.fromInput = state.fromInput;
+  replayed.fromRecycled = state.fromRecycled;
+  replayed.nodes.resize(outputs.size());
+  for (const Binding::State::NewResult &result : state.newResults)
+    replayed.nodes[result.output] =
+        result.sameAs >= 0
+            ? replayed.nodes[result.sameAs]
+            : TraceNode::parameter(fresh[result.program][result.index],
+                                   /*recorded=*/false);
+  for (const auto &[k, node] : state.bakedOutputs)
+    replayed.nodes[k] = node;
+  detail::countReplay(state.donatedBuffers, state.donatedBytes);
+  return std::optional<ReplayedOutputs>(std::move(replayed));
+}
+
+llvm::Expected<std::optional<CapturedStep::ReplayedOutputs>>
+CapturedStep::replayOnDevice(ArrayRef<NodeRef> inputs, bool otherSizes) const {
+  // Values stay on the device: inputs and baked data are uploaded once per
+  // node, results are kept there.
+  std::vector<std::shared_ptr<const DeviceValue>> inputValues(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputIsRead[i])
+      continue;
+    llvm::Expected<std::shared_ptr<const DeviceValue>> value =
+        detail::getOnDevice(*inputs[i]);
+    if (!value)
+      return value.takeError();
+    inputValues[i] = std::move(*value);
+  }
+  std::vector<std::vector<std::shared_ptr<const DeviceValue>>> results(
+      programs.size());
+  std::vector<std::shared_ptr<const DeviceValue>> baked;
+  SmallVector<const DeviceValue *, 16> args;
+  SmallVector<DType, 16> dtypes;
+  SmallVector<ArrayRef<int64_t>, 16> shapes;
   for (auto [p, program] : llvm::enumerate(programs)) {
     args.clear();
     baked.clear();
-    baked.reserve(program.parameters.size());
     for (const Source &source : program.parameters) {
       switch (source.kind) {
       case Source::Input:
-        args.push_back(&inputValues[source.index]);
+        args.push_back(inputValues[source.index].get());
         break;
       case Source::Result:
-        args.push_back(&results[source.program][source.index]);
+        args.push_back(results[source.program][source.index].get());
         break;
-      case Source::Baked:
-        if (llvm::Error e =
-                getReplayValue(*source.baked, onDevice, baked.emplace_back()))
-          return std::move(e);
-        args.push_back(&baked.back());
+      case Source::Baked: {
+        llvm::Expected<std::shared_ptr<const DeviceValue>> value =
+            detail::getOnDevice(*source.baked);
+        if (!value)
+          return value.takeError();
+        baked.push_back(std::move(*value));
+        args.push_back(baked.back().get());
         break;
+      }
       }
     }
     // At other sizes, a program whose arguments do not fit (a static one)
@@ -377,83 +644,40 @@ CapturedStep::replayNodes(ArrayRef<NodeRef> inputs,
     if (otherSizes) {
       dtypes.clear();
       shapes.clear();
-      for (const ReplayValue *arg : args) {
+      for (const DeviceValue *arg : args) {
         dtypes.push_back(arg->getDType());
         shapes.push_back(arg->getShape());
       }
       if (!fitsSignature(program.executable->getInputs(), dtypes, shapes))
         return std::nullopt;
     }
-    if (onDevice) {
-      llvm::SmallVector<const DeviceValue *, 16> pointers;
-      for (const ReplayValue *arg : args)
-        pointers.push_back(arg->device.get());
-      llvm::Expected<std::vector<std::shared_ptr<const DeviceValue>>> ran =
-          detail::runCountedOnDevice(*program.executable, pointers,
-                                     "a replayed step's program " +
-                                         std::to_string(p));
-      if (!ran)
-        return ran.takeError();
-      for (std::shared_ptr<const DeviceValue> &result : *ran)
-        results[p].emplace_back().device = std::move(result);
-      continue;
-    }
-    llvm::SmallVector<const HostTensor *, 16> pointers;
-    for (const ReplayValue *arg : args)
-      pointers.push_back(arg->host);
-    buffers.clear();
-    for (const Destination &destination : into[p])
-      buffers.push_back(destination.buffer);
-    llvm::Expected<std::vector<HostTensor>> ran =
-        detail::runCounted(*program.executable, pointers, buffers);
+    llvm::Expected<std::vector<std::shared_ptr<const DeviceValue>>> ran =
+        detail::runCountedOnDevice(*program.executable, args,
+                                   "a replayed step's program " +
+                                       std::to_string(p));
     if (!ran)
       return ran.takeError();
-    results[p].resize(ran->size());
-    for (auto [r, result] : llvm::enumerate(*ran)) {
-      ReplayValue &value = results[p][r];
-      if (r < buffers.size() && buffers[r]) {
-        const Destination &destination = into[p][r];
-        value.host = destination.buffer;
-        value.donatedInput = destination.input;
-        value.recycled = destination.recycled;
-        if (destination.input >= 0) {
-          ++donatedBuffers;
-          donatedBytes +=
-              static_cast<int64_t>(destination.buffer->getByteSize());
-        }
-        continue;
-      }
-      value.owned = std::make_shared<const HostTensor>(std::move(result));
-      value.host = value.owned.get();
-    }
+    results[p] = std::move(*ran);
   }
-
   ReplayedOutputs replayed;
   replayed.nodes.resize(outputs.size());
   replayed.fromInput.assign(outputs.size(), -1);
   replayed.fromRecycled.assign(outputs.size(), -1);
+  // One node per result, however many outputs it is.
+  std::vector<std::vector<NodeRef>> nodes(programs.size());
   for (auto [k, source] : llvm::enumerate(outputs)) {
     switch (source.kind) {
     case Source::Input:
       replayed.fromInput[k] = source.index;
       break;
     case Source::Result: {
-      ReplayValue &result = results[source.program][source.index];
-      if (result.donatedInput >= 0) {
-        replayed.fromInput[k] = result.donatedInput;
-        break;
-      }
-      if (result.recycled >= 0) {
-        replayed.fromRecycled[k] = result.recycled;
-        break;
-      }
-      // One node per result, however many outputs it is.
-      if (!result.node)
-        result.node =
-            result.device
-                ? TraceNode::parameter(result.device, /*recorded=*/false)
-                : TraceNode::parameter(result.owned, /*recorded=*/false);
-      replayed.nodes[k] = result.node;
+      std::vector<NodeRef> &made = nodes[source.program];
+      made.resize(results[source.program].size());
+      NodeRef &node = made[source.index];
+      if (!node)
+        node = TraceNode::parameter(results[source.program][source.index],
+                                    /*recorded=*/false);
+      replayed.nodes[k] = node;
       break;
     }
     case Source::Baked:
@@ -461,8 +685,54 @@ CapturedStep::replayNodes(ArrayRef<NodeRef> inputs,
       break;
     }
   }
-  detail::countReplay(donatedBuffers, donatedBytes);
+  detail::countReplay();
   return std::optional<ReplayedOutputs>(std::move(replayed));
+}
+
+llvm::Expected<std::optional<CapturedStep::ReplayedOutputs>>
+CapturedStep::replayNodes(ArrayRef<NodeRef> inputs,
+                          const ReplayOptions &options) const {
+  if (inputs.size() != inputTypes.size())
+    return makeError("replay: " + llvm::Twine(inputs.size()) +
+                     " inputs for a step captured with " +
+                     llvm::Twine(inputTypes.size()));
+  // A replay inside a recorded step would hide its programs from the
+  // recorder; the caller records instead.
+  if (!activeRecorders.empty() || getDevice() != device ||
+      getFloat32MatmulPrecision() != precision) {
+    llvm::Expected<bool> fit = checkInputs(inputs, options.otherSizes);
+    if (!fit)
+      return fit.takeError();
+    return std::nullopt;
+  }
+  if (device == Device::Cuda) {
+    llvm::Expected<bool> fit = checkInputs(inputs, options.otherSizes);
+    if (!fit)
+      return fit.takeError();
+    if (!*fit)
+      return std::nullopt;
+    return replayOnDevice(inputs, options.otherSizes);
+  }
+  Binding local;
+  Binding &binding = options.binding ? *options.binding : local;
+  if (!binding.state)
+    binding.state = std::make_unique<Binding::State>();
+  Binding::State &state = *binding.state;
+  // Anything but a finished run leaves the binding to be made anew.
+  auto replay = [&]() -> llvm::Expected<std::optional<ReplayedOutputs>> {
+    llvm::Expected<bool> bound = rebind(state, inputs, options);
+    if (bound && !*bound)
+      bound = bind(state, inputs, options);
+    if (!bound)
+      return bound.takeError();
+    if (!*bound)
+      return std::nullopt;
+    return runBound(state);
+  };
+  llvm::Expected<std::optional<ReplayedOutputs>> replayed = replay();
+  if (!replayed || !*replayed)
+    state.step = nullptr;
+  return replayed;
 }
 
 llvm::Expected<std::optional<std::vector<Tensor>>>

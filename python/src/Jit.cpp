@@ -273,11 +273,13 @@ struct Change {
 /// What a replay of a capture keeps for the next one: the nodes it bound
 /// and the old gradients it offered for recycling, so that one that is
 /// unchanged (state a replay donates keeps its node; a recycled gradient
-/// keeps its object) costs neither a reference count nor a check. It holds
-/// the state's nodes between replays (as the tensors do); the arguments'
-/// are let go after each replay.
+/// keeps its object) costs neither a reference count nor a check, and the
+/// step's binding (CapturedStep::Binding), which needs the last replay's
+/// nodes held until the next: it holds the state's nodes (as the tensors
+/// do) and the last arguments'.
 struct ReplayScratch {
   std::vector<NodeRef> inputs;
+  CapturedStep::Binding binding;
   /// Per output: the node offered for recycling, this replay's and the
   /// change that offered it.
   std::vector<NodeRef> recycleHeld;
@@ -457,19 +459,18 @@ JitFunction::replay(const std::shared_ptr<Captured> &captured, const Flat &flat,
   scratch.recycle.assign(numOutputs, nullptr);
   scratch.offeredBy.assign(numOutputs, -1);
   scratch.busy = true;
-  // The arguments' nodes are let go, and the slots' tensors (held while
-  // the GIL is released) dropped, however the replay ends.
+  // The slots' tensors are held while the GIL is released. A replay that
+  // does not reach the step may have let go of nodes the binding knows.
   std::vector<nb::object> held(captured->slots.size());
   struct Release {
     ReplayScratch &scratch;
-    const std::vector<Slot> &slots;
+    bool reachedStep = false;
     ~Release() {
-      for (size_t i = 0; i < slots.size() && i < scratch.inputs.size(); ++i)
-        if (slots[i].kind == Slot::Argument)
-          scratch.inputs[i] = nullptr;
+      if (!reachedStep)
+        scratch.binding.reset();
       scratch.busy = false;
     }
-  } release{scratch, captured->slots};
+  } release{scratch};
 
   // The slots' tensors now.
   std::vector<PyTensor *> slotTensors(captured->slots.size());
@@ -523,6 +524,8 @@ JitFunction::replay(const std::shared_ptr<Captured> &captured, const Flat &flat,
   // its parameter, is recycled: the new gradient is computed in its buffer
   // and the tensor object is kept.
   std::vector<int32_t> replacedBy(slotTensors.size(), -1);
+  PyTypeObject *tensorType =
+      reinterpret_cast<PyTypeObject *>(nb::type<PyTensor>().ptr());
   for (auto [c, change] : llvm::enumerate(captured->changes)) {
     if (change.value >= 0 && scratch.inputs[change.slot].use_count() == 2)
       replacedBy[change.slot] = change.value;
@@ -530,8 +533,7 @@ JitFunction::replay(const std::shared_ptr<Captured> &captured, const Flat &flat,
         scratch.offeredBy[change.grad.index] >= 0)
       continue;
     PyObject *old = slotTensors[change.slot]->grad.ptr();
-    if (Py_REFCNT(old) != 1 || Py_TYPE(old) != reinterpret_cast<PyTypeObject *>(
-                                                   nb::type<PyTensor>().ptr()))
+    if (Py_REFCNT(old) != 1 || Py_TYPE(old) != tensorType)
       continue;
     PyTensor &grad = *nb::inst_ptr<PyTensor>(old);
     if (!grad.value.ok() || grad.snapshot.ok() || !grad.grad.is_none())
@@ -548,10 +550,12 @@ JitFunction::replay(const std::shared_ptr<Captured> &captured, const Flat &flat,
   options.otherSizes = otherSizes;
   options.replacedBy = replacedBy;
   options.recycle = scratch.recycle;
+  options.binding = &scratch.binding;
   llvm::Expected<std::optional<CapturedStep::ReplayedOutputs>> replayed = [&] {
     nb::gil_scoped_release noGil;
     return step.replayNodes(scratch.inputs, options);
   }();
+  release.reachedStep = true;
   if (!replayed)
     fail("kiln.jit: " + llvm::toString(replayed.takeError()));
   if (!*replayed)
@@ -593,15 +597,19 @@ JitFunction::replay(const std::shared_ptr<Captured> &captured, const Flat &flat,
         t.snapshot = Tensor();
     }
     if (!change.gradKept) {
+      // The recycled gradient: the old tensor object (still the
+      // parameter's, holding the recycled node) holds the new value.
       const Made &made = change.grad;
+      PyTensor *grad = nullptr;
       if (made.kind == Made::New &&
           outputs.fromRecycled[made.index] == made.index &&
-          scratch.offeredBy[made.index] == static_cast<int32_t>(c)) {
-        // The recycled gradient: the old tensor object holds the new value.
-        PyTensor &grad = nb::cast<PyTensor &>(t.grad);
-        grad.requiresGrad = made.requiresGrad;
-        grad.isLeaf = made.isLeaf;
-        updateRegistration(grad);
+          scratch.offeredBy[made.index] == static_cast<int32_t>(c) &&
+          Py_TYPE(t.grad.ptr()) == tensorType)
+        grad = nb::inst_ptr<PyTensor>(t.grad.ptr());
+      if (grad && grad->value.getNode().get() == scratch.recycle[made.index]) {
+        grad->requiresGrad = made.requiresGrad;
+        grad->isLeaf = made.isLeaf;
+        updateRegistration(*grad);
       } else {
         t.grad = make(made);
       }

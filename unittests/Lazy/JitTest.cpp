@@ -200,4 +200,61 @@ TEST(JitTest, ReplayRecyclesBuffersNothingElseHolds) {
   EXPECT_EQ(valuesOf(otherShape), (std::vector<float>{0, 0, 0}));
 }
 
+TEST(JitTest, BindingKeepsStateAndRebindsNewInputs) {
+  // w' = w - 0.5 * x, w donated; replayed with a binding kept from call to
+  // call: a new x each call is bound, w's node (which holds w') is kept.
+  Tensor w = input({3}, {1, 2, 3}), x = input({3}, {0, 0, 0});
+  StepRecorder recorder;
+  Tensor next = w - 0.5 * x;
+  llvm::Expected<std::shared_ptr<CapturedStep>> captured =
+      recorder.finish({w.getNode(), x.getNode()}, {next});
+  ASSERT_TRUE(static_cast<bool>(captured));
+  CapturedStep::Binding binding;
+  std::vector<float> expected = {1, 2, 3};
+  NodeRef state = input({3}, {1, 2, 3}).getNode();
+  std::vector<NodeRef> inputs(2);
+  for (int call = 0; call < 6; ++call) {
+    // Holding a second reference to w's value (call 3) keeps it from
+    // being overwritten; the call after may overwrite it again.
+    std::shared_ptr<const HostTensor> held;
+    if (call == 3)
+      held = state->getData();
+    float step = static_cast<float>(call + 1);
+    inputs = {state, input({3}, {step, step, step}).getNode()};
+    int32_t replacedBy[] = {0, -1};
+    CapturedStep::ReplayOptions options;
+    options.replacedBy = replacedBy;
+    options.binding = &binding;
+    Metrics before = metrics();
+    auto replayed = (*captured)->replayNodes(inputs, options);
+    ASSERT_TRUE(static_cast<bool>(replayed))
+        << llvm::toString(replayed.takeError());
+    ASSERT_TRUE(replayed->has_value());
+    int64_t donated = metrics().donatedBuffers - before.donatedBuffers;
+    for (float &v : expected)
+      v -= 0.5f * step;
+    if (call == 3) {
+      EXPECT_EQ(donated, 0);
+      EXPECT_EQ((*replayed)->fromInput[0], -1);
+      state = (*replayed)->nodes[0];
+      EXPECT_EQ(held->getNumElements(), 3);
+      EXPECT_EQ(valuesOf(Tensor::fromHost(held)),
+                (std::vector<float>{-2, -1, 0}));
+    } else {
+      EXPECT_EQ(donated, 1) << "call " << call;
+      EXPECT_EQ((*replayed)->fromInput[0], 0);
+    }
+    EXPECT_EQ(valuesOf(Tensor::make(state)), expected) << "call " << call;
+  }
+  // A new input of another type is an error, however it is bound.
+  inputs = {state, input({2}, {1, 2}).getNode()};
+  CapturedStep::ReplayOptions options;
+  options.binding = &binding;
+  auto replayed = (*captured)->replayNodes(inputs, options);
+  ASSERT_FALSE(static_cast<bool>(replayed));
+  EXPECT_EQ(llvm::toString(replayed.takeError()),
+            "replay: input 1 is tensor<2xf32>, but the step was captured "
+            "with tensor<3xf32>");
+}
+
 } // namespace

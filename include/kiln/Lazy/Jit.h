@@ -33,6 +33,7 @@
 #include "llvm/ADT/DenseSet.h"
 
 #include <functional>
+#include <memory>
 #include <optional>
 
 namespace kiln {
@@ -52,6 +53,30 @@ public:
   struct Program {
     std::shared_ptr<const Executable> executable;
     std::vector<Source> parameters;
+  };
+
+  /// What a replay on the host bound: each program's arguments and where
+  /// its outputs go. A caller that keeps one for the next replay of the
+  /// same step (one replay at a time) and passes it again saves finding
+  /// them again: inputs that are the same nodes as the last replay's (a
+  /// training step's state, whose nodes donation keeps) cost a pointer
+  /// comparison; only the others (a new batch) are checked and bound. The
+  /// caller must hold the last replay's input nodes until it passes the
+  /// next replay's, so that a node at the same address is the same node.
+  class Binding {
+  public:
+    Binding();
+    ~Binding();
+    Binding(const Binding &) = delete;
+    Binding &operator=(const Binding &) = delete;
+    /// Forgets what was bound: for a caller that let go of a node it bound
+    /// without replaying.
+    void reset();
+
+  private:
+    friend class CapturedStep;
+    struct State;
+    std::unique_ptr<State> state;
   };
 
   /// How a replay may reuse buffers (both on the host only; empty: none).
@@ -77,6 +102,8 @@ public:
     /// else holds, output k is written into that buffer and the node holds
     /// it.
     llvm::ArrayRef<const TraceNode *> recycle;
+    /// The binding the caller keeps for this step, or null.
+    Binding *binding = nullptr;
   };
   /// What a replay computed.
   struct ReplayedOutputs {
@@ -128,6 +155,22 @@ public:
 
 private:
   friend class StepRecorder;
+
+  /// replayNodes' halves: the checks of every input (std::nullopt: record;
+  /// success: go on), a replay on the device, a binding made anew, one
+  /// updated where inputs changed, and a run of a binding.
+  llvm::Expected<bool> checkInputs(llvm::ArrayRef<NodeRef> inputs,
+                                   bool otherSizes) const;
+  llvm::Expected<std::optional<ReplayedOutputs>>
+  replayOnDevice(llvm::ArrayRef<NodeRef> inputs, bool otherSizes) const;
+  llvm::Expected<bool> bind(Binding::State &state,
+                            llvm::ArrayRef<NodeRef> inputs,
+                            const ReplayOptions &options) const;
+  llvm::Expected<bool> rebind(Binding::State &state,
+                              llvm::ArrayRef<NodeRef> inputs,
+                              const ReplayOptions &options) const;
+  llvm::Expected<std::optional<ReplayedOutputs>>
+  runBound(Binding::State &state) const;
 
   struct InputType {
     DType dtype;
