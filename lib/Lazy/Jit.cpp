@@ -237,6 +237,10 @@ struct CapturedStep::Binding::State {
   std::vector<std::vector<std::pair<int32_t, const Source *>>> resultArgs;
   std::vector<std::vector<HostTensor *>> buffers;
   std::vector<std::vector<Destination>> into;
+  /// Per program, per output not written into a buffer: its position
+  /// among the program's new results (else -1), and how many there are.
+  std::vector<std::vector<int32_t>> freshIndex;
+  std::vector<int32_t> numFresh;
   std::vector<std::shared_ptr<const HostTensor>> ownedBaked;
   /// The inputs and recycled nodes (by output) whose buffers are written,
   /// which must still hold their values alone; those offered that did not,
@@ -436,6 +440,13 @@ llvm::Expected<bool> CapturedStep::bind(Binding::State &state,
     }
     for (const Destination &destination : state.into[p])
       state.buffers[p].push_back(destination.buffer);
+    size_t numOutputs = program.executable->getOutputs().size();
+    int32_t fresh = 0;
+    state.freshIndex.emplace_back(numOutputs, -1);
+    for (size_t r = 0; r < numOutputs; ++r)
+      if (r >= state.buffers[p].size() || !state.buffers[p][r])
+        state.freshIndex[p][r] = fresh++;
+    state.numFresh.push_back(fresh);
   }
 
   // The outputs.
@@ -558,8 +569,11 @@ CapturedStep::runBound(Binding::State &state) const {
       const std::vector<Destination> &into = state.into[source->program];
       bool written = static_cast<size_t>(source->index) < into.size() &&
                      into[source->index].buffer;
-      args[q] = written ? into[source->index].buffer
-                        : fresh[source->program][source->index].get();
+      args[q] = written
+                    ? into[source->index].buffer
+                    : fresh[source->program]
+                           [state.freshIndex[source->program][source->index]]
+                               .get();
     }
     if (state.otherSizes && !state.resultArgs[p].empty()) {
       dtypes.clear();
@@ -576,10 +590,10 @@ CapturedStep::runBound(Binding::State &state) const {
         detail::runCounted(*program.executable, args, buffers);
     if (!ran)
       return ran.takeError();
-    fresh[p].resize(ran->size());
+    fresh[p].resize(state.numFresh[p]);
     for (auto [r, result] : llvm::enumerate(*ran))
-      if (r >= buffers.size() || !buffers[r])
-        fresh[p][r] = std::make_shared<const HostTensor>(std::move(result));
+      if (int32_t index = state.freshIndex[p][r]; index >= 0)
+        fresh[p][index] = std::make_shared<const HostTensor>(std::move(result));
   }
   ReplayedOutputs replayed;
   replayed.fromInput = state.fromInput;
@@ -589,8 +603,10 @@ CapturedStep::runBound(Binding::State &state) const {
     replayed.nodes[result.output] =
         result.sameAs >= 0
             ? replayed.nodes[result.sameAs]
-            : TraceNode::parameter(fresh[result.program][result.index],
-                                   /*recorded=*/false);
+            : TraceNode::parameter(
+                  fresh[result.program]
+                       [state.freshIndex[result.program][result.index]],
+                  /*recorded=*/false);
   for (const auto &[k, node] : state.bakedOutputs)
     replayed.nodes[k] = node;
   detail::countReplay(state.donatedBuffers, state.donatedBytes);

@@ -285,6 +285,10 @@ struct ReplayScratch {
   std::vector<NodeRef> recycleHeld;
   std::vector<const TraceNode *> recycle;
   std::vector<int32_t> offeredBy;
+  /// The slots' tensors (held while the GIL is released) and donations.
+  std::vector<PyTensor *> slotTensors;
+  std::vector<nb::object> held;
+  std::vector<int32_t> replacedBy;
   /// Whether `inputs` were checked for a replay at other sizes.
   bool otherSizes = false;
   /// In use by a replay (which releases the GIL): a replay of the same
@@ -459,21 +463,26 @@ JitFunction::replay(const std::shared_ptr<Captured> &captured, const Flat &flat,
   scratch.recycle.assign(numOutputs, nullptr);
   scratch.offeredBy.assign(numOutputs, -1);
   scratch.busy = true;
-  // The slots' tensors are held while the GIL is released. A replay that
-  // does not reach the step may have let go of nodes the binding knows.
-  std::vector<nb::object> held(captured->slots.size());
+  // The slots' tensors are held while the GIL is released, and let go
+  // however the replay ends. A replay that does not reach the step may
+  // have let go of nodes the binding knows.
+  std::vector<nb::object> &held = scratch.held;
+  held.resize(captured->slots.size());
   struct Release {
     ReplayScratch &scratch;
     bool reachedStep = false;
     ~Release() {
       if (!reachedStep)
         scratch.binding.reset();
+      for (nb::object &object : scratch.held)
+        object.reset();
       scratch.busy = false;
     }
   } release{scratch};
 
   // The slots' tensors now.
-  std::vector<PyTensor *> slotTensors(captured->slots.size());
+  std::vector<PyTensor *> &slotTensors = scratch.slotTensors;
+  slotTensors.resize(captured->slots.size());
   for (auto [i, slot] : llvm::enumerate(captured->slots)) {
     PyObject *object = nullptr;
     switch (slot.kind) {
@@ -523,7 +532,8 @@ JitFunction::replay(const std::shared_ptr<Captured> &captured, const Flat &flat,
   // buffer. A `.grad` the step replaces by a new one, held by nothing but
   // its parameter, is recycled: the new gradient is computed in its buffer
   // and the tensor object is kept.
-  std::vector<int32_t> replacedBy(slotTensors.size(), -1);
+  std::vector<int32_t> &replacedBy = scratch.replacedBy;
+  replacedBy.assign(slotTensors.size(), -1);
   PyTypeObject *tensorType =
       reinterpret_cast<PyTypeObject *>(nb::type<PyTensor>().ptr());
   for (auto [c, change] : llvm::enumerate(captured->changes)) {
