@@ -842,13 +842,9 @@ llvm::Expected<std::vector<Tensor>> Jit::operator()(ArrayRef<Tensor> inputs) {
       entry->types.push_back(
           {t.getDType(), llvm::SmallVector<int64_t, 4>(t.getShape())});
   }
-  std::vector<NodeRef> nodes;
-  nodes.reserve(inputs.size());
-  for (const Tensor &t : inputs)
-    nodes.push_back(t.getNode());
   if (entry->trusted) {
     llvm::Expected<std::optional<std::vector<Tensor>>> replayed =
-        entry->step->replay(nodes);
+        replay(*entry->step, inputs, /*otherSizes=*/false);
     if (!replayed)
       return replayed.takeError();
     if (*replayed) {
@@ -865,7 +861,7 @@ llvm::Expected<std::vector<Tensor>> Jit::operator()(ArrayRef<Tensor> inputs) {
           inputs[i].getShape().size() == generic->getInputShape(i).size();
     if (sameRanks) {
       llvm::Expected<std::optional<std::vector<Tensor>>> replayed =
-          generic->replay(nodes, /*otherSizes=*/true);
+          replay(*generic, inputs, /*otherSizes=*/true);
       if (!replayed)
         return replayed.takeError();
       if (*replayed) {
@@ -876,6 +872,32 @@ llvm::Expected<std::vector<Tensor>> Jit::operator()(ArrayRef<Tensor> inputs) {
     }
   }
   return record(*entry, inputs);
+}
+
+llvm::Expected<std::optional<std::vector<Tensor>>>
+Jit::replay(const CapturedStep &step, ArrayRef<Tensor> inputs,
+            bool otherSizes) {
+  // The binding compares nodes by address: the last ones are held until
+  // these replace them.
+  bound.inputs.resize(inputs.size());
+  for (auto [held, t] : llvm::zip(bound.inputs, inputs))
+    if (held != t.getNode())
+      held = t.getNode();
+  CapturedStep::ReplayOptions options;
+  options.otherSizes = otherSizes;
+  options.binding = &bound.binding;
+  llvm::Expected<std::optional<CapturedStep::ReplayedOutputs>> replayed =
+      step.replayNodes(bound.inputs, options);
+  if (!replayed)
+    return replayed.takeError();
+  if (!*replayed)
+    return std::nullopt;
+  std::vector<Tensor> values;
+  values.reserve((*replayed)->nodes.size());
+  for (auto [node, input] :
+       llvm::zip((*replayed)->nodes, (*replayed)->fromInput))
+    values.push_back(Tensor::make(input >= 0 ? bound.inputs[input] : node));
+  return std::optional<std::vector<Tensor>>(std::move(values));
 }
 
 llvm::Expected<std::vector<Tensor>> Jit::record(Entry &entry,

@@ -264,6 +264,15 @@ private:
     std::shared_ptr<CapturedStep> step;
     bool trusted = false;
   };
+  /// A replay of `step` with `inputs`, kept bound for the next replay: the
+  /// last inputs are held until then (CapturedStep::Binding).
+  struct Bound {
+    std::vector<NodeRef> inputs;
+    CapturedStep::Binding binding;
+  };
+  llvm::Expected<std::optional<std::vector<Tensor>>>
+  replay(const CapturedStep &step, llvm::ArrayRef<Tensor> inputs,
+         bool otherSizes);
   llvm::Expected<std::vector<Tensor>> record(Entry &entry,
                                              llvm::ArrayRef<Tensor> inputs);
 
@@ -272,6 +281,7 @@ private:
   /// The last step recorded, and the step that two recorded calls of
   /// different sizes captured alike (replayed at any size it fits).
   std::shared_ptr<CapturedStep> lastRecorded, generic;
+  Bound bound;
   int64_t replays = 0, recordedCalls = 0, genericReplays = 0;
 };
 
