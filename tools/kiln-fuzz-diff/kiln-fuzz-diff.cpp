@@ -57,9 +57,10 @@ static cl::opt<int> maxOps(cl::cat(fuzzOptions), "max-ops",
                            cl::desc("ops per program, at most"), cl::init(12));
 static cl::opt<std::string> backendList(
     cl::cat(fuzzOptions), "backends",
-    cl::desc("comma-separated: cpu, cpu-donate (results written into the "
-             "inputs they may overwrite), cpu-remat (derivatives recompute "
-             "cheap values, remat=auto), emulate-gpu, lazy, lazy-batches, "
+    cl::desc("comma-separated: cpu (remat=none), cpu-donate (results "
+             "written into the inputs they may overwrite), cpu-remat "
+             "(derivatives recompute cheap values, remat=auto), emulate-gpu, "
+             "lazy (KILN_REMAT decides), lazy-batches, "
              "cuda (default: cpu,cpu-donate,cpu-remat,emulate-gpu,lazy; cuda "
              "needs a GPU)"),
     cl::init("cpu,cpu-donate,cpu-remat,emulate-gpu,lazy"));
@@ -222,11 +223,11 @@ int main(int argc, char **argv) {
           formatv(
               "kiln-run {0} --random-inputs {1} --check-reference{2}{3}", path,
               programSeed,
-              backend == Backend::EmulateGpu  ? " --emulate-gpu"
-              : backend == Backend::Cuda      ? " --backend cuda"
-              : backend == Backend::CpuDonate ? " --donate"
+              backend == Backend::EmulateGpu  ? " --emulate-gpu --remat none"
+              : backend == Backend::Cuda      ? " --backend cuda --remat none"
+              : backend == Backend::CpuDonate ? " --donate --remat none"
               : backend == Backend::CpuRemat  ? " --remat auto"
-                                              : "",
+                                              : " --remat none",
               smallOutcome.kind == Outcome::Mismatch
                   ? formatv(" --rtol 0 --atol {0:e3}", smallOutcome.allowance)
                         .str()
