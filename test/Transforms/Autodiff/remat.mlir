@@ -134,6 +134,31 @@ func.func @no_gap(%x: tensor<4x8xf32>, %c: tensor<4x8xf32>, %dh: tensor<4x8xf32>
 
 // -----
 
+// No gap either: a softmax's derivative reduces over the rows the forward
+// reduced (a row reduction, which shares the forward's row kernel), so
+// its exponentials are never stored; nothing is recomputed or marked. (A
+// reduction over the rows' other dim, a bias's gradient, is a gap: see
+// @layer_norm.)
+// CHECK-LABEL: func.func @softmax_rows
+// CHECK-NOT:  kiln.recomputed
+// CHECK:      return
+func.func private @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %m = kiln.reduce_max %x, dims = [1] : tensor<4x8xf32> -> tensor<4xf32>
+  %mb = kiln.broadcast_in_dim %m, dims = [0] : tensor<4xf32> -> tensor<4x8xf32>
+  %s = kiln.sub %x, %mb : tensor<4x8xf32>
+  %e = kiln.exp %s : tensor<4x8xf32>
+  %z = kiln.reduce_sum %e, dims = [1] : tensor<4x8xf32> -> tensor<4xf32>
+  %zb = kiln.broadcast_in_dim %z, dims = [0] : tensor<4xf32> -> tensor<4x8xf32>
+  %y = kiln.div %e, %zb : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+func.func @softmax_rows(%x: tensor<4x8xf32>, %dy: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %d = kiln.vjp @softmax(%x, %dy) wrt [0] : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %d : tensor<4x8xf32>
+}
+
+// -----
+
 // A derivative of a derivative (a Hessian-vector product) keeps its values:
 // remat=auto recomputes for first derivatives only, neither in the inner
 // gradient (differentiated again; alone, it would recompute the GELU, as

@@ -144,6 +144,26 @@ bool isCheap(Operation *op) {
              op);
 }
 
+/// Whether `op` reduces the trailing dims of its operand only (a row
+/// reduction): its readers can share a row kernel with the forward's, so
+/// that what they read of the forward is never stored.
+bool isRowReduction(Operation *op) {
+  ArrayRef<int64_t> dims;
+  if (auto sum = dyn_cast<ReduceSumOp>(op))
+    dims = sum.getDims();
+  else if (auto max = dyn_cast<ReduceMaxOp>(op))
+    dims = max.getDims();
+  else
+    return false;
+  auto type = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  if (!type || dims.empty())
+    return false;
+  for (auto [i, dim] : llvm::enumerate(llvm::reverse(dims)))
+    if (dim != type.getRank() - 1 - static_cast<int64_t>(i))
+      return false;
+  return true;
+}
+
 } // namespace
 
 int64_t kiln::rematerializeCheapValues(Block &body,
@@ -152,16 +172,19 @@ int64_t kiln::rematerializeCheapValues(Block &body,
                                        ArrayRef<Value> primalResults,
                                        ArrayRef<Value> cotangents) {
   // The derivative's ops that can run only after one of its kernels that
-  // no forward kernel can share (a product, a reduction, a gather): what
-  // they read of the forward is kept across that kernel. What only the
-  // others read (the derivative of the last ops, with a cotangent that is
-  // an input) may be fused with the forward instead, and is left alone.
+  // no forward kernel can share (a product, a column reduction, a gather):
+  // what they read of the forward is kept across that kernel. What only
+  // the others read (the derivative of the last ops, with a cotangent that
+  // is an input; a softmax's or a LayerNorm's row reductions, which share
+  // the forward's row kernel) may be fused with the forward instead, and is
+  // left alone.
   Operation *terminator = body.getTerminator();
   llvm::DenseSet<Operation *> gapped;
   for (Operation &op : body) {
     if (forwardIndex.count(&op) || &op == terminator)
       continue;
-    bool opaque = !isCheap(&op) && op.getNumOperands() != 0;
+    bool opaque =
+        !isCheap(&op) && op.getNumOperands() != 0 && !isRowReduction(&op);
     if (opaque || llvm::any_of(op.getOperands(), [&](Value operand) {
           Operation *def = operand.getDefiningOp();
           return def && gapped.contains(def);
