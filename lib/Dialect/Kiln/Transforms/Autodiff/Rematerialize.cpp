@@ -144,26 +144,6 @@ bool isCheap(Operation *op) {
              op);
 }
 
-/// Whether `op` reduces the trailing dims of its operand only (a row
-/// reduction): its readers can share a row kernel with the forward's, so
-/// that what they read of the forward is never stored.
-bool isRowReduction(Operation *op) {
-  ArrayRef<int64_t> dims;
-  if (auto sum = dyn_cast<ReduceSumOp>(op))
-    dims = sum.getDims();
-  else if (auto max = dyn_cast<ReduceMaxOp>(op))
-    dims = max.getDims();
-  else
-    return false;
-  auto type = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
-  if (!type || dims.empty())
-    return false;
-  for (auto [i, dim] : llvm::enumerate(llvm::reverse(dims)))
-    if (dim != type.getRank() - 1 - static_cast<int64_t>(i))
-      return false;
-  return true;
-}
-
 } // namespace
 
 int64_t kiln::rematerializeCheapValues(Block &body,
@@ -183,8 +163,8 @@ int64_t kiln::rematerializeCheapValues(Block &body,
   for (Operation &op : body) {
     if (forwardIndex.count(&op) || &op == terminator)
       continue;
-    bool opaque =
-        !isCheap(&op) && op.getNumOperands() != 0 && !isRowReduction(&op);
+    bool opaque = !isCheap(&op) && op.getNumOperands() != 0 &&
+                  getRowReductionRank(&op) == 0;
     if (opaque || llvm::any_of(op.getOperands(), [&](Value operand) {
           Operation *def = operand.getDefiningOp();
           return def && gapped.contains(def);
