@@ -455,6 +455,8 @@ JitFunction::replay(const std::shared_ptr<Captured> &captured, const Flat &flat,
   ReplayScratch &scratch = captured->scratch.busy ? local : captured->scratch;
   if (scratch.inputs.size() != captured->slots.size() ||
       scratch.otherSizes != otherSizes) {
+    // The binding knows the nodes let go of here.
+    scratch.binding.reset();
     scratch.inputs.assign(captured->slots.size(), nullptr);
     scratch.otherSizes = otherSizes;
   }
