@@ -159,15 +159,16 @@ StepRecorder::capture(ArrayRef<NodeRef> inputs,
 // CapturedStep
 //===----------------------------------------------------------------------===//
 
-/// Whether arguments of these dtypes and shapes have the dtypes and ranks
-/// of `signature`, and its static dims.
+/// Whether `args` (host or device values) have the dtypes and ranks of
+/// `signature`, and its static dims.
+template <typename Value>
 static bool fitsSignature(ArrayRef<TensorSignature> signature,
-                          ArrayRef<DType> dtypes,
-                          ArrayRef<ArrayRef<int64_t>> shapes) {
-  if (signature.size() != dtypes.size())
+                          ArrayRef<const Value *> args) {
+  if (signature.size() != args.size())
     return false;
-  for (auto [sig, dtype, shape] : llvm::zip(signature, dtypes, shapes)) {
-    if (dtype != sig.dtype || shape.size() != sig.shape.size())
+  for (auto [sig, arg] : llvm::zip(signature, args)) {
+    ArrayRef<int64_t> shape = arg->getShape();
+    if (arg->getDType() != sig.dtype || shape.size() != sig.shape.size())
       return false;
     for (auto [want, have] : llvm::zip(sig.shape, shape))
       if (want >= 0 && want != have)
@@ -278,18 +279,24 @@ static llvm::Error checkInputType(size_t i, const NodeRef &node, DType dtype,
       ", but the step was captured with " + getTensorTypeString(dtype, shape));
 }
 
-llvm::Expected<bool> CapturedStep::checkInputs(ArrayRef<NodeRef> inputs,
-                                               bool otherSizes) const {
-  for (auto [i, node, type] : llvm::enumerate(inputs, inputTypes))
-    if (llvm::Error e =
-            checkInputType(i, node, type.dtype, type.shape, otherSizes))
-      return std::move(e);
+bool CapturedStep::keepsCapturedNodes(ArrayRef<NodeRef> inputs) const {
   for (const auto &[i, node] : pinnedInputs)
     if (inputs[i] != node)
       return false;
   for (auto [a, b] : aliasedInputs)
     if (inputs[a] != inputs[b])
       return false;
+  return true;
+}
+
+llvm::Expected<bool> CapturedStep::checkInputs(ArrayRef<NodeRef> inputs,
+                                               bool otherSizes) const {
+  for (auto [i, node, type] : llvm::enumerate(inputs, inputTypes))
+    if (llvm::Error e =
+            checkInputType(i, node, type.dtype, type.shape, otherSizes))
+      return std::move(e);
+  if (!keepsCapturedNodes(inputs))
+    return false;
   // Read inputs not computed yet (replaced by a recorded expression since
   // the last call) are computed first, together.
   std::vector<Tensor> uncomputed;
@@ -398,8 +405,6 @@ llvm::Expected<bool> CapturedStep::bind(Binding::State &state,
   state.args.resize(programs.size());
   state.resultArgs.resize(programs.size());
   state.buffers.resize(programs.size());
-  SmallVector<DType, 16> dtypes;
-  SmallVector<ArrayRef<int64_t>, 16> shapes;
   for (auto [p, program] : llvm::enumerate(programs)) {
     std::vector<const HostTensor *> &args = state.args[p];
     for (auto [q, source] : llvm::enumerate(program.parameters)) {
@@ -428,16 +433,10 @@ llvm::Expected<bool> CapturedStep::bind(Binding::State &state,
     }
     // At other sizes, a program whose arguments do not fit (a static one)
     // means recording (one reading results is checked when it runs).
-    if (options.otherSizes && state.resultArgs[p].empty()) {
-      dtypes.clear();
-      shapes.clear();
-      for (const HostTensor *arg : args) {
-        dtypes.push_back(arg->getDType());
-        shapes.push_back(arg->getShape());
-      }
-      if (!fitsSignature(program.executable->getInputs(), dtypes, shapes))
-        return false;
-    }
+    if (options.otherSizes && state.resultArgs[p].empty() &&
+        !fitsSignature(program.executable->getInputs(),
+                       ArrayRef<const HostTensor *>(args)))
+      return false;
     for (const Destination &destination : state.into[p])
       state.buffers[p].push_back(destination.buffer);
     size_t numOutputs = program.executable->getOutputs().size();
@@ -532,12 +531,8 @@ llvm::Expected<bool> CapturedStep::rebind(Binding::State &state,
     if (inputIsRead[i] && !inputs[i]->hasValue())
       uncomputed.push_back(Tensor::make(inputs[i]));
   }
-  for (const auto &[i, node] : pinnedInputs)
-    if (inputs[i] != node)
-      return false;
-  for (auto [a, b] : aliasedInputs)
-    if (inputs[a] != inputs[b])
-      return false;
+  if (!keepsCapturedNodes(inputs))
+    return false;
   if (!uncomputed.empty())
     if (llvm::Error e = sync(uncomputed))
       return std::move(e);
@@ -561,8 +556,6 @@ CapturedStep::runBound(Binding::State &state) const {
   // Each program's new results, until the outputs hold them.
   std::vector<std::vector<std::shared_ptr<const HostTensor>>> fresh(
       programs.size());
-  SmallVector<DType, 16> dtypes;
-  SmallVector<ArrayRef<int64_t>, 16> shapes;
   for (auto [p, program] : llvm::enumerate(programs)) {
     std::vector<const HostTensor *> &args = state.args[p];
     for (auto [q, source] : state.resultArgs[p]) {
@@ -575,16 +568,10 @@ CapturedStep::runBound(Binding::State &state) const {
                            [state.freshIndex[source->program][source->index]]
                                .get();
     }
-    if (state.otherSizes && !state.resultArgs[p].empty()) {
-      dtypes.clear();
-      shapes.clear();
-      for (const HostTensor *arg : args) {
-        dtypes.push_back(arg->getDType());
-        shapes.push_back(arg->getShape());
-      }
-      if (!fitsSignature(program.executable->getInputs(), dtypes, shapes))
-        return std::nullopt;
-    }
+    if (state.otherSizes && !state.resultArgs[p].empty() &&
+        !fitsSignature(program.executable->getInputs(),
+                       ArrayRef<const HostTensor *>(args)))
+      return std::nullopt;
     const std::vector<HostTensor *> &buffers = state.buffers[p];
     llvm::Expected<std::vector<HostTensor>> ran =
         detail::runCounted(*program.executable, args, buffers);
@@ -631,8 +618,6 @@ CapturedStep::replayOnDevice(ArrayRef<NodeRef> inputs, bool otherSizes) const {
       programs.size());
   std::vector<std::shared_ptr<const DeviceValue>> baked;
   SmallVector<const DeviceValue *, 16> args;
-  SmallVector<DType, 16> dtypes;
-  SmallVector<ArrayRef<int64_t>, 16> shapes;
   for (auto [p, program] : llvm::enumerate(programs)) {
     args.clear();
     baked.clear();
@@ -657,16 +642,9 @@ CapturedStep::replayOnDevice(ArrayRef<NodeRef> inputs, bool otherSizes) const {
     }
     // At other sizes, a program whose arguments do not fit (a static one)
     // means recording: nothing was changed but new tensors.
-    if (otherSizes) {
-      dtypes.clear();
-      shapes.clear();
-      for (const DeviceValue *arg : args) {
-        dtypes.push_back(arg->getDType());
-        shapes.push_back(arg->getShape());
-      }
-      if (!fitsSignature(program.executable->getInputs(), dtypes, shapes))
-        return std::nullopt;
-    }
+    if (otherSizes && !fitsSignature(program.executable->getInputs(),
+                                     ArrayRef<const DeviceValue *>(args)))
+      return std::nullopt;
     llvm::Expected<std::vector<std::shared_ptr<const DeviceValue>>> ran =
         detail::runCountedOnDevice(*program.executable, args,
                                    "a replayed step's program " +

@@ -161,6 +161,9 @@ private:
   /// updated where inputs changed, and a run of a binding.
   llvm::Expected<bool> checkInputs(llvm::ArrayRef<NodeRef> inputs,
                                    bool otherSizes) const;
+  /// Whether `inputs` are still the nodes the capture assumed: the pinned
+  /// ones, and the aliased pairs one node.
+  bool keepsCapturedNodes(llvm::ArrayRef<NodeRef> inputs) const;
   llvm::Expected<std::optional<ReplayedOutputs>>
   replayOnDevice(llvm::ArrayRef<NodeRef> inputs, bool otherSizes) const;
   llvm::Expected<bool> bind(Binding::State &state,
