@@ -12,7 +12,7 @@
 #include "kiln_rt/kiln_rt.h"
 #include "kiln_rt/kiln_rt_cuda.h"
 
-#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/Twine.h"
 
 #include <atomic>
@@ -761,7 +761,8 @@ void kiln::detail::countReplay(int64_t donatedBuffers, int64_t donatedBytes) {
 
 llvm::Error kiln::sync(ArrayRef<Tensor> tensors) {
   std::vector<NodeRef> outputs;
-  llvm::DenseSet<const TraceNode *> seen;
+  outputs.reserve(tensors.size());
+  llvm::SmallPtrSet<const TraceNode *, 8> seen;
   for (const Tensor &t : tensors) {
     if (!t.ok())
       return makeError(t.getError());
@@ -811,6 +812,8 @@ llvm::Error kiln::sync(ArrayRef<Tensor> tensors) {
   // On the host: a value on the device is copied back (once per node).
   std::vector<std::shared_ptr<const HostTensor>> inputs;
   std::vector<const HostTensor *> args;
+  inputs.reserve(program.parameters.size());
+  args.reserve(program.parameters.size());
   for (int32_t p : program.parameters) {
     llvm::Expected<std::shared_ptr<const HostTensor>> data =
         program.entries[p].node->getHostData();

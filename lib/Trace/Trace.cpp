@@ -1,6 +1,7 @@
 //===- Trace.cpp - the recorded program of lazy tensors -------------------===//
 
 #include "kiln/Trace/Trace.h"
+#include "Trace/NodeAllocator.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -117,6 +118,17 @@ static uint64_t getPayloadHash(TraceOp op, double scalar,
   return scalarBits;
 }
 
+/// What a node computes besides its operands, hashed.
+static uint64_t hashLocal(TraceOp op, DType dtype, ArrayRef<int64_t> shape,
+                          ArrayRef<int64_t> attrs, uint64_t payloadHash) {
+  return WordHasher()
+      .add(static_cast<uint64_t>(op) << 8 | static_cast<uint64_t>(dtype))
+      .add(shape)
+      .add(attrs)
+      .add(payloadHash)
+      .get();
+}
+
 /// The segment of the innermost CheckpointScope of this thread (0: none).
 static thread_local uint64_t currentCheckpointSegment = 0;
 /// Segments so far: every scope opens a new one.
@@ -137,12 +149,10 @@ TraceNode::TraceNode(PrivateTag, TraceOp op, DType dtype,
       operands(operands.begin(), operands.end()),
       attrs(attrs.begin(), attrs.end()), scalar(scalar),
       callee(std::move(callee)) {
+  localHash = hashLocal(op, dtype, shape, attrs,
+                        getPayloadHash(op, scalar, this->callee.get()));
   WordHasher h;
-  h.add(static_cast<uint64_t>(op) << 8 | static_cast<uint64_t>(dtype))
-      .add(shape)
-      .add(attrs)
-      .add(getPayloadHash(op, scalar, this->callee.get()))
-      .add(operands.size());
+  h.add(localHash).add(operands.size());
   for (const NodeRef &operand : operands)
     h.add(operand->getHash());
   // Leaves are never recomputed: they are the segments' inputs.
@@ -184,9 +194,9 @@ NodeRef TraceNode::make(TraceOp op, DType dtype, ArrayRef<int64_t> shape,
                         bool recorded) {
   if (recorded)
     numTracedNodes.fetch_add(1, std::memory_order_relaxed);
-  return std::make_shared<const TraceNode>(PrivateTag(), op, dtype, shape,
-                                           operands, attrs, scalar,
-                                           std::move(callee));
+  return std::allocate_shared<const TraceNode>(
+      detail::NodeAllocator<TraceNode>(), PrivateTag(), op, dtype, shape,
+      operands, attrs, scalar, std::move(callee));
 }
 
 int64_t TraceNode::getNumElements() const {
@@ -716,27 +726,25 @@ llvm::Expected<NodeRef> TraceNode::collective(TraceOp op,
               {reduction, dim, group});
 }
 
-/// What `entry` contributes to its program: op, attributes, type, payload
-/// and operand positions (so that x + x and x + y differ). A parameter is
-/// its type only, whatever computed its value.
 /// The checkpoint segment of `entry` in its program: none for a parameter.
 static uint64_t getSegment(const TraceProgram::Entry &entry) {
   return entry.isParameter ? 0 : entry.node->getCheckpointSegment();
 }
 
+/// What `entry` contributes to its program: op, attributes, type, payload
+/// (the node's local hash) and operand positions (so that x + x and x + y
+/// differ). A parameter is its type only, whatever computed its value.
 static uint64_t hashEntry(const TraceProgram::Entry &entry,
                           ArrayRef<TraceProgram::Entry> entries) {
   const TraceNode *node = entry.node.get();
-  TraceOp op = entry.isParameter ? TraceOp::Parameter : node->getOp();
-  ArrayRef<int64_t> attrs =
-      entry.isParameter ? ArrayRef<int64_t>() : node->getAttrs();
+  // A parameter's local hash is its type's (a Parameter node's own).
+  uint64_t local =
+      !entry.isParameter || node->getOp() == TraceOp::Parameter
+          ? node->getLocalHash()
+          : hashLocal(TraceOp::Parameter, node->getDType(), node->getShape(),
+                      {}, getPayloadHash(TraceOp::Parameter, 0, nullptr));
   WordHasher h;
-  h.add(static_cast<uint64_t>(op) << 8 |
-        static_cast<uint64_t>(node->getDType()))
-      .add(node->getShape())
-      .add(attrs)
-      .add(getPayloadHash(op, node->getScalar(), node->getCallee().get()))
-      .add(ArrayRef<int32_t>(entry.operands));
+  h.add(local).add(ArrayRef<int32_t>(entry.operands));
   // A checkpointed entry: which of its operands share its segment.
   if (uint64_t segment = getSegment(entry)) {
     h.add(0x636b7074); // "ckpt"

@@ -10,6 +10,8 @@
 
 #include "gtest/gtest.h"
 
+#include <thread>
+
 using namespace kiln;
 
 namespace {
@@ -220,6 +222,35 @@ TEST(TraceTest, LongChains) {
   TraceProgram p = TraceProgram::extract({v});
   EXPECT_EQ(p.entries.size(), 100001u);
   EXPECT_EQ(p.parameters, (std::vector<int32_t>{0}));
+}
+
+// Nodes come from a per-thread free list: nodes made on one thread and
+// freed on another (more than a list keeps) are reused there, and a reused
+// node is a new node in every way.
+TEST(TraceTest, NodesFreedOnAnotherThread) {
+  NodeRef x = param({3});
+  auto chain = [&](int length) {
+    NodeRef v = x;
+    for (int i = 0; i < length; ++i)
+      v = ok(TraceNode::elementwise(i % 2 ? TraceOp::Neg : TraceOp::Exp, {v}));
+    return v;
+  };
+  uint64_t expected = TraceProgram::extract({chain(10)}).hash;
+  std::vector<NodeRef> made;
+  std::thread maker([&] {
+    for (int i = 0; i < 2000; ++i)
+      made.push_back(chain(5));
+  });
+  maker.join();
+  made.clear(); // 10000 nodes freed on this thread
+  for (int round = 0; round < 3; ++round) {
+    NodeRef v = chain(10);
+    TraceProgram p = TraceProgram::extract({v});
+    EXPECT_EQ(p.hash, expected);
+    ASSERT_EQ(p.entries.size(), 11u);
+    EXPECT_FALSE(v->hasValue());
+    EXPECT_EQ(v->getShape(), llvm::ArrayRef<int64_t>({3}));
+  }
 }
 
 } // namespace

@@ -140,7 +140,7 @@ using NodeRef = std::shared_ptr<const TraceNode>;
 struct TraceProgram;
 
 class TraceNode {
-  /// Only the makers construct nodes (through std::make_shared, for one
+  /// Only the makers construct nodes (through std::allocate_shared, for one
   /// allocation per node).
   struct PrivateTag {
     explicit PrivateTag() = default;
@@ -163,6 +163,10 @@ public:
   /// The structural hash: op, attributes, dtype, shape, operand hashes
   /// (and a Vjp's callee).
   uint64_t getHash() const { return hash; }
+  /// The hash of what the node computes besides its operands: op,
+  /// attributes, dtype, shape and payload (a program's entry adds where its
+  /// operands are, so extracting a program hashes few words per entry).
+  uint64_t getLocalHash() const { return localHash; }
   /// Dims (bit d: dim d, below 64) marked dynamic by kiln::markDynamic: a
   /// program with this node as a parameter compiles shape-generic in them
   /// from its first size. Not part of the hash. Thread-safe.
@@ -331,7 +335,7 @@ private:
   double scalar;
   std::shared_ptr<const TraceProgram> callee;
   uint64_t checkpointSegment = 0;
-  uint64_t hash;
+  uint64_t localHash, hash;
   mutable std::atomic<uint64_t> dynamicMarks{0};
   mutable SpinMutex dataMutex;
   mutable std::shared_ptr<const HostTensor> data;

@@ -674,7 +674,7 @@ CpuExecutable::runInto(llvm::ArrayRef<const HostTensor *> args,
           ? findDirectWrites(donation, args, into)
           : std::vector<bool>(into.size(), false);
   for (size_t r = 0; r < outputs.size(); ++r) {
-    const std::vector<int64_t> &shape = (*resultShapes)[r];
+    std::vector<int64_t> &shape = (*resultShapes)[r];
     if (into[r] && into[r]->getShape() != llvm::ArrayRef<int64_t>(shape))
       return makeError("result " + llvm::Twine(r) + " of @" + entryName +
                        " is " + getTensorTypeString(outputs[r].dtype, shape) +
@@ -684,8 +684,9 @@ CpuExecutable::runInto(llvm::ArrayRef<const HostTensor *> args,
       continue;
     }
     // The entry writes every element of its results.
-    llvm::Expected<HostTensor> result =
-        HostTensor::createUninitialized(outputs[r].dtype, shape);
+    // The shape moves into its tensor: the last use of (*resultShapes)[r].
+    llvm::Expected<HostTensor> result = HostTensor::createUninitialized(
+        outputs[r].dtype, std::move((*resultShapes)[r]));
     if (!result)
       return result.takeError();
     results[r] = std::move(*result);
