@@ -9,11 +9,13 @@
 namespace kiln::detail {
 
 /// Runs `executable` on `args`, counting the run, its time and (when kernel
-/// timing is on) its kernels in metrics().
+/// timing is on) its kernels in metrics(). With `into`, as
+/// Executable::runInto (`direct`: its answer for these buffers, if known).
 llvm::Expected<std::vector<HostTensor>>
 runCounted(const Executable &executable,
            llvm::ArrayRef<const HostTensor *> args,
-           llvm::ArrayRef<HostTensor *> into = {});
+           llvm::ArrayRef<HostTensor *> into = {},
+           const std::vector<bool> *direct = nullptr);
 
 /// As above, on values on the device (a CUDA executable): queued, its
 /// work's errors reported where a result is read, after `label`.

@@ -258,7 +258,63 @@ struct CapturedStep::Binding::State {
   };
   std::vector<NewResult> newResults;
   std::vector<std::pair<int32_t, NodeRef>> bakedOutputs;
+  /// Per program: which outputs its run writes straight into their
+  /// buffers (Executable::findDirectWrites), worked out at its first run
+  /// after a bind and kept while each input that changes (a new batch)
+  /// shares no byte with a buffer. Its other arguments keep their buffers,
+  /// and earlier programs' new results are new allocations, made while the
+  /// buffers are held: neither can come to overlap one.
+  struct DirectWrites {
+    bool known = false;
+    std::vector<bool> direct;
+    /// The buffers' [begin, end) sorted by begin, with the furthest end
+    /// of each prefix.
+    std::vector<std::pair<const char *, const char *>> spans;
+    std::vector<const char *> reach;
+    /// Per argument: whether it shared a byte with a buffer then (an
+    /// input that did and changes is worked out again, to write in place
+    /// once it no longer does).
+    std::vector<bool> argOverlaps;
+    void find(const Executable &executable, ArrayRef<const HostTensor *> args,
+              ArrayRef<HostTensor *> into);
+    bool overlaps(const HostTensor &value) const;
+  };
+  std::vector<DirectWrites> directWrites;
 };
+
+void CapturedStep::Binding::State::DirectWrites::find(
+    const Executable &executable, ArrayRef<const HostTensor *> args,
+    ArrayRef<HostTensor *> into) {
+  direct = executable.findDirectWrites(args, into);
+  spans.clear();
+  for (HostTensor *buffer : into)
+    if (buffer && buffer->getByteSize()) {
+      const char *begin = static_cast<const char *>(buffer->getData());
+      spans.emplace_back(begin, begin + buffer->getByteSize());
+    }
+  llvm::sort(spans);
+  reach.clear();
+  for (const auto &[begin, end] : spans)
+    reach.push_back(reach.empty() ? end : std::max(reach.back(), end));
+  argOverlaps.assign(args.size(), false);
+  for (auto [q, arg] : llvm::enumerate(args))
+    argOverlaps[q] = arg && overlaps(*arg);
+  known = true;
+}
+
+bool CapturedStep::Binding::State::DirectWrites::overlaps(
+    const HostTensor &value) const {
+  if (!value.getByteSize())
+    return false;
+  const char *begin = static_cast<const char *>(value.getData());
+  const char *end = begin + value.getByteSize();
+  // The buffers starting before `end`: one of them reaches past `begin`.
+  size_t before =
+      llvm::partition_point(
+          spans, [&](const auto &span) { return span.first < end; }) -
+      spans.begin();
+  return before > 0 && reach[before - 1] > begin;
+}
 
 CapturedStep::Binding::Binding() = default;
 CapturedStep::Binding::~Binding() = default;
@@ -545,8 +601,17 @@ llvm::Expected<bool> CapturedStep::rebind(Binding::State &state,
         getHostValue(*inputs[i], state.ownedInputs[i]);
     if (!host)
       return host.takeError();
-    for (auto [p, q] : state.inputUses[i])
+    for (auto [p, q] : state.inputUses[i]) {
       state.args[p][q] = *host;
+      // A new value that shares a byte with a buffer the program writes,
+      // or replaces one that did: which outputs go there directly is
+      // worked out again.
+      if (static_cast<size_t>(p) >= state.directWrites.size())
+        continue;
+      Binding::State::DirectWrites &writes = state.directWrites[p];
+      if (writes.known && (writes.argOverlaps[q] || writes.overlaps(**host)))
+        writes.known = false;
+    }
   }
   return true;
 }
@@ -573,8 +638,16 @@ CapturedStep::runBound(Binding::State &state) const {
                        ArrayRef<const HostTensor *>(args)))
       return std::nullopt;
     const std::vector<HostTensor *> &buffers = state.buffers[p];
+    const std::vector<bool> *direct = nullptr;
+    if (llvm::any_of(buffers, [](HostTensor *b) { return b != nullptr; })) {
+      state.directWrites.resize(programs.size());
+      Binding::State::DirectWrites &writes = state.directWrites[p];
+      if (!writes.known)
+        writes.find(*program.executable, args, buffers);
+      direct = &writes.direct;
+    }
     llvm::Expected<std::vector<HostTensor>> ran =
-        detail::runCounted(*program.executable, args, buffers);
+        detail::runCounted(*program.executable, args, buffers, direct);
     if (!ran)
       return ran.takeError();
     fresh[p].resize(state.numFresh[p]);

@@ -680,13 +680,12 @@ countRun(llvm::function_ref<llvm::Expected<Results>(RunProfile *)> run) {
   return results;
 }
 
-llvm::Expected<std::vector<HostTensor>>
-kiln::detail::runCounted(const Executable &executable,
-                         ArrayRef<const HostTensor *> args,
-                         ArrayRef<HostTensor *> into) {
+llvm::Expected<std::vector<HostTensor>> kiln::detail::runCounted(
+    const Executable &executable, ArrayRef<const HostTensor *> args,
+    ArrayRef<HostTensor *> into, const std::vector<bool> *direct) {
   return countRun<std::vector<HostTensor>>([&](RunProfile *profile) {
     return into.empty() ? executable.run(args, profile)
-                        : executable.runInto(args, into, profile);
+                        : executable.runInto(args, into, profile, direct);
   });
 }
 

@@ -215,11 +215,22 @@ public:
   /// lost. Where getDonation() allows it, the output is written there
   /// directly, without a buffer of its own; otherwise into a temporary
   /// copied there after the run, so that no input is ever read after it
-  /// was overwritten.
+  /// was overwritten. `direct`, when given (one per output), is what
+  /// findDirectWrites says of these arguments and destinations: a caller
+  /// that runs again with the same buffers keeps it instead of having it
+  /// worked out on every run.
   virtual llvm::Expected<std::vector<HostTensor>>
   runInto(llvm::ArrayRef<const HostTensor *> args,
-          llvm::ArrayRef<HostTensor *> into,
-          RunProfile *profile = nullptr) const;
+          llvm::ArrayRef<HostTensor *> into, RunProfile *profile = nullptr,
+          const std::vector<bool> *direct = nullptr) const;
+
+  /// Which outputs runInto writes straight into `into[r]`: those whose
+  /// destination shares no byte with an argument or another destination,
+  /// and those whose destination is exactly one argument's buffer that
+  /// getDonation() lets them overwrite. The destinations are sorted once;
+  /// each argument then looks up those it may overlap (O(n log k)).
+  std::vector<bool> findDirectWrites(llvm::ArrayRef<const HostTensor *> args,
+                                     llvm::ArrayRef<HostTensor *> into) const;
 
   /// Runs the function on values already in its device's memory (CUDA):
   /// the arguments are passed by address, with no copy, and the results

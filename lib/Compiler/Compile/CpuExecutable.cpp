@@ -562,106 +562,43 @@ CpuExecutable::run(llvm::ArrayRef<const HostTensor *> args,
 }
 
 /// The shapes of the results of a run on `args`.
-llvm::Expected<std::vector<std::vector<int64_t>>>
+llvm::Expected<CpuExecutable::ResultShapes>
 CpuExecutable::getResultShapes(llvm::ArrayRef<const HostTensor *> args) const {
+  ResultShapes result{outputs, {}};
+  bool dynamic = program ? kiln_rt_program_is_dynamic(program.get()) != 0
+                         : shapes.has_value();
+  if (!dynamic)
+    return result;
   std::vector<llvm::ArrayRef<int64_t>> inputShapes;
+  inputShapes.reserve(args.size());
   for (const HostTensor *arg : args)
     inputShapes.push_back(arg->getShape());
-  std::vector<std::vector<int64_t>> result;
   if (program) {
     // A host program computes its results' dynamic dims itself (also when
     // loaded from the compile cache, without the shape function).
     auto computed = getProgramResultShapes(program.get(), outputs, inputShapes);
     if (!computed)
       return computed.takeError();
-    for (const llvm::SmallVector<int64_t, 4> &shape : *computed)
-      result.emplace_back(shape.begin(), shape.end());
+    result.computed = std::move(*computed);
     return result;
   }
-  if (shapes)
-    return shapes->evaluate(entryName, inputShapes);
-  for (const TensorSignature &output : outputs)
-    result.push_back(output.shape);
+  auto evaluated = shapes->evaluate(entryName, inputShapes);
+  if (!evaluated)
+    return evaluated.takeError();
+  for (const std::vector<int64_t> &shape : *evaluated)
+    result.computed.emplace_back(shape.begin(), shape.end());
   return result;
-}
-
-/// Which of `into` may be written directly: those that share no byte with
-/// an input or another destination, and those that are exactly the buffer
-/// of one input that the donation plan lets their output overwrite. The
-/// destinations are sorted once; each input then looks up the ones it may
-/// overlap (O(n log k), for steps with hundreds of state tensors).
-static std::vector<bool>
-findDirectWrites(const DonationPlan &donation,
-                 llvm::ArrayRef<const HostTensor *> args,
-                 llvm::ArrayRef<HostTensor *> into) {
-  struct Span {
-    const char *begin, *end;
-    size_t output;
-  };
-  auto spanOf = [](const HostTensor &t) {
-    const char *begin = static_cast<const char *>(t.getData());
-    return std::make_pair(begin, begin + t.getByteSize());
-  };
-  SmallVector<Span> spans;
-  for (auto [r, target] : llvm::enumerate(into))
-    if (target && target->getByteSize()) {
-      auto [begin, end] = spanOf(*target);
-      spans.push_back({begin, end, r});
-    }
-  llvm::sort(spans,
-             [](const Span &a, const Span &b) { return a.begin < b.begin; });
-  std::vector<bool> conflict(into.size(), false);
-  // Destinations that overlap each other (sorted by start: any overlap
-  // shows against the furthest-reaching one before).
-  for (size_t i = 1, reach = 0; i < spans.size(); ++i) {
-    if (spans[i].begin < spans[reach].end)
-      conflict[spans[i].output] = conflict[spans[reach].output] = true;
-    if (spans[i].end > spans[reach].end)
-      reach = i;
-  }
-  std::vector<int64_t> donated(into.size(), -1);
-  for (auto [q, arg] : llvm::enumerate(args)) {
-    if (!arg->getByteSize())
-      continue;
-    auto [begin, end] = spanOf(*arg);
-    // The destinations starting before the input's end, latest first;
-    // those that also end after its start overlap it.
-    auto it = llvm::partition_point(
-        spans, [&](const Span &s) { return s.begin < end; });
-    for (auto back = std::make_reverse_iterator(it); back != spans.rend();
-         ++back) {
-      const Span &s = *back;
-      if (s.end <= begin) {
-        // Destinations that do not overlap each other end in order.
-        if (!conflict[s.output])
-          break;
-        continue;
-      }
-      bool same = s.begin == begin && s.end == end && donated[s.output] < 0;
-      if (same)
-        donated[s.output] = static_cast<int64_t>(q);
-      else
-        conflict[s.output] = true;
-    }
-  }
-  std::vector<bool> direct(into.size(), false);
-  for (size_t r = 0; r < into.size(); ++r)
-    direct[r] =
-        into[r] && !conflict[r] &&
-        (donated[r] < 0 || donation.allows(static_cast<size_t>(donated[r]), r));
-  return direct;
 }
 
 llvm::Expected<std::vector<HostTensor>>
 CpuExecutable::runInto(llvm::ArrayRef<const HostTensor *> args,
-                       llvm::ArrayRef<HostTensor *> into,
-                       RunProfile *profile) const {
+                       llvm::ArrayRef<HostTensor *> into, RunProfile *profile,
+                       const std::vector<bool> *knownDirect) const {
   if (llvm::Error e = checkArguments(entryName, inputs, args))
     return std::move(e);
   if (llvm::Error e = checkDestinations(into))
     return std::move(e);
-  llvm::Expected<std::vector<std::vector<int64_t>>> resultShapes =
-      getResultShapes(args);
+  llvm::Expected<ResultShapes> resultShapes = getResultShapes(args);
   if (!resultShapes)
     return resultShapes.takeError();
   // Where each output is written: its destination, or a new tensor (which
@@ -669,24 +606,28 @@ CpuExecutable::runInto(llvm::ArrayRef<const HostTensor *> args,
   std::vector<HostTensor> results(outputs.size());
   std::vector<HostTensor *> targets(outputs.size());
   llvm::SmallVector<size_t> copied;
-  std::vector<bool> direct =
-      llvm::any_of(into, [](HostTensor *t) { return t != nullptr; })
-          ? findDirectWrites(donation, args, into)
-          : std::vector<bool>(into.size(), false);
+  // The caller's answer for these buffers, or worked out now.
+  std::vector<bool> found;
+  const std::vector<bool> *direct = knownDirect;
+  if (!direct || direct->size() != into.size()) {
+    found = llvm::any_of(into, [](HostTensor *t) { return t != nullptr; })
+                ? findDirectWrites(args, into)
+                : std::vector<bool>(into.size(), false);
+    direct = &found;
+  }
   for (size_t r = 0; r < outputs.size(); ++r) {
-    std::vector<int64_t> &shape = (*resultShapes)[r];
+    llvm::ArrayRef<int64_t> shape = (*resultShapes)[r];
     if (into[r] && into[r]->getShape() != llvm::ArrayRef<int64_t>(shape))
       return makeError("result " + llvm::Twine(r) + " of @" + entryName +
                        " is " + getTensorTypeString(outputs[r].dtype, shape) +
                        ", its destination " + into[r]->getTypeString());
-    if (direct[r]) {
+    if ((*direct)[r]) {
       targets[r] = into[r];
       continue;
     }
     // The entry writes every element of its results.
-    // The shape moves into its tensor: the last use of (*resultShapes)[r].
     llvm::Expected<HostTensor> result = HostTensor::createUninitialized(
-        outputs[r].dtype, std::move((*resultShapes)[r]));
+        outputs[r].dtype, std::vector<int64_t>(shape.begin(), shape.end()));
     if (!result)
       return result.takeError();
     results[r] = std::move(*result);

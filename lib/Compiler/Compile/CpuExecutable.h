@@ -90,14 +90,24 @@ public:
       RunProfile *profile = nullptr) const override;
   llvm::Expected<std::vector<HostTensor>>
   runInto(llvm::ArrayRef<const HostTensor *> args,
-          llvm::ArrayRef<HostTensor *> into,
-          RunProfile *profile = nullptr) const override;
+          llvm::ArrayRef<HostTensor *> into, RunProfile *profile = nullptr,
+          const std::vector<bool> *direct = nullptr) const override;
 
 private:
   CpuExecutable();
 
+  /// The shapes of a run's results: the signature's, or those computed
+  /// from the arguments' where the entry has dynamic dims.
+  struct ResultShapes {
+    llvm::ArrayRef<TensorSignature> signature;
+    std::vector<llvm::SmallVector<int64_t, 4>> computed;
+    llvm::ArrayRef<int64_t> operator[](size_t r) const {
+      return computed.empty() ? llvm::ArrayRef<int64_t>(signature[r].shape)
+                              : llvm::ArrayRef<int64_t>(computed[r]);
+    }
+  };
   /// The shapes of the results of a run on `args` (checked arguments).
-  llvm::Expected<std::vector<std::vector<int64_t>>>
+  llvm::Expected<ResultShapes>
   getResultShapes(llvm::ArrayRef<const HostTensor *> args) const;
 
   /// Sets kernelEngine: `kernelModule` (LLVM dialect) compiled at -O3.
