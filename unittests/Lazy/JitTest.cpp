@@ -200,6 +200,35 @@ TEST(JitTest, ReplayRecyclesBuffersNothingElseHolds) {
   EXPECT_EQ(valuesOf(otherShape), (std::vector<float>{0, 0, 0}));
 }
 
+/// A replay of `step` that donates input 0 to output 0, with `binding`
+/// kept: its outputs (none, with a test failure, if it failed or would
+/// record again) and how many buffers it donated.
+struct BoundReplay {
+  std::optional<CapturedStep::ReplayedOutputs> outputs;
+  int64_t donated = 0;
+};
+BoundReplay replayDonatingInput0(const CapturedStep &step,
+                                 llvm::ArrayRef<NodeRef> inputs,
+                                 CapturedStep::Binding &binding) {
+  std::vector<int32_t> replacedBy(inputs.size(), -1);
+  replacedBy[0] = 0;
+  CapturedStep::ReplayOptions options;
+  options.replacedBy = replacedBy;
+  options.binding = &binding;
+  Metrics before = metrics();
+  auto replayed = step.replayNodes(inputs, options);
+  if (!replayed) {
+    ADD_FAILURE() << llvm::toString(replayed.takeError());
+    return {};
+  }
+  if (!*replayed) {
+    ADD_FAILURE() << "the replay would record again";
+    return {};
+  }
+  return {std::move(*replayed),
+          metrics().donatedBuffers - before.donatedBuffers};
+}
+
 TEST(JitTest, BindingKeepsStateAndRebindsNewInputs) {
   // w' = w - 0.5 * x, w donated; replayed with a binding kept from call to
   // call: a new x each call is bound, w's node (which holds w') is kept.
@@ -221,28 +250,21 @@ TEST(JitTest, BindingKeepsStateAndRebindsNewInputs) {
       held = state->getData();
     float step = static_cast<float>(call + 1);
     inputs = {state, input({3}, {step, step, step}).getNode()};
-    int32_t replacedBy[] = {0, -1};
-    CapturedStep::ReplayOptions options;
-    options.replacedBy = replacedBy;
-    options.binding = &binding;
-    Metrics before = metrics();
-    auto replayed = (*captured)->replayNodes(inputs, options);
-    ASSERT_TRUE(static_cast<bool>(replayed))
-        << llvm::toString(replayed.takeError());
-    ASSERT_TRUE(replayed->has_value());
-    int64_t donated = metrics().donatedBuffers - before.donatedBuffers;
+    BoundReplay replayed = replayDonatingInput0(**captured, inputs, binding);
+    ASSERT_TRUE(replayed.outputs);
+    int64_t donated = replayed.donated;
     for (float &v : expected)
       v -= 0.5f * step;
     if (call == 3) {
       EXPECT_EQ(donated, 0);
-      EXPECT_EQ((*replayed)->fromInput[0], -1);
-      state = (*replayed)->nodes[0];
+      EXPECT_EQ(replayed.outputs->fromInput[0], -1);
+      state = replayed.outputs->nodes[0];
       EXPECT_EQ(held->getNumElements(), 3);
       EXPECT_EQ(valuesOf(Tensor::fromHost(held)),
                 (std::vector<float>{-2, -1, 0}));
     } else {
       EXPECT_EQ(donated, 1) << "call " << call;
-      EXPECT_EQ((*replayed)->fromInput[0], 0);
+      EXPECT_EQ(replayed.outputs->fromInput[0], 0);
     }
     EXPECT_EQ(valuesOf(Tensor::make(state)), expected) << "call " << call;
   }
@@ -303,18 +325,10 @@ TEST(JitTest, BindingNoticesANewInputInAStateBuffer) {
     for (int64_t i = 0; i < n; ++i)
       want[i] = expected[i] - xs[n - 1 - i];
     inputs = {state, newX.getNode()};
-    int32_t replacedBy[] = {0, -1};
-    CapturedStep::ReplayOptions options;
-    options.replacedBy = replacedBy;
-    options.binding = &binding;
-    Metrics before = metrics();
-    auto replayed = (*captured)->replayNodes(inputs, options);
-    ASSERT_TRUE(static_cast<bool>(replayed))
-        << llvm::toString(replayed.takeError());
-    ASSERT_TRUE(replayed->has_value());
-    EXPECT_EQ(metrics().donatedBuffers - before.donatedBuffers, 1)
-        << "call " << call;
-    ASSERT_EQ((*replayed)->fromInput[0], 0);
+    BoundReplay replayed = replayDonatingInput0(**captured, inputs, binding);
+    ASSERT_TRUE(replayed.outputs);
+    EXPECT_EQ(replayed.donated, 1) << "call " << call;
+    ASSERT_EQ(replayed.outputs->fromInput[0], 0);
     expected = want;
     EXPECT_EQ(valuesOf(Tensor::make(state)), expected) << "call " << call;
   }
