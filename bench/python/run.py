@@ -6,8 +6,10 @@
 - lstm, mlp: whole training steps, microseconds per step: an LSTM language
   model step (as kiln-lstm-train) and the digits MLP step at batch 64, each
   in kiln's plain lazy mode and under kiln.jit, against PyTorch eager and
-  one jax.jit call. jit_host_us is a replay's time less its kernels' (timed
-  in a separate pass).
+  one jax.jit call. jit_host_us is a replay's time less its programs' run
+  time (binding, rebinding, new tensors, the Python call);
+  jit_run_host_us is the programs' run time less their kernels' (timed in
+  a separate pass): the host program and the executable's own checks.
 
 kiln runs in Debian's python3 with PYTHONPATH=BUILD/python (kiln_side.py);
 the peers in the peers python of ../shared/peers/setup.sh (peers.py).
