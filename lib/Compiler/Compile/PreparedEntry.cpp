@@ -146,31 +146,52 @@ llvm::Expected<PreparedEntry> kiln::prepareEntry(ModuleOp module,
   return prepared;
 }
 
+/// Success when argument `i` (`dtype`, `shape`) fits `sig`.
+static llvm::Error checkArgument(StringRef entryName, size_t i, DType dtype,
+                                 llvm::ArrayRef<int64_t> shape,
+                                 const TensorSignature &sig) {
+  bool ok = dtype == sig.dtype && shape.size() == sig.shape.size();
+  for (size_t d = 0; ok && d < sig.shape.size(); ++d)
+    ok = ShapedType::isDynamic(sig.shape[d]) || sig.shape[d] == shape[d];
+  if (ok)
+    return llvm::Error::success();
+  return makeError("input " + llvm::Twine(i) + " is " +
+                   getTensorTypeString(dtype, shape) + " but @" + entryName +
+                   " expects " + sig.typeString);
+}
+
+/// Fails when `count` arguments are not one per input.
+static llvm::Error checkArgumentCount(StringRef entryName,
+                                      llvm::ArrayRef<TensorSignature> inputs,
+                                      size_t count) {
+  if (count == inputs.size())
+    return llvm::Error::success();
+  return makeError("@" + entryName + " takes " + llvm::Twine(inputs.size()) +
+                   " inputs, got " + llvm::Twine(count));
+}
+
 llvm::Error kiln::checkArgumentTypes(StringRef entryName,
                                      llvm::ArrayRef<TensorSignature> inputs,
                                      llvm::ArrayRef<ArgumentType> args) {
-  if (args.size() != inputs.size())
-    return makeError("@" + entryName + " takes " + llvm::Twine(inputs.size()) +
-                     " inputs, got " + llvm::Twine(args.size()));
-  for (auto [i, arg, sig] : llvm::enumerate(args, inputs)) {
-    bool ok = arg.dtype == sig.dtype && arg.shape.size() == sig.shape.size();
-    for (size_t d = 0; ok && d < sig.shape.size(); ++d)
-      ok = ShapedType::isDynamic(sig.shape[d]) || sig.shape[d] == arg.shape[d];
-    if (!ok)
-      return makeError("input " + llvm::Twine(i) + " is " +
-                       getTensorTypeString(arg.dtype, arg.shape) + " but @" +
-                       entryName + " expects " + sig.typeString);
-  }
+  if (llvm::Error e = checkArgumentCount(entryName, inputs, args.size()))
+    return e;
+  for (auto [i, arg, sig] : llvm::enumerate(args, inputs))
+    if (llvm::Error e = checkArgument(entryName, i, arg.dtype, arg.shape, sig))
+      return e;
   return llvm::Error::success();
 }
 
 llvm::Error kiln::checkArguments(StringRef entryName,
                                  llvm::ArrayRef<TensorSignature> inputs,
                                  llvm::ArrayRef<const HostTensor *> args) {
-  std::vector<ArgumentType> types;
-  for (const HostTensor *arg : args)
-    types.push_back({arg->getDType(), arg->getShape()});
-  return checkArgumentTypes(entryName, inputs, types);
+  // Every run checks its arguments: no vector of their types is built.
+  if (llvm::Error e = checkArgumentCount(entryName, inputs, args.size()))
+    return e;
+  for (auto [i, arg, sig] : llvm::enumerate(args, inputs))
+    if (llvm::Error e =
+            checkArgument(entryName, i, arg->getDType(), arg->getShape(), sig))
+      return e;
+  return llvm::Error::success();
 }
 
 MatmulPrecision kiln::getPipelinePrecision(Float32MatmulPrecision precision) {
