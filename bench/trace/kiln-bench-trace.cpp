@@ -105,16 +105,15 @@ int main(int argc, char **argv) {
 
   const double learningRate = 0.1;
   // One step recorded and materialized: the new weights and the loss.
-  auto recordStep = [&](const Weights &w, int64_t s, Tensor &loss) {
+  // One step of SGD on `data` (x and target of each time step): the new
+  // weights, and the loss in `loss`.
+  auto sgdStep = [&](const Weights &w, llvm::ArrayRef<Tensor> data,
+                     Tensor &loss) {
     Tensor h = Tensor::zeros({batch, hidden}),
            c = Tensor::zeros({batch, hidden});
     for (int64_t t = 0; t < seqLength; ++t) {
-      Tensor x = Tensor::wrap(xs[s * seqLength + t].getData(), DType::F32,
-                              {batch, inputSize});
-      Tensor target = Tensor::wrap(targets[s * seqLength + t].getData(),
-                                   DType::F32, {batch, hidden});
-      std::tie(h, c) = cell(w, x, h, c);
-      Tensor diff = h - target;
+      std::tie(h, c) = cell(w, data[2 * t], h, c);
+      Tensor diff = h - data[2 * t + 1];
       Tensor term = sum(diff * diff, {0, 1});
       loss = t == 0 ? term : loss + term;
     }
@@ -122,6 +121,20 @@ int main(int argc, char **argv) {
     return Weights{w.wx - learningRate * grads[0],
                    w.wh - learningRate * grads[1],
                    w.bias - learningRate * grads[2]};
+  };
+  // The data of step `s`, borrowed.
+  auto stepData = [&](int64_t s) {
+    std::vector<Tensor> data;
+    for (int64_t t = 0; t < seqLength; ++t) {
+      data.push_back(Tensor::wrap(xs[s * seqLength + t].getData(), DType::F32,
+                                  {batch, inputSize}));
+      data.push_back(Tensor::wrap(targets[s * seqLength + t].getData(),
+                                  DType::F32, {batch, hidden}));
+    }
+    return data;
+  };
+  auto recordStep = [&](const Weights &w, int64_t s, Tensor &loss) {
+    return sgdStep(w, stepData(s), loss);
   };
   auto readLoss = [](const Tensor &loss) -> llvm::Expected<double> {
     llvm::Expected<HostTensor> value = loss.toHost();
@@ -176,28 +189,13 @@ int main(int argc, char **argv) {
   // The same step, functional, replayed by kiln::Jit: inputs are the
   // weights and the step's data; outputs the new weights and the loss.
   Jit jitStep([&](llvm::ArrayRef<Tensor> in) -> std::vector<Tensor> {
-    Weights jw{in[0], in[1], in[2]};
-    Tensor h = Tensor::zeros({batch, hidden}),
-           c = Tensor::zeros({batch, hidden});
     Tensor loss;
-    for (int64_t t = 0; t < seqLength; ++t) {
-      std::tie(h, c) = cell(jw, in[3 + 2 * t], h, c);
-      Tensor diff = h - in[4 + 2 * t];
-      Tensor term = sum(diff * diff, {0, 1});
-      loss = t == 0 ? term : loss + term;
-    }
-    std::vector<Tensor> grads = grad({loss}, {jw.wx, jw.wh, jw.bias});
-    return {jw.wx - learningRate * grads[0], jw.wh - learningRate * grads[1],
-            jw.bias - learningRate * grads[2], loss};
+    Weights next = sgdStep({in[0], in[1], in[2]}, in.drop_front(3), loss);
+    return {next.wx, next.wh, next.bias, loss};
   });
   auto jitInputs = [&](const Weights &w, int64_t s) {
     std::vector<Tensor> in{w.wx, w.wh, w.bias};
-    for (int64_t t = 0; t < seqLength; ++t) {
-      in.push_back(Tensor::wrap(xs[s * seqLength + t].getData(), DType::F32,
-                                {batch, inputSize}));
-      in.push_back(Tensor::wrap(targets[s * seqLength + t].getData(),
-                                DType::F32, {batch, hidden}));
-    }
+    llvm::append_range(in, stepData(s));
     return in;
   };
   std::vector<double> jitHostUs;

@@ -638,16 +638,12 @@ CapturedStep::runBound(Binding::State &state) const {
                        ArrayRef<const HostTensor *>(args)))
       return std::nullopt;
     const std::vector<HostTensor *> &buffers = state.buffers[p];
-    const std::vector<bool> *direct = nullptr;
-    if (llvm::any_of(buffers, [](HostTensor *b) { return b != nullptr; })) {
-      state.directWrites.resize(programs.size());
-      Binding::State::DirectWrites &writes = state.directWrites[p];
-      if (!writes.known)
-        writes.find(*program.executable, args, buffers);
-      direct = &writes.direct;
-    }
+    state.directWrites.resize(programs.size());
+    Binding::State::DirectWrites &writes = state.directWrites[p];
+    if (!writes.known)
+      writes.find(*program.executable, args, buffers);
     llvm::Expected<std::vector<HostTensor>> ran =
-        detail::runCounted(*program.executable, args, buffers, direct);
+        detail::runCounted(*program.executable, args, buffers, &writes.direct);
     if (!ran)
       return ran.takeError();
     fresh[p].resize(state.numFresh[p]);
