@@ -803,15 +803,22 @@ TraceProgram TraceProgram::extract(
   // Iterative post-order: a node is entered once all its operands are.
   // Nodes with a value are parameters: their operands are not needed. The
   // operands of the nodes on the stack are one vector, each frame's a
-  // range of it (held, so that a concurrent setData cannot free them).
+  // range of it, held (so that a concurrent setData cannot free them)
+  // beside their addresses; a node's entry takes over the reference that
+  // held it, so that an entry costs one reference count, not three.
   struct Frame {
-    NodeRef node;
+    const TraceNode *node;
+    /// Where the reference to `node` is: its slot in `operands`, or -1
+    /// for a root (in `root`).
+    int32_t slot;
     uint32_t firstOperand, nextOperand;
     bool leaf;
   };
   llvm::SmallVector<Frame, 32> stack;
   llvm::SmallVector<NodeRef, 64> operands;
-  auto push = [&](NodeRef node) {
+  llvm::SmallVector<const TraceNode *, 64> operandNodes;
+  NodeRef root;
+  auto push = [&](const TraceNode *node, int32_t slot) {
     uint32_t first = operands.size();
     bool leaf = node->isLeafOrGetOperands(operands);
     if (!leaf && stopAtStopGradients &&
@@ -822,28 +829,36 @@ TraceProgram TraceProgram::extract(
     if (!substituteOf.empty())
       for (NodeRef &operand : llvm::drop_begin(operands, first)) {
         auto it = substituteOf.find(operand.get());
-        if (it != substituteOf.end() && it->second.get() != node.get())
+        if (it != substituteOf.end() && it->second.get() != node)
           operand = it->second;
       }
-    stack.push_back(Frame{std::move(node), first, first, leaf});
+    for (const NodeRef &operand : llvm::drop_begin(operands, first))
+      operandNodes.push_back(operand.get());
+    stack.push_back(Frame{node, slot, first, first, leaf});
   };
-  auto visit = [&](const NodeRef &root) {
-    if (!index.try_emplace(root.get(), -1).second)
+  auto visit = [&](const NodeRef &output) {
+    if (!index.try_emplace(output.get(), -1).second)
       return;
-    push(root);
+    root = output;
+    push(output.get(), -1);
     while (!stack.empty()) {
       Frame &frame = stack.back();
       if (frame.nextOperand < operands.size()) {
-        const NodeRef &operand = operands[frame.nextOperand++];
-        if (index.try_emplace(operand.get(), -1).second)
-          push(operand);
+        int32_t slot = static_cast<int32_t>(frame.nextOperand++);
+        const TraceNode *operand = operandNodes[slot];
+        if (index.try_emplace(operand, -1).second)
+          push(operand, slot);
         continue;
       }
-      Entry entry{std::move(frame.node), frame.leaf, {}};
-      for (const NodeRef &operand :
-           llvm::drop_begin(operands, frame.firstOperand))
-        entry.operands.push_back(index.lookup(operand.get()));
+      Entry entry{frame.slot < 0 ? std::move(root)
+                                 : std::move(operands[frame.slot]),
+                  frame.leaf,
+                  {}};
+      for (const TraceNode *operand :
+           llvm::drop_begin(operandNodes, frame.firstOperand))
+        entry.operands.push_back(index.lookup(operand));
       operands.truncate(frame.firstOperand);
+      operandNodes.truncate(frame.firstOperand);
       stack.pop_back();
       uint64_t entryHash = hashEntry(entry, program.entries);
       int32_t id = static_cast<int32_t>(program.entries.size());
@@ -864,12 +879,12 @@ TraceProgram TraceProgram::extract(
     }
   };
   for (const NodeRef &output : outputs) {
-    const NodeRef *root = &output;
+    const NodeRef *target = &output;
     if (!substituteOf.empty())
       if (auto it = substituteOf.find(output.get()); it != substituteOf.end())
-        root = &it->second;
-    visit(*root);
-    program.outputs.push_back(index.lookup(root->get()));
+        target = &it->second;
+    visit(*target);
+    program.outputs.push_back(index.lookup(target->get()));
   }
   sizeHint = std::max<size_t>(sizeHint, index.size());
   rehash(program);
