@@ -786,13 +786,13 @@ TraceProgram TraceProgram::extract(
     bool stopAtStopGradients) {
   TraceProgram program;
   // Per node seen: its entry, or -1 while its operands are being entered.
-  llvm::DenseMap<const TraceNode *, int32_t> index;
+  llvm::SmallDenseMap<const TraceNode *, int32_t, 128> index;
   llvm::DenseMap<const TraceNode *, NodeRef> substituteOf;
   for (const auto &[node, substitute] : substitutes)
     substituteOf[node.get()] = substitute;
   // Computed entries by hash, for hash-consing; the nodes folded into an
   // earlier entry are kept alive so that their addresses stay unique keys.
-  llvm::DenseMap<uint64_t, int32_t> consed;
+  llvm::SmallDenseMap<uint64_t, int32_t, 128> consed;
   // Sized by the largest program this thread extracted: a vector of
   // entries that grows copies them (SmallVector's move may throw).
   thread_local size_t sizeHint = 64;
@@ -893,8 +893,9 @@ TraceProgram TraceProgram::extract(
 
 /// Whether `callee`, or a callee it calls, computes one of `nodes` (rather
 /// than taking it as an argument).
-static bool computesAnyOf(const TraceProgram &callee,
-                          const llvm::DenseSet<const TraceNode *> &nodes) {
+static bool
+computesAnyOf(const TraceProgram &callee,
+              const llvm::SmallDenseSet<const TraceNode *, 4> &nodes) {
   for (const TraceProgram::Entry &entry : callee.entries) {
     if (entry.isParameter)
       continue;
@@ -940,8 +941,8 @@ TraceNode::vjp(ArrayRef<NodeRef> outputs, ArrayRef<NodeRef> inputs,
   // The callee's argument for each input: the input itself when it is a
   // leaf, else the perturbation `delta` of `input + delta`.
   std::vector<std::pair<NodeRef, NodeRef>> substitutes;
-  llvm::DenseMap<const TraceNode *, NodeRef> argumentOf;
-  llvm::DenseSet<const TraceNode *> deltas, perturbed;
+  llvm::SmallDenseMap<const TraceNode *, NodeRef, 8> argumentOf;
+  llvm::SmallDenseSet<const TraceNode *, 4> deltas, perturbed;
   for (const NodeRef &input : inputs) {
     if (argumentOf.count(input.get()))
       continue;
@@ -972,7 +973,7 @@ TraceNode::vjp(ArrayRef<NodeRef> outputs, ArrayRef<NodeRef> inputs,
                      "take it with respect to leaves (data or parameters)");
 
   // Inputs that nothing reads are arguments too: their gradient is zero.
-  llvm::DenseMap<const TraceNode *, int64_t> positionOf;
+  llvm::SmallDenseMap<const TraceNode *, int64_t, 32> positionOf;
   for (auto [i, p] : llvm::enumerate(callee->parameters))
     positionOf[callee->entries[p].node.get()] = static_cast<int64_t>(i);
   for (const NodeRef &input : inputs) {
@@ -996,7 +997,7 @@ TraceNode::vjp(ArrayRef<NodeRef> outputs, ArrayRef<NodeRef> inputs,
   wrt.erase(std::unique(wrt.begin(), wrt.end()), wrt.end());
 
   // In the caller, a perturbation is zero.
-  llvm::SmallVector<NodeRef, 8> operands;
+  llvm::SmallVector<NodeRef, 16> operands;
   for (int32_t p : callee->parameters) {
     const NodeRef &argument = callee->entries[p].node;
     if (!deltas.contains(argument.get())) {
