@@ -9,8 +9,11 @@
 #include "llvm/ADT/Twine.h"
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <mutex>
+#include <string>
 
 using namespace kiln;
 using llvm::ArrayRef;
@@ -111,7 +114,7 @@ private:
 static uint64_t getPayloadHash(TraceOp op, double scalar,
                                const TraceProgram *callee) {
   if (op == TraceOp::Vjp)
-    return callee->hash;
+    return callee ? callee->hash : 0x6c617a79; // "lazy"
   uint64_t scalarBits = 0;
   if (op == TraceOp::Constant)
     std::memcpy(&scalarBits, &scalar, sizeof(scalarBits));
@@ -134,6 +137,77 @@ static thread_local uint64_t currentCheckpointSegment = 0;
 /// Segments so far: every scope opens a new one.
 static std::atomic<uint64_t> numCheckpointSegments{0};
 
+namespace {
+/// The lazy gradients not settled (TraceNode::vjp), and the nodes whose
+/// value arrived after one of them was recorded: those keep their operands
+/// while such a gradient is left, since its forward, as recorded, goes
+/// through them. Value arrivals on computed nodes and the recording of
+/// lazy gradients are ordered by the mutex: a gradient recorded at clock
+/// c sees every value stamped up to c.
+struct LazyGradients {
+  std::mutex mutex;
+  /// Value arrivals on computed nodes so far (written under the mutex).
+  std::atomic<uint64_t> clock{0};
+  struct Pending {
+    const TraceNode *node;
+    std::weak_ptr<const TraceNode> ref;
+    uint64_t recordedAt;
+    int64_t sequence;
+  };
+  /// In recording order.
+  std::vector<Pending> pending;
+  /// Nodes with a value that keep their operands, in arrival order.
+  std::vector<const TraceNode *> keeping;
+
+  /// Whether a pending gradient may go through a node recorded as
+  /// `sequence` whose value arrived at `stamp`: one recorded after the
+  /// node (its forward was recorded before it) and before the value.
+  bool needed(int64_t sequence, uint64_t stamp) const {
+    return llvm::any_of(pending, [&](const Pending &p) {
+      return p.recordedAt < stamp && sequence < p.sequence;
+    });
+  }
+};
+
+LazyGradients &getLazyGradients() {
+  // Never destroyed: nodes freed at exit still look for themselves here.
+  static LazyGradients *gradients = new LazyGradients;
+  return *gradients;
+}
+
+/// Values kept for lazy gradients beyond which the oldest gradients are
+/// settled (so that a gradient held unread for long keeps a bounded part
+/// of the later steps' graphs).
+constexpr size_t kMaxKeptValues = 1024;
+
+/// Whether kiln::grad records gradients lazily (KILN_LAZY_GRAD=0: no).
+bool isLazyGradEnabled() {
+  static const bool enabled = [] {
+    const char *setting = std::getenv("KILN_LAZY_GRAD");
+    return !setting || std::string(setting) != "0";
+  }();
+  return enabled;
+}
+} // namespace
+
+uint64_t TraceNode::getValueClock() {
+  return getLazyGradients().clock.load(std::memory_order_acquire);
+}
+
+void TraceNode::releaseKeptOperands(llvm::SmallVectorImpl<NodeRef> &released) {
+  LazyGradients &gradients = getLazyGradients();
+  llvm::erase_if(gradients.keeping, [&](const TraceNode *node) {
+    std::lock_guard<SpinMutex> lock(node->dataMutex);
+    if (gradients.needed(node->sequence, node->valueStamp))
+      return false;
+    for (NodeRef &operand : node->operands)
+      released.push_back(std::move(operand));
+    node->operands.clear();
+    node->listed.store(false, std::memory_order_release);
+    return true;
+  });
+}
+
 CheckpointScope::CheckpointScope() : previous(currentCheckpointSegment) {
   currentCheckpointSegment =
       numCheckpointSegments.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -151,10 +225,14 @@ TraceNode::TraceNode(PrivateTag, TraceOp op, DType dtype,
       callee(std::move(callee)) {
   localHash = hashLocal(op, dtype, shape, attrs,
                         getPayloadHash(op, scalar, this->callee.get()));
+  hasVjp = op == TraceOp::Vjp;
   WordHasher h;
   h.add(localHash).add(operands.size());
-  for (const NodeRef &operand : operands)
+  for (const NodeRef &operand : operands) {
     h.add(operand->getHash());
+    // An operand with a value is a leaf from now on.
+    hasVjp |= operand->hasVjp && !operand->hasValue();
+  }
   // Leaves are never recomputed: they are the segments' inputs.
   if (op != TraceOp::Parameter && op != TraceOp::Constant &&
       op != TraceOp::Vjp && op != TraceOp::VjpResult)
@@ -174,6 +252,28 @@ TraceNode::~TraceNode() {
   // drains; a node destroyed while draining only adds its own.
   thread_local std::vector<NodeRef> pending;
   thread_local bool draining = false;
+  if (listed.load(std::memory_order_acquire)) {
+    // Off the lists of lazy gradients; a gradient gone may let kept values
+    // go.
+    llvm::SmallVector<NodeRef, 8> released;
+    {
+      LazyGradients &gradients = getLazyGradients();
+      std::lock_guard<std::mutex> lock(gradients.mutex);
+      if (listed.load(std::memory_order_relaxed)) {
+        listed.store(false, std::memory_order_relaxed);
+        if (op == TraceOp::Vjp) {
+          llvm::erase_if(
+              gradients.pending,
+              [&](const LazyGradients::Pending &p) { return p.node == this; });
+          releaseKeptOperands(released);
+        } else {
+          llvm::erase(gradients.keeping, this);
+        }
+      }
+    }
+    for (NodeRef &node : released)
+      pending.push_back(std::move(node));
+  }
   for (NodeRef &operand : operands)
     pending.push_back(std::move(operand));
   if (draining)
@@ -192,11 +292,15 @@ NodeRef TraceNode::make(TraceOp op, DType dtype, ArrayRef<int64_t> shape,
                         double scalar,
                         std::shared_ptr<const TraceProgram> callee,
                         bool recorded) {
-  if (recorded)
-    numTracedNodes.fetch_add(1, std::memory_order_relaxed);
-  return std::allocate_shared<const TraceNode>(
+  // Numbered in recording order: a node's operands were recorded before
+  // it (the counter's one modification order sees to that across threads).
+  int64_t sequence =
+      recorded ? numTracedNodes.fetch_add(1, std::memory_order_relaxed) + 1 : 0;
+  NodeRef node = std::allocate_shared<const TraceNode>(
       detail::NodeAllocator<TraceNode>(), PrivateTag(), op, dtype, shape,
       operands, attrs, scalar, std::move(callee));
+  node->sequence = sequence;
+  return node;
 }
 
 int64_t TraceNode::getNumElements() const {
@@ -287,7 +391,11 @@ TraceNode::setDeviceData(std::shared_ptr<const DeviceValue> value) const {
                                       value->getShape()))
     return e;
   llvm::SmallVector<NodeRef, 2> released;
+  bool bound = false;
   {
+    std::unique_lock<std::mutex> gradientsLock;
+    if (op != TraceOp::Parameter && !hasData.load(std::memory_order_acquire))
+      gradientsLock = std::unique_lock<std::mutex>(getLazyGradients().mutex);
     std::lock_guard<SpinMutex> lock(dataMutex);
     if (device && device->isAlive())
       return llvm::Error::success();
@@ -295,12 +403,13 @@ TraceNode::setDeviceData(std::shared_ptr<const DeviceValue> value) const {
     device = std::move(value);
     hasDevice.store(true, std::memory_order_release);
     if (!hasData.load(std::memory_order_relaxed)) {
+      bound = arrive(released);
       hasData.store(true, std::memory_order_release);
-      released = std::move(operands);
-      operands.clear();
     }
   }
   // Released outside the lock (the destructor walks long chains).
+  if (bound)
+    settleOldestGradients();
   return llvm::Error::success();
 }
 
@@ -310,19 +419,60 @@ llvm::Error TraceNode::setData(std::shared_ptr<const HostTensor> value) const {
   if (llvm::Error e =
           checkResultType("a value", value->getDType(), value->getShape()))
     return e;
+  if (hasData.load(std::memory_order_acquire))
+    return llvm::Error::success();
   llvm::SmallVector<NodeRef, 2> released;
+  bool bound = false;
   {
+    std::unique_lock<std::mutex> gradientsLock;
+    if (op != TraceOp::Parameter)
+      gradientsLock = std::unique_lock<std::mutex>(getLazyGradients().mutex);
     std::lock_guard<SpinMutex> lock(dataMutex);
     if (hasData.load(std::memory_order_relaxed))
       return llvm::Error::success();
     data = std::move(value);
     hasHost.store(true, std::memory_order_release);
+    bound = arrive(released);
     hasData.store(true, std::memory_order_release);
-    released = std::move(operands);
-    operands.clear();
   }
   // Released outside the lock (the destructor walks long chains).
+  if (bound)
+    settleOldestGradients();
   return llvm::Error::success();
+}
+
+bool TraceNode::arrive(llvm::SmallVectorImpl<NodeRef> &released) const {
+  if (op == TraceOp::Parameter)
+    return false; // a leaf to every gradient, without operands
+  LazyGradients &gradients = getLazyGradients();
+  valueStamp = gradients.clock.load(std::memory_order_relaxed) + 1;
+  gradients.clock.store(valueStamp, std::memory_order_release);
+  if (!gradients.needed(sequence, valueStamp)) {
+    for (NodeRef &operand : operands)
+      released.push_back(std::move(operand));
+    operands.clear();
+    return false;
+  }
+  listed.store(true, std::memory_order_relaxed);
+  gradients.keeping.push_back(this);
+  return gradients.keeping.size() > kMaxKeptValues;
+}
+
+void TraceNode::settleOldestGradients() {
+  LazyGradients &gradients = getLazyGradients();
+  // The oldest half, so that settling is rare.
+  std::vector<NodeRef> oldest;
+  {
+    std::lock_guard<std::mutex> lock(gradients.mutex);
+    if (gradients.keeping.size() <= kMaxKeptValues)
+      return;
+    size_t count = (gradients.pending.size() + 1) / 2;
+    for (size_t i = 0; i < count; ++i)
+      if (NodeRef vjp = gradients.pending[i].ref.lock())
+        oldest.push_back(std::move(vjp));
+  }
+  for (const NodeRef &vjp : oldest)
+    settle(vjp);
 }
 
 bool TraceNode::isLeafOrGetOperands(
@@ -333,6 +483,30 @@ bool TraceNode::isLeafOrGetOperands(
   if (data || device)
     return true;
   result.append(operands.begin(), operands.end());
+  return false;
+}
+
+bool TraceNode::isLeafOrGetOperands(llvm::SmallVectorImpl<NodeRef> &result,
+                                    uint64_t asOf,
+                                    std::shared_ptr<const VjpCall> *call,
+                                    bool *lost) const {
+  if (op == TraceOp::Parameter)
+    return true;
+  if (hasData.load(std::memory_order_acquire) && asOf == ~uint64_t(0))
+    return true;
+  std::lock_guard<SpinMutex> lock(dataMutex);
+  if ((data || device) && valueStamp <= asOf)
+    return true;
+  // A value that arrived after `asOf`: its operands are kept for the lazy
+  // gradients recorded before (unless something let them go).
+  if ((data || device) && operands.empty() && op != TraceOp::Constant &&
+      op != TraceOp::Iota) {
+    *lost = true;
+    return true;
+  }
+  result.append(operands.begin(), operands.end());
+  if (call && op == TraceOp::Vjp)
+    *call = settledCall;
   return false;
 }
 
@@ -735,7 +909,8 @@ static uint64_t getSegment(const TraceProgram::Entry &entry) {
 /// (the node's local hash) and operand positions (so that x + x and x + y
 /// differ). A parameter is its type only, whatever computed its value.
 static uint64_t hashEntry(const TraceProgram::Entry &entry,
-                          ArrayRef<TraceProgram::Entry> entries) {
+                          ArrayRef<TraceProgram::Entry> entries,
+                          const VjpCall *call = nullptr) {
   const TraceNode *node = entry.node.get();
   // A parameter's local hash is its type's (a Parameter node's own).
   uint64_t local =
@@ -751,12 +926,30 @@ static uint64_t hashEntry(const TraceProgram::Entry &entry,
     for (int32_t operand : entry.operands)
       h.add(getSegment(entries[operand]) == segment);
   }
+  // A settled lazy gradient: what it calls (its operands are the call's
+  // arguments).
+  if (call)
+    h.add(0x736574746c6564) // "settled"
+        .add(call->callee->hash)
+        .add(ArrayRef<int64_t>(call->wrt))
+        .add(ArrayRef<int64_t>(call->resultOf));
   return h.get();
 }
 
-/// Whether two computed entries compute the same thing.
+/// Whether two lazy gradients' calls (null: not settled) are the same.
+static bool callTheSame(const VjpCall *a, const VjpCall *b) {
+  if (!a || !b)
+    return a == b;
+  return a->callee->hash == b->callee->hash && a->wrt == b->wrt &&
+         a->resultOf == b->resultOf;
+}
+
+/// Whether two computed entries compute the same thing (`aCall` and
+/// `bCall`: their calls, for lazy gradients).
 static bool computeTheSame(const TraceProgram::Entry &a,
-                           const TraceProgram::Entry &b) {
+                           const TraceProgram::Entry &b,
+                           const VjpCall *aCall = nullptr,
+                           const VjpCall *bCall = nullptr) {
   const TraceNode &x = *a.node, &y = *b.node;
   if (x.getOp() != y.getOp() || x.getDType() != y.getDType() ||
       x.getShape() != y.getShape() || x.getAttrs() != y.getAttrs() ||
@@ -765,8 +958,11 @@ static bool computeTheSame(const TraceProgram::Entry &a,
   if (x.getOp() == TraceOp::Constant)
     return getPayloadHash(TraceOp::Constant, x.getScalar(), nullptr) ==
            getPayloadHash(TraceOp::Constant, y.getScalar(), nullptr);
-  if (x.getOp() == TraceOp::Vjp)
+  if (x.getOp() == TraceOp::Vjp) {
+    if (x.isLazyVjp() || y.isLazyVjp())
+      return x.isLazyVjp() && y.isLazyVjp() && callTheSame(aCall, bCall);
     return x.getCallee()->hash == y.getCallee()->hash;
+  }
   return true;
 }
 
@@ -783,7 +979,7 @@ static void rehash(TraceProgram &program) {
 TraceProgram TraceProgram::extract(
     ArrayRef<NodeRef> outputs,
     const std::vector<std::pair<NodeRef, NodeRef>> &substitutes,
-    bool stopAtStopGradients) {
+    bool stopAtStopGradients, uint64_t asOf) {
   TraceProgram program;
   // Per node seen: its entry, or -1 while its operands are being entered.
   llvm::SmallDenseMap<const TraceNode *, int32_t, 128> index;
@@ -813,6 +1009,8 @@ TraceProgram TraceProgram::extract(
     int32_t slot;
     uint32_t firstOperand, nextOperand;
     bool leaf;
+    /// A lazy gradient's call, when it was settled.
+    std::shared_ptr<const VjpCall> call;
   };
   llvm::SmallVector<Frame, 32> stack;
   llvm::SmallVector<NodeRef, 64> operands;
@@ -820,7 +1018,9 @@ TraceProgram TraceProgram::extract(
   NodeRef root;
   auto push = [&](const TraceNode *node, int32_t slot) {
     uint32_t first = operands.size();
-    bool leaf = node->isLeafOrGetOperands(operands);
+    std::shared_ptr<const VjpCall> call;
+    bool leaf =
+        node->isLeafOrGetOperands(operands, asOf, &call, &program.incomplete);
     if (!leaf && stopAtStopGradients &&
         node->getOp() == TraceOp::StopGradient) {
       leaf = true;
@@ -834,7 +1034,7 @@ TraceProgram TraceProgram::extract(
       }
     for (const NodeRef &operand : llvm::drop_begin(operands, first))
       operandNodes.push_back(operand.get());
-    stack.push_back(Frame{node, slot, first, first, leaf});
+    stack.push_back(Frame{node, slot, first, first, leaf, std::move(call)});
   };
   auto visit = [&](const NodeRef &output) {
     if (!index.try_emplace(output.get(), -1).second)
@@ -854,26 +1054,35 @@ TraceProgram TraceProgram::extract(
                                  : std::move(operands[frame.slot]),
                   frame.leaf,
                   {}};
+      std::shared_ptr<const VjpCall> call = std::move(frame.call);
       for (const TraceNode *operand :
            llvm::drop_begin(operandNodes, frame.firstOperand))
         entry.operands.push_back(index.lookup(operand));
       operands.truncate(frame.firstOperand);
       operandNodes.truncate(frame.firstOperand);
       stack.pop_back();
-      uint64_t entryHash = hashEntry(entry, program.entries);
+      bool lazyVjp = !entry.isParameter && entry.node->isLazyVjp();
+      uint64_t entryHash = hashEntry(entry, program.entries, call.get());
       int32_t id = static_cast<int32_t>(program.entries.size());
       int32_t &slot = index[entry.node.get()];
       if (!entry.isParameter) {
         auto [it, inserted] = consed.try_emplace(entryHash, id);
-        if (!inserted && computeTheSame(program.entries[it->second], entry)) {
+        if (!inserted &&
+            computeTheSame(program.entries[it->second], entry,
+                           lazyVjp ? program.getSettledCall(it->second)
+                                   : nullptr,
+                           call.get())) {
           slot = it->second;
           program.folded.push_back(std::move(entry.node));
+          program.foldedInto.push_back(it->second);
           continue;
         }
       }
       slot = id;
       if (entry.isParameter)
         program.parameters.push_back(id);
+      if (lazyVjp)
+        program.lazyVjps.emplace_back(id, std::move(call));
       program.entries.push_back(std::move(entry));
       program.entryHashes.push_back(entryHash);
     }
@@ -887,8 +1096,28 @@ TraceProgram TraceProgram::extract(
     program.outputs.push_back(index.lookup(target->get()));
   }
   sizeHint = std::max<size_t>(sizeHint, index.size());
+  // A lazy gradient not settled stands for its forward as recorded: the
+  // program's entries are that forward when no value arrived since (one
+  // that did may have cut it short here). Otherwise it is settled (its
+  // forward is still there) and the program extracted again.
+  bool settled = false;
+  for (const auto &[id, call] : program.lazyVjps)
+    if (!call && program.entries[id].node->getRecordedAt() !=
+                     TraceNode::getValueClock()) {
+      TraceNode::settle(program.entries[id].node);
+      settled = true;
+    }
+  if (settled)
+    return extract(outputs, substitutes, stopAtStopGradients, asOf);
   rehash(program);
   return program;
+}
+
+const VjpCall *TraceProgram::getSettledCall(int32_t index) const {
+  for (const auto &[id, call] : lazyVjps)
+    if (id == index)
+      return call.get();
+  return nullptr;
 }
 
 /// Whether `callee`, or a callee it calls, computes one of `nodes` (rather
@@ -896,19 +1125,202 @@ TraceProgram TraceProgram::extract(
 static bool
 computesAnyOf(const TraceProgram &callee,
               const llvm::SmallDenseSet<const TraceNode *, 4> &nodes) {
-  for (const TraceProgram::Entry &entry : callee.entries) {
+  for (auto [i, entry] : llvm::enumerate(callee.entries)) {
     if (entry.isParameter)
       continue;
     if (nodes.contains(entry.node.get()))
       return true;
-    if (entry.node->getOp() == TraceOp::Vjp &&
-        computesAnyOf(*entry.node->getCallee(), nodes))
-      return true;
+    if (entry.node->getOp() == TraceOp::Vjp)
+      if (const TraceProgram *inner = callee.getCallee(static_cast<int32_t>(i));
+          inner && computesAnyOf(*inner, nodes))
+        return true;
   }
   // Nodes folded into an entry are computed there too.
   return llvm::any_of(callee.folded, [&](const NodeRef &node) {
     return nodes.contains(node.get());
   });
+}
+
+/// The error of a lazy gradient whose forward is no longer there.
+static llvm::Error lostForwardError() {
+  return opError(TraceOp::Vjp,
+                 "internal error: the forward of a gradient recorded "
+                 "lazily is gone (set KILN_LAZY_GRAD=0 and report it)");
+}
+
+llvm::Expected<VjpCall> TraceNode::buildVjpCall(ArrayRef<NodeRef> outputs,
+                                                ArrayRef<NodeRef> inputs,
+                                                uint64_t asOf) {
+  // The callee's argument for each input: the input itself when it is a
+  // leaf, else the perturbation `delta` of `input + delta`.
+  std::vector<std::pair<NodeRef, NodeRef>> substitutes;
+  llvm::SmallDenseMap<const TraceNode *, NodeRef, 8> argumentOf;
+  llvm::SmallDenseSet<const TraceNode *, 4> deltas, perturbed;
+  for (const NodeRef &input : inputs) {
+    if (argumentOf.count(input.get()))
+      continue;
+    llvm::SmallVector<NodeRef, 2> operands;
+    bool lost = false;
+    if (input->isLeafOrGetOperands(operands, asOf, nullptr, &lost)) {
+      if (lost)
+        return lostForwardError();
+      argumentOf[input.get()] = input;
+      continue;
+    }
+    NodeRef delta = parameter(input->getDType(), input->getShape());
+    NodeRef perturbedInput = make(TraceOp::Add, input->getDType(),
+                                  input->getShape(), {input, delta});
+    substitutes.emplace_back(input, perturbedInput);
+    deltas.insert(delta.get());
+    perturbed.insert(input.get());
+    argumentOf[input.get()] = std::move(delta);
+  }
+  auto callee = std::make_shared<TraceProgram>(TraceProgram::extract(
+      outputs, substitutes, /*stopAtStopGradients=*/true, asOf));
+  if (callee->incomplete)
+    return lostForwardError();
+  // A perturbation reaches what the callee computes itself, not what an
+  // inner gradient recomputes in its own callee.
+  for (auto [i, entry] : llvm::enumerate(callee->entries))
+    if (!entry.isParameter && entry.node->getOp() == TraceOp::Vjp)
+      if (const TraceProgram *inner =
+              callee->getCallee(static_cast<int32_t>(i));
+          inner && computesAnyOf(*inner, perturbed))
+        return opError(TraceOp::Vjp,
+                       "a gradient of a gradient is taken with respect to a "
+                       "computed tensor that the inner gradient recomputes; "
+                       "take it with respect to leaves (data or parameters)");
+
+  // Inputs that nothing reads are arguments too: their gradient is zero.
+  llvm::SmallDenseMap<const TraceNode *, int64_t, 32> positionOf;
+  for (auto [i, p] : llvm::enumerate(callee->parameters))
+    positionOf[callee->entries[p].node.get()] = static_cast<int64_t>(i);
+  for (const NodeRef &input : inputs) {
+    const NodeRef &argument = argumentOf[input.get()];
+    if (positionOf.count(argument.get()))
+      continue;
+    int32_t id = static_cast<int32_t>(callee->entries.size());
+    positionOf[argument.get()] =
+        static_cast<int64_t>(callee->parameters.size());
+    callee->entries.push_back(TraceProgram::Entry{argument, true, {}});
+    callee->entryHashes.push_back(
+        hashEntry(callee->entries.back(), callee->entries));
+    callee->parameters.push_back(id);
+  }
+  rehash(*callee);
+
+  VjpCall call;
+  for (const NodeRef &input : inputs)
+    call.wrt.push_back(positionOf.lookup(argumentOf[input.get()].get()));
+  llvm::sort(call.wrt);
+  call.wrt.erase(std::unique(call.wrt.begin(), call.wrt.end()), call.wrt.end());
+  for (const NodeRef &input : inputs) {
+    int64_t position = positionOf.lookup(argumentOf[input.get()].get());
+    call.resultOf.push_back(llvm::find(call.wrt, position) - call.wrt.begin());
+  }
+  // In the caller, a perturbation is zero.
+  for (int32_t p : callee->parameters) {
+    const NodeRef &argument = callee->entries[p].node;
+    call.arguments.push_back(deltas.contains(argument.get())
+                                 ? make(TraceOp::Constant, argument->getDType(),
+                                        argument->getShape(), {})
+                                 : argument);
+  }
+  call.callee = std::move(callee);
+  return call;
+}
+
+std::shared_ptr<const VjpCall> TraceNode::getSettledCall() const {
+  std::lock_guard<SpinMutex> lock(dataMutex);
+  return settledCall;
+}
+
+bool TraceNode::settle(const NodeRef &vjp) {
+  if (!vjp->isLazyVjp())
+    return true;
+  llvm::SmallVector<NodeRef, 8> operands;
+  {
+    std::lock_guard<SpinMutex> lock(vjp->dataMutex);
+    if (vjp->settledCall)
+      return true;
+    operands.assign(vjp->operands.begin(), vjp->operands.end());
+  }
+  size_t numOutputs = vjp->attrs[0], numInputs = vjp->attrs[1];
+  if (operands.size() != 2 * numOutputs + numInputs)
+    return false;
+  ArrayRef<NodeRef> all(operands);
+  llvm::Expected<VjpCall> built =
+      buildVjpCall(all.take_front(numOutputs), all.slice(numOutputs, numInputs),
+                   vjp->recordedAt);
+  if (!built) {
+    llvm::consumeError(built.takeError());
+    return false;
+  }
+  auto call = std::make_shared<const VjpCall>(std::move(*built));
+  llvm::SmallVector<NodeRef, 2> settledOperands(call->arguments.begin(),
+                                                call->arguments.end());
+  settledOperands.append(all.begin() + numOutputs + numInputs, all.end());
+  // Released outside the locks (the destructor walks long chains).
+  llvm::SmallVector<NodeRef, 8> released;
+  {
+    std::lock_guard<SpinMutex> lock(vjp->dataMutex);
+    if (!vjp->settledCall) {
+      released.append(std::make_move_iterator(vjp->operands.begin()),
+                      std::make_move_iterator(vjp->operands.end()));
+      vjp->operands = std::move(settledOperands);
+      vjp->settledCall = std::move(call);
+    }
+  }
+  LazyGradients &gradients = getLazyGradients();
+  std::lock_guard<std::mutex> lock(gradients.mutex);
+  if (vjp->listed.load(std::memory_order_relaxed)) {
+    vjp->listed.store(false, std::memory_order_relaxed);
+    llvm::erase_if(gradients.pending, [&](const LazyGradients::Pending &p) {
+      return p.node == vjp.get();
+    });
+    releaseKeptOperands(released);
+  }
+  return true;
+}
+
+/// Settles every lazy gradient recorded so far.
+static void settleAllGradients() {
+  std::vector<NodeRef> all;
+  {
+    LazyGradients &gradients = getLazyGradients();
+    std::lock_guard<std::mutex> lock(gradients.mutex);
+    for (const LazyGradients::Pending &p : gradients.pending)
+      if (NodeRef vjp = p.ref.lock())
+        all.push_back(std::move(vjp));
+  }
+  for (const NodeRef &vjp : all)
+    TraceNode::settle(vjp);
+}
+
+/// Whether the forward of a gradient of `outputs` (to the leaves and
+/// StopGradients) goes through a gradient. Walked only where a node's flag
+/// says it may (the flag is set when the node is recorded; a value that
+/// arrives later makes it stale).
+static bool forwardHasVjp(ArrayRef<NodeRef> outputs) {
+  llvm::SmallVector<NodeRef, 32> stack;
+  llvm::DenseSet<const TraceNode *> seen;
+  for (const NodeRef &output : outputs)
+    if (output->dependsOnVjp() && seen.insert(output.get()).second)
+      stack.push_back(output);
+  llvm::SmallVector<NodeRef, 4> operands;
+  while (!stack.empty()) {
+    NodeRef node = stack.pop_back_val();
+    if (node->getOp() == TraceOp::Vjp)
+      return true;
+    operands.clear();
+    if (node->getOp() == TraceOp::StopGradient ||
+        node->isLeafOrGetOperands(operands))
+      continue;
+    for (NodeRef &operand : operands)
+      if (operand->dependsOnVjp() && seen.insert(operand.get()).second)
+        stack.push_back(std::move(operand));
+  }
+  return false;
 }
 
 llvm::Expected<std::vector<NodeRef>>
@@ -938,87 +1350,99 @@ TraceNode::vjp(ArrayRef<NodeRef> outputs, ArrayRef<NodeRef> inputs,
                                        typeString(input) +
                                        ", which has no gradient");
 
-  // The callee's argument for each input: the input itself when it is a
-  // leaf, else the perturbation `delta` of `input + delta`.
-  std::vector<std::pair<NodeRef, NodeRef>> substitutes;
-  llvm::SmallDenseMap<const TraceNode *, NodeRef, 8> argumentOf;
-  llvm::SmallDenseSet<const TraceNode *, 4> deltas, perturbed;
-  for (const NodeRef &input : inputs) {
-    if (argumentOf.count(input.get()))
-      continue;
-    llvm::SmallVector<NodeRef, 2> operands;
-    if (input->isLeafOrGetOperands(operands)) {
-      argumentOf[input.get()] = input;
-      continue;
+  NodeRef vjpNode;
+  llvm::SmallVector<int64_t, 4> resultOf;
+  if (isLazyGradEnabled() && !forwardHasVjp(outputs)) {
+    // Recorded lazily: the callee is extracted with the program that needs
+    // the gradient (whose entries hold its forward anyway), or when a
+    // value arrives that could cut the forward short.
+    llvm::SmallVector<NodeRef, 8> operands(outputs.begin(), outputs.end());
+    operands.append(inputs.begin(), inputs.end());
+    operands.append(cotangents.begin(), cotangents.end());
+    vjpNode = make(TraceOp::Vjp, DType::F32, {}, operands,
+                   {static_cast<int64_t>(outputs.size()),
+                    static_cast<int64_t>(inputs.size())});
+    {
+      LazyGradients &gradients = getLazyGradients();
+      std::lock_guard<std::mutex> lock(gradients.mutex);
+      vjpNode->recordedAt = gradients.clock.load(std::memory_order_relaxed);
+      gradients.pending.push_back(
+          {vjpNode.get(), vjpNode, vjpNode->recordedAt, vjpNode->sequence});
+      vjpNode->listed.store(true, std::memory_order_relaxed);
     }
-    NodeRef delta = parameter(input->getDType(), input->getShape());
-    NodeRef perturbedInput = make(TraceOp::Add, input->getDType(),
-                                  input->getShape(), {input, delta});
-    substitutes.emplace_back(input, perturbedInput);
-    deltas.insert(delta.get());
-    perturbed.insert(input.get());
-    argumentOf[input.get()] = std::move(delta);
+    for (size_t i = 0; i < inputs.size(); ++i)
+      resultOf.push_back(static_cast<int64_t>(i));
+  } else {
+    // A gradient through a gradient: the lazy ones are settled first, so
+    // that the callee sees what each calls.
+    settleAllGradients();
+    llvm::Expected<VjpCall> call = buildVjpCall(outputs, inputs, ~uint64_t(0));
+    if (!call)
+      return call.takeError();
+    llvm::SmallVector<NodeRef, 8> operands(call->arguments.begin(),
+                                           call->arguments.end());
+    operands.append(cotangents.begin(), cotangents.end());
+    vjpNode = make(TraceOp::Vjp, DType::F32, {}, operands, call->wrt, 0,
+                   std::move(call->callee));
+    resultOf = std::move(call->resultOf);
   }
-  auto callee = std::make_shared<TraceProgram>(
-      TraceProgram::extract(outputs, substitutes,
-                            /*stopAtStopGradients=*/true));
-  // A perturbation reaches what the callee computes itself, not what an
-  // inner gradient recomputes in its own callee.
-  for (const TraceProgram::Entry &entry : callee->entries)
-    if (!entry.isParameter && entry.node->getOp() == TraceOp::Vjp &&
-        computesAnyOf(*entry.node->getCallee(), perturbed))
-      return opError(TraceOp::Vjp,
-                     "a gradient of a gradient is taken with respect to a "
-                     "computed tensor that the inner gradient recomputes; "
-                     "take it with respect to leaves (data or parameters)");
-
-  // Inputs that nothing reads are arguments too: their gradient is zero.
-  llvm::SmallDenseMap<const TraceNode *, int64_t, 32> positionOf;
-  for (auto [i, p] : llvm::enumerate(callee->parameters))
-    positionOf[callee->entries[p].node.get()] = static_cast<int64_t>(i);
-  for (const NodeRef &input : inputs) {
-    const NodeRef &argument = argumentOf[input.get()];
-    if (positionOf.count(argument.get()))
-      continue;
-    int32_t id = static_cast<int32_t>(callee->entries.size());
-    positionOf[argument.get()] =
-        static_cast<int64_t>(callee->parameters.size());
-    callee->entries.push_back(TraceProgram::Entry{argument, true, {}});
-    callee->entryHashes.push_back(
-        hashEntry(callee->entries.back(), callee->entries));
-    callee->parameters.push_back(id);
-  }
-  rehash(*callee);
-
-  llvm::SmallVector<int64_t, 4> wrt;
-  for (const NodeRef &input : inputs)
-    wrt.push_back(positionOf.lookup(argumentOf[input.get()].get()));
-  llvm::sort(wrt);
-  wrt.erase(std::unique(wrt.begin(), wrt.end()), wrt.end());
-
-  // In the caller, a perturbation is zero.
-  llvm::SmallVector<NodeRef, 16> operands;
-  for (int32_t p : callee->parameters) {
-    const NodeRef &argument = callee->entries[p].node;
-    if (!deltas.contains(argument.get())) {
-      operands.push_back(argument);
-      continue;
-    }
-    operands.push_back(make(TraceOp::Constant, argument->getDType(),
-                            argument->getShape(), {}));
-  }
-  operands.append(cotangents.begin(), cotangents.end());
-  NodeRef vjpNode =
-      make(TraceOp::Vjp, DType::F32, {}, operands, wrt, 0, std::move(callee));
 
   std::vector<NodeRef> grads;
-  for (const NodeRef &input : inputs) {
-    int64_t position = positionOf.lookup(argumentOf[input.get()].get());
-    int64_t index = llvm::find(wrt, position) - wrt.begin();
+  for (auto [i, input] : llvm::enumerate(inputs))
     grads.push_back(make(TraceOp::VjpResult, input->getDType(),
-                         input->getShape(), {vjpNode}, {index}));
-  }
+                         input->getShape(), {vjpNode}, {resultOf[i]}));
   return grads;
+}
+
+llvm::Expected<const VjpCall *>
+TraceProgram::getLazyVjpCall(int32_t index) const {
+  if (const VjpCall *call = getSettledCall(index))
+    return call;
+  for (const auto &[id, call] : derivedCalls)
+    if (id == index)
+      return call.get();
+  const Entry &entry = entries[index];
+  const TraceNode &vjp = *entry.node;
+  ArrayRef<int64_t> attrs = vjp.getAttrs();
+  if (!vjp.isLazyVjp() || attrs.size() != 2 ||
+      entry.operands.size() != static_cast<size_t>(2 * attrs[0] + attrs[1]))
+    return opError(TraceOp::Vjp, "internal error: entry " + llvm::Twine(index) +
+                                     " is not a lazy gradient");
+  std::vector<NodeRef> outputs, inputs;
+  for (int32_t operand : ArrayRef<int32_t>(entry.operands).take_front(attrs[0]))
+    outputs.push_back(entries[operand].node);
+  for (int32_t operand :
+       ArrayRef<int32_t>(entry.operands).slice(attrs[0], attrs[1]))
+    inputs.push_back(entries[operand].node);
+  std::shared_ptr<const VjpCall> call;
+  llvm::Expected<VjpCall> built =
+      TraceNode::buildVjpCall(outputs, inputs, vjp.getRecordedAt());
+  if (built) {
+    call = std::make_shared<const VjpCall>(std::move(*built));
+  } else {
+    // Settled since this program was extracted, and what it kept let go
+    // of: its call is of the same forward.
+    call = vjp.getSettledCall();
+    if (!call)
+      return built.takeError();
+    llvm::consumeError(built.takeError());
+  }
+  derivedCalls.emplace_back(index, std::move(call));
+  return derivedCalls.back().second.get();
+}
+
+const TraceProgram *TraceProgram::getCallee(int32_t index) const {
+  const TraceNode &node = *entries[index].node;
+  if (node.getOp() != TraceOp::Vjp)
+    return nullptr;
+  if (node.getCallee())
+    return node.getCallee().get();
+  llvm::Expected<const VjpCall *> call = getLazyVjpCall(index);
+  if (!call) {
+    llvm::consumeError(call.takeError());
+    return nullptr;
+  }
+  return (*call)->callee.get();
 }
 
 std::string TraceProgram::describe(int32_t index) const {

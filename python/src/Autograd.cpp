@@ -192,21 +192,30 @@ collectPendingWork(const NodeRef &root,
     if (!fresh && !newlyRead)
       continue;
     operands.clear();
-    if (node->isLeafOrGetOperands(operands)) {
+    std::shared_ptr<const VjpCall> call;
+    bool lost = false;
+    if (node->isLeafOrGetOperands(operands, ~uint64_t(0), &call, &lost)) {
       work.erase(node.get());
       if (readers)
         readers->erase(node.get());
       continue;
     }
-    for (NodeRef &operand : operands)
-      stack.push_back({operand, read});
     // A vjp's callee recomputes the forward (the compiler merges it with
-    // the caller's): work the vjp shares, though it reads none of it.
-    if (const std::shared_ptr<const TraceProgram> &callee = node->getCallee())
-      if (fresh)
-        for (const TraceProgram::Entry &entry : callee->entries)
-          if (!entry.isParameter)
-            stack.push_back({entry.node, false});
+    // the caller's): work the vjp shares, though it reads none of it. A
+    // lazy one not settled has that forward's outputs and inputs as its
+    // first operands.
+    size_t forwardOperands =
+        node->isLazyVjp() && !call
+            ? static_cast<size_t>(node->getAttrs()[0] + node->getAttrs()[1])
+            : 0;
+    for (auto [i, operand] : llvm::enumerate(operands))
+      stack.push_back({operand, read && i >= forwardOperands});
+    const TraceProgram *callee =
+        call ? call->callee.get() : node->getCallee().get();
+    if (callee && fresh)
+      for (const TraceProgram::Entry &entry : callee->entries)
+        if (!entry.isParameter)
+          stack.push_back({entry.node, false});
   }
   return work;
 }

@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <memory>
 
 using namespace kiln;
 
@@ -200,6 +201,77 @@ TEST(GradTest, NewDataHitsTheCache) {
   EXPECT_EQ(after.hits, before.hits + 1);
   double s = 1.0 / (1.0 + std::exp(-0.5 * 0.5));
   EXPECT_NEAR(got[0], 0.5 - 0.1 * 0.5 * s * (1 - s), 1e-6);
+}
+
+// kiln::grad records a gradient lazily: its callee is the forward as
+// recorded, even when values arrive in that forward before the gradient
+// is computed (here h, computed on its own first). A gradient taken after
+// h has a value treats it as data.
+TEST(GradTest, ValuesThatArriveInTheForwardLater) {
+  std::vector<float> ws = {0.3f, 0.7f, -0.2f, 1.5f};
+  Tensor x = input({4}, xs), w = input({4}, ws);
+  Tensor h = tanh(x * w);
+  Tensor loss = sum(h * h, {0});
+  Tensor dw = grad({loss}, {w})[0];
+  ASSERT_FALSE(static_cast<bool>(sync({h})));
+  ASSERT_FALSE(static_cast<bool>(sync({loss})));
+  Tensor unrelated = exp(x);
+  ASSERT_FALSE(static_cast<bool>(sync({unrelated})));
+  // dloss/dw = 2 h (1 - h^2) x.
+  std::vector<double> want;
+  for (int i = 0; i < 4; ++i) {
+    double t = std::tanh(double(xs[i]) * ws[i]);
+    want.push_back(2 * t * (1 - t * t) * xs[i]);
+  }
+  expectNear(values<double>(dw), want);
+  expectNear(values<double>(grad({sum(h * h, {0})}, {w})[0]), {0, 0, 0, 0});
+}
+
+// A gradient held unread while training goes on stays the gradient of
+// its own step; the steps after it let go of their graphs (their weights'
+// nodes are freed) rather than keep them for it.
+TEST(GradTest, AHeldGradientKeepsNoLaterStep) {
+  std::vector<float> ws = {0.3f, 0.7f, -0.2f, 1.5f};
+  Tensor x = input({4}, xs), w = input({4}, ws);
+  auto lossOf = [&](const Tensor &w) { return sum(sigmoid(x * w), {0}); };
+  Tensor held = grad({lossOf(w)}, {w})[0];
+  std::vector<std::weak_ptr<const TraceNode>> weights;
+  for (int step = 0; step < 6; ++step) {
+    Tensor loss = lossOf(w);
+    Tensor next = w - 0.1 * grad({loss}, {w})[0];
+    ASSERT_FALSE(static_cast<bool>(sync({next, loss})));
+    w = next;
+    weights.push_back(w.getNode());
+  }
+  // Step 2's weights: only the weights of step 3 held them.
+  EXPECT_TRUE(weights[1].expired());
+  EXPECT_FALSE(weights[5].expired());
+  std::vector<double> want;
+  for (int i = 0; i < 4; ++i) {
+    double s = 1 / (1 + std::exp(-double(xs[i]) * ws[i]));
+    want.push_back(s * (1 - s) * xs[i]);
+  }
+  expectNear(values<double>(held), want);
+}
+
+// Values that arrive in a held gradient's forward are kept for it only up
+// to a bound: past it the gradient takes its callee (through the values
+// kept so far) and lets them go. Its result is the same.
+TEST(GradTest, ValuesKeptForAGradientAreBounded) {
+  constexpr int length = 1100; // above the bound (1024 values)
+  Tensor x = input({4}, xs);
+  std::vector<Tensor> chain{x};
+  for (int i = 0; i < length; ++i)
+    chain.push_back(chain.back() * 0.999 + 0.001);
+  Tensor dx = grad({sum(chain.back(), {0})}, {x})[0];
+  for (int i = 1; i <= length; ++i)
+    ASSERT_FALSE(static_cast<bool>(sync({chain[i]})));
+  // Settled by the bound, before anything asked for it.
+  llvm::SmallVector<NodeRef, 1> vjp;
+  ASSERT_FALSE(dx.getNode()->isLeafOrGetOperands(vjp));
+  EXPECT_NE(vjp[0]->getSettledCall(), nullptr);
+  double scale = std::pow(0.999, length);
+  expectNear(values<double>(dx), {scale, scale, scale, scale});
 }
 
 TEST(GradTest, Errors) {

@@ -315,3 +315,75 @@ TEST(TraceTest, ComputedValuesBecomeParameters) {
 }
 
 } // namespace
+
+namespace {
+
+// A gradient is recorded lazily: a Vjp whose operands are its outputs,
+// inputs and output gradients. A program that needs it holds its forward
+// and derives the callee from it: the callee vjp would have extracted when
+// the gradient was recorded. Once a value arrives in that forward, a
+// program settles it (the callee extracted as of its recording, through the
+// values kept for it) and its operands become the callee's arguments.
+TEST(TraceTest, LazyGradients) {
+  NodeRef x = TraceNode::parameter(
+      std::make_shared<HostTensor>(DType::F32, std::vector<int64_t>{2}));
+  NodeRef e = ok(TraceNode::elementwise(TraceOp::Exp, {x}));
+  NodeRef t = ok(TraceNode::elementwise(TraceOp::Tanh, {e}));
+  NodeRef s = ok(TraceNode::reduce(TraceOp::ReduceSum, t, {0}));
+  NodeRef one = ok(TraceNode::constant(DType::F32, {}, 1.0));
+  llvm::Expected<std::vector<NodeRef>> grads = TraceNode::vjp({s}, {x}, {one});
+  ASSERT_TRUE(static_cast<bool>(grads)) << llvm::toString(grads.takeError());
+  llvm::SmallVector<NodeRef, 4> operands;
+  ASSERT_FALSE((*grads)[0]->isLeafOrGetOperands(operands));
+  ASSERT_EQ(operands.size(), 1u);
+  NodeRef vjp = operands[0];
+  EXPECT_TRUE(vjp->isLazyVjp());
+  operands.clear();
+  ASSERT_FALSE(vjp->isLeafOrGetOperands(operands));
+  EXPECT_EQ(operands, (llvm::SmallVector<NodeRef, 4>{s, x, one}));
+
+  TraceProgram program = TraceProgram::extract({(*grads)[0]});
+  ASSERT_EQ(program.lazyVjps.size(), 1u);
+  int32_t at = program.lazyVjps[0].first;
+  EXPECT_EQ(program.entries[at].node, vjp);
+  EXPECT_EQ(program.lazyVjps[0].second, nullptr);
+  llvm::Expected<const VjpCall *> call = program.getLazyVjpCall(at);
+  ASSERT_TRUE(static_cast<bool>(call)) << llvm::toString(call.takeError());
+  llvm::Expected<VjpCall> now = TraceNode::buildVjpCall({s}, {x}, ~0ull);
+  ASSERT_TRUE(static_cast<bool>(now)) << llvm::toString(now.takeError());
+  EXPECT_EQ((*call)->callee->hash, now->callee->hash);
+  EXPECT_EQ((*call)->callee->entries.size(), 4u); // x, exp, tanh, sum
+  EXPECT_EQ((*call)->wrt, (llvm::SmallVector<int64_t, 4>{0}));
+  EXPECT_EQ((*call)->resultOf, (llvm::SmallVector<int64_t, 4>{0}));
+  EXPECT_EQ((*call)->arguments, (std::vector<NodeRef>{x}));
+
+  // A value arrives in the forward: e keeps its operands for the gradient
+  // recorded before it.
+  ASSERT_FALSE(static_cast<bool>(e->setData(
+      std::make_shared<HostTensor>(DType::F32, std::vector<int64_t>{2}))));
+  operands.clear();
+  bool lost = false;
+  EXPECT_FALSE(
+      e->isLeafOrGetOperands(operands, vjp->getRecordedAt(), nullptr, &lost));
+  EXPECT_EQ(operands, (llvm::SmallVector<NodeRef, 4>{x}));
+  EXPECT_FALSE(lost);
+  // The next program settles the gradient: the callee of its forward as
+  // recorded, its operands the callee's arguments and the output gradient.
+  TraceProgram later = TraceProgram::extract({(*grads)[0]});
+  ASSERT_EQ(later.lazyVjps.size(), 1u);
+  const VjpCall *settled = later.lazyVjps[0].second.get();
+  ASSERT_NE(settled, nullptr);
+  EXPECT_EQ(settled, vjp->getSettledCall().get());
+  EXPECT_EQ(settled->callee->hash, now->callee->hash);
+  EXPECT_NE(later.hash, program.hash);
+  operands.clear();
+  ASSERT_FALSE(vjp->isLeafOrGetOperands(operands));
+  EXPECT_EQ(operands, (llvm::SmallVector<NodeRef, 4>{x, one}));
+  // And e let go of its operands.
+  operands.clear();
+  EXPECT_TRUE(
+      e->isLeafOrGetOperands(operands, vjp->getRecordedAt(), nullptr, &lost));
+  EXPECT_TRUE(lost);
+}
+
+} // namespace

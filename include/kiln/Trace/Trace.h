@@ -139,6 +139,21 @@ private:
 using NodeRef = std::shared_ptr<const TraceNode>;
 struct TraceProgram;
 
+/// What a gradient recorded by TraceNode::vjp calls: the function whose
+/// vector-Jacobian product it is, and which of its parameters it is taken
+/// with respect to.
+struct VjpCall {
+  std::shared_ptr<const TraceProgram> callee;
+  /// The callee's arguments, one per parameter: a leaf of the gradient's
+  /// outputs, a StopGradient, an input, or a zero Constant (the
+  /// perturbation of a computed input).
+  std::vector<NodeRef> arguments;
+  /// The parameters the gradient is taken with respect to (sorted).
+  llvm::SmallVector<int64_t, 4> wrt;
+  /// Per input of the gradient: its result's index in `wrt`.
+  llvm::SmallVector<int64_t, 4> resultOf;
+};
+
 class TraceNode {
   /// Only the makers construct nodes (through std::allocate_shared, for one
   /// allocation per node).
@@ -181,10 +196,22 @@ public:
   /// 0 for none. Which segments the node and its operands share is part of
   /// the hash; the number itself is not.
   uint64_t getCheckpointSegment() const { return checkpointSegment; }
-  /// A Vjp's callee: the function whose vector-Jacobian product it is.
+  /// A Vjp's callee: the function whose vector-Jacobian product it is
+  /// (null for a gradient recorded lazily: see isLazyVjp).
   const std::shared_ptr<const TraceProgram> &getCallee() const {
     return callee;
   }
+  /// A Vjp recorded lazily: its operands are the gradient's outputs,
+  /// inputs and output gradients (attrs {outputs, inputs}), and its
+  /// VjpResults' index is their input's. Its callee is extracted when a
+  /// program is compiled (TraceProgram::getLazyVjpCall), or when a value
+  /// arrives that could cut its forward short (the node is then
+  /// "settled": its operands become the call's arguments and output
+  /// gradients).
+  bool isLazyVjp() const { return op == TraceOp::Vjp && !callee; }
+  /// Whether the node is a Vjp or depends on one through nodes that had
+  /// no value when it was recorded.
+  bool dependsOnVjp() const { return hasVjp; }
   int64_t getNumElements() const;
 
   /// Whether the node's value is known (on the host, the device or both).
@@ -229,6 +256,31 @@ public:
   /// Parameter, or a node with a value); if not, its operands are added to
   /// `operands`. One consistent view under concurrent setData.
   bool isLeafOrGetOperands(llvm::SmallVectorImpl<NodeRef> &operands) const;
+  /// The same as of value arrival `asOf` (getValueClock): a node whose
+  /// value arrived later is not a leaf (its operands are kept while a lazy
+  /// gradient recorded before may need them). For a lazy Vjp, `call` gets
+  /// its call once settled (null before), in one view with its operands.
+  /// `lost` is set (and the node taken as a leaf) when such a node has let
+  /// go of its operands.
+  bool isLeafOrGetOperands(llvm::SmallVectorImpl<NodeRef> &operands,
+                           uint64_t asOf, std::shared_ptr<const VjpCall> *call,
+                           bool *lost) const;
+  /// Counts the values that computed nodes received (setData and
+  /// setDeviceData) in this process.
+  static uint64_t getValueClock();
+  /// Settles lazy gradient `vjp` (isLazyVjp): extracts its callee as of
+  /// the value arrival it was recorded at. Thread-safe; a settled one
+  /// stays as it is. False when it is not settled (its forward is gone).
+  static bool settle(const NodeRef &vjp);
+  /// The value arrival a lazy gradient was recorded at.
+  uint64_t getRecordedAt() const { return recordedAt; }
+  /// A lazy gradient's call once settled, else null. Thread-safe.
+  std::shared_ptr<const VjpCall> getSettledCall() const;
+  /// The call of a gradient of `outputs` with respect to `inputs` (vjp),
+  /// its callee extracted as of value arrival `asOf`.
+  static llvm::Expected<VjpCall> buildVjpCall(llvm::ArrayRef<NodeRef> outputs,
+                                              llvm::ArrayRef<NodeRef> inputs,
+                                              uint64_t asOf);
 
   // Makers: each checks its operands and attributes and fails with a
   // message that names the op and the shapes involved.
@@ -314,6 +366,18 @@ public:
       llvm::ArrayRef<NodeRef> cotangents);
 
 private:
+  /// A value has arrived (under dataMutex, and the lazy gradients' mutex
+  /// for a computed node): stamps it, and lets go of the operands into
+  /// `released` or, when a lazy gradient recorded before may need them,
+  /// keeps them. True when too many are kept (settleOldestGradients).
+  bool arrive(llvm::SmallVectorImpl<NodeRef> &released) const;
+  /// Settles the older half of the lazy gradients when too many values are
+  /// kept for them.
+  static void settleOldestGradients();
+  /// Lets go of the operands kept for lazy gradients that no pending one
+  /// needs (the lazy gradients' mutex held).
+  static void releaseKeptOperands(llvm::SmallVectorImpl<NodeRef> &released);
+
   /// Success when a value of `valueType` and `shape` (none: no value) can
   /// be the node's; else an error naming `what` and both types.
   llvm::Error
@@ -336,6 +400,21 @@ private:
   std::shared_ptr<const TraceProgram> callee;
   uint64_t checkpointSegment = 0;
   uint64_t localHash, hash;
+  /// A lazy Vjp's: the value arrivals before it was recorded (set before
+  /// it is shared).
+  mutable uint64_t recordedAt = 0;
+  /// The node's place in recording order (getNumTracedNodes when made; 0
+  /// for a replay's results). Set before the node is shared.
+  mutable int64_t sequence = 0;
+  /// When the node's value arrived (getValueClock; 0 for none, or a
+  /// Parameter's). Guarded by dataMutex.
+  mutable uint64_t valueStamp = 0;
+  /// A lazy Vjp's call once settled. Guarded by dataMutex.
+  mutable std::shared_ptr<const VjpCall> settledCall;
+  /// In the lists of lazy gradients: a lazy Vjp not settled, a node with a
+  /// value that keeps its operands for one.
+  mutable std::atomic<bool> listed{false};
+  bool hasVjp = false;
   mutable std::atomic<uint64_t> dynamicMarks{0};
   mutable SpinMutex dataMutex;
   mutable std::shared_ptr<const HostTensor> data;
@@ -372,8 +451,28 @@ struct TraceProgram {
   /// operand positions): where two programs first differ.
   std::vector<uint64_t> entryHashes;
   /// Nodes hash-consing folded into an earlier entry (they compute what it
-  /// computes), held alive with the program.
+  /// computes), held alive with the program, and the entry of each.
   std::vector<NodeRef> folded;
+  std::vector<int32_t> foldedInto;
+  /// The entries that are lazy gradients (TraceNode::isLazyVjp), each with
+  /// its call when it was settled as extracted; null: its operands are the
+  /// gradient's outputs, inputs and output gradients, and its call is
+  /// derived from them (getLazyVjpCall).
+  std::vector<std::pair<int32_t, std::shared_ptr<const VjpCall>>> lazyVjps;
+  /// Set when an extraction as of a value arrival met a value whose
+  /// operands were let go of (the program is not that moment's).
+  bool incomplete = false;
+
+  /// The call of lazy gradient entry `index`: as settled, or extracted from
+  /// its outputs as of its recording (kept for the next ask). Fails when
+  /// that forward is no longer there (an internal error).
+  llvm::Expected<const VjpCall *> getLazyVjpCall(int32_t index) const;
+  /// The call of lazy gradient entry `index` as settled when extracted
+  /// (null if it was not).
+  const VjpCall *getSettledCall(int32_t index) const;
+  /// The callee of Vjp entry `index` (either kind), or null when it has
+  /// none to give.
+  const TraceProgram *getCallee(int32_t index) const;
 
   /// "kiln.add(%2, %3) : tensor<4x8xf32>", or "parameter : ..." for a
   /// parameter: entry `index` for a person.
@@ -386,10 +485,19 @@ struct TraceProgram {
   /// that node by another (the substitute's own operands excepted).
   /// `stopAtStopGradients` (a gradient's callee) makes each StopGradient
   /// node a parameter, whose value the caller computes.
+  /// A lazy gradient found not settled is settled first unless no value
+  /// arrived since it was recorded (so that the program's entries are its
+  /// forward as recorded). `asOf` extracts as of a value arrival
+  /// (isLeafOrGetOperands).
   static TraceProgram
   extract(llvm::ArrayRef<NodeRef> outputs,
           const std::vector<std::pair<NodeRef, NodeRef>> &substitutes = {},
-          bool stopAtStopGradients = false);
+          bool stopAtStopGradients = false, uint64_t asOf = ~uint64_t(0));
+
+private:
+  /// Derived calls of lazy gradients not settled, by entry.
+  mutable std::vector<std::pair<int32_t, std::shared_ptr<const VjpCall>>>
+      derivedCalls;
 };
 
 } // namespace kiln

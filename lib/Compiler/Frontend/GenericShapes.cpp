@@ -24,10 +24,12 @@ bool takesWhole(const TraceNode &node, const TraceNode &operand, size_t d) {
 /// after a Vjp's entry, of its callee: the walk GenericPattern follows.
 template <typename Visit>
 void walk(const TraceProgram &program, Visit &&visit) {
-  for (const TraceProgram::Entry &entry : program.entries) {
+  for (auto [i, entry] : llvm::enumerate(program.entries)) {
     visit(*entry.node, entry.isParameter);
-    if (entry.node->getCallee() && !entry.isParameter)
-      walk(*entry.node->getCallee(), visit);
+    if (entry.node->getOp() == TraceOp::Vjp && !entry.isParameter)
+      if (const TraceProgram *callee =
+              program.getCallee(static_cast<int32_t>(i)))
+        walk(*callee, visit);
   }
 }
 
@@ -35,7 +37,7 @@ void walk(const TraceProgram &program, Visit &&visit) {
 
 void kiln::appendProgramText(const TraceProgram &program, llvm::raw_ostream &os,
                              bool withSizes) {
-  for (const TraceProgram::Entry &entry : program.entries) {
+  for (auto [index, entry] : llvm::enumerate(program.entries)) {
     const TraceNode &node = *entry.node;
     // A parameter is a buffer of the program: what computed it (its op,
     // attributes, scalar) is not part of the program.
@@ -118,6 +120,22 @@ void kiln::appendProgramText(const TraceProgram &program, llvm::raw_ostream &os,
       os << " callee{";
       appendProgramText(*node.getCallee(), os, withSizes);
       os << "}";
+    } else if (node.isLazyVjp()) {
+      // Settled when extracted: what it calls. Else its operands are its
+      // forward's outputs, which the program holds.
+      const VjpCall *call = program.getSettledCall(static_cast<int32_t>(index));
+      os << (call ? " settled" : " lazy");
+      if (call) {
+        os << " callee{";
+        appendProgramText(*call->callee, os, withSizes);
+        os << "} wrt(";
+        for (int64_t position : call->wrt)
+          os << position << ",";
+        os << ") of(";
+        for (int64_t result : call->resultOf)
+          os << result << ",";
+        os << ")";
+      }
     }
     os << ";";
   }

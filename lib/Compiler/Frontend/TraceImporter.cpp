@@ -70,6 +70,11 @@ private:
   /// The kiln op `node` records, on `operands`; null, with an error
   /// emitted, for an op it cannot import.
   Value importNode(OpBuilder &b, const TraceNode &node, ValueRange operands);
+  /// Lazy gradient entry `index` of `program` (TraceNode::isLazyVjp), its
+  /// program's values so far in `values`: its kiln.vjp's first result, or
+  /// null with an error emitted.
+  Value importLazyVjp(OpBuilder &b, const TraceProgram &program, int32_t index,
+                      ArrayRef<Value> values);
   /// A float elementwise op of the table (TraceOps.def).
   Value importElementwise(OpBuilder &b, const TraceNode &node,
                           RankedTensorType type, ValueRange operands);
@@ -250,6 +255,60 @@ Value TraceImporter::importNode(OpBuilder &b, const TraceNode &node,
   return nullptr;
 }
 
+Value TraceImporter::importLazyVjp(OpBuilder &b, const TraceProgram &program,
+                                   int32_t index, ArrayRef<Value> values) {
+  llvm::Expected<const VjpCall *> found = program.getLazyVjpCall(index);
+  if (!found) {
+    emitError(loc) << llvm::toString(found.takeError());
+    return nullptr;
+  }
+  const VjpCall &call = **found;
+  const TraceProgram::Entry &entry = program.entries[index];
+  StringRef name = getCalleeName(*call.callee);
+  if (name.empty())
+    return nullptr;
+  SmallVector<Value> operands;
+  if (program.getSettledCall(index)) {
+    // Settled when extracted: its operands are the call's arguments, then
+    // the output gradients.
+    for (int32_t operand : entry.operands)
+      operands.push_back(values[operand]);
+  } else {
+    // Its operands are the outputs, inputs and output gradients; the
+    // arguments are entries of the program (leaves, stop-gradients and
+    // inputs of its forward) or zero perturbations.
+    llvm::DenseMap<const TraceNode *, int32_t> entryOf;
+    for (auto [i, programEntry] : llvm::enumerate(program.entries))
+      entryOf.try_emplace(programEntry.node.get(), static_cast<int32_t>(i));
+    for (auto [node, into] : llvm::zip(program.folded, program.foldedInto))
+      entryOf.try_emplace(node.get(), into);
+    for (const NodeRef &argument : call.arguments) {
+      auto it = entryOf.find(argument.get());
+      if (it != entryOf.end()) {
+        operands.push_back(values[it->second]);
+        continue;
+      }
+      if (argument->getOp() != TraceOp::Constant) {
+        emitError(loc) << "internal error: an argument of a lazy gradient "
+                          "is not in its program";
+        return nullptr;
+      }
+      operands.push_back(importNode(b, *argument, {}));
+      if (!operands.back())
+        return nullptr;
+    }
+    int64_t numOutputs = entry.node->getAttrs()[0];
+    for (int32_t operand :
+         ArrayRef<int32_t>(entry.operands).take_back(numOutputs))
+      operands.push_back(values[operand]);
+  }
+  SmallVector<Type> grads;
+  for (int64_t argument : call.wrt)
+    grads.push_back(getNodeType(
+        *call.callee->entries[call.callee->parameters[argument]].node));
+  return VjpOp::create(b, loc, grads, name, call.wrt, operands)->getResult(0);
+}
+
 Value TraceImporter::importElementwise(OpBuilder &b, const TraceNode &node,
                                        RankedTensorType type,
                                        ValueRange operands) {
@@ -313,6 +372,28 @@ func::FuncOp TraceImporter::importProgram(const TraceProgram &program,
          program.entries[entry.operands[0]].node->getShape() ==
              entry.node->getShape())) {
       values[i] = operands[0];
+      continue;
+    }
+    // A lazy gradient, and its results: their index is their input's.
+    if (entry.node->isLazyVjp()) {
+      values[i] = importLazyVjp(b, program, static_cast<int32_t>(i), values);
+      if (!values[i]) {
+        func->erase();
+        return nullptr;
+      }
+      continue;
+    }
+    if (entry.node->getOp() == TraceOp::VjpResult &&
+        program.entries[entry.operands[0]].node->isLazyVjp()) {
+      llvm::Expected<const VjpCall *> call =
+          program.getLazyVjpCall(entry.operands[0]);
+      if (!call) {
+        llvm::consumeError(call.takeError()); // reported at the gradient
+        func->erase();
+        return nullptr;
+      }
+      values[i] = operands[0].getDefiningOp()->getResult(
+          (*call)->resultOf[entry.node->getAttrs()[0]]);
       continue;
     }
     Operation *last = body->empty() ? nullptr : &body->back();
