@@ -1101,12 +1101,17 @@ TraceProgram TraceProgram::extract(
   // that did may have cut it short here). Otherwise it is settled (its
   // forward is still there) and the program extracted again.
   bool settled = false;
-  for (const auto &[id, call] : program.lazyVjps)
-    if (!call && program.entries[id].node->getRecordedAt() !=
-                     TraceNode::getValueClock()) {
-      TraceNode::settle(program.entries[id].node);
+  // One that cannot be settled makes the program incomplete (its entries
+  // are not that forward).
+  for (const auto &[id, call] : program.lazyVjps) {
+    const NodeRef &vjp = program.entries[id].node;
+    if (call || vjp->getRecordedAt() == TraceNode::getValueClock())
+      continue;
+    if (TraceNode::settle(vjp) && vjp->getSettledCall())
       settled = true;
-    }
+    else
+      program.incomplete = true;
+  }
   if (settled)
     return extract(outputs, substitutes, stopAtStopGradients, asOf);
   rehash(program);

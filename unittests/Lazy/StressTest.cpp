@@ -98,4 +98,50 @@ TEST(StressTest, ThreadsTrainOnSharedWeights) {
   EXPECT_EQ(after.evictions, before.evictions);
 }
 
+// Threads record gradients through one shared forward, then compute a
+// value inside it (h) at once while the others' gradients wait: each
+// gradient is still the one of its forward as recorded (h, computed after
+// it was recorded, is not data to it).
+TEST(StressTest, ValuesArriveInSharedForwards) {
+  constexpr int numThreads = 4, rounds = 10;
+  std::atomic<int> wrong{0}, errors{0};
+  for (int round = 0; round < rounds; ++round) {
+    std::vector<float> ws = {0.5f, -0.25f, 1.0f, 0.75f},
+                       xs = {0.1f * round, 1.0f, -0.5f, 2.0f};
+    Tensor w = input({4}, ws), x = input({4}, xs);
+    Tensor h = tanh(w * x);
+    std::atomic<int> recorded{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < numThreads; ++t)
+      threads.emplace_back([&, t] {
+        // loss = sum(h * c): dloss/dw = c x (1 - h^2).
+        double c = 1.0 + t;
+        Tensor dw = grad({sum(h * c, {0})}, {w})[0];
+        ++recorded;
+        while (recorded.load() < numThreads)
+          std::this_thread::yield();
+        if (llvm::Error e = sync({h})) {
+          llvm::consumeError(std::move(e));
+          ++errors;
+          return;
+        }
+        llvm::Expected<HostTensor> got = dw.toHost();
+        if (!got) {
+          llvm::consumeError(got.takeError());
+          ++errors;
+          return;
+        }
+        for (int i = 0; i < 4; ++i) {
+          double th = std::tanh(double(ws[i]) * xs[i]);
+          if (std::abs(got->getAsDouble(i) - c * xs[i] * (1 - th * th)) > 1e-5)
+            ++wrong;
+        }
+      });
+    for (std::thread &thread : threads)
+      thread.join();
+  }
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_EQ(wrong.load(), 0);
+}
+
 } // namespace

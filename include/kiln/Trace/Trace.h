@@ -460,7 +460,8 @@ struct TraceProgram {
   /// derived from them (getLazyVjpCall).
   std::vector<std::pair<int32_t, std::shared_ptr<const VjpCall>>> lazyVjps;
   /// Set when an extraction as of a value arrival met a value whose
-  /// operands were let go of (the program is not that moment's).
+  /// operands were let go of, or a lazy gradient could not be settled (the
+  /// program is not what it stands for; TraceCache refuses it).
   bool incomplete = false;
 
   /// The call of lazy gradient entry `index`: as settled, or extracted from

@@ -63,6 +63,11 @@ size_t TraceCache::size() const {
 llvm::Expected<std::shared_ptr<const Executable>>
 TraceCache::get(const TraceProgram &program, Device device,
                 Float32MatmulPrecision precision) {
+  if (program.incomplete)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "internal error: a program extracted without part of its forward "
+        "(a lazy gradient's); set KILN_LAZY_GRAD=0 and report it");
   if (device == Device::Auto) {
     llvm::Expected<Device> resolved = resolveDevice(device);
     if (!resolved)
