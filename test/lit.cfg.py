@@ -34,8 +34,13 @@ llvm_config.use_default_substitutions()
 # headers poison BumpPtrAllocator slabs in kiln's instrumented code that
 # Debian's uninstrumented LLVM/MLIR then hand out (a false use-after-poison;
 # see tools/kiln-fuzz-targets/AsanOptions.cpp). Other binaries ignore it.
+# use_sigaltstack=0: LLVM gives the thread that first registers its signal
+# handlers (writing a JIT object file for the compile cache does) an
+# alternate signal stack of its own, from malloc; ASan unmaps a thread's
+# alternate stack when the thread ends, and dies on that one.
 config.environment["ASAN_OPTIONS"] = ":".join(
-    filter(None, ["allow_user_poisoning=0", os.environ.get("ASAN_OPTIONS")]))
+    filter(None, ["allow_user_poisoning=0", "use_sigaltstack=0",
+                  os.environ.get("ASAN_OPTIONS")]))
 
 tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
 tools = ["kiln-opt", "kiln-run", "kiln-compile", "kiln-bench-trace", "kiln-lstm-train", "kiln-gpt-train", "kiln-fuzz-diff",
