@@ -197,15 +197,31 @@ uint64_t TraceNode::getValueClock() {
 void TraceNode::releaseKeptOperands(llvm::SmallVectorImpl<NodeRef> &released) {
   LazyGradients &gradients = getLazyGradients();
   llvm::erase_if(gradients.keeping, [&](const TraceNode *node) {
-    std::lock_guard<SpinMutex> lock(node->dataMutex);
-    if (gradients.needed(node->sequence, node->valueStamp))
-      return false;
-    for (NodeRef &operand : node->operands)
-      released.push_back(std::move(operand));
-    node->operands.clear();
+    {
+      std::lock_guard<SpinMutex> lock(node->dataMutex);
+      if (gradients.needed(node->sequence, node->valueStamp))
+        return false;
+      for (NodeRef &operand : node->operands)
+        released.push_back(std::move(operand));
+      node->operands.clear();
+    }
+    // Only once its lock is let go: a destructor that sees it unlisted
+    // frees the node without waiting for the mutex held here.
     node->listed.store(false, std::memory_order_release);
     return true;
   });
+}
+
+void TraceNode::unlistGradient(const TraceNode *vjp,
+                               llvm::SmallVectorImpl<NodeRef> &released) {
+  if (!vjp->listed.load(std::memory_order_relaxed))
+    return;
+  vjp->listed.store(false, std::memory_order_relaxed);
+  LazyGradients &gradients = getLazyGradients();
+  llvm::erase_if(gradients.pending, [&](const LazyGradients::Pending &p) {
+    return p.node == vjp;
+  });
+  releaseKeptOperands(released);
 }
 
 CheckpointScope::CheckpointScope() : previous(currentCheckpointSegment) {
@@ -259,16 +275,11 @@ TraceNode::~TraceNode() {
     {
       LazyGradients &gradients = getLazyGradients();
       std::lock_guard<std::mutex> lock(gradients.mutex);
-      if (listed.load(std::memory_order_relaxed)) {
+      if (op == TraceOp::Vjp) {
+        unlistGradient(this, released);
+      } else if (listed.load(std::memory_order_relaxed)) {
         listed.store(false, std::memory_order_relaxed);
-        if (op == TraceOp::Vjp) {
-          llvm::erase_if(
-              gradients.pending,
-              [&](const LazyGradients::Pending &p) { return p.node == this; });
-          releaseKeptOperands(released);
-        } else {
-          llvm::erase(gradients.keeping, this);
-        }
+        llvm::erase(gradients.keeping, this);
       }
     }
     for (NodeRef &node : released)
@@ -938,8 +949,11 @@ static uint64_t hashEntry(const TraceProgram::Entry &entry,
 
 /// Whether two lazy gradients' calls (null: not settled) are the same.
 static bool callTheSame(const VjpCall *a, const VjpCall *b) {
+  // Not settled: each stands for its own forward as recorded (two recorded
+  // at other times may differ), and each is checked for values arrived
+  // since.
   if (!a || !b)
-    return a == b;
+    return false;
   return a->callee->hash == b->callee->hash && a->wrt == b->wrt &&
          a->resultOf == b->resultOf;
 }
@@ -1016,6 +1030,10 @@ TraceProgram TraceProgram::extract(
   llvm::SmallVector<NodeRef, 64> operands;
   llvm::SmallVector<const TraceNode *, 64> operandNodes;
   NodeRef root;
+  // Lazy gradients not settled, with the nodes of their outputs and inputs.
+  llvm::SmallVector<std::pair<int32_t, llvm::SmallVector<const TraceNode *, 8>>,
+                    2>
+      lazyForwards;
   auto push = [&](const TraceNode *node, int32_t slot) {
     uint32_t first = operands.size();
     std::shared_ptr<const VjpCall> call;
@@ -1058,6 +1076,16 @@ TraceProgram TraceProgram::extract(
       for (const TraceNode *operand :
            llvm::drop_begin(operandNodes, frame.firstOperand))
         entry.operands.push_back(index.lookup(operand));
+      // A lazy gradient not settled: the nodes of its outputs and inputs.
+      llvm::SmallVector<const TraceNode *, 8> lazyForwardNodes;
+      if (!call && !entry.isParameter && entry.node->isLazyVjp()) {
+        ArrayRef<int64_t> attrs = entry.node->getAttrs();
+        lazyForwardNodes.assign(
+            operandNodes.begin() + frame.firstOperand,
+            operandNodes.begin() + frame.firstOperand +
+                std::min<size_t>(attrs[0] + attrs[1],
+                                 operandNodes.size() - frame.firstOperand));
+      }
       operands.truncate(frame.firstOperand);
       operandNodes.truncate(frame.firstOperand);
       stack.pop_back();
@@ -1081,8 +1109,12 @@ TraceProgram TraceProgram::extract(
       slot = id;
       if (entry.isParameter)
         program.parameters.push_back(id);
-      if (lazyVjp)
+      if (lazyVjp) {
+        if (!call)
+          lazyForwards.emplace_back(
+              id, ArrayRef<const TraceNode *>(lazyForwardNodes));
         program.lazyVjps.emplace_back(id, std::move(call));
+      }
       program.entries.push_back(std::move(entry));
       program.entryHashes.push_back(entryHash);
     }
@@ -1101,11 +1133,19 @@ TraceProgram TraceProgram::extract(
   // that did may have cut it short here). Otherwise it is settled (its
   // forward is still there) and the program extracted again.
   bool settled = false;
+  // Nor when one of its outputs or inputs shares an entry with another
+  // node (hash-consing): the program would not say which one it is for.
   // One that cannot be settled makes the program incomplete (its entries
   // are not that forward).
-  for (const auto &[id, call] : program.lazyVjps) {
+  llvm::SmallDenseSet<int32_t, 8> merged(program.foldedInto.begin(),
+                                         program.foldedInto.end());
+  for (const auto &[id, nodes] : lazyForwards) {
     const NodeRef &vjp = program.entries[id].node;
-    if (call || vjp->getRecordedAt() == TraceNode::getValueClock())
+    bool distinct = llvm::all_of(nodes, [&](const TraceNode *node) {
+      int32_t at = index.lookup(node);
+      return program.entries[at].node.get() == node && !merged.contains(at);
+    });
+    if (distinct && vjp->getRecordedAt() == TraceNode::getValueClock())
       continue;
     if (TraceNode::settle(vjp) && vjp->getSettledCall())
       settled = true;
@@ -1258,7 +1298,12 @@ bool TraceNode::settle(const NodeRef &vjp) {
       buildVjpCall(all.take_front(numOutputs), all.slice(numOutputs, numInputs),
                    vjp->recordedAt);
   if (!built) {
+    // Its forward is gone (an internal error, which the programs that need
+    // it report): it keeps nothing for it any more.
     llvm::consumeError(built.takeError());
+    llvm::SmallVector<NodeRef, 8> released;
+    std::lock_guard<std::mutex> lock(getLazyGradients().mutex);
+    unlistGradient(vjp.get(), released);
     return false;
   }
   auto call = std::make_shared<const VjpCall>(std::move(*built));
@@ -1276,15 +1321,8 @@ bool TraceNode::settle(const NodeRef &vjp) {
       vjp->settledCall = std::move(call);
     }
   }
-  LazyGradients &gradients = getLazyGradients();
-  std::lock_guard<std::mutex> lock(gradients.mutex);
-  if (vjp->listed.load(std::memory_order_relaxed)) {
-    vjp->listed.store(false, std::memory_order_relaxed);
-    llvm::erase_if(gradients.pending, [&](const LazyGradients::Pending &p) {
-      return p.node == vjp.get();
-    });
-    releaseKeptOperands(released);
-  }
+  std::lock_guard<std::mutex> lock(getLazyGradients().mutex);
+  unlistGradient(vjp.get(), released);
   return true;
 }
 
@@ -1406,31 +1444,34 @@ TraceProgram::getLazyVjpCall(int32_t index) const {
   for (const auto &[id, call] : derivedCalls)
     if (id == index)
       return call.get();
-  const Entry &entry = entries[index];
-  const TraceNode &vjp = *entry.node;
+  const TraceNode &vjp = *entries[index].node;
   ArrayRef<int64_t> attrs = vjp.getAttrs();
+  // Its own outputs and inputs (the entries may hold nodes equal to them),
+  // unless it was settled since the program was extracted.
+  llvm::SmallVector<NodeRef, 8> operands;
+  std::shared_ptr<const VjpCall> call;
+  bool lost = false;
   if (!vjp.isLazyVjp() || attrs.size() != 2 ||
-      entry.operands.size() != static_cast<size_t>(2 * attrs[0] + attrs[1]))
+      vjp.isLeafOrGetOperands(operands, ~uint64_t(0), &call, &lost) ||
+      (!call &&
+       operands.size() != static_cast<size_t>(2 * attrs[0] + attrs[1])))
     return opError(TraceOp::Vjp, "internal error: entry " + llvm::Twine(index) +
                                      " is not a lazy gradient");
-  std::vector<NodeRef> outputs, inputs;
-  for (int32_t operand : ArrayRef<int32_t>(entry.operands).take_front(attrs[0]))
-    outputs.push_back(entries[operand].node);
-  for (int32_t operand :
-       ArrayRef<int32_t>(entry.operands).slice(attrs[0], attrs[1]))
-    inputs.push_back(entries[operand].node);
-  std::shared_ptr<const VjpCall> call;
-  llvm::Expected<VjpCall> built =
-      TraceNode::buildVjpCall(outputs, inputs, vjp.getRecordedAt());
-  if (built) {
-    call = std::make_shared<const VjpCall>(std::move(*built));
-  } else {
-    // Settled since this program was extracted, and what it kept let go
-    // of: its call is of the same forward.
-    call = vjp.getSettledCall();
-    if (!call)
-      return built.takeError();
-    llvm::consumeError(built.takeError());
+  if (!call) {
+    ArrayRef<NodeRef> all(operands);
+    llvm::Expected<VjpCall> built = TraceNode::buildVjpCall(
+        all.take_front(attrs[0]), all.slice(attrs[0], attrs[1]),
+        vjp.getRecordedAt());
+    if (built) {
+      call = std::make_shared<const VjpCall>(std::move(*built));
+    } else {
+      // Settled meanwhile, and what it kept let go of: its call is of the
+      // same forward.
+      call = vjp.getSettledCall();
+      if (!call)
+        return built.takeError();
+      llvm::consumeError(built.takeError());
+    }
   }
   derivedCalls.emplace_back(index, std::move(call));
   return derivedCalls.back().second.get();

@@ -227,6 +227,48 @@ TEST(GradTest, ValuesThatArriveInTheForwardLater) {
   expectNear(values<double>(grad({sum(h * h, {0})}, {w})[0]), {0, 0, 0, 0});
 }
 
+// A program computes equal nodes once (hash-consing), but a lazy gradient
+// is of the very tensors it names: x and z below compute the same exp(a),
+// and the loss reads them differently.
+TEST(GradTest, OfOneOfTwoEqualTensors) {
+  Tensor a = input({4}, xs), w = input({4}, {0.3f, 0.7f, -0.2f, 1.5f});
+  Tensor x = exp(a), z = exp(a);
+  Tensor loss = sum(z * z + x * 3.0, {0});
+  std::vector<Tensor> g = grad({loss}, {x, z});
+  ASSERT_FALSE(static_cast<bool>(sync({g[0], g[1], loss})));
+  std::vector<double> dz;
+  for (float v : xs)
+    dz.push_back(2 * std::exp(double(v)));
+  expectNear(values<double>(g[0]), {3, 3, 3, 3});
+  expectNear(values<double>(g[1]), dz);
+  // One input that only an equal tensor's reader (not the loss) reaches.
+  Tensor x1 = exp(a), x2 = exp(a);
+  Tensor other = x2 * 5.0;
+  Tensor dx1 = grad({sum(x1 * w, {0})}, {x1})[0];
+  ASSERT_FALSE(static_cast<bool>(sync({other, dx1})));
+  expectNear(values<double>(dx1), {0.3, 0.7, -0.2, 1.5});
+}
+
+// Two gradients of one loss recorded before and after a value arrived in
+// its forward differ: to the second, h is data.
+TEST(GradTest, OfOneLossBeforeAndAfterAValue) {
+  std::vector<float> ws = {0.3f, 0.7f, -0.2f, 1.5f};
+  Tensor x = input({4}, xs), w = input({4}, ws);
+  Tensor h = w * x;
+  Tensor loss = sum(tanh(h), {0});
+  Tensor before = grad({loss}, {w})[0];
+  ASSERT_FALSE(static_cast<bool>(sync({h})));
+  Tensor after = grad({loss}, {w})[0];
+  ASSERT_FALSE(static_cast<bool>(sync({after, before})));
+  std::vector<double> want;
+  for (int i = 0; i < 4; ++i) {
+    double t = std::tanh(double(ws[i]) * xs[i]);
+    want.push_back(xs[i] * (1 - t * t));
+  }
+  expectNear(values<double>(before), want);
+  expectNear(values<double>(after), {0, 0, 0, 0});
+}
+
 // A gradient held unread while training goes on stays the gradient of
 // its own step; the steps after it let go of their graphs (their weights'
 // nodes are freed) rather than keep them for it.

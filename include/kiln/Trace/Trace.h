@@ -377,6 +377,10 @@ private:
   /// Lets go of the operands kept for lazy gradients that no pending one
   /// needs (the lazy gradients' mutex held).
   static void releaseKeptOperands(llvm::SmallVectorImpl<NodeRef> &released);
+  /// Takes lazy gradient `vjp` off the pending ones, if it is there, and
+  /// lets go of what was kept for it alone (the mutex held).
+  static void unlistGradient(const TraceNode *vjp,
+                             llvm::SmallVectorImpl<NodeRef> &released);
 
   /// Success when a value of `valueType` and `shape` (none: no value) can
   /// be the node's; else an error naming `what` and both types.
