@@ -1039,6 +1039,16 @@ TraceProgram TraceProgram::extract(
     std::shared_ptr<const VjpCall> call;
     bool leaf =
         node->isLeafOrGetOperands(operands, asOf, &call, &program.incomplete);
+    // A lazy gradient that a value may have cut short since it was recorded
+    // (the loss read first, say) is settled before its forward is walked.
+    if (!leaf && !call && node->isLazyVjp() &&
+        node->getRecordedAt() != TraceNode::getValueClock()) {
+      NodeRef self = slot < 0 ? root : operands[slot];
+      operands.truncate(first);
+      TraceNode::settle(self);
+      leaf =
+          node->isLeafOrGetOperands(operands, asOf, &call, &program.incomplete);
+    }
     if (!leaf && stopAtStopGradients &&
         node->getOp() == TraceOp::StopGradient) {
       leaf = true;
