@@ -190,6 +190,26 @@ bool isLazyGradEnabled() {
 }
 } // namespace
 
+/// Settles the lazy gradients recorded so far, or, with `whenTooManyKept`,
+/// the older half of them when more values than the bound are kept for them
+/// (so that settling is rare).
+static void settlePendingGradients(bool whenTooManyKept) {
+  LazyGradients &gradients = getLazyGradients();
+  std::vector<NodeRef> settling;
+  {
+    std::lock_guard<std::mutex> lock(gradients.mutex);
+    if (whenTooManyKept && gradients.keeping.size() <= kMaxKeptValues)
+      return;
+    size_t count = whenTooManyKept ? (gradients.pending.size() + 1) / 2
+                                   : gradients.pending.size();
+    for (size_t i = 0; i < count; ++i)
+      if (NodeRef vjp = gradients.pending[i].ref.lock())
+        settling.push_back(std::move(vjp));
+  }
+  for (const NodeRef &vjp : settling)
+    TraceNode::settle(vjp);
+}
+
 uint64_t TraceNode::getValueClock() {
   return getLazyGradients().clock.load(std::memory_order_acquire);
 }
@@ -420,7 +440,7 @@ TraceNode::setDeviceData(std::shared_ptr<const DeviceValue> value) const {
   }
   // Released outside the lock (the destructor walks long chains).
   if (bound)
-    settleOldestGradients();
+    settlePendingGradients(/*whenTooManyKept=*/true);
   return llvm::Error::success();
 }
 
@@ -448,7 +468,7 @@ llvm::Error TraceNode::setData(std::shared_ptr<const HostTensor> value) const {
   }
   // Released outside the lock (the destructor walks long chains).
   if (bound)
-    settleOldestGradients();
+    settlePendingGradients(/*whenTooManyKept=*/true);
   return llvm::Error::success();
 }
 
@@ -469,32 +489,10 @@ bool TraceNode::arrive(llvm::SmallVectorImpl<NodeRef> &released) const {
   return gradients.keeping.size() > kMaxKeptValues;
 }
 
-void TraceNode::settleOldestGradients() {
-  LazyGradients &gradients = getLazyGradients();
-  // The oldest half, so that settling is rare.
-  std::vector<NodeRef> oldest;
-  {
-    std::lock_guard<std::mutex> lock(gradients.mutex);
-    if (gradients.keeping.size() <= kMaxKeptValues)
-      return;
-    size_t count = (gradients.pending.size() + 1) / 2;
-    for (size_t i = 0; i < count; ++i)
-      if (NodeRef vjp = gradients.pending[i].ref.lock())
-        oldest.push_back(std::move(vjp));
-  }
-  for (const NodeRef &vjp : oldest)
-    settle(vjp);
-}
-
 bool TraceNode::isLeafOrGetOperands(
     llvm::SmallVectorImpl<NodeRef> &result) const {
-  if (op == TraceOp::Parameter || hasData.load(std::memory_order_acquire))
-    return true;
-  std::lock_guard<SpinMutex> lock(dataMutex);
-  if (data || device)
-    return true;
-  result.append(operands.begin(), operands.end());
-  return false;
+  bool lost = false; // as of now: a value is a leaf, never lost
+  return isLeafOrGetOperands(result, ~uint64_t(0), nullptr, &lost);
 }
 
 bool TraceNode::isLeafOrGetOperands(llvm::SmallVectorImpl<NodeRef> &result,
@@ -1336,20 +1334,6 @@ bool TraceNode::settle(const NodeRef &vjp) {
   return true;
 }
 
-/// Settles every lazy gradient recorded so far.
-static void settleAllGradients() {
-  std::vector<NodeRef> all;
-  {
-    LazyGradients &gradients = getLazyGradients();
-    std::lock_guard<std::mutex> lock(gradients.mutex);
-    for (const LazyGradients::Pending &p : gradients.pending)
-      if (NodeRef vjp = p.ref.lock())
-        all.push_back(std::move(vjp));
-  }
-  for (const NodeRef &vjp : all)
-    TraceNode::settle(vjp);
-}
-
 /// Whether the forward of a gradient of `outputs` (to the leaves and
 /// StopGradients) goes through a gradient. Walked only where a node's flag
 /// says it may (the flag is set when the node is recorded; a value that
@@ -1428,7 +1412,7 @@ TraceNode::vjp(ArrayRef<NodeRef> outputs, ArrayRef<NodeRef> inputs,
   } else {
     // A gradient through a gradient: the lazy ones are settled first, so
     // that the callee sees what each calls.
-    settleAllGradients();
+    settlePendingGradients(/*whenTooManyKept=*/false);
     llvm::Expected<VjpCall> call = buildVjpCall(outputs, inputs, ~uint64_t(0));
     if (!call)
       return call.takeError();

@@ -369,11 +369,8 @@ private:
   /// A value has arrived (under dataMutex, and the lazy gradients' mutex
   /// for a computed node): stamps it, and lets go of the operands into
   /// `released` or, when a lazy gradient recorded before may need them,
-  /// keeps them. True when too many are kept (settleOldestGradients).
+  /// keeps them. True when more than the bound are kept for them.
   bool arrive(llvm::SmallVectorImpl<NodeRef> &released) const;
-  /// Settles the older half of the lazy gradients when too many values are
-  /// kept for them.
-  static void settleOldestGradients();
   /// Lets go of the operands kept for lazy gradients that no pending one
   /// needs (the lazy gradients' mutex held).
   static void releaseKeptOperands(llvm::SmallVectorImpl<NodeRef> &released);
