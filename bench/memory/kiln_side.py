@@ -1,5 +1,5 @@
 """kiln's side of bench/memory/run.py: one process per mode (plain, every
-block checkpointed, or plain with KILN_REMAT=auto, which the caller sets):
+block checkpointed, or plain with KILN_REMAT=none, which the caller sets):
 kiln's own peak counter over the steps (above
 what was live before them: the parameters and the optimizer state), the
 gradients' bytes, and the process's peak RSS, as workload.measure reads
@@ -25,8 +25,8 @@ def main():
     mode = sys.argv[1]
     data, vocab = load_data()
     kiln.manual_seed(0)
-    if mode == "remat" and os.environ.get("KILN_REMAT") != "auto":
-        raise SystemExit("mode remat needs KILN_REMAT=auto")
+    if (mode == "no_remat") != (os.environ.get("KILN_REMAT") == "none"):
+        raise SystemExit("mode no_remat, and only it, needs KILN_REMAT=none")
     model = gpt.GPT(vocab, dropout=0.0, checkpoint_blocks=mode == "checkpoint",
                     **CONFIG)
     opt = gpt.configure(model, LR, 0.1)

@@ -34,6 +34,7 @@ void kiln::buildKilnCpuTensorPipeline(OpPassManager &pm,
   KilnAutodiffOptions autodiff;
   autodiff.prune = options.prune;
   autodiff.remat = options.remat;
+  autodiff.rematMinBytes = options.rematMinBytes;
   pm.addPass(createKilnAutodiff(autodiff));
   // After the derivation: a gradient's products follow the settings too.
   if (!options.autocast.empty()) {

@@ -20,6 +20,7 @@ void kiln::buildKilnGpuPipeline(OpPassManager &pm,
   KilnCpuPipelineOptions shared;
   shared.prune = options.prune;
   shared.remat = options.remat;
+  shared.rematMinBytes = options.rematMinBytes;
   shared.kernelDedup = options.kernelDedup;
   shared.blas = options.blas;
   // cuBLAS's compute types honour a matmul's precision; f16/bf16 products

@@ -135,8 +135,10 @@ static Outcome checkHere(const Program &program, Backend backend, uint64_t seed,
     CompileOptions options;
     options.emulateGpuKernels = backend == Backend::EmulateGpu;
     // cpu-remat: the derivatives recompute what -kiln-autodiff remat=auto
-    // chooses.
+    // chooses, at any size (the programs' values are small).
     options.autoRemat = backend == Backend::CpuRemat;
+    if (backend == Backend::CpuRemat)
+      options.rematMinBytes = 0;
     if (backend == Backend::Cuda)
       options.device = Device::Cuda;
     llvm::Expected<std::unique_ptr<Executable>> exe =

@@ -226,8 +226,9 @@ int main(int argc, char **argv) {
               backend == Backend::EmulateGpu  ? " --emulate-gpu --remat none"
               : backend == Backend::Cuda      ? " --backend cuda --remat none"
               : backend == Backend::CpuDonate ? " --donate --remat none"
-              : backend == Backend::CpuRemat  ? " --remat auto"
-                                              : " --remat none",
+              : backend == Backend::CpuRemat
+                  ? " --remat auto --remat-min-bytes 0"
+                  : " --remat none",
               smallOutcome.kind == Outcome::Mismatch
                   ? formatv(" --rtol 0 --atol {0:e3}", smallOutcome.allowance)
                         .str()

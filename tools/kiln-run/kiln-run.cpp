@@ -96,8 +96,14 @@ static cl::opt<std::string> remat(
     cl::cat(kilnRunOptions), "remat",
     cl::desc("auto: recompute cheap elementwise values in the backward when "
              "that keeps fewer bytes (-kiln-autodiff remat=auto); none: "
-             "keep them (default: KILN_REMAT, else none)"),
+             "keep them (default: KILN_REMAT, else auto on the CPU and "
+             "none on CUDA)"),
     cl::init(""));
+static cl::opt<int64_t> rematMinBytes(
+    cl::cat(kilnRunOptions), "remat-min-bytes",
+    cl::desc("with --remat auto: the smallest value recomputed (default "
+             "65536; 0: every value the rule allows)"),
+    cl::init(-1));
 static cl::opt<bool> kernelDedup(
     cl::cat(kilnRunOptions), "kernel-dedup",
     cl::desc("compile equal kernels once (=false: one per launch, for "
@@ -614,6 +620,11 @@ int main(int argc, char **argv) {
       compileOptions.autoRemat = remat == "auto";
     else if (!remat.empty())
       fail("--remat must be auto or none, not '" + remat + "'");
+    if (rematMinBytes.getNumOccurrences()) {
+      if (rematMinBytes < 0)
+        fail("--remat-min-bytes must be at least 0");
+      compileOptions.rematMinBytes = rematMinBytes;
+    }
     compileOptions.kernelDedup = kernelDedup;
     compileOptions.foldContractionLayouts = foldContractionLayouts;
     compileOptions.fuseAttention = fuseAttention;

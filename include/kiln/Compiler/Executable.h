@@ -100,6 +100,9 @@ struct CompileOptions {
   /// Unset: KILN_REMAT decides ("auto", or "none" / unset: off), read at
   /// each compile.
   std::optional<bool> autoRemat;
+  /// With automatic rematerialization: the smallest value it recomputes
+  /// (-kiln-autodiff's remat-min-bytes); unset: 64 KiB.
+  std::optional<int64_t> rematMinBytes;
   /// Verify the IR after every pass, as kiln-opt does, instead of once
   /// after each stage (a third of the pass time on large programs).
   bool verifyEachPass = false;
@@ -150,12 +153,15 @@ struct RunProfile {
   void addCall(llvm::StringRef name, double ns);
 };
 
+/// Whether a compile with `options` for `device` (Cpu or Cuda)
+/// rematerializes automatically: their autoRemat, else KILN_REMAT, else on
+/// the CPU only (the GPU's cost has not been measured); an error names a
+/// KILN_REMAT that is neither "auto" nor "none".
+llvm::Expected<bool> resolveAutoRemat(const CompileOptions &options,
+                                      Device device);
+
 /// The entry function of `module`: `name` if given, else `main`, else the
 /// only public function.
-/// Whether a compile with `options` rematerializes automatically: their
-/// autoRemat, else KILN_REMAT; an error names a KILN_REMAT that is neither
-/// "auto" nor "none".
-llvm::Expected<bool> resolveAutoRemat(const CompileOptions &options);
 
 llvm::Expected<std::string> findEntry(mlir::ModuleOp module,
                                       llvm::StringRef name);

@@ -44,6 +44,12 @@ struct KilnCpuPipelineOptions
                      "elementwise values in the derivative when that keeps "
                      "fewer bytes"),
       llvm::cl::init("none")};
+  Option<int64_t> rematMinBytes{
+      *this, "remat-min-bytes",
+      llvm::cl::desc("remat=auto: the smallest value recomputed (a "
+                     "recomputation in a kernel of its own saves 16 times "
+                     "as much)"),
+      llvm::cl::init(65536)};
   Option<bool> blas{*this, "blas",
                     llvm::cl::desc("call the runtime's BLAS for matmuls "
                                    "(f16/bf16 operands widened to f32)"),
@@ -146,6 +152,12 @@ struct KilnGpuPipelineOptions
                      "elementwise values in the derivative when that keeps "
                      "fewer bytes"),
       llvm::cl::init("none")};
+  Option<int64_t> rematMinBytes{
+      *this, "remat-min-bytes",
+      llvm::cl::desc("remat=auto: the smallest value recomputed (a "
+                     "recomputation in a kernel of its own saves 16 times "
+                     "as much)"),
+      llvm::cl::init(65536)};
   Option<bool> kernelDedup{
       *this, "kernel-dedup",
       llvm::cl::desc("compile equal kernels once (false: for measuring)"),

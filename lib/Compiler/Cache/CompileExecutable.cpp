@@ -28,12 +28,15 @@ static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-llvm::Expected<bool> kiln::resolveAutoRemat(const CompileOptions &options) {
+llvm::Expected<bool> kiln::resolveAutoRemat(const CompileOptions &options,
+                                            Device device) {
   if (options.autoRemat)
     return *options.autoRemat;
   const char *setting = std::getenv("KILN_REMAT");
   llvm::StringRef value = setting ? setting : "";
-  if (value.empty() || value == "none")
+  if (value.empty())
+    return device != Device::Cuda;
+  if (value == "none")
     return false;
   if (value == "auto")
     return true;
@@ -64,7 +67,11 @@ static llvm::Error checkOptions(const CompileOptions &options, Device device) {
       *options.autocast != DType::F16)
     return makeError("compile option 'autocast' takes bf16 or f16, not " +
                      getDTypeName(*options.autocast));
-  if (llvm::Expected<bool> remat = resolveAutoRemat(options); !remat)
+  if (options.rematMinBytes && *options.rematMinBytes < 0)
+    return makeError("compile option 'rematMinBytes' must be at least 0, "
+                     "not " +
+                     llvm::Twine(*options.rematMinBytes));
+  if (llvm::Expected<bool> remat = resolveAutoRemat(options, device); !remat)
     return remat.takeError();
   return llvm::Error::success();
 }

@@ -34,10 +34,12 @@ llvm::Expected<std::string> kiln::getCacheKey(llvm::StringRef programKind,
       .add("matmul-precision",
            getFloat32MatmulPrecisionName(options.matmulPrecision))
       .add("autocast", options.autocast ? getDTypeName(*options.autocast) : "");
-  llvm::Expected<bool> autoRemat = resolveAutoRemat(options);
+  llvm::Expected<bool> autoRemat = resolveAutoRemat(options, device);
   if (!autoRemat)
     return autoRemat.takeError();
   key.add("remat", *autoRemat ? "auto" : "none");
+  if (options.rematMinBytes)
+    key.add("remat-min-bytes", std::to_string(*options.rematMinBytes));
   if (device == Device::Cuda) {
     llvm::Expected<CudaTarget> target = resolveCudaTarget(options);
     if (!target)

@@ -293,10 +293,12 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
       getPipelinePrecision(options.matmulPrecision);
   if (options.autocast)
     pipelineOptions.autocast = getDTypeName(*options.autocast).str();
-  llvm::Expected<bool> autoRemat = resolveAutoRemat(options);
+  llvm::Expected<bool> autoRemat = resolveAutoRemat(options, Device::Cpu);
   if (!autoRemat)
     return autoRemat.takeError();
   pipelineOptions.remat = *autoRemat ? "auto" : "none";
+  if (options.rematMinBytes)
+    pipelineOptions.rematMinBytes = *options.rematMinBytes;
   pipelineOptions.kernelDedup = options.kernelDedup;
   pipelineOptions.foldContractionLayouts = options.foldContractionLayouts;
   pipelineOptions.fuseAttention = options.fuseAttention;

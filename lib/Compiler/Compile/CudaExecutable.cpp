@@ -70,10 +70,12 @@ CudaExecutable::compile(ModuleOp module, StringRef entry,
       getPipelinePrecision(options.matmulPrecision);
   if (options.autocast)
     pipelineOptions.autocast = getDTypeName(*options.autocast).str();
-  llvm::Expected<bool> autoRemat = resolveAutoRemat(options);
+  llvm::Expected<bool> autoRemat = resolveAutoRemat(options, Device::Cuda);
   if (!autoRemat)
     return autoRemat.takeError();
   pipelineOptions.remat = *autoRemat ? "auto" : "none";
+  if (options.rematMinBytes)
+    pipelineOptions.rematMinBytes = *options.rematMinBytes;
   pipelineOptions.kernelDedup = options.kernelDedup;
   pipelineOptions.blas = target->blas;
   if (pipelineOptions.blas)

@@ -187,7 +187,7 @@ static bool isGenericEnabled() {
 static std::string getGenericStructure(const TraceProgram &program,
                                        const CompileOptions &options) {
   // A KILN_REMAT that is neither value fails the compile, with its error.
-  llvm::Expected<bool> autoRemat = resolveAutoRemat(options);
+  llvm::Expected<bool> autoRemat = resolveAutoRemat(options, options.device);
   bool remat = autoRemat && *autoRemat;
   llvm::consumeError(autoRemat.takeError());
   return (options.device == Device::Cuda ? "cuda " : "cpu ") +

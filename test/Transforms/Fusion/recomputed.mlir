@@ -54,3 +54,50 @@ func.func @keeps_order(%x: tensor<4x4xf32>, %y: tensor<4x4xf32>, %z: tensor<4x4x
   %c = kiln.mul %a, %b : tensor<4x4xf32>
   return %c, %m, %n : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>
 }
+
+// -----
+
+// A backward op after a gap (kiln.after_gap: it reads the product) may
+// share a group with a recomputation placed after it: the group runs after
+// the product all the same. Here the recomputed sigmoid joins the group of
+// the backward's mul, which comes before it, and the mark is removed.
+// Without the mark (@before_recomputed_unmarked) the mul might run in the
+// forward, and the recomputation gets a group of its own.
+// CHECK-LABEL: func @after_gap
+// CHECK: kiln.matmul
+// CHECK: kiln.fusion_group
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: kiln.mul %{{.+}}, %{{.+}} : tensor<4x4xf32>
+// CHECK-NEXT: kiln.sigmoid %{{.+}} {kiln.recomputed}
+// CHECK-NEXT: kiln.mul
+// CHECK-NEXT: kiln.yield
+// CHECK-NOT: kiln.fusion_group
+// CHECK-NOT: kiln.after_gap
+// CHECK: return
+func.func @after_gap(%x: tensor<4x4xf32>, %y: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %m = kiln.matmul %x, %y : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  %d = kiln.mul %m, %m {kiln.after_gap} : tensor<4x4xf32>
+  %r = kiln.sigmoid %x {kiln.recomputed} : tensor<4x4xf32>
+  %g = kiln.mul %d, %r {kiln.after_gap} : tensor<4x4xf32>
+  return %g : tensor<4x4xf32>
+}
+
+// CHECK-LABEL: func @before_recomputed_unmarked
+// CHECK: kiln.matmul
+// CHECK: kiln.fusion_group
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: kiln.sigmoid %{{.+}} {kiln.recomputed}
+// CHECK-NEXT: kiln.yield
+// CHECK: kiln.fusion_group
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: kiln.mul
+// CHECK-NEXT: kiln.mul
+// CHECK-NEXT: kiln.yield
+// CHECK: return
+func.func @before_recomputed_unmarked(%x: tensor<4x4xf32>, %y: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %m = kiln.matmul %x, %y : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  %d = kiln.mul %m, %m : tensor<4x4xf32>
+  %r = kiln.sigmoid %x {kiln.recomputed} : tensor<4x4xf32>
+  %g = kiln.mul %d, %r {kiln.after_gap} : tensor<4x4xf32>
+  return %g : tensor<4x4xf32>
+}

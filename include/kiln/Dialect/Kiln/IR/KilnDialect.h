@@ -29,6 +29,12 @@ inline constexpr llvm::StringLiteral kCheckpointAttrName = "kiln.checkpoint";
 /// The unit attribute of the copies -kiln-autodiff makes to recompute ops:
 /// it keeps CSE from folding a copy into the forward op it repeats.
 inline constexpr llvm::StringLiteral kRecomputedAttrName = "kiln.recomputed";
+/// The unit attribute -kiln-autodiff (remat=auto) leaves on a derivative op
+/// that can run only after a derivative kernel no forward kernel can share
+/// (a product, a column reduction, a gather): a group may hold it together
+/// with a recomputation that comes later in the block, since the group runs
+/// in the backward all the same. -kiln-fuse reads it and removes it.
+inline constexpr llvm::StringLiteral kAfterGapAttrName = "kiln.after_gap";
 /// The dictionary -kiln-plan-donation leaves on a host function: which
 /// inputs each result may be written into (kiln::DonationPlan).
 inline constexpr llvm::StringLiteral kDonationAttrName = "kiln.donation";

@@ -34,7 +34,8 @@ def KilnAutodiff : Pass<"kiln-autodiff", "mlir::ModuleOp"> {
     forward: the derivative stores only the segment's inputs, as
     `torch.utils.checkpoint.checkpoint` does.
 
-    Automatic rematerialization (`remat=auto`, `KILN_REMAT=auto`), for
+    Automatic rematerialization (`remat=auto`: what kiln's compiles for
+    the CPU use unless `KILN_REMAT=none`), for
     first derivatives (neither one that is differentiated again nor one of
     a derivative): the forward values that derivative ops read after a gap
     (a derivative op that no forward kernel can share: a product, a
@@ -47,18 +48,28 @@ def KilnAutodiff : Pass<"kiln-autodiff", "mlir::ModuleOp"> {
     are kept anyway (read by the derivative, returned by the function,
     arguments), or are smaller than it, and the arithmetic repeated is at
     most 8 units per byte saved (1 per element for an add, 4 for a random
-    number, 8 for a transcendental function). A GELU's output is
-    recomputed from its input, a LayerNorm's from its centred input and row
-    statistics, a dropout mask from its key. The derivative's cheap ops
-    that read only forward values and feed a gap are marked
-    `kiln.recomputed` too, so that `-kiln-fuse` keeps them in the backward.
+    number, 8 for a transcendental function); a value that only products,
+    gathers and other kernels that cannot take its recomputation in read
+    needs a kernel of its own, and is recomputed only when it saves at
+    least 1 MiB. A GELU's output is recomputed from its input, a
+    LayerNorm's from its centred input and row statistics, a dropout mask
+    from its key. The derivative's cheap ops that read only forward values
+    and feed a gap are marked `kiln.recomputed` too, so that `-kiln-fuse`
+    keeps them in the backward, and those after a gap `kiln.after_gap`, so
+    that `-kiln-fuse` lets them share a kernel with a recomputation placed
+    after them.
   }];
   let options = [
     Option<"prune", "prune", "bool", /*default=*/"true",
            "build adjoints only for active values (dead-edge elimination)">,
     Option<"remat", "remat", "std::string", /*default=*/"\"none\"",
            "none, or auto: recompute cheap elementwise values in the "
-           "derivative when that keeps fewer bytes">
+           "derivative when that keeps fewer bytes">,
+    Option<"rematMinBytes", "remat-min-bytes", "int64_t",
+           /*default=*/"65536",
+           "remat=auto: the smallest value recomputed (or kept out of the "
+           "forward's kernels); one recomputed in a kernel of its own "
+           "saves at least 16 times as much">
   ];
   let statistics = [
     Statistic<"numVjpsExpanded", "kiln-vjps-expanded", "kiln.vjp ops expanded">,
@@ -97,6 +108,11 @@ def KilnFuse : Pass<"kiln-fuse", "mlir::ModuleOp"> {
     bytes that way (its operands read there instead of its result written
     and read back). Program order would leave it with its producer: at the
     edge of an unrolled loop, that made one step's kernel unlike the rest.
+
+    Copies that `-kiln-autodiff` made to recompute forward values
+    (`kiln.recomputed`) never share a group with an op before them, unless
+    that op runs after a gap in the backward (`kiln.after_gap`, which this
+    pass removes): the group would run in the forward.
 
     Row groups: a reduction over a tensor's trailing dims (a row) whose
     result the group reads back (broadcast along those dims, or through

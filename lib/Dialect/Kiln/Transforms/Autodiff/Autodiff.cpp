@@ -63,7 +63,8 @@ struct ExpansionStats {
 
 class Expander {
 public:
-  Expander(bool prune, bool autoRemat) : prune(prune), autoRemat(autoRemat) {}
+  Expander(bool prune, bool autoRemat, int64_t rematMinBytes)
+      : prune(prune), autoRemat(autoRemat), rematMinBytes(rematMinBytes) {}
 
   /// The functions `root` reaches through func.call and kiln.vjp, or
   /// failure (with a diagnostic on `user`) for recursion and calls to
@@ -90,6 +91,7 @@ private:
 
   bool prune;
   bool autoRemat;
+  int64_t rematMinBytes;
   /// The functions in which a vjp was expanded: a vjp of one of them is a
   /// derivative of a derivative.
   llvm::DenseSet<Operation *> differentiating;
@@ -393,7 +395,7 @@ LogicalResult Expander::buildGradients(VjpOp vjp, func::FuncOp scratch,
   stats.recomputedOps += recomputeCheckpointed(body, forwardIndex);
   if (rematerialize)
     stats.rematerializedOps += rematerializeCheapValues(
-        body, forward, forwardIndex, primalResults, cotangents);
+        body, forward, forwardIndex, primalResults, cotangents, rematMinBytes);
   // Forward values that no adjoint needs are never emitted. The naive
   // derivation keeps everything it built.
   if (prune)
@@ -443,7 +445,13 @@ struct KilnAutodiffPass : kiln::impl::KilnAutodiffBase<KilnAutodiffPass> {
           << remat << "'";
       return signalPassFailure();
     }
-    Expander expander(prune, remat == "auto");
+    if (rematMinBytes < 0) {
+      module.emitError("-kiln-autodiff: remat-min-bytes must be at least 0, "
+                       "not ")
+          << static_cast<int64_t>(rematMinBytes);
+      return signalPassFailure();
+    }
+    Expander expander(prune, remat == "auto", rematMinBytes);
     if (remat == "auto" && failed(expander.findDifferentiated(module)))
       return signalPassFailure();
     ExpansionStats stats;

@@ -152,11 +152,13 @@ int64_t recomputeCheckpointed(Block &body, const ForwardIndex &forwardIndex);
 /// Only values read after a gap count: after a derivative kernel that no
 /// forward kernel can share. `primalResults` (what the differentiated
 /// function returns) count as kept; `cotangents` are the derivative's
-/// inputs. Returns how many ops were copied.
+/// inputs. Values under `minBytes` are left alone, and one whose
+/// recomputation takes a kernel of its own must save 16 times as much.
+/// Returns how many ops were copied.
 int64_t rematerializeCheapValues(Block &body, ArrayRef<Operation *> forward,
                                  const ForwardIndex &forwardIndex,
                                  ArrayRef<Value> primalResults,
-                                 ArrayRef<Value> cotangents);
+                                 ArrayRef<Value> cotangents, int64_t minBytes);
 
 } // namespace kiln
 

@@ -107,6 +107,14 @@ namespace {
 constexpr int64_t kCostPerByteSaved = 8;
 /// The most ops one value is recomputed with.
 constexpr size_t kMaxRecomputedOps = 32;
+/// How many times the smallest value it considers (remat-min-bytes) a
+/// recomputation must save to take a kernel of its own: no derivative
+/// kernel can take it in (every derivative op that reads it is a product,
+/// a gather, ...). By default values from 64 KiB are considered, and a
+/// kernel of its own takes 1 MiB saved: a smaller value lowers no peak
+/// worth a launch or a fusion given up (an unrolled LSTM at 16 x 64 ran
+/// 4.6% slower, its recomputed values of 4 KiB in kernels of their own).
+constexpr int64_t kOwnKernelFactor = 16;
 
 /// Bytes of a statically shaped tensor (an i1 as a byte), if it is one.
 std::optional<int64_t> getBytes(Value value) {
@@ -150,7 +158,8 @@ int64_t kiln::rematerializeCheapValues(Block &body,
                                        ArrayRef<Operation *> forward,
                                        const ForwardIndex &forwardIndex,
                                        ArrayRef<Value> primalResults,
-                                       ArrayRef<Value> cotangents) {
+                                       ArrayRef<Value> cotangents,
+                                       int64_t minBytes) {
   // The derivative's ops that can run only after one of its kernels that
   // no forward kernel can share (a product, a column reduction, a gather):
   // what they read of the forward is kept across that kernel. What only
@@ -182,7 +191,8 @@ int64_t kiln::rematerializeCheapValues(Block &body,
   llvm::DenseSet<Operation *> isForwardOnly;
   for (Operation &op : body) {
     if (forwardIndex.count(&op) || &op == terminator || !isCheap(&op) ||
-        op.hasAttr(kRecomputedAttrName))
+        op.hasAttr(kRecomputedAttrName) ||
+        *getBytes(op.getResult(0)) < minBytes)
       continue;
     bool readsForward = llvm::all_of(op.getOperands(), [&](Value operand) {
       if (fromCotangent.contains(operand))
@@ -240,7 +250,7 @@ int64_t kiln::rematerializeCheapValues(Block &body,
   llvm::DenseSet<Operation *> recomputed;
   for (Value value : candidates) {
     Operation *root = value.getDefiningOp();
-    if (!isCheap(root))
+    if (!isCheap(root) || *getBytes(value) < minBytes)
       continue;
     // The ops that recompute `value` from kept values, through every cheap
     // forward op that is not kept, and what they read that is not kept.
@@ -277,6 +287,12 @@ int64_t kiln::rematerializeCheapValues(Block &body,
     }
     if (saved <= 0 || cost > kCostPerByteSaved * saved)
       continue;
+    bool ownKernel = llvm::none_of(value.getUsers(), [&](Operation *user) {
+      return !forwardIndex.count(user) &&
+             (isCheap(user) || getRowReductionRank(user) != 0);
+    });
+    if (ownKernel && saved < kOwnKernelFactor * minBytes)
+      continue;
     kept.erase(value);
     for (Value read : reads)
       kept.insert(read);
@@ -289,8 +305,17 @@ int64_t kiln::rematerializeCheapValues(Block &body,
           Operation *def = value.getDefiningOp();
           return def && recomputed.contains(def) ? def : nullptr;
         });
+  bool marked = false;
   for (Operation *op : forwardOnly)
-    if (late.contains(op))
+    if (late.contains(op)) {
       op->setAttr(kRecomputedAttrName, UnitAttr::get(op->getContext()));
+      marked = true;
+    }
+  // The fusible derivative ops after a gap may share a kernel with a
+  // recomputation placed after them: the kernel runs after the gap.
+  if (copied != 0 || marked)
+    for (Operation *op : gapped)
+      if (isCheap(op) || getRowReductionRank(op) != 0)
+        op->setAttr(kAfterGapAttrName, UnitAttr::get(op->getContext()));
   return copied;
 }

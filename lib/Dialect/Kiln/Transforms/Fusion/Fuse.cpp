@@ -26,7 +26,9 @@
 // Ops that -kiln-autodiff copied to recompute a value for the backward
 // (kiln.recomputed) never share a group with an op that came before them
 // (the forward's ops they read): the group would run there. They fuse with
-// each other and with the backward ops after them that read them. The
+// each other, with the backward ops after them that read them, and with
+// those before them that run after a gap in the backward anyway
+// (kiln.after_gap, which the pass removes). The
 // block's new order keeps every op after those that came before it where
 // its operands allow (sortKeepingOrder): the recomputation stays where the
 // backward needs it.
@@ -124,6 +126,8 @@ public:
         group.first = position[&op];
         if (op.hasAttr(kRecomputedAttrName))
           group.firstRecomputed = group.first;
+        else if (!op.hasAttr(kAfterGapAttrName))
+          group.firstInForward = group.first;
         groups.push_back(std::move(group));
       }
     }
@@ -188,17 +192,22 @@ private:
     /// (kiln.recomputed), if any.
     unsigned first = 0;
     std::optional<unsigned> firstRecomputed;
+    /// The position of its first op that may run in the forward: neither
+    /// recomputed nor marked kiln.after_gap.
+    std::optional<unsigned> firstInForward;
   };
 
   /// Whether one group may hold the ops of `a` and `b`: none of its
-  /// recomputed ops has an op before it. A group runs at its first op
-  /// (sortKeepingOrder); with the forward's ops, a recomputation would run
-  /// in the forward and its value would be kept to the backward, as if
-  /// never recomputed.
+  /// recomputed ops has an op before it that may run in the forward. A
+  /// group runs at its first op (sortKeepingOrder); with the forward's ops,
+  /// a recomputation would run in the forward and its value would be kept
+  /// to the backward, as if never recomputed.
   static bool keepsRecomputationsLate(const Group &a, const Group &b) {
     std::optional<unsigned> recomputed =
         earlier(a.firstRecomputed, b.firstRecomputed);
-    return !recomputed || std::min(a.first, b.first) == *recomputed;
+    std::optional<unsigned> inForward =
+        earlier(a.firstInForward, b.firstInForward);
+    return !recomputed || !inForward || *recomputed < *inForward;
   }
 
   /// The earlier of two positions, either of which may be missing.
@@ -212,12 +221,15 @@ private:
   /// Recomputes `group.first` and `group.firstRecomputed` from its members.
   void updatePositions(Group &group) {
     group.firstRecomputed.reset();
+    group.firstInForward.reset();
     group.first = UINT_MAX;
     for (Operation *op : group.members) {
       unsigned at = position.lookup(op);
       group.first = std::min(group.first, at);
       if (op->hasAttr(kRecomputedAttrName))
         group.firstRecomputed = earlier(group.firstRecomputed, at);
+      else if (!op->hasAttr(kAfterGapAttrName))
+        group.firstInForward = earlier(group.firstInForward, at);
     }
   }
 
@@ -384,6 +396,7 @@ private:
     p.members.clear();
     c.first = std::min(c.first, p.first);
     c.firstRecomputed = earlier(c.firstRecomputed, p.firstRecomputed);
+    c.firstInForward = earlier(c.firstInForward, p.firstInForward);
     parent[pg] = cg;
   }
 
@@ -800,6 +813,9 @@ struct KilnFusePass : kiln::impl::KilnFuseBase<KilnFusePass> {
         return signalPassFailure();
       }
     }
+    // The marks of -kiln-autodiff's remat=auto served the grouping.
+    getOperation()->walk(
+        [](Operation *op) { op->removeAttr(kAfterGapAttrName); });
     getOperation()->setAttr(
         kiln::KilnDialect::FusionGroupsAttrHelper::getNameStr(),
         Builder(&getContext()).getI64IntegerAttr(groupCount));
