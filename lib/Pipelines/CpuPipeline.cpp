@@ -118,6 +118,11 @@ void kiln::buildKilnCpuBufferPipeline(OpPassManager &pm,
   outline.loops = options.loopKernels;
   pm.addPass(createKilnOutlineKernels(outline));
   pm.addPass(createKilnDeallocateBuffers());
+  if (options.reuseBuffers) {
+    KilnReuseBuffersOptions reuse;
+    reuse.reductions = options.reuseAcrossReductions;
+    pm.addPass(createKilnReuseBuffers(reuse));
+  }
 }
 
 void kiln::buildKilnCpuLoweringPipeline(OpPassManager &pm,

@@ -21,6 +21,7 @@ void kiln::buildKilnGpuPipeline(OpPassManager &pm,
   shared.prune = options.prune;
   shared.remat = options.remat;
   shared.rematMinBytes = options.rematMinBytes;
+  shared.reuseAcrossReductions = false;
   shared.kernelDedup = options.kernelDedup;
   shared.blas = options.blas;
   // cuBLAS's compute types honour a matmul's precision; f16/bf16 products

@@ -50,6 +50,18 @@ struct KilnCpuPipelineOptions
                      "recomputation in a kernel of its own saves 16 times "
                      "as much)"),
       llvm::cl::init(65536)};
+  Option<bool> reuseBuffers{
+      *this, "reuse-buffers",
+      llvm::cl::desc("let a kernel write a new temporary into one it reads "
+                     "for the last time, element by element "
+                     "(-kiln-reuse-buffers)"),
+      llvm::cl::init(true)};
+  Option<bool> reuseAcrossReductions{
+      *this, "reuse-across-reductions",
+      llvm::cl::desc("-kiln-reuse-buffers reductions=true: kernels that "
+                     "also reduce write in place too (their loops run the "
+                     "body once per point; not the GPU's split reductions)"),
+      llvm::cl::init(true)};
   Option<bool> blas{*this, "blas",
                     llvm::cl::desc("call the runtime's BLAS for matmuls "
                                    "(f16/bf16 operands widened to f32)"),

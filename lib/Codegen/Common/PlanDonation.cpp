@@ -9,12 +9,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BufferAccess.h"
 #include "Support/PassStatistics.h"
 #include "kiln/Codegen/Common/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNPLANDONATION
@@ -26,118 +26,7 @@ namespace kiln {
 
 using namespace mlir;
 
-namespace {
-
-/// Whether `value` is the whole of its root buffer: the root itself, or a
-/// chain of memref.casts of it (which change only the layout's type).
-bool isWholeBuffer(Value value, Value root) {
-  while (value != root) {
-    auto cast = value.getDefiningOp<memref::CastOp>();
-    if (!cast)
-      return false;
-    value = cast.getSource();
-  }
-  return true;
-}
-
-/// The buffer that `view` (the result of `op`) views: memref.cast and
-/// memref.transpose (not ViewLikeOpInterface ops in MLIR 22), and the
-/// ViewLikeOpInterface ops; null for anything else.
-Value getViewedBuffer(Operation *op, Value view) {
-  if (auto cast = dyn_cast<memref::CastOp>(op))
-    return cast.getSource();
-  if (auto transpose = dyn_cast<memref::TransposeOp>(op))
-    return transpose.getIn();
-  auto viewLike = dyn_cast<ViewLikeOpInterface>(op);
-  if (!viewLike || viewLike.getViewDest() != view)
-    return {};
-  return viewLike.getViewSource();
-}
-
-/// The function argument a value views (through view ops), or null.
-Value getRootArgument(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    value = getViewedBuffer(def, value);
-    if (!value)
-      return {};
-  }
-  return isa<BlockArgument>(value) ? value : Value();
-}
-
-/// Whether `kernel` reads its parameter `input` and writes its parameter
-/// `output` in place: each has one use, one all-parallel linalg.generic
-/// that reads the input and writes the output through one permutation map
-/// and never reads the output's old value.
-bool writesInPlace(func::FuncOp kernel, unsigned input, unsigned output) {
-  if (kernel.isExternal() || input >= kernel.getNumArguments() ||
-      output >= kernel.getNumArguments())
-    return false;
-  Value in = kernel.getArgument(input), out = kernel.getArgument(output);
-  if (!in.hasOneUse() || !out.hasOneUse() || in.getType() != out.getType())
-    return false;
-  auto generic = dyn_cast<linalg::GenericOp>(in.use_begin()->getOwner());
-  if (!generic || out.use_begin()->getOwner() != generic.getOperation() ||
-      generic.getNumParallelLoops() != generic.getNumLoops())
-    return false;
-  OpOperand *read = &*in.use_begin(), *written = &*out.use_begin();
-  if (!generic.isDpsInput(read) || !generic.isDpsInit(written) ||
-      generic.payloadUsesValueFromOperand(written))
-    return false;
-  AffineMap readMap = generic.getMatchingIndexingMap(read);
-  return readMap == generic.getMatchingIndexingMap(written) &&
-         readMap.isPermutation();
-}
-
-/// Whether `op`, which reads input `input` and writes result `result`
-/// (arguments `inputArg`, `resultArg`), does so element by element.
-bool isInPlace(Operation *op, Value inputArg, Value resultArg) {
-  if (auto copy = dyn_cast<memref::CopyOp>(op))
-    return isWholeBuffer(copy.getSource(), inputArg) &&
-           isWholeBuffer(copy.getTarget(), resultArg);
-  auto call = dyn_cast<func::CallOp>(op);
-  if (!call)
-    return false;
-  std::optional<unsigned> in, out;
-  for (auto [i, operand] : llvm::enumerate(call.getOperands())) {
-    Value root = getRootArgument(operand);
-    if (root != inputArg && root != resultArg)
-      continue;
-    std::optional<unsigned> &position = root == inputArg ? in : out;
-    if (position || !isWholeBuffer(operand, root))
-      return false;
-    position = i;
-  }
-  if (!in || !out)
-    return false;
-  auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-      call, call.getCalleeAttr());
-  return kernel && writesInPlace(kernel, *in, *out);
-}
-
-/// Calls `visit` with every top-level operation of `body` that uses `arg`
-/// or a view of it. A view is not an access; what uses it is. An operation
-/// that returns a buffer from one (a loop carrying it, an unknown view)
-/// hides later accesses: it is reported as null, an access everywhere.
-template <typename Visit>
-void forEachAccess(Block &body, Value arg, Visit &&visit) {
-  SmallVector<Value> worklist{arg};
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    for (Operation *user : value.getUsers()) {
-      if (user->getNumResults() == 1 &&
-          getViewedBuffer(user, user->getResult(0)) == value) {
-        worklist.push_back(user->getResult(0));
-        continue;
-      }
-      bool returnsBuffer = llvm::any_of(user->getResultTypes(), [](Type t) {
-        return isa<BaseMemRefType>(t);
-      });
-      visit(returnsBuffer ? nullptr : body.findAncestorOpInBlock(*user));
-    }
-  }
-}
-
-} // namespace
+using namespace kiln;
 
 unsigned kiln::scheduleForDonation(func::FuncOp func, unsigned numInputs) {
   if (func.isExternal() || !func.getBody().hasOneBlock() ||

@@ -164,6 +164,37 @@ def KilnDeallocateBuffers
   ];
 }
 
+def KilnReuseBuffers : Pass<"kiln-reuse-buffers", "mlir::ModuleOp"> {
+  let summary = "Let a kernel write a new temporary into the buffer of one "
+                "it reads for the last time, element by element";
+  let description = [{
+    Runs after `-kiln-deallocate-buffers`. Where a kernel call is the last
+    access to a temporary (freed after it) and the first to a new one of
+    the same type and size, and the kernel reads the old and writes the
+    new element by element (one all-parallel `linalg.generic` that reads
+    the one and writes the other through one permutation map, never
+    reading the new one's old value, each passed whole and once), the new
+    temporary takes the old one's buffer: one allocation, freed after the
+    new one's last use. The two are then never live at once, which lowers
+    the peak of the memory plan (a gradient written over the gradient it
+    comes from, an activation over the product it reads). Runtime calls
+    and host loops are left alone. With `reductions`, so is a kernel whose
+    generic also reduces over some loops (an activation's gradient with its
+    bias's, summed down the rows), for lowerings that run its body once per
+    point (the CPU's; the GPU's split long reductions in two launches).
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+  let options = [
+    Option<"reductions", "reductions", "bool", /*default=*/"false",
+           "kernels that also reduce may write in place (their lowering "
+           "runs the body once per point)">
+  ];
+  let statistics = [
+    Statistic<"numReused", "kiln-reused-buffers",
+              "temporaries written into a buffer their kernel read last">
+  ];
+}
+
 def KilnScheduleDonation : Pass<"kiln-schedule-donation", "mlir::ModuleOp"> {
   let summary = "Move in-place updates after their input's other readers, "
                 "so that their result may take the input's buffer";
