@@ -74,8 +74,9 @@ bool isSameAllocation(memref::AllocOp a, memref::AllocOp b) {
     return false;
   if (x == y)
     return a.getDynamicSizes() == b.getDynamicSizes();
-  return x.hasStaticShape() && y.hasStaticShape() &&
-         x.getLayout().isIdentity() && y.getLayout().isIdentity() &&
+  return x.hasStaticShape() && y.hasStaticShape() && x.getRank() > 0 &&
+         y.getRank() > 0 && x.getLayout().isIdentity() &&
+         y.getLayout().isIdentity() &&
          x.getElementType() == y.getElementType() &&
          x.getMemorySpace() == y.getMemorySpace() &&
          x.getNumElements() == y.getNumElements();
@@ -113,7 +114,8 @@ unsigned reuseBuffers(func::FuncOp func, bool reductions) {
   unsigned reused = 0;
   for (func::CallOp call : calls) {
     // The temporaries it reads last (freed after it) and those it writes
-    // first, in operand order.
+    // first (freed later: a buffer they take is freed with them), in
+    // operand order.
     SmallVector<std::pair<memref::AllocOp, memref::DeallocOp>> dying;
     SmallVector<memref::AllocOp> fresh;
     for (Value operand : call.getOperands()) {
@@ -128,7 +130,7 @@ unsigned reuseBuffers(func::FuncOp func, bool reductions) {
       if (accesses.last == call && accesses.dealloc &&
           call->isBeforeInBlock(accesses.dealloc))
         dying.push_back({alloc, accesses.dealloc});
-      else if (accesses.first == call)
+      else if (accesses.first == call && accesses.dealloc)
         fresh.push_back(alloc);
     }
     for (memref::AllocOp result : fresh) {
