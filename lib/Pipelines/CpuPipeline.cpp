@@ -120,7 +120,7 @@ void kiln::buildKilnCpuBufferPipeline(OpPassManager &pm,
   pm.addPass(createKilnDeallocateBuffers());
   if (options.reuseBuffers) {
     KilnReuseBuffersOptions reuse;
-    reuse.reductions = options.reuseAcrossReductions;
+    reuse.reductions = true;
     pm.addPass(createKilnReuseBuffers(reuse));
   }
 }

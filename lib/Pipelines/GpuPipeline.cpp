@@ -21,7 +21,10 @@ void kiln::buildKilnGpuPipeline(OpPassManager &pm,
   shared.prune = options.prune;
   shared.remat = options.remat;
   shared.rematMinBytes = options.rematMinBytes;
-  shared.reuseAcrossReductions = false;
+  // A kernel whose row values alias a buffer it writes is no GPU row
+  // kernel (GpuRowKernels): in-place temporaries would split row kernels
+  // into stages.
+  shared.reuseBuffers = false;
   shared.kernelDedup = options.kernelDedup;
   shared.blas = options.blas;
   // cuBLAS's compute types honour a matmul's precision; f16/bf16 products

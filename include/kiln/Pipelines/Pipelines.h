@@ -53,14 +53,9 @@ struct KilnCpuPipelineOptions
   Option<bool> reuseBuffers{
       *this, "reuse-buffers",
       llvm::cl::desc("let a kernel write a new temporary into one it reads "
-                     "for the last time, element by element "
-                     "(-kiln-reuse-buffers)"),
-      llvm::cl::init(true)};
-  Option<bool> reuseAcrossReductions{
-      *this, "reuse-across-reductions",
-      llvm::cl::desc("-kiln-reuse-buffers reductions=true: kernels that "
-                     "also reduce write in place too (their loops run the "
-                     "body once per point; not the GPU's split reductions)"),
+                     "for the last time, element by element, reductions "
+                     "included (-kiln-reuse-buffers reductions=true; the "
+                     "CPU's loops run a kernel's body once per point)"),
       llvm::cl::init(true)};
   Option<bool> blas{*this, "blas",
                     llvm::cl::desc("call the runtime's BLAS for matmuls "

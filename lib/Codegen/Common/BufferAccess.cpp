@@ -67,8 +67,11 @@ static bool writesInPlace(func::FuncOp kernel, unsigned input, unsigned output,
   Value in = kernel.getArgument(input), out = kernel.getArgument(output);
   if (!in.hasOneUse() || !out.hasOneUse() || in.getType() != out.getType())
     return false;
+  // At the kernel's top level: a loop around it would run it again, on
+  // what it wrote.
   auto generic = dyn_cast<linalg::GenericOp>(in.use_begin()->getOwner());
-  if (!generic || out.use_begin()->getOwner() != generic.getOperation() ||
+  if (!generic || generic->getParentOp() != kernel.getOperation() ||
+      out.use_begin()->getOwner() != generic.getOperation() ||
       (!reductions && generic.getNumParallelLoops() != generic.getNumLoops()))
     return false;
   OpOperand *read = &*in.use_begin(), *written = &*out.use_begin();

@@ -307,7 +307,8 @@ CpuExecutable::compile(ModuleOp module, StringRef entry,
   pipelineOptions.gpuAttention = options.emulateGpuKernels;
   // A GPU kernel cannot hold a host loop over loop nests.
   pipelineOptions.loopKernels = !options.emulateGpuKernels;
-  pipelineOptions.reuseAcrossReductions = !options.emulateGpuKernels;
+  // The GPU pipeline's buffers, as the emulated kernels are its own.
+  pipelineOptions.reuseBuffers = !options.emulateGpuKernels;
   PassManager tensorStage(module.getContext());
   kiln::buildKilnCpuTensorPipeline(tensorStage, pipelineOptions);
   if (llvm::Error e = runPasses(tensorStage, module, options.verifyEachPass))

@@ -192,7 +192,11 @@ static std::string getGenericStructure(const TraceProgram &program,
   llvm::consumeError(autoRemat.takeError());
   return (options.device == Device::Cuda ? "cuda " : "cpu ") +
          getFloat32MatmulPrecisionName(options.matmulPrecision).str() +
-         (remat ? " remat" : "") + "\n" + getStructuralForm(program);
+         (remat ? " remat" : "") +
+         (remat && options.rematMinBytes
+              ? " " + std::to_string(*options.rematMinBytes)
+              : "") +
+         "\n" + getStructuralForm(program);
 }
 
 std::shared_ptr<const Executable>

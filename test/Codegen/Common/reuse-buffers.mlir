@@ -82,8 +82,9 @@ func.func @reshaped() {
 // -----
 
 // Not reused: the temporary is read again after the kernel (by @peek), the
-// kernel reads it transposed, the kernel reads the result's old value, and
-// a runtime call (an external function) whatever it does.
+// kernel reads it transposed, the kernel reads the result's old value, a
+// runtime call (an external function) whatever it does, and a kernel whose
+// generic runs in a loop.
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #t = affine_map<(d0, d1) -> (d1, d0)>
 func.func private @negate(%x: memref<4x4xf32>, %out: memref<4x4xf32>) attributes {kiln.kernel} {
@@ -112,11 +113,26 @@ func.func private @accumulate(%x: memref<4x4xf32>, %out: memref<4x4xf32>) attrib
   }
   return
 }
+// Its generic in a loop: the second trip would read what the first wrote.
+func.func private @twice(%x: memref<4x4xf32>, %out: memref<4x4xf32>) attributes {kiln.kernel} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  scf.for %i = %c0 to %c2 step %c1 {
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%x : memref<4x4xf32>) outs(%out : memref<4x4xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %s = arith.addf %a, %a : f32
+      linalg.yield %s : f32
+    }
+  }
+  return
+}
 func.func private @runtime(memref<4x4xf32>, memref<4x4xf32>)
 func.func private @fill4(%out: memref<4x4xf32>) attributes {kiln.kernel}
 func.func private @peek(%x: memref<4x4xf32>)
 // CHECK-LABEL: func @kept
-// CHECK-COUNT-5: memref.alloc()
+// CHECK-COUNT-6: memref.alloc()
 // CHECK-NOT:  memref.alloc()
 // CHECK:      return
 func.func @kept() {
@@ -136,7 +152,11 @@ func.func @kept() {
   call @runtime(%d, %e) : (memref<4x4xf32>, memref<4x4xf32>) -> ()
   memref.dealloc %d : memref<4x4xf32>
   call @peek(%e) : (memref<4x4xf32>) -> ()
+  %f = memref.alloc() : memref<4x4xf32>
+  call @twice(%e, %f) : (memref<4x4xf32>, memref<4x4xf32>) -> ()
   memref.dealloc %e : memref<4x4xf32>
+  call @peek(%f) : (memref<4x4xf32>) -> ()
+  memref.dealloc %f : memref<4x4xf32>
   return
 }
 

@@ -181,7 +181,9 @@ def KilnReuseBuffers : Pass<"kiln-reuse-buffers", "mlir::ModuleOp"> {
     and host loops are left alone. With `reductions`, so is a kernel whose
     generic also reduces over some loops (an activation's gradient with its
     bias's, summed down the rows), for lowerings that run its body once per
-    point (the CPU's; the GPU's split long reductions in two launches).
+    point (the CPU's; the GPU's split long reductions in two launches). The
+    GPU pipeline does not run the pass: a kernel whose row values alias a
+    buffer it writes is no GPU row kernel.
   }];
   let dependentDialects = ["mlir::memref::MemRefDialect"];
   let options = [
