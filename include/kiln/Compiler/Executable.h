@@ -97,8 +97,8 @@ struct CompileOptions {
   /// Automatic rematerialization (-kiln-autodiff's remat=auto): a forward
   /// value of cheap elementwise ops that the backward reads is recomputed
   /// there when that keeps fewer bytes from the forward to the backward.
-  /// Unset: KILN_REMAT decides ("auto", or "none" / unset: off), read at
-  /// each compile.
+  /// Unset: KILN_REMAT decides ("auto" or "none", read at each compile);
+  /// unset too: on for the CPU, off for CUDA (resolveAutoRemat).
   std::optional<bool> autoRemat;
   /// With automatic rematerialization: the smallest value it recomputes
   /// (-kiln-autodiff's remat-min-bytes); unset: 64 KiB.
