@@ -152,6 +152,13 @@ bool isCheap(Operation *op) {
              op);
 }
 
+/// Whether a derivative kernel could take `op` in next to a recomputation
+/// that it reads: a cheap op, or a row reduction (which shares its rows'
+/// kernel).
+bool isFusible(Operation *op) {
+  return isCheap(op) || getRowReductionRank(op) != 0;
+}
+
 } // namespace
 
 int64_t kiln::rematerializeCheapValues(Block &body,
@@ -172,8 +179,7 @@ int64_t kiln::rematerializeCheapValues(Block &body,
   for (Operation &op : body) {
     if (forwardIndex.count(&op) || &op == terminator)
       continue;
-    bool opaque = !isCheap(&op) && op.getNumOperands() != 0 &&
-                  getRowReductionRank(&op) == 0;
+    bool opaque = !isFusible(&op) && op.getNumOperands() != 0;
     if (opaque || llvm::any_of(op.getOperands(), [&](Value operand) {
           Operation *def = operand.getDefiningOp();
           return def && gapped.contains(def);
@@ -288,8 +294,7 @@ int64_t kiln::rematerializeCheapValues(Block &body,
     if (saved <= 0 || cost > kCostPerByteSaved * saved)
       continue;
     bool ownKernel = llvm::none_of(value.getUsers(), [&](Operation *user) {
-      return !forwardIndex.count(user) &&
-             (isCheap(user) || getRowReductionRank(user) != 0);
+      return !forwardIndex.count(user) && isFusible(user);
     });
     if (ownKernel && saved < kOwnKernelFactor * minBytes)
       continue;
@@ -315,7 +320,7 @@ int64_t kiln::rematerializeCheapValues(Block &body,
   // recomputation placed after them: the kernel runs after the gap.
   if (copied != 0 || marked)
     for (Operation *op : gapped)
-      if (isCheap(op) || getRowReductionRank(op) != 0)
+      if (isFusible(op))
         op->setAttr(kAfterGapAttrName, UnitAttr::get(op->getContext()));
   return copied;
 }
